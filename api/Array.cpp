@@ -1,0 +1,404 @@
+// The public Array API: builds graph nodes (graph/Build.h), bounds laziness, and materializes through the runtime.
+#include <lazyfuse/array.hpp>
+#include <lazyfuse/config.hpp>
+#include <lazyfuse/error.hpp>
+
+#include "graph/Build.h"
+#include "graph/Config.h"
+#include "runtime/Executor.h"
+#include "runtime/Materialize.h"
+
+#include <cmath>
+#include <cstring>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+namespace lazyfuse {
+
+using graph::NodePtr;
+
+namespace {
+
+const NodePtr& node_of(const Array& a, const char* op = "operation") {
+  if (!a.valid()) throw Error(std::string(op) + ": the array is empty (default-constructed Array)");
+  return a.node();
+}
+
+bool computes(const graph::Node& n) {
+  return n.kind != graph::NodeKind::Fill && n.kind != graph::NodeKind::Buffer;
+}
+
+// Every new array passes here. Bounded laziness: a graph deeper than LAZYFUSE_MAX_DEPTH is materialized now, so
+// a loop `x = x * 0.5 + 1` holds neither unbounded memory nor an unbounded kernel, and its steady state reuses
+// one kernel structure. In eager mode every op that computes something runs at once, as its own kernel.
+Array wrap(NodePtr n) {
+  const auto& cfg = config::snapshot();
+  if (!n->materialized() && computes(*n)) {
+    if (cfg.eager) {
+      runtime::materialize({n});
+    } else if (n->depth >= cfg.max_depth) {
+      config::log("fusion", "materializing a " + std::string(graph::kind_name(n->kind)) + " node of shape " +
+                                graph::format_shape(n->shape) + ": graph depth " + std::to_string(n->depth) +
+                                " reached LAZYFUSE_MAX_DEPTH=" + std::to_string(cfg.max_depth));
+      runtime::materialize({n});
+    }
+  }
+  return Array(std::move(n));
+}
+
+std::vector<NodePtr> nodes_of(const std::vector<Array>& arrays, const char* op) {
+  std::vector<NodePtr> v;
+  for (auto& a : arrays) v.push_back(node_of(a, op));
+  return v;
+}
+
+} // namespace
+
+// ---- properties -----------------------------------------------------------------------------------------
+
+DType Array::dtype() const { return node_of(*this)->dtype; }
+const Shape& Array::shape() const { return node_of(*this)->shape; }
+std::int64_t Array::ndim() const { return node_of(*this)->ndim(); }
+std::int64_t Array::size() const { return node_of(*this)->size(); }
+bool Array::is_materialized() const { return node_of(*this)->materialized(); }
+
+// ---- views --------------------------------------------------------------------------------------------
+
+Array Array::reshape(Shape s) const { return wrap(graph::reshape(node_of(*this, "reshape"), std::move(s))); }
+Array Array::transpose() const { return wrap(graph::transpose(node_of(*this, "transpose"), {})); }
+Array Array::transpose(std::vector<int> axes) const {
+  return wrap(graph::transpose(node_of(*this, "transpose"), std::move(axes)));
+}
+Array Array::index_with(const std::vector<Index>& index) const {
+  return wrap(graph::index(node_of(*this, "index"), index));
+}
+Array Array::At::set(const Array& value) const {
+  return wrap(graph::set_slice(base_, index_, node_of(value, "at().set")));
+}
+Array& Array::set_at(const std::vector<Index>& index, const Array& value) {
+  return *this = wrap(graph::set_slice(node_of(*this, "set_at"), index, node_of(value, "set_at")));
+}
+Array Array::astype(DType type) const { return wrap(graph::make_cast(node_of(*this, "astype"), type)); }
+
+Array& Array::operator+=(const Array& o) { return *this = *this + o; }
+Array& Array::operator-=(const Array& o) { return *this = *this - o; }
+Array& Array::operator*=(const Array& o) { return *this = *this * o; }
+Array& Array::operator/=(const Array& o) { return *this = *this / o; }
+
+// ---- materialization -------------------------------------------------------------------------------------
+
+const Array& Array::eval() const {
+  runtime::materialize({node_of(*this, "eval")});
+  return *this;
+}
+
+void Array::get_into(DType as, void* out) const { runtime::download(node_of(*this, "get"), as, out); }
+
+void Array::check_item() const {
+  if (size() != 1)
+    throw Error("item: can only convert an array of size 1 to a C++ scalar; " +
+                graph::describe("array", *node_of(*this)) + " has size " + std::to_string(size()));
+}
+
+void* Array::data_ptr() const {
+  auto buf = runtime::contiguous_buffer(node_of(*this, "data_ptr"));
+  // Keep the contiguous copy (if one was made) alive as long as this array: attach it when it is new.
+  if (node_->buffer() != buf) {
+    std::lock_guard lock(runtime::evaluation_mutex());
+    node_->set_buffer(buf);
+  }
+  return static_cast<char*>(buf->storage->data) + buf->offset * std::int64_t(itemsize(dtype()));
+}
+
+void eval_arrays(std::span<const Array* const> arrays) {
+  std::vector<NodePtr> roots;
+  for (auto* a : arrays) roots.push_back(node_of(*a, "eval"));
+  runtime::materialize(roots);
+}
+
+// ---- elementwise ------------------------------------------------------------------------------------------
+
+namespace detail {
+Array unary(UnaryOp op, const Array& a) { return wrap(graph::make_unary(op, node_of(a))); }
+Array binary(BinaryOp op, const Array& a, const Array& b) {
+  return wrap(graph::make_binary(op, node_of(a), node_of(b)));
+}
+Array binary(BinaryOp op, const Array& a, WeakScalar b) {
+  return wrap(graph::make_binary_weak(op, node_of(a), b, false));
+}
+Array binary(BinaryOp op, WeakScalar a, const Array& b) {
+  return wrap(graph::make_binary_weak(op, node_of(b), a, true));
+}
+Array scalar_array(WeakScalar s, DType type) { return Array(graph::make_weak_fill(s, type, "scalar")); }
+Array where_weak(const Array& cond, const Array* a, WeakScalar sa, const Array* b, WeakScalar sb) {
+  // The scalars take the type the array operand gives them (NumPy 2's weak scalars); two scalars promote
+  // between themselves.
+  DType t;
+  if (a && !b)
+    t = promote_weak(a->dtype(), sb.kind);
+  else if (b && !a)
+    t = promote_weak(b->dtype(), sa.kind);
+  else {
+    auto kind_type = [](ScalarKind k) {
+      return k == ScalarKind::Bool ? DType::Bool : (k == ScalarKind::Int ? DType::Int64 : DType::Float64);
+    };
+    t = promote_types(kind_type(sa.kind), kind_type(sb.kind));
+  }
+  NodePtr na = a ? node_of(*a) : graph::make_weak_fill(sa, t, "where");
+  NodePtr nb = b ? node_of(*b) : graph::make_weak_fill(sb, t, "where");
+  return wrap(graph::make_where(node_of(cond, "where"), na, nb));
+}
+} // namespace detail
+
+Array where(const Array& cond, const Array& a, const Array& b) {
+  return wrap(graph::make_where(node_of(cond, "where"), node_of(a, "where"), node_of(b, "where")));
+}
+Array clip(const Array& a, const Array& lo, const Array& hi) { return minimum(maximum(a, lo), hi); }
+Array astype(const Array& a, DType type) { return a.astype(type); }
+
+// ---- creation ---------------------------------------------------------------------------------------------
+
+namespace {
+Array from_host(const void* data, std::size_t count, DType type, Shape shape, const char* op) {
+  for (auto d : shape)
+    if (d < 0) throw ShapeError(std::string(op) + ": negative dimension in shape " + graph::format_shape(shape));
+  if (std::int64_t(count) != graph::shape_size(shape))
+    throw ShapeError(std::string(op) + ": " + std::to_string(count) + " values do not fill shape " +
+                     graph::format_shape(shape) + " (size " + std::to_string(graph::shape_size(shape)) + ")");
+  auto storage = runtime::executor().upload(data, count * itemsize(type));
+  auto strides = graph::contiguous_strides(shape);
+  return Array(graph::make_buffer(std::move(storage), type, std::move(shape), 0, std::move(strides)));
+}
+} // namespace
+
+template <Element T> Array asarray(std::span<const T> data, Shape shape) {
+  if constexpr (std::is_same_v<T, bool>) {
+    // sizeof(bool) is 1 with values 0/1 on every platform lazyfuse supports; copy through uint8 to be sure.
+    std::vector<std::uint8_t> bytes(data.begin(), data.end());
+    return from_host(bytes.data(), bytes.size(), DType::Bool, std::move(shape), "asarray");
+  } else {
+    return from_host(data.data(), data.size(), dtype_of<T>(), std::move(shape), "asarray");
+  }
+}
+// Flat storage for nested literals; bools as bytes since std::vector<bool> has no data().
+template <class T> using FlatOf = std::vector<std::conditional_t<std::is_same_v<T, bool>, std::uint8_t, T>>;
+
+template <Element T> Array asarray(std::initializer_list<std::initializer_list<T>> v) {
+  FlatOf<T> flat;
+  std::int64_t cols = v.size() ? std::int64_t(v.begin()->size()) : 0;
+  for (auto& row : v) {
+    if (std::int64_t(row.size()) != cols) throw ShapeError("asarray: nested lists of different lengths (ragged)");
+    flat.insert(flat.end(), row.begin(), row.end());
+  }
+  return from_host(flat.data(), flat.size(), dtype_of<T>(), Shape{std::int64_t(v.size()), cols}, "asarray");
+}
+template <Element T> Array asarray(std::initializer_list<std::initializer_list<std::initializer_list<T>>> v) {
+  FlatOf<T> flat;
+  std::int64_t rows = v.size() ? std::int64_t(v.begin()->size()) : 0;
+  std::int64_t cols = rows ? std::int64_t(v.begin()->begin()->size()) : 0;
+  for (auto& plane : v) {
+    if (std::int64_t(plane.size()) != rows) throw ShapeError("asarray: nested lists of different lengths (ragged)");
+    for (auto& row : plane) {
+      if (std::int64_t(row.size()) != cols) throw ShapeError("asarray: nested lists of different lengths (ragged)");
+      flat.insert(flat.end(), row.begin(), row.end());
+    }
+  }
+  return from_host(flat.data(), flat.size(), dtype_of<T>(), Shape{std::int64_t(v.size()), rows, cols}, "asarray");
+}
+
+#define LAZYFUSE_INSTANTIATE(T)                                                                                \
+  template Array asarray<T>(std::span<const T>, Shape);                                                        \
+  template Array asarray<T>(std::initializer_list<std::initializer_list<T>>);                                  \
+  template Array asarray<T>(std::initializer_list<std::initializer_list<std::initializer_list<T>>>);
+LAZYFUSE_INSTANTIATE(bool)
+LAZYFUSE_INSTANTIATE(std::int32_t)
+LAZYFUSE_INSTANTIATE(std::int64_t)
+LAZYFUSE_INSTANTIATE(float)
+LAZYFUSE_INSTANTIATE(double)
+#undef LAZYFUSE_INSTANTIATE
+
+Array asarray(const std::vector<bool>& data, Shape shape) {
+  std::vector<std::uint8_t> bytes(data.begin(), data.end());
+  return from_host(bytes.data(), bytes.size(), DType::Bool, std::move(shape), "asarray");
+}
+
+Array asarray_as(DType type, std::span<const double> values, Shape shape) {
+  return asarray(values, std::move(shape)).astype(type);
+}
+
+Array zeros(Shape shape, DType type) { return full(std::move(shape), 0, type); }
+Array ones(Shape shape, DType type) { return full(std::move(shape), 1, type); }
+Array full(Shape shape, double value, DType type) { return Array(graph::make_fill_like(std::move(shape), type, value)); }
+Array empty(Shape shape, DType type) { return zeros(std::move(shape), type); }
+Array zeros_like(const Array& a) { return zeros(a.shape(), a.dtype()); }
+Array ones_like(const Array& a) { return ones(a.shape(), a.dtype()); }
+Array full_like(const Array& a, double value) { return full(a.shape(), value, a.dtype()); }
+Array empty_like(const Array& a) { return empty(a.shape(), a.dtype()); }
+
+Array arange(std::int64_t stop) { return arange(0, double(stop), 1, DType::Int64); }
+
+Array arange(double start, double stop, double step, std::optional<DType> type) {
+  if (step == 0) throw Error("arange: step must not be zero");
+  if (!std::isfinite(start) || !std::isfinite(stop) || !std::isfinite(step))
+    throw Error("arange: start, stop and step must be finite");
+  const double len = std::ceil((stop - start) / step);
+  const std::int64_t n = len > 0 ? std::int64_t(len) : 0;
+  const bool integral = start == std::floor(start) && stop == std::floor(stop) && step == std::floor(step);
+  DType t = type ? *type : (integral ? DType::Int64 : DType::Float64);
+  if (t == DType::Float32) {
+    // NumPy computes in float64 and converts.
+    return wrap(graph::make_cast(graph::make_iota({n}, DType::Float64, 0, start, step), t));
+  }
+  return wrap(graph::make_iota({n}, t, 0, start, step));
+}
+
+Array linspace(double start, double stop, std::int64_t num, bool endpoint, DType type) {
+  if (num < 0) throw Error("linspace: number of samples, " + std::to_string(num) + ", must be non-negative");
+  const std::int64_t div = endpoint ? num - 1 : num;
+  const double step = div > 0 ? (stop - start) / double(div) : 0;
+  NodePtr n = graph::make_iota({num}, DType::Float64, 0, start, step);
+  if (endpoint && num > 1) n = graph::set_slice(n, {Index(std::int64_t(num - 1))}, graph::make_fill({}, DType::Float64, stop, 0));
+  return wrap(graph::make_cast(n, type));
+}
+
+Array eye(std::int64_t n, std::optional<std::int64_t> m_opt, std::int64_t k, DType type) {
+  const std::int64_t m = m_opt ? *m_opt : n;
+  if (n < 0 || m < 0) throw ShapeError("eye: negative dimensions are not allowed");
+  NodePtr rows = graph::make_iota({n, m}, DType::Int64, 0, double(k), 1);
+  NodePtr cols = graph::make_iota({n, m}, DType::Int64, 1, 0, 1);
+  return wrap(graph::make_cast(graph::make_binary(graph::BinaryOp::Equal, rows, cols), type));
+}
+
+namespace {
+class WrappedStorage : public graph::Storage {
+public:
+  WrappedStorage(void* p, std::size_t n, bool device, std::shared_ptr<void> owner) : owner_(std::move(owner)) {
+    data = p;
+    bytes = n;
+    on_device = device;
+  }
+
+private:
+  std::shared_ptr<void> owner_;
+};
+} // namespace
+
+Array from_pointer(void* data, Shape shape, DType type, std::vector<std::int64_t> strides, std::shared_ptr<void> owner) {
+  if (strides.empty()) strides = graph::contiguous_strides(shape);
+  if (strides.size() != shape.size())
+    throw ShapeError("from_pointer: " + std::to_string(strides.size()) + " strides for shape " +
+                     graph::format_shape(shape));
+  if (!data && graph::shape_size(shape) > 0) throw Error("from_pointer: null data pointer");
+  std::int64_t lo = 0, hi = 0;
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] < 0) throw ShapeError("from_pointer: negative dimension in " + graph::format_shape(shape));
+    if (shape[k] == 0) lo = hi = 0;
+    std::int64_t extent = (shape[k] - 1) * strides[k];
+    (extent < 0 ? lo : hi) += extent;
+  }
+  if (lo < 0)
+    throw ShapeError("from_pointer: negative strides would read before the pointer; pass the first element's address "
+                     "of the lowest-addressed element");
+  const bool device = runtime::executor().kind() == Backend::Cuda;
+  auto storage = std::make_shared<WrappedStorage>(data, std::size_t(hi + 1) * itemsize(type), device, std::move(owner));
+  return Array(graph::make_buffer(std::move(storage), type, std::move(shape), 0, std::move(strides)));
+}
+
+// ---- shape manipulation --------------------------------------------------------------------------------
+
+Array reshape(const Array& a, Shape shape) { return a.reshape(std::move(shape)); }
+Array transpose(const Array& a) { return a.transpose(); }
+Array transpose(const Array& a, std::vector<int> axes) { return a.transpose(std::move(axes)); }
+Array permute(const Array& a, std::vector<int> axes) { return a.transpose(std::move(axes)); }
+Array expand_dims(const Array& a, int axis) { return wrap(graph::expand_dims(node_of(a, "expand_dims"), axis)); }
+Array squeeze(const Array& a, std::optional<std::vector<int>> axes) {
+  return wrap(graph::squeeze(node_of(a, "squeeze"), std::move(axes)));
+}
+Array broadcast_to(const Array& a, Shape shape) { return wrap(graph::broadcast_to(node_of(a, "broadcast_to"), shape)); }
+Array flip(const Array& a, std::optional<int> axis) { return wrap(graph::flip(node_of(a, "flip"), axis)); }
+Array roll(const Array& a, std::int64_t shift, std::optional<int> axis) {
+  return wrap(graph::roll(node_of(a, "roll"), shift, axis));
+}
+Array concatenate(const std::vector<Array>& arrays, int axis) {
+  return wrap(graph::concatenate(nodes_of(arrays, "concatenate"), axis));
+}
+Array stack(const std::vector<Array>& arrays, int axis) { return wrap(graph::stack(nodes_of(arrays, "stack"), axis)); }
+Array pad(const Array& a, const std::vector<std::pair<std::int64_t, std::int64_t>>& widths, double value) {
+  return wrap(graph::pad(node_of(a, "pad"), widths, value));
+}
+
+// ---- printing ----------------------------------------------------------------------------------------------
+
+namespace {
+template <class T> void print_element(std::ostream& os, T v) {
+  if constexpr (std::is_same_v<T, bool>)
+    os << (v ? "True" : "False");
+  else if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(v))
+      os << "nan";
+    else if (std::isinf(v))
+      os << (v < 0 ? "-inf" : "inf");
+    else {
+      std::ostringstream s;
+      s << std::setprecision(8) << v;
+      std::string t = s.str();
+      if (t.find_first_of(".e") == std::string::npos) t += ".";
+      os << t;
+    }
+  } else
+    os << v;
+}
+
+template <class T> void print_array(std::ostream& os, const HostArray<T>& h) {
+  const auto& shape = h.shape();
+  if (shape.empty()) {
+    print_element(os, h[0]);
+    return;
+  }
+  const bool summarize = h.size() > 1000;
+  constexpr std::int64_t edge = 3;
+  auto strides = graph::contiguous_strides(shape);
+  // Iterative printing of nested brackets: (axis, index) pairs on a stack.
+  std::vector<std::int64_t> idx;
+  std::function<void(std::size_t, std::int64_t)> rec = [&](std::size_t axis, std::int64_t base) {
+    os << '[';
+    const std::int64_t n = shape[axis];
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (summarize && n > 2 * edge && i == edge) {
+        os << (axis + 1 == shape.size() ? "..., " : "...,\n" + std::string(axis + 1, ' '));
+        i = n - edge;
+      }
+      if (axis + 1 == shape.size())
+        print_element(os, h[std::size_t(base + i)]);
+      else
+        rec(axis + 1, base + i * strides[axis]);
+      if (i + 1 < n) os << (axis + 1 == shape.size() ? ", " : ",\n" + std::string(axis + 1, ' '));
+    }
+    os << ']';
+  };
+  rec(0, 0);
+}
+} // namespace
+
+std::string to_string(const Array& a) {
+  std::ostringstream os;
+  os << a;
+  return os.str();
+}
+
+std::ostream& operator<<(std::ostream& os, const Array& a) {
+  if (!a.valid()) return os << "Array(<empty>)";
+  switch (a.dtype()) {
+  case DType::Bool: print_array(os, a.get<bool>()); break;
+  case DType::Int32: print_array(os, a.get<std::int32_t>()); break;
+  case DType::Int64: print_array(os, a.get<std::int64_t>()); break;
+  case DType::Float32: print_array(os, a.get<float>()); break;
+  case DType::Float64: print_array(os, a.get<double>()); break;
+  }
+  return os;
+}
+
+// ---- runtime: cache control ----------------------------------------------------------------------------------
+
+} // namespace lazyfuse

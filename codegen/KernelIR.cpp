@@ -1,0 +1,96 @@
+#include "codegen/KernelIR.h"
+
+#include "graph/Hash.h"
+#include "graph/Ops.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace lazyfuse::codegen {
+
+const char* ir_op_name(IrOp op) {
+  switch (op) {
+  case IrOp::LinearIndex: return "linear_index";
+  case IrOp::IndexParam: return "index_param";
+  case IrOp::IndexConst: return "index_const";
+  case IrOp::IAdd: return "iadd";
+  case IrOp::ISub: return "isub";
+  case IrOp::IMul: return "imul";
+  case IrOp::IDiv: return "idiv";
+  case IrOp::IMod: return "imod";
+  case IrOp::ILt: return "ilt";
+  case IrOp::IGe: return "ige";
+  case IrOp::IEq: return "ieq";
+  case IrOp::PAnd: return "pand";
+  case IrOp::Load: return "load";
+  case IrOp::LoadLinear: return "load_linear";
+  case IrOp::ScalarParam: return "scalar_param";
+  case IrOp::IndexToValue: return "index_to_value";
+  case IrOp::Unary: return "unary";
+  case IrOp::Binary: return "binary";
+  case IrOp::Cast: return "cast";
+  case IrOp::Select: return "select";
+  case IrOp::Store: return "store";
+  }
+  return "?";
+}
+
+bool is_index_op(IrOp op) {
+  switch (op) {
+  case IrOp::LinearIndex:
+  case IrOp::IndexParam:
+  case IrOp::IndexConst:
+  case IrOp::IAdd:
+  case IrOp::ISub:
+  case IrOp::IMul:
+  case IrOp::IDiv:
+  case IrOp::IMod: return true;
+  default: return false;
+  }
+}
+
+bool is_predicate_op(IrOp op) {
+  return op == IrOp::ILt || op == IrOp::IGe || op == IrOp::IEq || op == IrOp::PAnd;
+}
+
+void KernelIR::finalize() {
+  graph::Hasher h;
+  h.add(code.size());
+  for (auto& i : code) {
+    h.add(std::uint64_t(i.op)).add(std::uint64_t(i.dtype)).add(i.fn);
+    h.add(std::uint64_t(std::int64_t(i.a))).add(std::uint64_t(std::int64_t(i.b))).add(std::uint64_t(std::int64_t(i.c)));
+    h.add(std::uint64_t(std::int64_t(i.slot))).add(std::uint64_t(i.imm));
+  }
+  h.add(inputs.size());
+  for (auto& s : inputs) h.add(std::uint64_t(s.dtype));
+  h.add(outputs.size());
+  for (auto t : outputs) h.add(std::uint64_t(t));
+  h.add(params.size());
+  for (auto& p : params) h.add(p.is_index).add(std::uint64_t(p.dtype));
+  h.add(index32);
+  hash = h.h;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "lf_k%016llx", static_cast<unsigned long long>(hash));
+  name = buf;
+}
+
+std::string to_string(const KernelIR& k) {
+  std::ostringstream os;
+  os << "kernel " << k.name << " (" << (k.index32 ? "int32" : "int64") << " indices, " << k.inputs.size()
+     << " inputs, " << k.outputs.size() << " outputs, " << k.params.size() << " params)\n";
+  for (std::size_t n = 0; n < k.code.size(); ++n) {
+    const Instr& i = k.code[n];
+    os << "  %" << n << " = " << ir_op_name(i.op);
+    if (i.op == IrOp::Unary) os << "." << graph::name_of(graph::UnaryOp(i.fn));
+    if (i.op == IrOp::Binary) os << "." << graph::name_of(graph::BinaryOp(i.fn));
+    if (!is_index_op(i.op) && !is_predicate_op(i.op)) os << ":" << dtype_name(i.dtype);
+    for (int a : {i.a, i.b, i.c})
+      if (a >= 0) os << " %" << a;
+    if (i.slot >= 0) os << " [" << i.slot << "]";
+    if (i.op == IrOp::IndexConst) os << " " << i.imm;
+    os << "\n";
+  }
+  return os.str();
+}
+
+} // namespace lazyfuse::codegen

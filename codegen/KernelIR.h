@@ -1,0 +1,104 @@
+// The kernel IR: what one fused kernel does for one element of its output index space.
+//
+// A kernel is a straight-line list of instructions in SSA form, evaluated for every linear index i in [0, n):
+// integer index arithmetic (from i to coordinates, from coordinates to buffer offsets), loads, elementwise ops
+// from the op table, selects, and stores of the outputs at i. Every backend consumes this one IR: the CPU
+// backend interprets it (so CI checks fused semantics without a GPU) and the CUDA printer renders it.
+//
+// The IR holds no sizes, strides, offsets or scalar values: those are parameters (slots), so the IR's hash is the
+// kernel's structural cache key and a new shape or scalar reuses the compiled kernel.
+#pragma once
+
+#include <lazyfuse/dtype.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lazyfuse::codegen {
+
+enum class IrOp : std::uint8_t {
+  // Index arithmetic (type: the kernel's index type, 32 or 64 bits).
+  LinearIndex, // the element's linear index i
+  IndexParam,  // parameter `slot`
+  IndexConst,  // the constant `imm` (structural: 0 and 1)
+  IAdd,        // a + b
+  ISub,        // a - b
+  IMul,        // a * b
+  IDiv,        // a / b, truncating (operands are non-negative where it matters)
+  IMod,        // a % b, truncating
+  // Predicates (bool).
+  ILt,  // a < b (index operands)
+  IGe,  // a >= b
+  IEq,  // a == b
+  PAnd, // a && b (bool operands)
+  // Values (type: `dtype`).
+  Load,         // inputs[slot][a]; with b >= 0, only where predicate b holds (else 0)
+  LoadLinear,   // inputs[slot][i]: contiguous, 16-byte aligned, read in vectors by the CUDA printer
+  ScalarParam,  // parameter `slot` of type dtype
+  IndexToValue, // index a converted to dtype
+  Unary,        // fn = UnaryOp; a has the op's compute type
+  Binary,       // fn = BinaryOp; a, b have the op's compute type
+  Cast,         // a converted to dtype (astype semantics: see lf_cast)
+  Select,       // a ? b : c
+  Store,        // outputs[slot][i] = a
+};
+
+const char* ir_op_name(IrOp op);
+bool is_index_op(IrOp op);     // produces an index
+bool is_predicate_op(IrOp op); // produces a bool from index arithmetic
+
+struct Instr {
+  IrOp op = IrOp::LinearIndex;
+  DType dtype = DType::Int64;
+  std::uint8_t fn = 0;
+  std::int32_t a = -1, b = -1, c = -1;
+  std::int32_t slot = -1;
+  std::int64_t imm = 0;
+  bool operator==(const Instr&) const = default;
+};
+
+struct InputSlot {
+  DType dtype;
+  bool operator==(const InputSlot&) const = default;
+};
+
+struct ParamSlot {
+  bool is_index = true; // else a value of `dtype`
+  DType dtype = DType::Int64;
+  bool operator==(const ParamSlot&) const = default;
+};
+
+struct KernelIR {
+  std::vector<Instr> code;
+  std::vector<InputSlot> inputs;
+  std::vector<DType> outputs;
+  std::vector<ParamSlot> params;
+  bool index32 = true;
+  /// Structural hash of everything above: the in-process kernel cache key.
+  std::uint64_t hash = 0;
+  /// "lf_k<16 hex digits of hash>": the same structure gets the same name in every process.
+  std::string name;
+
+  /// Computes `hash` and `name`; call once the IR is complete.
+  void finalize();
+};
+
+/// One parameter's value: an index, or a scalar stored as double (float types) or int64 (integer and bool).
+struct ParamValue {
+  std::int64_t i = 0;
+  double f = 0;
+};
+
+/// What one launch of a kernel reads and writes (besides its structure).
+struct KernelArgs {
+  std::vector<const void*> inputs; // first element of each input (offsets already applied)
+  std::vector<void*> outputs;      // C-contiguous outputs of n elements
+  std::vector<ParamValue> params;
+  std::int64_t n = 0;
+};
+
+/// Human-readable listing (LAZYFUSE_LOG=lower, tests).
+std::string to_string(const KernelIR& k);
+
+} // namespace lazyfuse::codegen

@@ -1,0 +1,585 @@
+#include "graph/Build.h"
+
+#include "graph/Assert.h"
+
+#include <lazyfuse/error.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace lazyfuse::graph {
+
+namespace {
+
+NodeSpec proto(NodeKind kind, DType type, Shape shape) {
+  NodeSpec n;
+  n.kind = kind;
+  n.dtype = type;
+  n.shape = std::move(shape);
+  return n;
+}
+
+std::string index_text(const std::vector<Index>& index) {
+  std::ostringstream os;
+  os << '[';
+  for (std::size_t k = 0; k < index.size(); ++k) {
+    if (k) os << ", ";
+    std::visit(
+        [&](const auto& v) {
+          using V = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<V, std::int64_t>)
+            os << v;
+          else if constexpr (std::is_same_v<V, Slice>) {
+            if (v.start) os << *v.start;
+            os << ':';
+            if (v.stop) os << *v.stop;
+            if (v.step != 1) os << ':' << v.step;
+          } else if constexpr (std::is_same_v<V, NewAxis>)
+            os << "newaxis";
+          else
+            os << "...";
+        },
+        index[k]);
+  }
+  os << ']';
+  return os.str();
+}
+
+// One source axis of a basic index: an integer (count < 0) or a slice.
+struct AxisSelection {
+  std::int64_t start = 0, step = 1, count = -1;
+};
+
+// A parsed basic index: for each source axis what it selects, and the view's axes in order (a source axis,
+// or -1 for a new axis).
+struct ParsedIndex {
+  std::vector<AxisSelection> per_axis;
+  std::vector<int> view_axes;
+};
+
+ParsedIndex parse_index(std::string_view op, const Node& a, const std::vector<Index>& index) {
+  const auto ndim = a.ndim();
+  std::int64_t consumed = 0, ellipses = 0;
+  for (auto& i : index) {
+    if (std::holds_alternative<std::int64_t>(i) || std::holds_alternative<Slice>(i)) ++consumed;
+    if (std::holds_alternative<Ellipsis>(i)) ++ellipses;
+  }
+  if (ellipses > 1)
+    throw IndexError(std::string(op) + ": an index can only have a single ellipsis; got " + index_text(index));
+  if (consumed > ndim)
+    throw IndexError(std::string(op) + ": too many indices for " + describe("array", a) + ": it is " +
+                     std::to_string(ndim) + "-dimensional, but " + std::to_string(consumed) + " were indexed " +
+                     index_text(index));
+  ParsedIndex p;
+  p.per_axis.resize(std::size_t(ndim));
+  std::int64_t axis = 0;
+  auto take_whole = [&](std::int64_t ax) {
+    p.per_axis[std::size_t(ax)] = {0, 1, a.shape[std::size_t(ax)]};
+    p.view_axes.push_back(int(ax));
+  };
+  for (auto& i : index) {
+    if (auto* v = std::get_if<std::int64_t>(&i)) {
+      std::int64_t n = a.shape[std::size_t(axis)], k = *v;
+      if (k < -n || k >= n)
+        throw IndexError(std::string(op) + ": index " + std::to_string(k) + " is out of bounds for axis " +
+                         std::to_string(axis) + " with size " + std::to_string(n) + " of " + describe("array", a));
+      if (k < 0) k += n;
+      p.per_axis[std::size_t(axis)] = {k, 1, -1};
+      ++axis;
+    } else if (auto* s = std::get_if<Slice>(&i)) {
+      std::int64_t n = a.shape[std::size_t(axis)], step = s->step;
+      if (step == 0) throw IndexError(std::string(op) + ": slice step cannot be zero in " + index_text(index));
+      std::int64_t start, stop;
+      // Python's slice.indices(n).
+      if (step > 0) {
+        start = s->start ? *s->start : 0;
+        stop = s->stop ? *s->stop : n;
+        if (start < 0) start = std::max<std::int64_t>(start + n, 0);
+        if (stop < 0) stop = std::max<std::int64_t>(stop + n, 0);
+        start = std::min(start, n);
+        stop = std::min(stop, n);
+      } else {
+        start = s->start ? *s->start : n - 1;
+        stop = s->stop ? *s->stop : -1;
+        if (s->start && start < 0) start = std::max<std::int64_t>(start + n, -1);
+        if (s->stop && stop < 0) stop = std::max<std::int64_t>(stop + n, -1);
+        start = std::min(start, n - 1);
+        stop = std::min(stop, n - 1);
+      }
+      std::int64_t count = step > 0 ? (stop > start ? (stop - start + step - 1) / step : 0)
+                                    : (start > stop ? (start - stop + (-step) - 1) / (-step) : 0);
+      if (count == 0) start = 0;
+      p.per_axis[std::size_t(axis)] = {start, step, count};
+      p.view_axes.push_back(int(axis));
+      ++axis;
+    } else if (std::holds_alternative<NewAxis>(i)) {
+      p.view_axes.push_back(-1);
+    } else {
+      std::int64_t skip = ndim - consumed;
+      for (std::int64_t k = 0; k < skip; ++k) take_whole(axis++);
+    }
+  }
+  while (axis < ndim) take_whole(axis++);
+  return p;
+}
+
+bool is_identity_map(const Node& a, const Shape& view_shape, const std::vector<AxisEntry>& entries) {
+  if (view_shape != a.shape) return false;
+  for (std::size_t d = 0; d < entries.size(); ++d)
+    if (entries[d].view_axis != int(d) || entries[d].start != 0 || entries[d].step != 1) return false;
+  return true;
+}
+
+} // namespace
+
+int normalize_axis(std::string_view op, std::int64_t axis, std::int64_t ndim) {
+  if (axis < -ndim || axis >= ndim)
+    throw IndexError(std::string(op) + ": axis " + std::to_string(axis) + " is out of bounds for an array of " +
+                     std::to_string(ndim) + " dimensions (valid: " + std::to_string(-ndim) + " to " +
+                     std::to_string(ndim - 1) + ")");
+  return int(axis < 0 ? axis + ndim : axis);
+}
+
+NodePtr make_buffer(std::shared_ptr<Storage> storage, DType type, Shape shape, std::int64_t offset,
+                    std::vector<std::int64_t> strides) {
+  LAZYFUSE_ASSERT(strides.size() == shape.size(), "buffer strides and shape differ in rank");
+  auto view = std::make_shared<BufferView>();
+  view->storage = std::move(storage);
+  view->offset = offset;
+  view->strides = std::move(strides);
+  return intern(proto(NodeKind::Buffer, type, std::move(shape)), {}, std::move(view));
+}
+
+NodePtr make_fill(Shape shape, DType type, double f, std::int64_t i) {
+  for (auto d : shape)
+    if (d < 0) throw ShapeError("full: negative dimensions are not allowed: shape " + format_shape(shape));
+  NodeSpec n = proto(NodeKind::Fill, type, std::move(shape));
+  if (is_floating(type)) {
+    n.fvalue = type == DType::Float32 ? double(float(f)) : f;
+  } else if (type == DType::Bool) {
+    n.ivalue = i != 0;
+  } else {
+    n.ivalue = type == DType::Int32 ? std::int64_t(std::int32_t(i)) : i;
+  }
+  return intern(std::move(n), {});
+}
+
+NodePtr make_fill_like(Shape shape, DType type, double value) {
+  std::int64_t i = 0;
+  if (type == DType::Bool)
+    i = value != 0;
+  else if (!is_floating(type)) {
+    if (!std::isfinite(value))
+      throw DTypeError("full: cannot convert " + std::to_string(value) + " to " + std::string(dtype_name(type)));
+    i = std::int64_t(value);
+  }
+  return make_fill(std::move(shape), type, value, i);
+}
+
+NodePtr make_iota(Shape shape, DType type, int axis, double start, double step) {
+  NodeSpec n = proto(NodeKind::Iota, type, std::move(shape));
+  n.ivalue = axis;
+  n.fvalue = start;
+  n.fstep = step;
+  return intern(std::move(n), {});
+}
+
+NodePtr make_cast(const NodePtr& a, DType type) {
+  if (a->dtype == type) return a;
+  // A cast of a fill is a fill: keeps scalars out of kernels' inputs.
+  if (a->kind == NodeKind::Fill && !a->materialized()) {
+    double f = is_floating(a->dtype) ? a->fvalue : double(a->ivalue);
+    std::int64_t i = is_floating(a->dtype) ? 0 : a->ivalue;
+    if (is_floating(a->dtype) && !is_floating(type)) {
+      if (type == DType::Bool)
+        i = a->fvalue != 0;
+      else if (std::isfinite(a->fvalue))
+        i = std::int64_t(std::clamp(a->fvalue, -9.2e18, 9.2e18));
+      else
+        return intern(proto(NodeKind::Cast, type, a->shape), {a});
+    }
+    return make_fill(a->shape, type, f, i);
+  }
+  NodeSpec n = proto(NodeKind::Cast, type, a->shape);
+  return intern(std::move(n), {a});
+}
+
+NodePtr make_unary(UnaryOp op, const NodePtr& a) {
+  auto types = unary_types(op, a->dtype);
+  if (!types)
+    throw DTypeError(std::string(name_of(op)) + ": not defined for " + describe("operand", *a) +
+                     "; valid types: int32, int64, float32, float64 (use astype to convert booleans)");
+  NodeSpec n = proto(NodeKind::Unary, types->result, a->shape);
+  n.op = int(op);
+  return intern(std::move(n), {make_cast(a, types->compute)});
+}
+
+Shape broadcast_shapes(std::string_view op, const Node& a, const Node& b) {
+  const auto na = a.shape.size(), nb = b.shape.size(), n = std::max(na, nb);
+  Shape out(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    std::int64_t da = k + na >= n ? a.shape[k + na - n] : 1;
+    std::int64_t db = k + nb >= n ? b.shape[k + nb - n] : 1;
+    if (da != db && da != 1 && db != 1)
+      throw ShapeError(std::string(op) + ": operands could not be broadcast together: " + describe("a", a) +
+                       ", " + describe("b", b) + "; each trailing dimension must be equal or 1");
+    out[k] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+NodePtr broadcast_to(const NodePtr& a, const Shape& shape, std::string_view op) {
+  if (a->shape == shape) return a;
+  const auto na = a->shape.size(), n = shape.size();
+  auto fail = [&] {
+    return ShapeError(std::string(op) + ": cannot broadcast " + describe("operand", *a) + " to shape " +
+                      format_shape(shape) + "; each trailing dimension must be equal or 1");
+  };
+  if (na > n) throw fail();
+  if (a->kind == NodeKind::Fill && !a->materialized()) {
+    for (std::size_t k = 0; k < na; ++k)
+      if (a->shape[k] != 1 && a->shape[k] != shape[k + n - na]) throw fail();
+    return make_fill(shape, a->dtype, a->fvalue, a->ivalue);
+  }
+  std::vector<AxisEntry> entries(na);
+  for (std::size_t d = 0; d < na; ++d) {
+    std::int64_t from = a->shape[d], to = shape[d + n - na];
+    if (from == to)
+      entries[d] = {int(d + n - na), 0, 1};
+    else if (from == 1)
+      entries[d] = {-1, 0, 1};
+    else
+      throw fail();
+  }
+  return make_axis_map(a, shape, std::move(entries));
+}
+
+NodePtr make_binary(BinaryOp op, const NodePtr& a, const NodePtr& b) {
+  const DType t = promote_types(a->dtype, b->dtype);
+  auto types = binary_types(op, t);
+  if (!types)
+    throw DTypeError(std::string(name_of(op)) + ": not defined for " + describe("a", *a) + " and " +
+                     describe("b", *b) + " (promoted to " + std::string(dtype_name(t)) +
+                     "); use logical_xor for booleans or astype to convert");
+  Shape shape = broadcast_shapes(name_of(op), *a, *b);
+  NodeSpec n = proto(NodeKind::Binary, types->result, shape);
+  n.op = int(op);
+  return intern(std::move(n),
+                {broadcast_to(make_cast(a, types->compute), shape), broadcast_to(make_cast(b, types->compute), shape)});
+}
+
+NodePtr make_weak_fill(const detail::WeakScalar& s, DType t, std::string_view op_name) {
+  if (is_integer(t) && s.kind != ScalarKind::Float) {
+    if (t == DType::Int32 && (s.i < std::numeric_limits<std::int32_t>::min() ||
+                              s.i > std::numeric_limits<std::int32_t>::max()))
+      throw DTypeError(std::string(op_name) + ": the C++ integer " + std::to_string(s.i) +
+                       " is out of bounds for int32 (NumPy 2 raises OverflowError here); use astype(int64)");
+    return make_fill({}, t, double(s.i), s.i);
+  }
+  if (s.kind == ScalarKind::Float) return make_fill_like({}, t, s.f);
+  return make_fill({}, t, double(s.i), s.i);
+}
+
+NodePtr make_binary_weak(BinaryOp op, const NodePtr& a, const detail::WeakScalar& s, bool scalar_on_left) {
+  const DType t = promote_weak(a->dtype, s.kind);
+  auto types = binary_types(op, t);
+  if (!types)
+    throw DTypeError(std::string(name_of(op)) + ": not defined for " + describe("array", *a) +
+                     " with a C++ scalar (promoted to " + std::string(dtype_name(t)) + ")");
+  NodePtr fill = make_cast(make_weak_fill(s, t, name_of(op)), types->compute);
+  NodePtr arr = make_cast(a, types->compute);
+  NodeSpec n = proto(NodeKind::Binary, types->result, a->shape);
+  n.op = int(op);
+  fill = broadcast_to(fill, a->shape);
+  return intern(std::move(n), scalar_on_left ? std::vector<NodePtr>{fill, arr} : std::vector<NodePtr>{arr, fill});
+}
+
+NodePtr make_where(const NodePtr& cond, const NodePtr& a, const NodePtr& b) {
+  const DType t = promote_types(a->dtype, b->dtype);
+  Shape shape = broadcast_shapes("where", *a, *b);
+  shape = broadcast_shapes("where", *cond, *make_fill(shape, DType::Bool, 0, 0));
+  NodeSpec n = proto(NodeKind::Where, t, shape);
+  return intern(std::move(n), {broadcast_to(make_cast(cond, DType::Bool), shape, "where"),
+                               broadcast_to(make_cast(a, t), shape, "where"), broadcast_to(make_cast(b, t), shape, "where")});
+}
+
+NodePtr make_axis_map(const NodePtr& a, Shape view_shape, std::vector<AxisEntry> entries) {
+  LAZYFUSE_ASSERT(entries.size() == a->shape.size(), "axis map rank differs from its source's");
+  if (is_identity_map(*a, view_shape, entries)) return a;
+  // A view of a fill is a fill.
+  if (a->kind == NodeKind::Fill && !a->materialized())
+    return make_fill(std::move(view_shape), a->dtype, a->fvalue, a->ivalue);
+  // A view of memory is memory: fold the map into the buffer's offset and strides.
+  if (auto buf = a->buffer()) {
+    std::int64_t offset = buf->offset;
+    std::vector<std::int64_t> strides(view_shape.size(), 0);
+    for (std::size_t d = 0; d < entries.size(); ++d) {
+      offset += entries[d].start * buf->strides[d];
+      if (entries[d].view_axis >= 0) strides[std::size_t(entries[d].view_axis)] += entries[d].step * buf->strides[d];
+    }
+    for (std::size_t k = 0; k < view_shape.size(); ++k)
+      if (view_shape[k] == 1) strides[k] = 0;
+    return make_buffer(buf->storage, a->dtype, std::move(view_shape), offset, std::move(strides));
+  }
+  // A view of a view is one view.
+  if (a->kind == NodeKind::AxisMap) {
+    auto srcs = a->sources();
+    if (!srcs.empty()) {
+      std::vector<AxisEntry> composed(a->axes.size());
+      for (std::size_t d = 0; d < a->axes.size(); ++d) {
+        const AxisEntry& inner = a->axes[d];
+        if (inner.view_axis < 0) {
+          composed[d] = inner;
+          continue;
+        }
+        const AxisEntry& outer = entries[std::size_t(inner.view_axis)];
+        composed[d] = {outer.view_axis, inner.start + inner.step * outer.start, inner.step * outer.step};
+        if (outer.view_axis < 0) composed[d].step = 1;
+      }
+      return make_axis_map(srcs[0], std::move(view_shape), std::move(composed));
+    }
+  }
+  NodeSpec n = proto(NodeKind::AxisMap, a->dtype, std::move(view_shape));
+  n.axes = std::move(entries);
+  return intern(std::move(n), {a});
+}
+
+NodePtr reshape(const NodePtr& a, Shape shape) {
+  std::int64_t known = 1, unknown = -1;
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] == -1) {
+      if (unknown >= 0) throw ShapeError("reshape: can only specify one unknown dimension, got " + format_shape(shape));
+      unknown = std::int64_t(k);
+    } else if (shape[k] < 0) {
+      throw ShapeError("reshape: negative dimension in " + format_shape(shape) + " for " + describe("array", *a));
+    } else {
+      known *= shape[k];
+    }
+  }
+  if (unknown >= 0) {
+    if (known == 0 || a->size() % known != 0)
+      throw ShapeError("reshape: cannot reshape " + describe("array", *a) + " of size " + std::to_string(a->size()) +
+                       " into shape " + format_shape(shape));
+    shape[std::size_t(unknown)] = a->size() / known;
+  } else if (known != a->size()) {
+    throw ShapeError("reshape: cannot reshape " + describe("array", *a) + " of size " + std::to_string(a->size()) +
+                     " into shape " + format_shape(shape) + " (size " + std::to_string(known) + ")");
+  }
+  if (shape == a->shape) return a;
+  if (a->kind == NodeKind::Fill && !a->materialized()) return make_fill(shape, a->dtype, a->fvalue, a->ivalue);
+  if (auto buf = a->buffer()) {
+    bool contiguous = true;
+    auto expect = contiguous_strides(a->shape);
+    for (std::size_t k = 0; k < a->shape.size(); ++k)
+      if (a->shape[k] != 1 && buf->strides[k] != expect[k]) contiguous = false;
+    if (contiguous) return make_buffer(buf->storage, a->dtype, shape, buf->offset, contiguous_strides(shape));
+  }
+  if (a->kind == NodeKind::Reshape) {
+    auto srcs = a->sources();
+    if (!srcs.empty()) return reshape(srcs[0], std::move(shape));
+  }
+  return intern(proto(NodeKind::Reshape, a->dtype, std::move(shape)), {a});
+}
+
+NodePtr transpose(const NodePtr& a, std::vector<int> axes) {
+  const auto n = a->ndim();
+  if (axes.empty()) {
+    for (std::int64_t k = n - 1; k >= 0; --k) axes.push_back(int(k));
+  }
+  if (std::int64_t(axes.size()) != n)
+    throw ShapeError("transpose: axes don't match " + describe("array", *a) + ": got " + std::to_string(axes.size()) +
+                     " axes for " + std::to_string(n) + " dimensions");
+  std::vector<bool> seen(static_cast<std::size_t>(n), false);
+  Shape shape(static_cast<std::size_t>(n));
+  std::vector<AxisEntry> entries(static_cast<std::size_t>(n));
+  for (std::size_t k = 0; k < axes.size(); ++k) {
+    int ax = normalize_axis("transpose", axes[k], n);
+    if (seen[std::size_t(ax)]) throw ShapeError("transpose: repeated axis " + std::to_string(ax) + " in axes");
+    seen[std::size_t(ax)] = true;
+    shape[k] = a->shape[std::size_t(ax)];
+    entries[std::size_t(ax)] = {int(k), 0, 1};
+  }
+  return make_axis_map(a, std::move(shape), std::move(entries));
+}
+
+NodePtr expand_dims(const NodePtr& a, int axis) {
+  const auto n = a->ndim() + 1;
+  int ax = normalize_axis("expand_dims", axis, n);
+  Shape shape;
+  std::vector<AxisEntry> entries(a->shape.size());
+  for (std::size_t d = 0, k = 0; k < std::size_t(n); ++k) {
+    if (int(k) == ax) {
+      shape.push_back(1);
+      continue;
+    }
+    shape.push_back(a->shape[d]);
+    entries[d] = {int(k), 0, 1};
+    ++d;
+  }
+  return make_axis_map(a, std::move(shape), std::move(entries));
+}
+
+NodePtr squeeze(const NodePtr& a, std::optional<std::vector<int>> axes) {
+  const auto n = a->ndim();
+  std::vector<bool> drop(static_cast<std::size_t>(n), false);
+  if (axes) {
+    for (int ax : *axes) {
+      int k = normalize_axis("squeeze", ax, n);
+      if (a->shape[std::size_t(k)] != 1)
+        throw ShapeError("squeeze: cannot select an axis to squeeze out which has size not equal to one: axis " +
+                         std::to_string(k) + " of " + describe("array", *a));
+      drop[std::size_t(k)] = true;
+    }
+  } else {
+    for (std::int64_t k = 0; k < n; ++k) drop[std::size_t(k)] = a->shape[std::size_t(k)] == 1;
+  }
+  Shape shape;
+  std::vector<AxisEntry> entries(static_cast<std::size_t>(n));
+  for (std::size_t d = 0; d < std::size_t(n); ++d) {
+    if (drop[d]) {
+      entries[d] = {-1, 0, 1};
+    } else {
+      entries[d] = {int(shape.size()), 0, 1};
+      shape.push_back(a->shape[d]);
+    }
+  }
+  return make_axis_map(a, std::move(shape), std::move(entries));
+}
+
+NodePtr flip(const NodePtr& a, std::optional<int> axis) {
+  const auto n = a->ndim();
+  std::vector<AxisEntry> entries(static_cast<std::size_t>(n));
+  for (std::size_t d = 0; d < std::size_t(n); ++d) entries[d] = {int(d), 0, 1};
+  auto flip_axis = [&](std::size_t d) {
+    std::int64_t size = a->shape[d];
+    entries[d] = {int(d), size > 0 ? size - 1 : 0, -1};
+  };
+  if (axis)
+    flip_axis(std::size_t(normalize_axis("flip", *axis, n)));
+  else
+    for (std::size_t d = 0; d < std::size_t(n); ++d) flip_axis(d);
+  return make_axis_map(a, a->shape, std::move(entries));
+}
+
+NodePtr roll(const NodePtr& a, std::int64_t shift, std::optional<int> axis) {
+  if (!axis) return reshape(roll(reshape(a, {-1}), shift, 0), a->shape);
+  int ax = normalize_axis("roll", *axis, a->ndim());
+  std::int64_t size = a->shape[std::size_t(ax)];
+  if (size == 0) return a;
+  shift %= size;
+  if (shift < 0) shift += size;
+  if (shift == 0) return a;
+  NodeSpec n = proto(NodeKind::Roll, a->dtype, a->shape);
+  n.ivalue = ax;
+  n.shift = shift;
+  return intern(std::move(n), {a});
+}
+
+NodePtr index(const NodePtr& a, const std::vector<Index>& idx) {
+  ParsedIndex p = parse_index("index", *a, idx);
+  Shape shape;
+  std::vector<AxisEntry> entries(p.per_axis.size());
+  for (std::size_t d = 0; d < p.per_axis.size(); ++d)
+    if (p.per_axis[d].count < 0) entries[d] = {-1, p.per_axis[d].start, 1};
+  for (int ax : p.view_axes) {
+    if (ax >= 0) {
+      auto& sel = p.per_axis[std::size_t(ax)];
+      entries[std::size_t(ax)] = {int(shape.size()), sel.start, sel.step};
+      shape.push_back(sel.count);
+    } else {
+      shape.push_back(1);
+    }
+  }
+  return make_axis_map(a, std::move(shape), std::move(entries));
+}
+
+NodePtr set_slice(const NodePtr& base, const std::vector<Index>& idx, const NodePtr& value) {
+  ParsedIndex p = parse_index("at().set", *base, idx);
+  // The region as seen through the index (NumPy's shape of base[idx]): the value broadcasts to it.
+  Shape view_shape;
+  for (int ax : p.view_axes) view_shape.push_back(ax >= 0 ? p.per_axis[std::size_t(ax)].count : 1);
+  NodePtr v = broadcast_to(make_cast(value, base->dtype), view_shape, "at().set");
+  // Re-index the value by base axes: one axis per base axis (size 1 for integer indices).
+  Shape region_shape;
+  std::vector<RegionAxis> region;
+  for (auto& sel : p.per_axis) {
+    std::int64_t count = sel.count < 0 ? 1 : sel.count;
+    region.push_back({sel.start, sel.step, count});
+    region_shape.push_back(count);
+  }
+  if (shape_size(region_shape) == 0) return base;
+  std::vector<AxisEntry> entries(view_shape.size());
+  for (std::size_t k = 0; k < p.view_axes.size(); ++k) {
+    int ax = p.view_axes[k];
+    entries[k] = ax >= 0 ? AxisEntry{ax, 0, 1} : AxisEntry{-1, 0, 1};
+  }
+  NodePtr region_value = make_axis_map(v, region_shape, std::move(entries));
+  NodeSpec n = proto(NodeKind::SetSlice, base->dtype, base->shape);
+  n.region = std::move(region);
+  return intern(std::move(n), {base, region_value});
+}
+
+NodePtr concatenate(const std::vector<NodePtr>& arrays, int axis) {
+  if (arrays.empty()) throw ShapeError("concatenate: need at least one array to concatenate");
+  const auto& first = *arrays[0];
+  if (first.ndim() == 0) throw ShapeError("concatenate: zero-dimensional arrays cannot be concatenated");
+  int ax = normalize_axis("concatenate", axis, first.ndim());
+  DType t = first.dtype;
+  Shape shape = first.shape;
+  shape[std::size_t(ax)] = 0;
+  for (std::size_t k = 0; k < arrays.size(); ++k) {
+    const auto& a = *arrays[k];
+    bool ok = a.ndim() == first.ndim();
+    for (std::size_t d = 0; ok && d < first.shape.size(); ++d)
+      if (int(d) != ax && a.shape[d] != first.shape[d]) ok = false;
+    if (!ok)
+      throw ShapeError("concatenate: all input array dimensions except for the concatenation axis " +
+                       std::to_string(ax) + " must match: " + describe("array 0", first) + ", " +
+                       describe("array " + std::to_string(k), a));
+    t = promote_types(t, a.dtype);
+    shape[std::size_t(ax)] += a.shape[std::size_t(ax)];
+  }
+  if (arrays.size() == 1) return make_cast(arrays[0], t);
+  NodePtr out = make_fill(shape, t, 0, 0);
+  std::int64_t offset = 0;
+  for (auto& a : arrays) {
+    std::int64_t len = a->shape[std::size_t(ax)];
+    std::vector<Index> idx(static_cast<std::size_t>(ax), Index{all_of});
+    idx.push_back(Slice{offset, offset + len, 1});
+    out = set_slice(out, idx, a);
+    offset += len;
+  }
+  return out;
+}
+
+NodePtr stack(const std::vector<NodePtr>& arrays, int axis) {
+  if (arrays.empty()) throw ShapeError("stack: need at least one array to stack");
+  for (std::size_t k = 1; k < arrays.size(); ++k)
+    if (arrays[k]->shape != arrays[0]->shape)
+      throw ShapeError("stack: all input arrays must have the same shape: " + describe("array 0", *arrays[0]) + ", " +
+                       describe("array " + std::to_string(k), *arrays[k]));
+  int ax = normalize_axis("stack", axis, arrays[0]->ndim() + 1);
+  std::vector<NodePtr> expanded;
+  for (auto& a : arrays) expanded.push_back(expand_dims(a, ax));
+  return concatenate(expanded, ax);
+}
+
+NodePtr pad(const NodePtr& a, const std::vector<std::pair<std::int64_t, std::int64_t>>& widths, double value) {
+  const auto n = std::size_t(a->ndim());
+  if (widths.size() != n && widths.size() != 1)
+    throw ShapeError("pad: pad_width has " + std::to_string(widths.size()) + " entries for " + describe("array", *a) +
+                     "; give one (before, after) pair per axis or a single pair");
+  Shape shape = a->shape;
+  std::vector<Index> idx;
+  for (std::size_t d = 0; d < n; ++d) {
+    auto [before, after] = widths.size() == 1 ? widths[0] : widths[d];
+    if (before < 0 || after < 0) throw ShapeError("pad: negative pad widths are not allowed");
+    shape[d] += before + after;
+    idx.push_back(Slice{before, before + a->shape[d], 1});
+  }
+  return set_slice(make_fill_like(shape, a->dtype, value), idx, a);
+}
+
+} // namespace lazyfuse::graph

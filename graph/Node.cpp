@@ -1,0 +1,219 @@
+#include "graph/Node.h"
+
+#include "graph/Assert.h"
+#include "graph/Hash.h"
+
+#include <cstring>
+#include <sstream>
+#include <unordered_map>
+
+namespace lazyfuse::graph {
+
+std::uint64_t Storage::next_serial() {
+  static std::atomic<std::uint64_t> counter{1};
+  return counter.fetch_add(1, std::memory_order_relaxed);
+}
+
+std::string_view kind_name(NodeKind k) {
+  switch (k) {
+  case NodeKind::Buffer: return "buffer";
+  case NodeKind::Fill: return "fill";
+  case NodeKind::Iota: return "iota";
+  case NodeKind::Unary: return "unary";
+  case NodeKind::Binary: return "binary";
+  case NodeKind::Where: return "where";
+  case NodeKind::Cast: return "cast";
+  case NodeKind::AxisMap: return "axis_map";
+  case NodeKind::Reshape: return "reshape";
+  case NodeKind::Roll: return "roll";
+  case NodeKind::SetSlice: return "set_slice";
+  }
+  return "?";
+}
+
+namespace {
+
+std::atomic<std::size_t> g_live_nodes{0};
+
+// The intern table. Entries are raw pointers: a node removes itself in its destructor, under the same mutex
+// that lookups hold, so a pointer found here always refers to a live object (possibly one whose last reference
+// just went away: weak_from_this().lock() fails for those and they are skipped).
+struct InternTable {
+  std::mutex mutex;
+  std::unordered_map<std::uint64_t, std::vector<Node*>> buckets;
+};
+InternTable& table() {
+  static auto* t = new InternTable; // never destroyed: nodes may outlive static destruction order
+  return *t;
+}
+
+bool same_double(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+bool same_structure(const Node& a, const NodeSpec& b, const std::vector<std::uint64_t>& b_src_serials,
+                    const BufferView* buffer_b) {
+  if (a.kind != b.kind || a.dtype != b.dtype || a.op != b.op || a.shape != b.shape) return false;
+  if (!same_double(a.fvalue, b.fvalue) || a.ivalue != b.ivalue || !same_double(a.fstep, b.fstep) ||
+      a.shift != b.shift)
+    return false;
+  if (a.axes != b.axes || a.region != b.region || a.src_serials != b_src_serials) return false;
+  if (a.kind == NodeKind::Buffer) {
+    auto ba = a.buffer();
+    if (!ba || !buffer_b) return false;
+    return ba->storage->serial == buffer_b->storage->serial && ba->offset == buffer_b->offset &&
+           ba->strides == buffer_b->strides;
+  }
+  return true;
+}
+
+std::uint64_t structural_hash(const NodeSpec& n, std::span<const NodePtr> srcs, const BufferView* buffer) {
+  Hasher h;
+  h.add(std::uint64_t(n.kind)).add(std::uint64_t(n.dtype)).add(std::uint64_t(n.op)).add(n.shape.size());
+  for (auto d : n.shape) h.add(std::uint64_t(d));
+  h.add_double(n.fvalue).add(std::uint64_t(n.ivalue)).add_double(n.fstep).add(std::uint64_t(n.shift));
+  for (auto& a : n.axes) h.add(std::uint64_t(std::int64_t(a.view_axis))).add(a.start).add(a.step);
+  for (auto& r : n.region) h.add(r.start).add(r.step).add(r.count);
+  for (auto& s : srcs) h.add(s->hash);
+  if (buffer) {
+    h.add(std::uint64_t(buffer->offset));
+    for (auto s : buffer->strides) h.add(std::uint64_t(s));
+  }
+  return h.h;
+}
+
+// Sources of nodes being destroyed are parked here and released by the outermost destructor in a loop, so a
+// chain of a million nodes is freed without a million nested destructor calls.
+thread_local std::vector<NodePtr>* t_pending_release = nullptr;
+
+void release_iteratively(std::vector<NodePtr>&& nodes) {
+  if (nodes.empty()) return;
+  if (t_pending_release) {
+    for (auto& n : nodes) t_pending_release->push_back(std::move(n));
+    nodes.clear();
+    return;
+  }
+  std::vector<NodePtr> pending = std::move(nodes);
+  t_pending_release = &pending;
+  while (!pending.empty()) {
+    NodePtr n = std::move(pending.back());
+    pending.pop_back();
+    n.reset();
+  }
+  t_pending_release = nullptr;
+}
+
+} // namespace
+
+std::int64_t Node::size() const { return shape_size(shape); }
+
+std::vector<NodePtr> Node::sources() const {
+  std::lock_guard lock(mutex_);
+  return srcs_;
+}
+
+std::shared_ptr<const BufferView> Node::buffer() const {
+  std::lock_guard lock(mutex_);
+  return buffer_;
+}
+
+void Node::set_buffer(std::shared_ptr<const BufferView> view) {
+  std::vector<NodePtr> dropped;
+  {
+    std::lock_guard lock(mutex_);
+    buffer_ = std::move(view);
+    dropped.swap(srcs_);
+  }
+  release_iteratively(std::move(dropped));
+}
+
+Node::~Node() {
+  if (interned_) {
+    auto& t = table();
+    std::lock_guard lock(t.mutex);
+    auto it = t.buckets.find(hash);
+    if (it != t.buckets.end()) {
+      auto& v = it->second;
+      for (std::size_t i = 0; i < v.size(); ++i)
+        if (v[i] == this) {
+          v[i] = v.back();
+          v.pop_back();
+          break;
+        }
+      if (v.empty()) t.buckets.erase(it);
+    }
+  }
+  g_live_nodes.fetch_sub(1, std::memory_order_relaxed);
+  release_iteratively(std::move(srcs_));
+}
+
+NodePtr intern(NodeSpec&& spec, std::vector<NodePtr> srcs, std::shared_ptr<const BufferView> buffer) {
+  static std::atomic<std::uint64_t> serials{1};
+  std::vector<std::uint64_t> src_serials;
+  int depth = 0;
+  for (auto& s : srcs) {
+    LAZYFUSE_ASSERT(s != nullptr, "null source node");
+    src_serials.push_back(s->serial);
+    depth = std::max(depth, s->depth + 1);
+  }
+  const std::uint64_t hash = structural_hash(spec, srcs, buffer.get());
+
+  auto& t = table();
+  std::lock_guard lock(t.mutex);
+  auto& bucket = t.buckets[hash];
+  for (Node* candidate : bucket) {
+    if (!same_structure(*candidate, spec, src_serials, buffer.get())) continue;
+    if (auto alive = candidate->weak_from_this().lock()) return alive;
+  }
+  auto node = std::make_shared<Node>();
+  static_cast<NodeSpec&>(*node) = std::move(spec);
+  node->src_serials = std::move(src_serials);
+  node->hash = hash;
+  node->depth = depth;
+  node->serial = serials.fetch_add(1, std::memory_order_relaxed);
+  node->srcs_ = std::move(srcs);
+  node->buffer_ = std::move(buffer);
+  node->interned_ = true;
+  g_live_nodes.fetch_add(1, std::memory_order_relaxed);
+  bucket.push_back(node.get());
+  return node;
+}
+
+std::size_t live_node_count() { return g_live_nodes.load(); }
+
+std::vector<std::int64_t> contiguous_strides(const Shape& shape) {
+  std::vector<std::int64_t> strides(shape.size());
+  std::int64_t s = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= std::max<std::int64_t>(shape[i], 1);
+  }
+  return strides;
+}
+
+std::int64_t shape_size(const Shape& shape) {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+std::string format_shape(const Shape& shape) {
+  std::ostringstream os;
+  os << '(';
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) os << ", ";
+    os << shape[i];
+  }
+  if (shape.size() == 1) os << ',';
+  os << ')';
+  return os.str();
+}
+
+std::string describe(std::string_view name, const Node& n) {
+  std::string s(name);
+  s += " ";
+  s += format_shape(n.shape);
+  s += " ";
+  s += dtype_name(n.dtype);
+  return s;
+}
+
+} // namespace lazyfuse::graph

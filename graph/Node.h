@@ -1,0 +1,142 @@
+// Graph nodes: immutable, hash-consed, freed iteratively.
+//
+// A node is one operation over source nodes. Structurally equal nodes over the same sources are one node (the
+// intern table), so common subexpressions are shared for free and equality is identity. A node's `hash` is
+// structural (kind, type, shape, arguments and the sources' hashes): computed once in O(1), independent of
+// pointer values and run order, and shared by nodes that differ only in which buffers they read — equality then
+// also compares the sources' serial numbers and, for buffers, the storage's. This identity hash is not the kernel
+// cache key: that one (codegen/) leaves out buffer identity, sizes and scalar values.
+#pragma once
+
+#include <lazyfuse/array.hpp>
+#include <lazyfuse/dtype.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace lazyfuse::graph {
+
+enum class NodeKind : std::uint8_t {
+  Buffer,   // data in memory: storage + offset + strides (a leaf)
+  Fill,     // one value everywhere (full, zeros, C++ scalars); fvalue/ivalue
+  Iota,     // start + step * coordinate along `axis` (arange, linspace, eye)
+  Unary,    // op = UnaryOp
+  Binary,   // op = BinaryOp
+  Where,    // srcs: cond, a, b (all of the node's shape)
+  Cast,     // astype
+  AxisMap,  // a strided view: permute, slice, flip, integer index, new axes, squeeze, broadcast
+  Reshape,  // a C-order reshape of a source that is not a plain buffer
+  Roll,     // shift with wrap-around along one axis
+  SetSlice, // srcs: base, value; value (of the region's shape) replaces base in a strided region
+  // Room for the later node kinds: Reduce, Matmul (a library-call node), Random, Gather/Scatter, Mask.
+};
+
+std::string_view kind_name(NodeKind k);
+
+/// Memory a Buffer node reads. The runtime subclasses it (host memory, pooled device memory, wrapped
+/// pointers); the graph only needs the address and that it is kept alive.
+class Storage {
+public:
+  virtual ~Storage() = default;
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  bool on_device = false;
+  /// Unique per storage, never reused; part of a Buffer node's identity.
+  const std::uint64_t serial = next_serial();
+
+private:
+  static std::uint64_t next_serial();
+};
+
+/// How one axis of an AxisMap's *source* is indexed: coordinate `src_axis` of the view (or none: -1), scaled
+/// and shifted: source_coord = start + step * view_coord[src_axis].
+struct AxisEntry {
+  std::int32_t view_axis = -1;
+  std::int64_t start = 0;
+  std::int64_t step = 1;
+  bool operator==(const AxisEntry&) const = default;
+};
+
+/// Region of a SetSlice, per base axis: elements start + step*k for k in [0, count).
+struct RegionAxis {
+  std::int64_t start = 0, step = 1, count = 0;
+  bool operator==(const RegionAxis&) const = default;
+};
+
+/// Where a materialized node's value lives.
+struct BufferView {
+  std::shared_ptr<Storage> storage;
+  std::int64_t offset = 0;           // elements
+  std::vector<std::int64_t> strides; // elements, one per axis
+};
+
+class Node;
+using NodePtr = std::shared_ptr<Node>;
+
+/// What a node computes, apart from its sources: the part that the intern table compares.
+struct NodeSpec {
+  NodeKind kind = NodeKind::Fill;
+  DType dtype = DType::Float32;
+  Shape shape;
+  int op = 0;                        // UnaryOp / BinaryOp
+  double fvalue = 0;                 // Fill value (float types), Iota start
+  std::int64_t ivalue = 0;           // Fill value (integer types), Iota/Roll axis
+  double fstep = 0;                  // Iota step
+  std::int64_t shift = 0;            // Roll
+  std::vector<AxisEntry> axes;       // AxisMap: one per source axis
+  std::vector<RegionAxis> region;    // SetSlice: one per base axis
+};
+
+class Node : public NodeSpec, public std::enable_shared_from_this<Node> {
+public:
+  std::vector<std::uint64_t> src_serials;
+  std::uint64_t hash = 0;
+  std::uint64_t serial = 0;
+  int depth = 0; // longest path to a leaf; bounded laziness materializes past a budget
+
+  std::int64_t size() const;
+  std::int64_t ndim() const { return std::int64_t(shape.size()); }
+
+  // ---- sources and materialization (guarded; see the notes in Node.cpp) ----
+  /// The sources, empty once the node is materialized.
+  std::vector<NodePtr> sources() const;
+  /// The buffer holding the value, or null.
+  std::shared_ptr<const BufferView> buffer() const;
+  bool materialized() const { return buffer() != nullptr; }
+  /// Attaches the value and drops the sources, so a loop `x = f(x); x.eval();` keeps no history alive.
+  void set_buffer(std::shared_ptr<const BufferView> view);
+
+  Node() = default;
+  ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+private:
+  friend NodePtr intern(NodeSpec&& spec, std::vector<NodePtr> srcs, std::shared_ptr<const BufferView> buffer);
+  mutable std::mutex mutex_;
+  std::vector<NodePtr> srcs_;
+  std::shared_ptr<const BufferView> buffer_;
+  bool interned_ = false;
+};
+
+/// Returns the node structurally equal to `proto` over `srcs` (and `buffer`, for Buffer nodes), creating it if
+/// none is alive. Fills in hash, serial, depth and src_serials.
+NodePtr intern(NodeSpec&& spec, std::vector<NodePtr> srcs, std::shared_ptr<const BufferView> buffer = nullptr);
+
+/// Number of live nodes (for tests of memory flatness).
+std::size_t live_node_count();
+
+/// Row-major strides (in elements) of a contiguous array of `shape`.
+std::vector<std::int64_t> contiguous_strides(const Shape& shape);
+std::int64_t shape_size(const Shape& shape);
+/// "(3, 4)"
+std::string format_shape(const Shape& shape);
+/// "a (3, 4) float32" for error messages.
+std::string describe(std::string_view name, const Node& n);
+
+} // namespace lazyfuse::graph

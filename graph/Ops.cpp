@@ -1,0 +1,96 @@
+#include "graph/Ops.h"
+
+#include <lazyfuse/error.hpp>
+
+#include <string>
+
+namespace lazyfuse {
+
+DType promote_types(DType a, DType b) {
+  if (a == b) return a;
+  if (a == DType::Bool) return b;
+  if (b == DType::Bool) return a;
+  if (is_integer(a) && is_integer(b)) return DType::Int64;
+  if (is_floating(a) && is_floating(b)) return DType::Float64;
+  // An integer with a float: NumPy picks a float that holds both, which for int32/int64 is float64.
+  return DType::Float64;
+}
+
+DType promote_weak(DType t, ScalarKind s) {
+  switch (s) {
+  case ScalarKind::Bool: return t;
+  case ScalarKind::Int: return t == DType::Bool ? DType::Int64 : t;
+  case ScalarKind::Float: return is_floating(t) ? t : DType::Float64;
+  }
+  return t;
+}
+
+} // namespace lazyfuse
+
+namespace lazyfuse::graph {
+
+ResultRule rule_of(UnaryOp op) {
+  switch (op) {
+#define LAZYFUSE_UNARY(Enum, name, rule)                                                                       \
+  case UnaryOp::Enum: return ResultRule::rule;
+#include <lazyfuse/ops.def>
+  }
+  return ResultRule::Arith;
+}
+
+ResultRule rule_of(BinaryOp op) {
+  switch (op) {
+#define LAZYFUSE_BINARY(Enum, name, rule)                                                                      \
+  case BinaryOp::Enum: return ResultRule::rule;
+#include <lazyfuse/ops.def>
+  }
+  return ResultRule::Arith;
+}
+
+std::string_view name_of(UnaryOp op) {
+  switch (op) {
+#define LAZYFUSE_UNARY(Enum, name, rule)                                                                       \
+  case UnaryOp::Enum: return #name;
+#include <lazyfuse/ops.def>
+  }
+  return "?";
+}
+
+std::string_view name_of(BinaryOp op) {
+  switch (op) {
+#define LAZYFUSE_BINARY(Enum, name, rule)                                                                      \
+  case BinaryOp::Enum: return #name;
+#include <lazyfuse/ops.def>
+  }
+  return "?";
+}
+
+namespace {
+std::optional<OpTypes> types_for(ResultRule rule, DType t, DType bool_float) {
+  switch (rule) {
+  case ResultRule::Arith: return OpTypes{t, t};
+  case ResultRule::ArithNoBool:
+    if (t == DType::Bool) return std::nullopt;
+    return OpTypes{t, t};
+  case ResultRule::ArithBoolToInt:
+    if (t == DType::Bool) return OpTypes{DType::Int32, DType::Int32};
+    return OpTypes{t, t};
+  case ResultRule::Float:
+    if (is_floating(t)) return OpTypes{t, t};
+    if (t == DType::Bool) return OpTypes{bool_float, bool_float};
+    return OpTypes{DType::Float64, DType::Float64};
+  case ResultRule::Rounding:
+    if (t == DType::Bool) return OpTypes{bool_float, bool_float};
+    return OpTypes{t, t};
+  case ResultRule::Predicate:
+  case ResultRule::Compare: return OpTypes{t, DType::Bool};
+  case ResultRule::Logical: return OpTypes{DType::Bool, DType::Bool};
+  }
+  return std::nullopt;
+}
+} // namespace
+
+std::optional<OpTypes> unary_types(UnaryOp op, DType t) { return types_for(rule_of(op), t, DType::Float32); }
+std::optional<OpTypes> binary_types(BinaryOp op, DType t) { return types_for(rule_of(op), t, DType::Float64); }
+
+} // namespace lazyfuse::graph

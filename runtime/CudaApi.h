@@ -1,0 +1,146 @@
+// Thin, checked access to CUDA for the runtime layer: whether CUDA is usable at all, per-device facts, error
+// checking, and the few driver-API calls (modules, launches, occupancy) that the runtime API lacks.
+//
+// The library never links libcuda: the static CUDA runtime dlopens the driver, and driver-API functions are
+// fetched through cudaGetDriverEntryPointByVersion. So every binary starts on a machine without a driver and
+// reports "CUDA not available" there instead of failing to load.
+#pragma once
+
+#include <lazyfuse/error.hpp>
+
+#include <cuda.h> // types only: nothing from libcuda is linked
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <string>
+
+namespace lazyfuse::runtime::cuda {
+
+/// Whether CUDA can be used in this process.
+struct Availability {
+  bool ok = false;
+  /// Why not, when `ok` is false (e.g. no driver, no device); empty otherwise.
+  std::string reason;
+  /// Visible devices (CUDA_VISIBLE_DEVICES applies); 0 when `ok` is false.
+  int device_count = 0;
+};
+
+/// Probes once, on first call (thread-safe): the driver loads and at least one device is visible. Never throws.
+const Availability& availability();
+
+/// "CUDA not available: <reason>", the text every "no CUDA" error starts with.
+std::string unavailable_message();
+
+/// Throws BackendError(unavailable_message()) when CUDA is not usable; `what` names the caller's operation.
+void require_available(const char* what);
+
+/// Facts about one device, read once.
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  int cc_major = 0;
+  int cc_minor = 0;
+  int sm_count = 0;
+  std::size_t total_memory = 0;
+  int max_threads_per_sm = 0;
+  int driver_version = 0;  ///< e.g. 13000 for CUDA 13.0 (cudaDriverGetVersion)
+  int runtime_version = 0; ///< the static runtime linked in (cudaRuntimeGetVersion)
+  std::size_t l2_bytes = 0;
+};
+
+/// Cached per device; the reference stays valid for the process. Throws BackendError when CUDA is not available
+/// or `ordinal` is not a visible device.
+const DeviceInfo& device_info(int ordinal);
+
+/// Throws BackendError naming the error (cudaGetErrorName and cudaGetErrorString), the call's text and its
+/// place. Clears the thread's last-error state first, so a handled error does not resurface in a later
+/// cudaGetLastError. Use through LAZYFUSE_CUDA_CHECK.
+[[noreturn]] void throw_cuda_error(cudaError_t e, const char* what, const char* file, int line);
+/// Same for a driver-API result (cuGetErrorName and cuGetErrorString).
+[[noreturn]] void throw_driver_error(CUresult r, const char* what, const char* file, int line);
+
+/// Does nothing on cudaSuccess, else throw_cuda_error.
+inline void check(cudaError_t e, const char* what, const char* file, int line) {
+  if (e != cudaSuccess) [[unlikely]]
+    throw_cuda_error(e, what, file, line);
+}
+/// Does nothing on CUDA_SUCCESS, else throw_driver_error.
+inline void check_driver(CUresult r, const char* what, const char* file, int line) {
+  if (r != CUDA_SUCCESS) [[unlikely]]
+    throw_driver_error(r, what, file, line);
+}
+
+#define LAZYFUSE_CUDA_CHECK(expr) ::lazyfuse::runtime::cuda::check((expr), #expr, __FILE__, __LINE__)
+#define LAZYFUSE_CU_CHECK(expr) ::lazyfuse::runtime::cuda::check_driver((expr), #expr, __FILE__, __LINE__)
+
+/// Driver-API entry points, resolved once through cudaGetDriverEntryPointByVersion (ABI of CUDA 12.0, which
+/// every driver new enough for the CUDA 13 runtime provides). The member names are the driver's without "cu".
+struct DriverApi {
+  decltype(&::cuModuleLoadData) ModuleLoadData = nullptr;
+  decltype(&::cuModuleLoadDataEx) ModuleLoadDataEx = nullptr;
+  decltype(&::cuModuleUnload) ModuleUnload = nullptr;
+  decltype(&::cuModuleGetFunction) ModuleGetFunction = nullptr;
+  decltype(&::cuLaunchKernel) LaunchKernel = nullptr;
+  decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessor) OccupancyMaxActiveBlocksPerMultiprocessor = nullptr;
+  decltype(&::cuFuncGetAttribute) FuncGetAttribute = nullptr;
+  decltype(&::cuFuncSetAttribute) FuncSetAttribute = nullptr;
+  decltype(&::cuGetErrorString) GetErrorString = nullptr;
+  decltype(&::cuGetErrorName) GetErrorName = nullptr;
+};
+
+/// The entry points, loaded on first use (thread-safe). Throws BackendError when CUDA is not available or the
+/// driver lacks one of them.
+const DriverApi& driver();
+
+/// Makes the current device's primary context current on this thread, which driver-API calls need and the
+/// runtime only does lazily. Cheap after the first call per thread and device.
+void ensure_context();
+
+/// A loaded CUDA module (RAII over CUmodule; move-only). It belongs to the device that was current at `load`.
+class Module {
+public:
+  Module() noexcept = default;
+  /// Loads a cubin or a NUL-terminated PTX text into the current device's primary context. Throws BackendError
+  /// with the driver's message and, for PTX, the JIT compiler's error log.
+  static Module load(const void* image);
+  ~Module();
+  Module(Module&& other) noexcept;
+  Module& operator=(Module&& other) noexcept;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  /// The kernel `name` (its extern "C" or mangled name). Throws BackendError when absent.
+  CUfunction function(const char* name) const;
+  CUmodule native() const noexcept { return module_; }
+  int device() const noexcept { return device_; }
+  explicit operator bool() const noexcept { return module_ != nullptr; }
+
+private:
+  Module(CUmodule m, int device) noexcept : module_(m), device_(device) {}
+  void reset() noexcept;
+  CUmodule module_ = nullptr;
+  int device_ = -1;
+};
+
+/// Launches `f` with a 1-D grid on `stream`; `args` points to one pointer per kernel parameter (cuLaunchKernel's
+/// kernelParams). A grid of 0 blocks launches nothing: it is what an empty array asks for. Kernels needing more
+/// than 48 KiB of dynamic shared memory must first get set_max_dynamic_shared_bytes.
+void launch(CUfunction f, unsigned grid, unsigned block, unsigned shared_bytes, cudaStream_t stream, void** args);
+
+/// Blocks of `block` threads (with `shared_bytes` dynamic shared memory) that fit on one SM at once.
+int max_active_blocks_per_sm(CUfunction f, int block, std::size_t shared_bytes);
+
+/// A kernel attribute (registers, max threads per block, static shared bytes, ...), via cuFuncGetAttribute.
+int function_attribute(CUfunction f, CUfunction_attribute attribute);
+
+/// Allows `f` to be launched with up to `bytes` of dynamic shared memory (needed above 48 KiB).
+void set_max_dynamic_shared_bytes(CUfunction f, int bytes);
+
+/// The value of a LAZYFUSE_* setting, "" when unset. Reads the environment for now; the single place to switch
+/// to lazyfuse::config once graph/Config.cpp is in.
+std::string setting(const char* name);
+
+/// True for "1", "true", "on", "yes" (any case); false for anything else, including "".
+bool setting_enabled(const char* name);
+
+} // namespace lazyfuse::runtime::cuda

@@ -1,0 +1,50 @@
+// The backends behind materialization: where buffers live and how a lowered kernel runs.
+#pragma once
+
+#include "codegen/Lower.h"
+#include "graph/Node.h"
+
+#include <lazyfuse/runtime.hpp>
+
+#include <atomic>
+#include <memory>
+
+namespace lazyfuse::runtime {
+
+class Executor {
+public:
+  virtual ~Executor() = default;
+  virtual Backend kind() const = 0;
+  /// A buffer of `bytes` (contents undefined), usable by kernels queued on the current stream.
+  virtual std::shared_ptr<graph::Storage> allocate(std::size_t bytes) = 0;
+  /// A buffer holding a copy of `bytes` bytes at `host`; the caller may free `host` when this returns.
+  virtual std::shared_ptr<graph::Storage> upload(const void* host, std::size_t bytes) = 0;
+  /// Copies `bytes` bytes at `byte_offset` of `storage` to `host`, waiting only for the work that writes them.
+  virtual void download(const graph::Storage& storage, std::size_t byte_offset, void* host, std::size_t bytes) = 0;
+  /// Runs `kernel` writing `outputs` (one buffer of n elements per IR output), queued on the current stream.
+  virtual void run(const codegen::LoweredKernel& kernel, const std::vector<void*>& outputs) = 0;
+  /// Waits for everything queued on the device.
+  virtual void synchronize() = 0;
+  /// Forgets the kernels seen in this process (the disk cache stays).
+  virtual void forget_kernels() = 0;
+};
+
+/// The executor of the backend in use (decided once; see lazyfuse::backend()).
+Executor& executor();
+
+/// The CPU executor (always available).
+Executor& cpu_executor();
+
+/// Counters shared by all executors.
+struct Counters {
+  std::atomic<std::uint64_t> memory_hits{0}, disk_hits{0}, misses{0}, kernels_launched{0};
+  std::atomic<std::uint64_t> compile_nanoseconds{0};
+};
+Counters& counters();
+
+} // namespace lazyfuse::runtime
+
+namespace lazyfuse::runtime {
+/// The CUDA executor, or null with `reason` set when no usable device is present.
+std::unique_ptr<Executor> make_cuda_executor(std::string& reason);
+} // namespace lazyfuse::runtime

@@ -1,0 +1,17 @@
+// The op semantics of graph/OpMath.inc compiled for the host: the CPU backend calls these, and the CUDA printer
+// pastes the same text into every kernel.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <math.h>
+
+// Outside namespace lazyfuse on purpose: unqualified sinf, floor, pow... must find the C library, not
+// lazyfuse::floor(const Array&).
+namespace lazyfuse_opmath {
+#define LF_HD inline
+using lf_i32 = std::int32_t;
+using lf_i64 = std::int64_t;
+#include "graph/OpMath.inc"
+#undef LF_HD
+} // namespace lazyfuse_opmath

@@ -1,0 +1,186 @@
+// Devices and streams of include/lazyfuse/runtime.hpp, and the internal Event of runtime/Streams.h.
+#include "runtime/Streams.h"
+
+#include "runtime/CudaApi.h"
+#include "runtime/MemoryPool.h"
+
+#include <lazyfuse/error.hpp>
+#include <lazyfuse/runtime.hpp>
+
+#include <cassert>
+#include <string>
+#include <utility>
+
+namespace lazyfuse {
+namespace {
+
+namespace cu = runtime::cuda;
+
+bool cuda_ok() { return cu::availability().ok; }
+
+// The thread's current stream is "whatever the default is" until a StreamGuard sets one; the default is resolved
+// when asked, not captured, so that a guard restoring "no guard" needs no knowledge of the setting. A
+// distinct address is the only void* that no stream handle (nullptr, 0x1, 0x2, a real one) can equal.
+char no_guard_tag;
+void* const kNoGuard = &no_guard_tag;
+thread_local void* current_guarded_stream = kNoGuard;
+
+void destroy_stream(void* native, bool owned) noexcept {
+  if (!owned || !native)
+    return;
+  auto s = static_cast<cudaStream_t>(native);
+  // Before the handle is gone: blocks the pool cached for this stream must not be matched to a later stream
+  // that the driver hands the same handle value.
+  runtime::MemoryPool::stream_destroyed(s);
+  // Queued work still completes; the driver releases the stream afterwards. Nothing to report to from here.
+  (void)cudaStreamDestroy(s);
+  (void)cudaGetLastError();
+}
+
+} // namespace
+
+int device_count() { return cu::availability().device_count; }
+
+void set_device(int ordinal) {
+  if (!cuda_ok()) {
+    // Device 0 stands for "the CPU" then, so code written for one device runs unchanged without CUDA.
+    if (ordinal == 0)
+      return;
+    throw BackendError("set_device(" + std::to_string(ordinal) + "): " + cu::unavailable_message());
+  }
+  const int n = cu::availability().device_count;
+  if (ordinal < 0 || ordinal >= n)
+    throw BackendError("set_device(" + std::to_string(ordinal) + "): no such device; " + std::to_string(n) +
+                       " visible (devices 0.." + std::to_string(n - 1) + ", CUDA_VISIBLE_DEVICES applies)");
+  LAZYFUSE_CUDA_CHECK(cudaSetDevice(ordinal));
+}
+
+int current_device() {
+  if (!cuda_ok())
+    return 0;
+  int d = 0;
+  LAZYFUSE_CUDA_CHECK(cudaGetDevice(&d));
+  return d;
+}
+
+DeviceGuard::DeviceGuard(int ordinal) : previous_(current_device()) { set_device(ordinal); }
+
+DeviceGuard::~DeviceGuard() {
+  // previous_ was current a moment ago, so this cannot fail for a reason a destructor could handle.
+  if (cuda_ok()) {
+    (void)cudaSetDevice(previous_);
+    (void)cudaGetLastError();
+  }
+}
+
+Stream::Stream() {
+  if (!cuda_ok())
+    return;
+  // Non-blocking: the legacy default stream must not serialize our streams with unrelated work.
+  cudaStream_t s = nullptr;
+  LAZYFUSE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  native_ = s;
+  owned_ = true;
+}
+
+Stream Stream::wrap(void* native_stream) { return Stream(cuda_ok() ? native_stream : nullptr, false); }
+
+Stream Stream::null() { return Stream(runtime::default_stream(), false); }
+
+Stream::~Stream() { destroy_stream(native_, owned_); }
+
+Stream::Stream(Stream&& other) noexcept
+    : native_(std::exchange(other.native_, nullptr)), owned_(std::exchange(other.owned_, false)) {}
+
+Stream& Stream::operator=(Stream&& other) noexcept {
+  if (this != &other) {
+    destroy_stream(native_, owned_);
+    native_ = std::exchange(other.native_, nullptr);
+    owned_ = std::exchange(other.owned_, false);
+  }
+  return *this;
+}
+
+void Stream::synchronize() const {
+  if (!cuda_ok())
+    return;
+  LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(native_)));
+}
+
+void* current_stream_native() { return runtime::current_stream(); }
+
+// Guards nest per thread: each restores exactly what it replaced, so they must end in reverse order of creation
+// on the thread that made them, which scoping gives.
+StreamGuard::StreamGuard(const Stream& s) : previous_(current_guarded_stream) { current_guarded_stream = s.native(); }
+
+StreamGuard::~StreamGuard() { current_guarded_stream = previous_; }
+
+namespace runtime {
+
+cudaStream_t default_stream() {
+  if (!cuda_ok())
+    return nullptr;
+  static const bool per_thread = cuda::setting_enabled("LAZYFUSE_PER_THREAD_DEFAULT_STREAM");
+  return per_thread ? cudaStreamPerThread : nullptr;
+}
+
+cudaStream_t current_stream() {
+  void* s = current_guarded_stream;
+  return s == kNoGuard ? default_stream() : static_cast<cudaStream_t>(s);
+}
+
+Event::Event() {
+  cuda::require_available("creating a CUDA event");
+  LAZYFUSE_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming));
+}
+
+Event::~Event() {
+  if (event_) {
+    // An event may be destroyed while recorded work is pending; CUDA defers the release.
+    (void)cudaEventDestroy(event_);
+    (void)cudaGetLastError();
+  }
+}
+
+Event::Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
+
+Event& Event::operator=(Event&& other) noexcept {
+  if (this != &other) {
+    if (event_) {
+      (void)cudaEventDestroy(event_);
+      (void)cudaGetLastError();
+    }
+    event_ = std::exchange(other.event_, nullptr);
+  }
+  return *this;
+}
+
+void Event::record(cudaStream_t stream) {
+  assert(event_ && "record on a moved-from Event");
+  LAZYFUSE_CUDA_CHECK(cudaEventRecord(event_, stream));
+}
+
+void Event::wait_on(cudaStream_t waiter) const {
+  assert(event_ && "wait_on of a moved-from Event");
+  LAZYFUSE_CUDA_CHECK(cudaStreamWaitEvent(waiter, event_, 0));
+}
+
+bool Event::query() const {
+  assert(event_ && "query of a moved-from Event");
+  const cudaError_t e = cudaEventQuery(event_);
+  if (e == cudaErrorNotReady) {
+    // "Not ready" is an answer, not a failure; it must not linger as the thread's last error.
+    (void)cudaGetLastError();
+    return false;
+  }
+  LAZYFUSE_CUDA_CHECK(e);
+  return true;
+}
+
+void Event::synchronize() const {
+  assert(event_ && "synchronize of a moved-from Event");
+  LAZYFUSE_CUDA_CHECK(cudaEventSynchronize(event_));
+}
+
+} // namespace runtime
+} // namespace lazyfuse

@@ -1,0 +1,46 @@
+// Internal stream and event helpers behind the public Stream/StreamGuard of include/lazyfuse/runtime.hpp.
+#pragma once
+
+#include "runtime/CudaApi.h"
+
+#include <lazyfuse/runtime.hpp>
+
+namespace lazyfuse::runtime {
+
+/// The handle that stands for "the default stream": cudaStreamPerThread with
+/// LAZYFUSE_PER_THREAD_DEFAULT_STREAM=1 (read once per process), else the legacy stream (nullptr). nullptr
+/// without CUDA.
+cudaStream_t default_stream();
+
+/// The calling thread's current stream, typed: the innermost StreamGuard's, else default_stream().
+cudaStream_t current_stream();
+
+/// A CUDA event for ordering work across streams (RAII, move-only). Created without timing, which makes
+/// record and wait cheaper; not for measuring time.
+class Event {
+public:
+  /// Creates an event on the current device. Throws BackendError without CUDA.
+  Event();
+  ~Event();
+  Event(Event&& other) noexcept;
+  Event& operator=(Event&& other) noexcept;
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+
+  /// Captures the work queued on `stream` so far (the stream must be on the event's device).
+  void record(cudaStream_t stream);
+  /// Makes work queued on `waiter` after this call wait until the recorded work is done; the host does not
+  /// block. Works across devices.
+  void wait_on(cudaStream_t waiter) const;
+  /// True when the recorded work is done (or nothing was recorded). Never blocks.
+  bool query() const;
+  /// Blocks the host until the recorded work is done.
+  void synchronize() const;
+
+  cudaEvent_t native() const noexcept { return event_; }
+
+private:
+  cudaEvent_t event_ = nullptr;
+};
+
+} // namespace lazyfuse::runtime

@@ -1,0 +1,262 @@
+#!/usr/bin/env bash
+# Build, test, memcheck and benchmark lazyfuse on the GPU machine (H200: 16 cores, cmake 4, ninja, g++ 13,
+# CUDA 13 at /usr/local/cuda, gtest, benchmark, no internet, root).
+#
+#   LOG_DIR=$OUT scripts/gpu-check.sh [build] [test] [memcheck] [bench]     (no stage named: all four)
+#
+#   build     cmake --preset gpu (Ninja, Release, build/gpu) and build with all cores
+#   test      LAZYFUSE_REQUIRE_GPU=1 ctest --test-dir build/gpu --output-on-failure -j4 (a skipped gpu test fails)
+#   memcheck  compute-sanitizer --tool memcheck on the gpu-labelled test programs (tests/test_*{cuda,gpu}*),
+#             LAZYFUSE_POOL=none, LAZYFUSE_RANDOM_GRAPHS=50
+#   bench     every program in build/gpu/bench, JSON results (5 repetitions, aggregates only)
+#
+# Every log goes to a folder (build/gpu-check-logs) that is packed, after each stage, into ONE archive
+# $LOG_DIR/gpu-check.tar.gz. Next to it: summary.txt and at most 4 bench-<name>.json (6 files at most, the
+# device tool returns 8). The stage table is printed last; the exit status is non-zero if any stage failed.
+#
+# Knobs (environment):
+#   GPU_CHECK_BUDGET_S  seconds for the whole run, default 570 (the device tool stops a command at 600 s);
+#                       0 = no limit. Stages still running at the end are killed and marked "timed out".
+#   CTEST_ARGS          extra ctest arguments for `test` (e.g. "-L gpu" or "-R fusion")
+#   MEMCHECK_TIMEOUT_S  per test program under compute-sanitizer (default 300)
+#   BENCH_TIMEOUT_S     per benchmark program (default 240)
+#   BENCH_ARGS          extra benchmark arguments (e.g. --benchmark_filter=Fused)
+# Since build/ is git-ignored, build/gpu survives between device calls on a warm machine, so a long check can
+# be split: `scripts/gpu-check.sh build test`, then `scripts/gpu-check.sh memcheck bench`.
+set -uo pipefail
+exec </dev/null
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
+ROOT=$PWD
+T0=$SECONDS
+BUDGET_S=${GPU_CHECK_BUDGET_S:-570}
+export CUDA_PATH=${CUDA_PATH:-/usr/local/cuda}
+export PATH="$CUDA_PATH/bin:$PATH"
+export GTEST_COLOR=no
+JOBS=$(nproc 2>/dev/null || echo 8)
+BUILD_DIR=$ROOT/build/gpu
+WORK=$ROOT/build/gpu-check-logs
+LOG_DIR=${LOG_DIR:-$ROOT/build/gpu-check-out}
+mkdir -p "$LOG_DIR" && LOG_DIR=$(cd "$LOG_DIR" && pwd)
+MAX_BENCH_JSON=4
+
+ALL_STAGES=(build test memcheck bench)
+declare -A WANT=()
+if (($# == 0)); then
+  for s in "${ALL_STAGES[@]}"; do WANT[$s]=1; done
+else
+  for s in "$@"; do
+    case $s in
+      build | test | memcheck | bench) WANT[$s]=1 ;;
+      all) for t in "${ALL_STAGES[@]}"; do WANT[$t]=1; done ;;
+      -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
+      *) echo "gpu-check: unknown stage '$s' (stages: ${ALL_STAGES[*]})" >&2; exit 2 ;;
+    esac
+  done
+fi
+
+rm -rf "$WORK" && mkdir -p "$WORK"
+rm -f "$LOG_DIR"/gpu-check.tar.gz "$LOG_DIR"/summary.txt "$LOG_DIR"/bench-*.json
+
+declare -a S_NAME=() S_STATUS=() S_SECS=() S_NOTE=()
+FAILED=0
+record() { # stage status seconds note
+  S_NAME+=("$1"); S_STATUS+=("$2"); S_SECS+=("$3"); S_NOTE+=("${4:-}")
+  [[ $2 == FAIL ]] && FAILED=1
+  return 0
+}
+
+# Seconds left of the budget (a large number when there is none).
+left() {
+  if ((BUDGET_S <= 0)); then echo 999999; else echo $((BUDGET_S - (SECONDS - T0))); fi
+}
+# run_limited SECONDS LOG COMMAND...: runs COMMAND with its output in LOG, under min(SECONDS, budget left).
+run_limited() {
+  local limit=$1 log=$2; shift 2
+  local l; l=$(left)
+  ((l < limit)) && limit=$l
+  if ((limit < 5)); then echo "gpu-check: budget spent, not started: $*" >>"$log"; return 124; fi
+  timeout --kill-after=20 "$limit" "$@" >>"$log" 2>&1
+}
+show_tail() { # log: the end of a failed stage's log, for the device tool's output tail
+  echo "----- last 40 lines of ${1#"$ROOT"/} -----"
+  tail -n 40 "$1"
+  echo "-----"
+}
+
+table() {
+  printf '%-9s | %-6s | %7s | %s\n' stage status seconds notes
+  printf '%-9s-+-%-6s-+-%7s-+-%s\n' --------- ------ ------- -----
+  local i
+  for i in "${!S_NAME[@]}"; do
+    printf '%-9s | %-6s | %7s | %s\n' "${S_NAME[$i]}" "${S_STATUS[$i]}" "${S_SECS[$i]}" "${S_NOTE[$i]}"
+  done
+}
+
+# Packs the logs into $LOG_DIR (run after each stage, so a run stopped from outside still leaves its logs).
+pack() {
+  {
+    echo "lazyfuse gpu-check $(date -u +%FT%TZ), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), $((SECONDS - T0)) s"
+    echo "gpu: $(cat "$WORK/gpu.csv" 2>/dev/null | tail -n +2 | tr '\n' ';')"
+    table
+  } >"$WORK/summary.txt"
+  cp "$WORK/summary.txt" "$LOG_DIR/summary.txt"
+  tar -czf "$LOG_DIR/gpu-check.tar.gz.tmp" -C "$(dirname "$WORK")" "$(basename "$WORK")" &&
+    mv "$LOG_DIR/gpu-check.tar.gz.tmp" "$LOG_DIR/gpu-check.tar.gz"
+  local n=0 f
+  for f in "$WORK"/bench-*.json; do
+    [[ -f $f ]] || continue
+    ((n < MAX_BENCH_JSON)) && cp "$f" "$LOG_DIR/"
+    n=$((n + 1))
+  done
+  return 0
+}
+
+echo "lazyfuse gpu-check: stages ${!WANT[*]}; $JOBS cores; budget ${BUDGET_S} s; logs -> $LOG_DIR/gpu-check.tar.gz"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv 2>&1 | tee "$WORK/gpu.csv" || true
+{ nvidia-smi 2>&1; echo; cmake --version 2>&1 | head -1; ninja --version 2>&1; g++ --version 2>&1 | head -1;
+  nvcc --version 2>&1 | tail -2; uname -a; } >"$WORK/environment.txt" || true
+
+# ---------------------------------------------------------------------------------------------------- build
+BUILD_OK=1
+if [[ -n ${WANT[build]:-} ]]; then
+  echo "== build"
+  t=$SECONDS log=$WORK/build.log
+  rc=0
+  run_limited 999999 "$log" cmake --preset gpu || rc=$?
+  ((rc == 0)) && { run_limited 999999 "$log" cmake --build --preset gpu -j "$JOBS" || rc=$?; }
+  warnings=$(grep -c 'warning:' "$log" || true)
+  if ((rc == 0)); then
+    record build OK $((SECONDS - t)) "$warnings warnings"
+  else
+    BUILD_OK=0
+    show_tail "$log"
+    note="exit $rc"; ((rc == 124 || rc == 137)) && note="timed out"
+    record build FAIL $((SECONDS - t)) "$note; $(grep -c 'error:' "$log" || true) errors (build.log)"
+  fi
+  pack
+fi
+if ((BUILD_OK)) && [[ ! -f $BUILD_DIR/CTestTestfile.cmake ]]; then
+  BUILD_OK=0
+  NO_BUILD_REASON="no build in build/gpu (run the build stage)"
+else
+  NO_BUILD_REASON="build failed"
+fi
+
+# ----------------------------------------------------------------------------------------------------- test
+if [[ -n ${WANT[test]:-} ]]; then
+  echo "== test"
+  t=$SECONDS log=$WORK/test.log
+  if ((!BUILD_OK)); then
+    record test FAIL 0 "not run: $NO_BUILD_REASON"
+  else
+    rc=0
+    # shellcheck disable=SC2086
+    LAZYFUSE_REQUIRE_GPU=1 run_limited 999999 "$log" ctest --test-dir "$BUILD_DIR" --output-on-failure -j4 \
+      --output-junit "$WORK/ctest-junit.xml" ${CTEST_ARGS:-} || rc=$?
+    total=$(sed -n 's/.*tests passed, \([0-9]*\) tests\{0,1\} failed out of \([0-9]*\).*/\2/p' "$log" | tail -1)
+    failed=$(sed -n 's/.*tests passed, \([0-9]*\) tests\{0,1\} failed out of \([0-9]*\).*/\1/p' "$log" | tail -1)
+    skipped=$(grep -c '(Skipped)' "$log" || true)
+    gpu_skipped=$(grep '(Skipped)' "$log" | grep -ciE 'cuda|gpu' || true)
+    gtest_skipped=$(cat "$log" "$WORK/ctest-junit.xml" 2>/dev/null | grep -c 'SKIPPED \]' || true)
+    total=${total:-0} failed=${failed:-0}
+    passed=$((total - failed - skipped))
+    note="passed $passed, failed $failed, skipped $skipped of $total (gpu skipped $gpu_skipped; gtest SKIPPED lines $gtest_skipped)"
+    if ((rc == 0 && gpu_skipped == 0 && total > 0)); then
+      record test OK $((SECONDS - t)) "$note"
+    else
+      show_tail "$log"
+      ((rc == 124 || rc == 137)) && note="timed out; $note"
+      ((total == 0)) && note="no tests ran (exit $rc); $note"
+      record test FAIL $((SECONDS - t)) "$note"
+    fi
+  fi
+  pack
+fi
+
+# ------------------------------------------------------------------------------------------------- memcheck
+if [[ -n ${WANT[memcheck]:-} ]]; then
+  echo "== memcheck"
+  t=$SECONDS log=$WORK/memcheck.log
+  CS=$CUDA_PATH/bin/compute-sanitizer
+  [[ -x $CS ]] || CS=$(command -v compute-sanitizer || true)
+  if ((!BUILD_OK)); then
+    record memcheck FAIL 0 "not run: $NO_BUILD_REASON"
+  elif [[ -z $CS || ! -x $CS ]]; then
+    echo "compute-sanitizer: not available" | tee "$log"
+    record memcheck N/A 0 "compute-sanitizer not available"
+  else
+    mapfile -t bins < <(find "$BUILD_DIR/tests" -maxdepth 1 -type f -perm -u+x -name 'test_*' 2>/dev/null |
+      grep -E '/test_[^/]*(cuda|gpu)[^/]*$' | sort)
+    errors=0 bad=() ran=0
+    workdir=$BUILD_DIR/tests/work
+    [[ -d $workdir ]] || workdir=$BUILD_DIR/tests
+    for bin in "${bins[@]}"; do
+      name=$(basename "$bin") blog=$WORK/memcheck-$name.log
+      echo "== $name" >>"$log"
+      rc=0
+      (cd "$workdir" && LAZYFUSE_POOL=none LAZYFUSE_RANDOM_GRAPHS=50 LAZYFUSE_REQUIRE_GPU=1 \
+        run_limited "${MEMCHECK_TIMEOUT_S:-300}" "$blog" "$CS" --tool memcheck --error-exitcode 1 "$bin") || rc=$?
+      ran=$((ran + 1))
+      n=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$blog" | tail -1)
+      errors=$((errors + ${n:-0}))
+      echo "$name: exit $rc, ${n:-?} memcheck errors" | tee -a "$log"
+      if ((rc != 0)); then
+        ((rc == 124 || rc == 137)) && bad+=("$name(timeout)") || bad+=("$name")
+      fi
+    done
+    note="$ran programs, $errors memcheck errors"
+    ((${#bad[@]})) && note="$note; failed: ${bad[*]}"
+    if ((ran == 0)); then
+      record memcheck FAIL $((SECONDS - t)) "no gpu test programs in build/gpu/tests"
+    elif ((${#bad[@]} == 0)); then
+      record memcheck OK $((SECONDS - t)) "$note"
+    else
+      for b in "${bad[@]}"; do f=$WORK/memcheck-${b%(timeout)}.log; [[ -f $f ]] && show_tail "$f"; done
+      record memcheck FAIL $((SECONDS - t)) "$note"
+    fi
+  fi
+  pack
+fi
+
+# ---------------------------------------------------------------------------------------------------- bench
+if [[ -n ${WANT[bench]:-} ]]; then
+  echo "== bench"
+  t=$SECONDS log=$WORK/bench.log
+  if ((!BUILD_OK)); then
+    record bench FAIL 0 "not run: $NO_BUILD_REASON"
+  else
+    mapfile -t exes < <(find "$BUILD_DIR/bench" -maxdepth 1 -type f -perm -u+x 2>/dev/null | sort)
+    bad=() ok=0
+    for exe in "${exes[@]}"; do
+      name=$(basename "$exe") blog=$WORK/bench-$name.log
+      rc=0
+      # shellcheck disable=SC2086
+      run_limited "${BENCH_TIMEOUT_S:-240}" "$blog" "$exe" --benchmark_out="$WORK/bench-$name.json" \
+        --benchmark_out_format=json --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+        ${BENCH_ARGS:-} || rc=$?
+      echo "$name: exit $rc" | tee -a "$log"
+      if ((rc == 0)); then ok=$((ok + 1)); else
+        ((rc == 124 || rc == 137)) && bad+=("$name(timeout)") || bad+=("$name(exit $rc)")
+        show_tail "$blog"
+      fi
+    done
+    note="$ok of ${#exes[@]} programs ok"
+    ((${#exes[@]} > MAX_BENCH_JSON)) && note="$note; JSON of the first $MAX_BENCH_JSON next to the archive, all inside"
+    ((${#bad[@]})) && note="$note; failed: ${bad[*]}"
+    if ((${#exes[@]} == 0)); then
+      record bench FAIL $((SECONDS - t)) "no programs in build/gpu/bench (google benchmark missing?)"
+    elif ((${#bad[@]} == 0)); then
+      record bench OK $((SECONDS - t)) "$note"
+    else
+      record bench FAIL $((SECONDS - t)) "$note"
+    fi
+  fi
+  pack
+fi
+
+pack
+echo
+echo "gpu-check: $((SECONDS - T0)) s; files in $LOG_DIR: $(cd "$LOG_DIR" && ls | tr '\n' ' ')"
+table
+exit $FAILED

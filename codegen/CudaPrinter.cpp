@@ -90,7 +90,7 @@ void print_body(std::ostringstream& os, const KernelIR& ir, Mode mode, const std
 
 std::string render_cuda(const KernelIR& ir) {
   std::ostringstream os;
-  os << "// lazyfuse kernel " << ir.name << " (generated; self-contained, no #include)\n";
+  os << "// lazyfuse kernel " << ir.name << " (generated; self-contained: it includes no header)\n";
   os << "#define LF_HD __device__ __forceinline__\n";
   os << "typedef int lf_i32;\ntypedef long long lf_i64;\n";
   os << kPrelude << "\n";

@@ -209,7 +209,7 @@ private:
       Task t = std::move(stack.back());
       stack.pop_back();
       const Node& n = *t.node;
-      const int memo_frame = frame_independent(n) ? -1 : t.frame;
+      const int memo_frame = memo_frame_of(n, t.frame);
       if (memo_.count({&n, memo_frame})) continue;
       if (!t.expanded) {
         if (auto buf = t.node->buffer()) {
@@ -221,22 +221,24 @@ private:
         auto children = t.children;
         stack.push_back(std::move(t));
         for (auto it = children.rbegin(); it != children.rend(); ++it) {
-          const int cf = frame_independent(*it->first) && !it->first->materialized() ? -1 : it->second;
-          if (!memo_.count({it->first.get(), cf})) stack.push_back({it->first, it->second, false, {}, -1});
+          if (!memo_.count({it->first.get(), memo_frame_of(*it->first, it->second)}))
+            stack.push_back({it->first, it->second, false, {}, -1});
         }
         continue;
       }
       memo_[{&n, memo_frame}] = finish(t);
     }
-    return memo_.at({root.get(), frame_independent(*root) && !root->materialized() ? -1 : root_frame});
+    return memo_.at({root.get(), memo_frame_of(*root, root_frame)});
   }
 
-  static bool frame_independent(const Node& n) { return n.kind == NodeKind::Fill; }
+  // A fill's value does not depend on the index: one parameter serves every frame.
+  static int memo_frame_of(const Node& n, int frame) {
+    return n.kind == NodeKind::Fill && !n.materialized() ? -1 : frame;
+  }
 
   int child(const Task& t, std::size_t k) {
     auto& [node, frame] = t.children[k];
-    const int cf = frame_independent(*node) && !node->materialized() ? -1 : frame;
-    return memo_.at({node.get(), cf});
+    return memo_.at({node.get(), memo_frame_of(*node, frame)});
   }
 
   void plan_children(Task& t) {

@@ -1,7 +1,10 @@
 #include "runtime/CudaApi.h"
 
+#include "graph/Config.h"
+
+#include "graph/Assert.h"
+
 #include <algorithm>
-#include <cassert>
 #include <cctype>
 #include <cstdint>
 #include <cstdlib>
@@ -17,17 +20,15 @@ namespace {
 // Adds what a user can do about the usual reasons; the bare CUDA text ("driver version is insufficient")
 // does not say that a missing libcuda.so.1 reads the same.
 std::string explain_probe_error(cudaError_t e) {
-  std::string text = std::string("cudaGetDeviceCount failed: ") + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
+  std::string text =
+      std::string("cudaGetDeviceCount failed: ") + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
   switch (e) {
   case cudaErrorInsufficientDriver:
     text += "; no NVIDIA driver (libcuda.so.1) was found, or it is older than the CUDA " +
             std::to_string(CUDART_VERSION / 1000) + " runtime";
     break;
-  case cudaErrorNoDevice:
-    text += "; no CUDA device is visible (check CUDA_VISIBLE_DEVICES)";
-    break;
-  default:
-    break;
+  case cudaErrorNoDevice: text += "; no CUDA device is visible (check CUDA_VISIBLE_DEVICES)"; break;
+  default: break;
   }
   return text;
 }
@@ -78,8 +79,7 @@ DeviceInfo read_device_info(int ordinal) {
   LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&d.cc_major, cudaDevAttrComputeCapabilityMajor, ordinal));
   LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&d.cc_minor, cudaDevAttrComputeCapabilityMinor, ordinal));
   LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&d.sm_count, cudaDevAttrMultiProcessorCount, ordinal));
-  LAZYFUSE_CUDA_CHECK(
-      cudaDeviceGetAttribute(&d.max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, ordinal));
+  LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&d.max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, ordinal));
   int l2 = 0;
   LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, ordinal));
   d.l2_bytes = static_cast<std::size_t>(l2);
@@ -130,11 +130,12 @@ const Availability& availability() {
   return a;
 }
 
-std::string unavailable_message() { return "CUDA not available: " + availability().reason; }
+std::string unavailable_message() {
+  return "CUDA not available: " + availability().reason;
+}
 
 void require_available(const char* what) {
-  if (!availability().ok)
-    throw BackendError(std::string(what) + ": " + unavailable_message());
+  if (!availability().ok) throw BackendError(std::string(what) + ": " + unavailable_message());
 }
 
 const DeviceInfo& device_info(int ordinal) {
@@ -162,17 +163,14 @@ void throw_driver_error(CUresult r, const char* what, const char* file, int line
   if (availability().ok) {
     try {
       const DriverApi& api = driver();
-      if (api.GetErrorName(r, &name) != CUDA_SUCCESS)
-        name = nullptr;
-      if (api.GetErrorString(r, &text) != CUDA_SUCCESS)
-        text = nullptr;
+      if (api.GetErrorName(r, &name) != CUDA_SUCCESS) name = nullptr;
+      if (api.GetErrorString(r, &text) != CUDA_SUCCESS) text = nullptr;
     } catch (const BackendError&) {
     }
   }
   std::string msg = "CUDA driver error ";
   msg += name ? name : ("CUresult " + std::to_string(static_cast<int>(r)));
-  if (text)
-    msg += std::string(" (") + text + ")";
+  if (text) msg += std::string(" (") + text + ")";
   throw BackendError(msg + format_location(what, file, line));
 }
 
@@ -197,7 +195,7 @@ void ensure_context() {
 }
 
 Module Module::load(const void* image) {
-  assert(image != nullptr && "Module::load needs an image");
+  LAZYFUSE_ASSERT(image != nullptr, "Module::load needs an image");
   const DriverApi& api = driver();
   ensure_context();
   int device = 0;
@@ -217,16 +215,16 @@ Module Module::load(const void* image) {
     (void)api.GetErrorString(r, &text);
     std::string msg = std::string("cannot load a CUDA module on device ") + std::to_string(device) + ": " +
                       (name ? name : "CUresult " + std::to_string(static_cast<int>(r)));
-    if (text)
-      msg += std::string(" (") + text + ")";
-    if (!log.empty())
-      msg += "; JIT log:\n" + log;
+    if (text) msg += std::string(" (") + text + ")";
+    if (!log.empty()) msg += "; JIT log:\n" + log;
     throw BackendError(msg);
   }
   return Module(m, device);
 }
 
-Module::~Module() { reset(); }
+Module::~Module() {
+  reset();
+}
 
 Module::Module(Module&& other) noexcept
     : module_(std::exchange(other.module_, nullptr)), device_(std::exchange(other.device_, -1)) {}
@@ -241,37 +239,33 @@ Module& Module::operator=(Module&& other) noexcept {
 }
 
 void Module::reset() noexcept {
-  if (!module_)
-    return;
+  if (!module_) return;
   // cuModuleUnload works on the current context, and a module may die on a thread (or at a moment) where another
   // device is current. Results are ignored: at process exit the context may already be gone
   // (CUDA_ERROR_DEINITIALIZED), and a destructor has nobody to report to. A module exists only if driver()
   // loaded, so driver() cannot throw here.
   int previous = -1;
-  const bool switched = cudaGetDevice(&previous) == cudaSuccess && previous != device_ &&
-                        cudaSetDevice(device_) == cudaSuccess;
+  const bool switched =
+      cudaGetDevice(&previous) == cudaSuccess && previous != device_ && cudaSetDevice(device_) == cudaSuccess;
   (void)driver().ModuleUnload(module_);
-  if (switched)
-    (void)cudaSetDevice(previous);
+  if (switched) (void)cudaSetDevice(previous);
   (void)cudaGetLastError();
   module_ = nullptr;
 }
 
 CUfunction Module::function(const char* name) const {
-  assert(module_ != nullptr && "Module::function on an empty module");
+  LAZYFUSE_ASSERT(module_ != nullptr, "Module::function on an empty module");
   CUfunction f = nullptr;
   const CUresult r = driver().ModuleGetFunction(&f, module_, name);
-  if (r == CUDA_ERROR_NOT_FOUND)
-    throw BackendError(std::string("kernel '") + name + "' is not in the module");
+  if (r == CUDA_ERROR_NOT_FOUND) throw BackendError(std::string("kernel '") + name + "' is not in the module");
   LAZYFUSE_CU_CHECK(r);
   return f;
 }
 
 void launch(CUfunction f, unsigned grid, unsigned block, unsigned shared_bytes, cudaStream_t stream, void** args) {
-  assert(f != nullptr && "launch of a null function");
-  assert(block > 0 && "launch with an empty block");
-  if (grid == 0)
-    return;
+  LAZYFUSE_ASSERT(f != nullptr, "launch of a null function");
+  LAZYFUSE_ASSERT(block > 0, "launch with an empty block");
+  if (grid == 0) return;
   const DriverApi& api = driver();
   ensure_context();
   // cudaStream_t and CUstream are the same handle, including the legacy (0) and per-thread (0x2) ones.
@@ -301,10 +295,7 @@ void set_max_dynamic_shared_bytes(CUfunction f, int bytes) {
   LAZYFUSE_CU_CHECK(api.FuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes));
 }
 
-std::string setting(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? std::string(v) : std::string();
-}
+std::string setting(const char* name) { return config::get(name); }
 
 bool setting_enabled(const char* name) {
   std::string v = setting(name);

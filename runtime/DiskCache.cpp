@@ -1,5 +1,7 @@
 #include "runtime/DiskCache.h"
 
+#include "graph/Config.h"
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -322,16 +324,7 @@ std::string kernel_cache_key(std::string_view source, const std::vector<std::str
   return out;
 }
 
-std::string default_kernel_cache_dir() {
-  auto env = [](const char* name) -> std::string {
-    const char* v = std::getenv(name);
-    return v ? std::string(v) : std::string();
-  };
-  if (std::string d = env("LAZYFUSE_CACHE_DIR"); !d.empty()) return d;
-  if (std::string d = env("XDG_CACHE_HOME"); !d.empty()) return d + "/lazyfuse/kernels";
-  if (std::string d = env("HOME"); !d.empty()) return d + "/.cache/lazyfuse/kernels";
-  return {};
-}
+std::string default_kernel_cache_dir() { return config::snapshot().cache_dir; }
 
 DiskCache::DiskCache(std::string dir) : dir_(std::move(dir)) {
   if (dir_.empty()) return;

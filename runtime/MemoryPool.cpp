@@ -1,5 +1,6 @@
 #include "runtime/MemoryPool.h"
 
+#include "graph/Assert.h"
 #include "runtime/CudaApi.h"
 #include "runtime/Streams.h"
 
@@ -8,7 +9,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cassert>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -28,9 +28,13 @@ namespace cu = cuda;
 const cudaStream_t kAnyStream = reinterpret_cast<cudaStream_t>(~std::uintptr_t{0});
 const cudaStream_t kPendingStream = reinterpret_cast<cudaStream_t>(~std::uintptr_t{1});
 
-std::uintptr_t as_int(const void* p) noexcept { return reinterpret_cast<std::uintptr_t>(p); }
+std::uintptr_t as_int(const void* p) noexcept {
+  return reinterpret_cast<std::uintptr_t>(p);
+}
 
-constexpr std::size_t round_up(std::size_t n, std::size_t to) noexcept { return (n + to - 1) / to * to; }
+constexpr std::size_t round_up(std::size_t n, std::size_t to) noexcept {
+  return (n + to - 1) / to * to;
+}
 
 // Makes `device` current for a scope and restores the previous one, switching only when they differ: the pool
 // may be called from a thread whose current device is another, and cudaMalloc and cudaEventCreate act on the
@@ -45,8 +49,7 @@ public:
     }
   }
   ~DeviceScope() {
-    if (switched_)
-      (void)cudaSetDevice(previous_);
+    if (switched_) (void)cudaSetDevice(previous_);
   }
   DeviceScope(const DeviceScope&) = delete;
   DeviceScope& operator=(const DeviceScope&) = delete;
@@ -60,8 +63,7 @@ private:
 // destructors run, and buffers in other static objects may still point into them.
 struct Registry {
   explicit Registry(int n) : count(n), pools(new std::atomic<MemoryPool*>[n]) {
-    for (int i = 0; i < n; ++i)
-      pools[i].store(nullptr, std::memory_order_relaxed);
+    for (int i = 0; i < n; ++i) pools[i].store(nullptr, std::memory_order_relaxed);
   }
   const int count;
   std::unique_ptr<std::atomic<MemoryPool*>[]> pools;
@@ -75,10 +77,8 @@ Registry& registry() {
 
 std::string trim(std::string_view s) {
   std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b])))
-    ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1])))
-    --e;
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
   return std::string(s.substr(b, e - b));
 }
 
@@ -113,7 +113,9 @@ namespace {
 template <typename B> auto key_of(const B* b) noexcept {
   return std::tuple(as_int(b->stream), b->size, as_int(b->ptr));
 }
-template <typename K> auto key_tuple(const K& k) noexcept { return std::tuple(k.stream, k.size, k.ptr); }
+template <typename K> auto key_tuple(const K& k) noexcept {
+  return std::tuple(k.stream, k.size, k.ptr);
+}
 } // namespace
 
 bool MemoryPool::BlockLess::operator()(const Block* a, const Block* b) const noexcept {
@@ -134,8 +136,7 @@ std::size_t parse_memory_limit(std::string_view text, std::size_t device_total) 
     return Error("LAZYFUSE_GPU_MEMORY_LIMIT: '" + std::string(text) +
                  "' is neither a byte count (e.g. 8589934592) nor a percent of the device's memory (e.g. 90%)");
   };
-  if (t.empty())
-    return 0;
+  if (t.empty()) return 0;
   const char* first = t.data();
   const char* last = t.data() + t.size();
   if (t.back() == '%') {
@@ -147,14 +148,12 @@ std::size_t parse_memory_limit(std::string_view text, std::size_t device_total) 
   }
   std::uint64_t bytes = 0;
   const auto [end, ec] = std::from_chars(first, last, bytes);
-  if (ec != std::errc() || end != last || bytes > std::numeric_limits<std::size_t>::max())
-    throw invalid();
+  if (ec != std::errc() || end != last || bytes > std::numeric_limits<std::size_t>::max()) throw invalid();
   return static_cast<std::size_t>(bytes);
 }
 
 std::string format_bytes(std::size_t bytes) {
-  if (bytes < 1024)
-    return std::to_string(bytes) + " bytes";
+  if (bytes < 1024) return std::to_string(bytes) + " bytes";
   static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
   double v = static_cast<double>(bytes) / 1024.0;
   std::size_t u = 0;
@@ -172,8 +171,7 @@ PoolOptions PoolOptions::from_settings(int device) {
   std::string pool = trim(cu::setting("LAZYFUSE_POOL"));
   std::transform(pool.begin(), pool.end(), pool.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (pool == "none" || pool == "off" || pool == "0" || pool == "false")
-    o.mode = PoolMode::PassThrough;
+  if (pool == "none" || pool == "off" || pool == "0" || pool == "false") o.mode = PoolMode::PassThrough;
   const std::string limit = cu::setting("LAZYFUSE_GPU_MEMORY_LIMIT");
   // Only a percent needs the device's size, which needs a working device.
   const std::size_t total = limit.find('%') != std::string::npos ? cu::device_info(device).total_memory : 0;
@@ -202,8 +200,7 @@ DeviceAllocation& DeviceAllocation::operator=(DeviceAllocation&& other) noexcept
 }
 
 void DeviceAllocation::reset() noexcept {
-  if (ptr_)
-    pool_->deallocate(ptr_, stream_);
+  if (ptr_) pool_->deallocate(ptr_, stream_);
   ptr_ = nullptr;
   bytes_ = 0;
 }
@@ -216,23 +213,19 @@ MemoryPool& MemoryPool::for_device(int ordinal) {
   if (ordinal < 0 || ordinal >= r.count)
     throw BackendError("memory pool: device " + std::to_string(ordinal) + " does not exist (" +
                        std::to_string(r.count) + " visible)");
-  if (MemoryPool* p = r.pools[ordinal].load(std::memory_order_acquire))
-    return *p;
+  if (MemoryPool* p = r.pools[ordinal].load(std::memory_order_acquire)) return *p;
   std::lock_guard lock(r.create_mutex);
-  if (MemoryPool* p = r.pools[ordinal].load(std::memory_order_relaxed))
-    return *p;
+  if (MemoryPool* p = r.pools[ordinal].load(std::memory_order_relaxed)) return *p;
   auto* p = new MemoryPool(ordinal, PoolOptions::from_settings(ordinal));
   r.pools[ordinal].store(p, std::memory_order_release);
   return *p;
 }
 
 void MemoryPool::stream_destroyed(cudaStream_t stream) noexcept {
-  if (!cu::availability().ok)
-    return;
+  if (!cu::availability().ok) return;
   Registry& r = registry();
   for (int i = 0; i < r.count; ++i)
-    if (MemoryPool* p = r.pools[i].load(std::memory_order_acquire))
-      p->retire_stream(stream);
+    if (MemoryPool* p = r.pools[i].load(std::memory_order_acquire)) p->retire_stream(stream);
 }
 
 MemoryPool::MemoryPool(int device, PoolOptions options) : device_(device), mode_(options.mode) {
@@ -248,15 +241,11 @@ MemoryPool::~MemoryPool() {
       cudaGetDevice(&previous) == cudaSuccess && previous != device_ && cudaSetDevice(device_) == cudaSuccess;
   for (Block* head : segments_) {
     bool all_free = true;
-    for (Block* b = head; b; b = b->next)
-      all_free = all_free && !b->allocated;
-    if (all_free)
-      (void)cudaFree(head->ptr);
-    for (Block* b = head; b;)
-      delete std::exchange(b, b->next);
+    for (Block* b = head; b; b = b->next) all_free = all_free && !b->allocated;
+    if (all_free) (void)cudaFree(head->ptr);
+    for (Block* b = head; b;) delete std::exchange(b, b->next);
   }
-  if (switched)
-    (void)cudaSetDevice(previous);
+  if (switched) (void)cudaSetDevice(previous);
   (void)cudaGetLastError();
 }
 
@@ -271,8 +260,7 @@ void* MemoryPool::allocate_pass_through(std::size_t bytes) {
   const std::size_t n = std::max<std::size_t>(bytes, 1);
   std::string why;
   void* p = device_malloc(n, why);
-  if (!p)
-    throw_out_of_memory(bytes, why);
+  if (!p) throw_out_of_memory(bytes, why);
   pass_through_live_.emplace(p, n);
   note_used(n);
   ++stats_.allocations;
@@ -290,10 +278,8 @@ void* MemoryPool::allocate_cached(std::size_t bytes, cudaStream_t stream) {
   if (!b && !pending_.empty()) {
     collect_ready_blocks();
   }
-  if (!b)
-    b = take_free(set, kAnyStream, size);
-  if (!b)
-    b = take_from_other_streams(small, size, stream);
+  if (!b) b = take_free(set, kAnyStream, size);
+  if (!b) b = take_from_other_streams(small, size, stream);
   const bool hit = b != nullptr;
   if (!b) {
     std::string why;
@@ -303,10 +289,8 @@ void* MemoryPool::allocate_cached(std::size_t bytes, cudaStream_t stream) {
       // between us and the limit.
       release_cached_blocks();
       b = take_free(set, kAnyStream, size);
-      if (!b)
-        b = new_segment(small, size, why);
-      if (!b)
-        throw_out_of_memory(bytes, why);
+      if (!b) b = new_segment(small, size, why);
+      if (!b) throw_out_of_memory(bytes, why);
     }
   }
 
@@ -321,27 +305,24 @@ void* MemoryPool::allocate_cached(std::size_t bytes, cudaStream_t stream) {
     tail->small = b->small;
     tail->prev = b;
     tail->next = b->next;
-    if (b->next)
-      b->next->prev = tail;
+    if (b->next) b->next->prev = tail;
     b->next = tail;
     b->size = size;
     insert_free(tail);
   }
   b->allocated = true;
   b->stream = stream;
-  assert(as_int(b->ptr) % kAlignment == 0 && "pool block is not 256-byte aligned");
+  LAZYFUSE_ASSERT(as_int(b->ptr) % kAlignment == 0, "pool block is not 256-byte aligned");
   live_.emplace(b->ptr, b);
   note_used(b->size);
   ++stats_.allocations;
-  if (hit)
-    ++stats_.cache_hits;
+  if (hit) ++stats_.cache_hits;
   return b->ptr;
 }
 
 MemoryPool::Block* MemoryPool::take_free(FreeSet& set, cudaStream_t stream, std::size_t size) {
   const auto it = set.lower_bound(Key{as_int(stream), size, 0});
-  if (it == set.end() || (*it)->stream != stream)
-    return nullptr;
+  if (it == set.end() || (*it)->stream != stream) return nullptr;
   Block* b = *it;
   set.erase(it);
   return b;
@@ -378,8 +359,7 @@ MemoryPool::Block* MemoryPool::take_from_other_streams(bool small, std::size_t s
     }
     it = set.upper_bound(end_of_stream(s));
   }
-  if (!retired)
-    return nullptr;
+  if (!retired) return nullptr;
   collect_ready_blocks();
   return take_free(set, kAnyStream, size);
 }
@@ -407,8 +387,7 @@ void MemoryPool::collect_ready_blocks() {
 
 void MemoryPool::retire_stream(cudaStream_t stream) noexcept {
   std::lock_guard lock(mutex_);
-  if (mode_ != PoolMode::Caching)
-    return;
+  if (mode_ != PoolMode::Caching) return;
   std::vector<Block*> blocks;
   for (FreeSet* set : {&small_free_, &large_free_}) {
     auto it = set->lower_bound(Key{as_int(stream), 0, 0});
@@ -417,8 +396,7 @@ void MemoryPool::retire_stream(cudaStream_t stream) noexcept {
       it = set->erase(it);
     }
   }
-  if (blocks.empty())
-    return;
+  if (blocks.empty()) return;
   try {
     DeviceScope scope(device_);
     auto ready = std::make_shared<Event>();
@@ -443,16 +421,14 @@ void MemoryPool::retire_stream(cudaStream_t stream) noexcept {
 MemoryPool::Block* MemoryPool::new_segment(bool small, std::size_t size, std::string& why) {
   // Segments larger than the request serve later ones without cudaMalloc; under a tight limit, fall back to
   // exactly the request.
-  const std::size_t segment =
-      small ? kSmallSegment : (size < kMidLimit ? kMidSegment : round_up(size, kLargeRound));
+  const std::size_t segment = small ? kSmallSegment : (size < kMidLimit ? kMidSegment : round_up(size, kLargeRound));
   std::size_t got = segment;
   void* p = device_malloc(segment, why);
   if (!p && segment > size) {
     got = size;
     p = device_malloc(size, why);
   }
-  if (!p)
-    return nullptr;
+  if (!p) return nullptr;
   auto* b = new Block;
   b->ptr = static_cast<char*>(p);
   b->size = got;
@@ -476,7 +452,7 @@ void* MemoryPool::device_malloc(std::size_t bytes, std::string& why) {
     return nullptr;
   }
   LAZYFUSE_CUDA_CHECK(e);
-  assert(as_int(p) % kAlignment == 0 && "cudaMalloc returned a pointer that is not 256-byte aligned");
+  LAZYFUSE_ASSERT(as_int(p) % kAlignment == 0, "cudaMalloc returned a pointer that is not 256-byte aligned");
   stats_.total_bytes += bytes;
   stats_.peak_total_bytes = std::max(stats_.peak_total_bytes, stats_.total_bytes);
   ++stats_.device_mallocs;
@@ -499,12 +475,10 @@ void MemoryPool::throw_out_of_memory(std::size_t requested, const std::string& w
   if (cudaGetDevice(&previous) == cudaSuccess && (previous == device_ || cudaSetDevice(device_) == cudaSuccess)) {
     if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess)
       msg += "; device: " + format_bytes(free_bytes) + " free of " + format_bytes(total);
-    if (previous != device_)
-      (void)cudaSetDevice(previous);
+    if (previous != device_) (void)cudaSetDevice(previous);
   }
   (void)cudaGetLastError();
-  if (!why.empty())
-    msg += " (" + why + ")";
+  if (!why.empty()) msg += " (" + why + ")";
   msg += ". Free arrays you no longer need, or raise the limit (LAZYFUSE_GPU_MEMORY_LIMIT, "
          "lazyfuse::memory::set_limit).";
   throw OutOfMemoryError(msg);
@@ -513,22 +487,18 @@ void MemoryPool::throw_out_of_memory(std::size_t requested, const std::string& w
 // ---- MemoryPool: freeing ----------------------------------------------------------------------------------
 
 void MemoryPool::deallocate(void* ptr, cudaStream_t stream) noexcept {
-  if (!ptr)
-    return;
+  if (!ptr) return;
   std::lock_guard lock(mutex_);
   if (mode_ == PoolMode::PassThrough) {
     const auto it = pass_through_live_.find(ptr);
-    assert(it != pass_through_live_.end() && "MemoryPool::deallocate of a pointer this pool did not hand out");
-    if (it == pass_through_live_.end())
-      return;
+    LAZYFUSE_ASSERT(it != pass_through_live_.end(), "MemoryPool::deallocate of a pointer this pool did not hand out");
     // cudaFree waits for the whole device, so the stream needs no event. Its errors are sticky ones of earlier
     // work, which the next checked call reports.
     int previous = -1;
     const bool switched =
         cudaGetDevice(&previous) == cudaSuccess && previous != device_ && cudaSetDevice(device_) == cudaSuccess;
     (void)cudaFree(ptr);
-    if (switched)
-      (void)cudaSetDevice(previous);
+    if (switched) (void)cudaSetDevice(previous);
     (void)cudaGetLastError();
     stats_.used_bytes -= it->second;
     stats_.total_bytes -= it->second;
@@ -537,9 +507,7 @@ void MemoryPool::deallocate(void* ptr, cudaStream_t stream) noexcept {
     return;
   }
   const auto it = live_.find(ptr);
-  assert(it != live_.end() && "MemoryPool::deallocate of a pointer this pool did not hand out");
-  if (it == live_.end())
-    return;
+  LAZYFUSE_ASSERT(it != live_.end(), "MemoryPool::deallocate of a pointer this pool did not hand out");
   Block* b = it->second;
   live_.erase(it);
   stats_.used_bytes -= b->size;
@@ -548,16 +516,18 @@ void MemoryPool::deallocate(void* ptr, cudaStream_t stream) noexcept {
   insert_free(merge_with_neighbours(b));
 }
 
-MemoryPool::FreeSet& MemoryPool::free_set(const Block* b) { return b->small ? small_free_ : large_free_; }
+MemoryPool::FreeSet& MemoryPool::free_set(const Block* b) {
+  return b->small ? small_free_ : large_free_;
+}
 
 void MemoryPool::insert_free(Block* b) {
-  assert(!b->allocated && b->stream != kPendingStream && "only free, ready blocks go into a free set");
+  LAZYFUSE_ASSERT(!b->allocated && b->stream != kPendingStream, "only free, ready blocks go into a free set");
   free_set(b).insert(b);
 }
 
 void MemoryPool::erase_free(Block* b) {
-  [[maybe_unused]] const std::size_t erased = free_set(b).erase(b);
-  assert(erased == 1 && "a free neighbour is missing from its free set");
+  const std::size_t erased = free_set(b).erase(b);
+  LAZYFUSE_ASSERT(erased == 1, "a free neighbour is missing from its free set");
 }
 
 MemoryPool::Block* MemoryPool::merge_with_neighbours(Block* b) {
@@ -567,8 +537,7 @@ MemoryPool::Block* MemoryPool::merge_with_neighbours(Block* b) {
     erase_free(p);
     p->size += b->size;
     p->next = b->next;
-    if (b->next)
-      b->next->prev = p;
+    if (b->next) b->next->prev = p;
     delete b;
     b = p;
   }
@@ -576,8 +545,7 @@ MemoryPool::Block* MemoryPool::merge_with_neighbours(Block* b) {
     erase_free(n);
     b->size += n->size;
     b->next = n->next;
-    if (n->next)
-      n->next->prev = b;
+    if (n->next) n->next->prev = b;
     delete n;
   }
   return b;
@@ -585,8 +553,7 @@ MemoryPool::Block* MemoryPool::merge_with_neighbours(Block* b) {
 
 void MemoryPool::free_all_blocks() {
   std::lock_guard lock(mutex_);
-  if (mode_ == PoolMode::Caching)
-    release_cached_blocks();
+  if (mode_ == PoolMode::Caching) release_cached_blocks();
 }
 
 void MemoryPool::release_cached_blocks() {
@@ -602,8 +569,7 @@ void MemoryPool::release_cached_blocks() {
   for (FreeSet* set : {&small_free_, &large_free_}) {
     const std::vector<Block*> blocks(set->begin(), set->end());
     set->clear(); // before the keys change under the set's ordering
-    for (Block* b : blocks)
-      b->stream = kAnyStream;
+    for (Block* b : blocks) b->stream = kAnyStream;
   }
 
   cudaError_t first_error = cudaSuccess;
@@ -614,15 +580,13 @@ void MemoryPool::release_cached_blocks() {
         Block* n = b->next;
         b->size += n->size;
         b->next = n->next;
-        if (n->next)
-          n->next->prev = b;
+        if (n->next) n->next->prev = b;
         delete n;
       }
     }
     if (!head->allocated && !head->next) {
       const cudaError_t e = cudaFree(head->ptr);
-      if (e != cudaSuccess && first_error == cudaSuccess)
-        first_error = e;
+      if (e != cudaSuccess && first_error == cudaSuccess) first_error = e;
       stats_.total_bytes -= head->size;
       ++stats_.device_frees;
       delete head;
@@ -630,8 +594,7 @@ void MemoryPool::release_cached_blocks() {
     }
     kept.push_back(head);
     for (Block* b = head; b; b = b->next)
-      if (!b->allocated)
-        free_set(b).insert(b);
+      if (!b->allocated) free_set(b).insert(b);
   }
   segments_ = std::move(kept);
   // Bookkeeping is consistent by now, so a failed cudaFree (only possible with a broken context) can throw.
@@ -672,8 +635,7 @@ std::size_t MemoryPool::total_bytes() const {
 namespace lazyfuse::memory {
 namespace {
 runtime::MemoryPool* current_pool() {
-  if (!runtime::cuda::availability().ok)
-    return nullptr;
+  if (!runtime::cuda::availability().ok) return nullptr;
   return &runtime::MemoryPool::for_device(current_device());
 }
 } // namespace
@@ -689,13 +651,11 @@ std::size_t total_bytes() {
 }
 
 void free_all_blocks() {
-  if (runtime::MemoryPool* p = current_pool())
-    p->free_all_blocks();
+  if (runtime::MemoryPool* p = current_pool()) p->free_all_blocks();
 }
 
 void set_limit(std::size_t bytes) {
-  if (runtime::MemoryPool* p = current_pool())
-    p->set_limit(bytes);
+  if (runtime::MemoryPool* p = current_pool()) p->set_limit(bytes);
 }
 
 std::size_t get_limit() {

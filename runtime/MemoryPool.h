@@ -29,15 +29,15 @@ namespace lazyfuse::runtime {
 /// Counters of one pool. Sizes are of blocks as handed out (rounded up to 512 bytes, or a whole cached block
 /// when splitting it would leave a useless sliver), not of the requests.
 struct PoolStats {
-  std::size_t used_bytes = 0;        ///< in blocks handed out to live buffers
-  std::size_t total_bytes = 0;       ///< held from the device: used plus cached
-  std::size_t peak_used_bytes = 0;   ///< highest used_bytes so far
-  std::size_t peak_total_bytes = 0;  ///< highest total_bytes so far
-  std::uint64_t allocations = 0;     ///< allocate calls that succeeded
-  std::uint64_t cache_hits = 0;      ///< allocations served from cached blocks, without cudaMalloc
-  std::uint64_t device_mallocs = 0;  ///< successful cudaMalloc calls
-  std::uint64_t device_frees = 0;    ///< cudaFree calls
-  std::uint64_t out_of_memory = 0;   ///< OutOfMemoryError thrown
+  std::size_t used_bytes = 0;       ///< in blocks handed out to live buffers
+  std::size_t total_bytes = 0;      ///< held from the device: used plus cached
+  std::size_t peak_used_bytes = 0;  ///< highest used_bytes so far
+  std::size_t peak_total_bytes = 0; ///< highest total_bytes so far
+  std::uint64_t allocations = 0;    ///< allocate calls that succeeded
+  std::uint64_t cache_hits = 0;     ///< allocations served from cached blocks, without cudaMalloc
+  std::uint64_t device_mallocs = 0; ///< successful cudaMalloc calls
+  std::uint64_t device_frees = 0;   ///< cudaFree calls
+  std::uint64_t out_of_memory = 0;  ///< OutOfMemoryError thrown
 };
 
 /// Caching: the allocator described above. PassThrough (LAZYFUSE_POOL=none): one cudaMalloc and one cudaFree
@@ -181,9 +181,9 @@ private:
   PoolStats stats_;
   FreeSet small_free_;
   FreeSet large_free_;
-  std::unordered_map<void*, Block*> live_;                  // Caching: blocks handed out, by pointer
-  std::vector<Block*> segments_;                            // Caching: first block of each cudaMalloc'ed segment
-  std::vector<Block*> pending_;                             // Caching: freed blocks waiting for an event
+  std::unordered_map<void*, Block*> live_;                   // Caching: blocks handed out, by pointer
+  std::vector<Block*> segments_;                             // Caching: first block of each cudaMalloc'ed segment
+  std::vector<Block*> pending_;                              // Caching: freed blocks waiting for an event
   std::unordered_map<void*, std::size_t> pass_through_live_; // PassThrough: pointer -> requested bytes
 };
 

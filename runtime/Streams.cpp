@@ -1,13 +1,13 @@
 // Devices and streams of include/lazyfuse/runtime.hpp, and the internal Event of runtime/Streams.h.
 #include "runtime/Streams.h"
 
+#include "graph/Assert.h"
 #include "runtime/CudaApi.h"
 #include "runtime/MemoryPool.h"
 
 #include <lazyfuse/error.hpp>
 #include <lazyfuse/runtime.hpp>
 
-#include <cassert>
 #include <string>
 #include <utility>
 
@@ -16,7 +16,9 @@ namespace {
 
 namespace cu = runtime::cuda;
 
-bool cuda_ok() { return cu::availability().ok; }
+bool cuda_ok() {
+  return cu::availability().ok;
+}
 
 // The thread's current stream is "whatever the default is" until a StreamGuard sets one; the default is resolved
 // when asked, not captured, so that a guard restoring "no guard" needs no knowledge of the setting. A
@@ -26,8 +28,7 @@ void* const kNoGuard = &no_guard_tag;
 thread_local void* current_guarded_stream = kNoGuard;
 
 void destroy_stream(void* native, bool owned) noexcept {
-  if (!owned || !native)
-    return;
+  if (!owned || !native) return;
   auto s = static_cast<cudaStream_t>(native);
   // Before the handle is gone: blocks the pool cached for this stream must not be matched to a later stream
   // that the driver hands the same handle value.
@@ -39,13 +40,14 @@ void destroy_stream(void* native, bool owned) noexcept {
 
 } // namespace
 
-int device_count() { return cu::availability().device_count; }
+int device_count() {
+  return cu::availability().device_count;
+}
 
 void set_device(int ordinal) {
   if (!cuda_ok()) {
     // Device 0 stands for "the CPU" then, so code written for one device runs unchanged without CUDA.
-    if (ordinal == 0)
-      return;
+    if (ordinal == 0) return;
     throw BackendError("set_device(" + std::to_string(ordinal) + "): " + cu::unavailable_message());
   }
   const int n = cu::availability().device_count;
@@ -56,14 +58,15 @@ void set_device(int ordinal) {
 }
 
 int current_device() {
-  if (!cuda_ok())
-    return 0;
+  if (!cuda_ok()) return 0;
   int d = 0;
   LAZYFUSE_CUDA_CHECK(cudaGetDevice(&d));
   return d;
 }
 
-DeviceGuard::DeviceGuard(int ordinal) : previous_(current_device()) { set_device(ordinal); }
+DeviceGuard::DeviceGuard(int ordinal) : previous_(current_device()) {
+  set_device(ordinal);
+}
 
 DeviceGuard::~DeviceGuard() {
   // previous_ was current a moment ago, so this cannot fail for a reason a destructor could handle.
@@ -74,8 +77,7 @@ DeviceGuard::~DeviceGuard() {
 }
 
 Stream::Stream() {
-  if (!cuda_ok())
-    return;
+  if (!cuda_ok()) return;
   // Non-blocking: the legacy default stream must not serialize our streams with unrelated work.
   cudaStream_t s = nullptr;
   LAZYFUSE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -83,11 +85,17 @@ Stream::Stream() {
   owned_ = true;
 }
 
-Stream Stream::wrap(void* native_stream) { return Stream(cuda_ok() ? native_stream : nullptr, false); }
+Stream Stream::wrap(void* native_stream) {
+  return Stream(cuda_ok() ? native_stream : nullptr, false);
+}
 
-Stream Stream::null() { return Stream(runtime::default_stream(), false); }
+Stream Stream::null() {
+  return Stream(runtime::default_stream(), false);
+}
 
-Stream::~Stream() { destroy_stream(native_, owned_); }
+Stream::~Stream() {
+  destroy_stream(native_, owned_);
+}
 
 Stream::Stream(Stream&& other) noexcept
     : native_(std::exchange(other.native_, nullptr)), owned_(std::exchange(other.owned_, false)) {}
@@ -102,24 +110,28 @@ Stream& Stream::operator=(Stream&& other) noexcept {
 }
 
 void Stream::synchronize() const {
-  if (!cuda_ok())
-    return;
+  if (!cuda_ok()) return;
   LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(native_)));
 }
 
-void* current_stream_native() { return runtime::current_stream(); }
+void* current_stream_native() {
+  return runtime::current_stream();
+}
 
 // Guards nest per thread: each restores exactly what it replaced, so they must end in reverse order of creation
 // on the thread that made them, which scoping gives.
-StreamGuard::StreamGuard(const Stream& s) : previous_(current_guarded_stream) { current_guarded_stream = s.native(); }
+StreamGuard::StreamGuard(const Stream& s) : previous_(current_guarded_stream) {
+  current_guarded_stream = s.native();
+}
 
-StreamGuard::~StreamGuard() { current_guarded_stream = previous_; }
+StreamGuard::~StreamGuard() {
+  current_guarded_stream = previous_;
+}
 
 namespace runtime {
 
 cudaStream_t default_stream() {
-  if (!cuda_ok())
-    return nullptr;
+  if (!cuda_ok()) return nullptr;
   static const bool per_thread = cuda::setting_enabled("LAZYFUSE_PER_THREAD_DEFAULT_STREAM");
   return per_thread ? cudaStreamPerThread : nullptr;
 }
@@ -156,17 +168,17 @@ Event& Event::operator=(Event&& other) noexcept {
 }
 
 void Event::record(cudaStream_t stream) {
-  assert(event_ && "record on a moved-from Event");
+  LAZYFUSE_ASSERT(event_, "record on a moved-from Event");
   LAZYFUSE_CUDA_CHECK(cudaEventRecord(event_, stream));
 }
 
 void Event::wait_on(cudaStream_t waiter) const {
-  assert(event_ && "wait_on of a moved-from Event");
+  LAZYFUSE_ASSERT(event_, "wait_on of a moved-from Event");
   LAZYFUSE_CUDA_CHECK(cudaStreamWaitEvent(waiter, event_, 0));
 }
 
 bool Event::query() const {
-  assert(event_ && "query of a moved-from Event");
+  LAZYFUSE_ASSERT(event_, "query of a moved-from Event");
   const cudaError_t e = cudaEventQuery(event_);
   if (e == cudaErrorNotReady) {
     // "Not ready" is an answer, not a failure; it must not linger as the thread's last error.
@@ -178,7 +190,7 @@ bool Event::query() const {
 }
 
 void Event::synchronize() const {
-  assert(event_ && "synchronize of a moved-from Event");
+  LAZYFUSE_ASSERT(event_, "synchronize of a moved-from Event");
   LAZYFUSE_CUDA_CHECK(cudaEventSynchronize(event_));
 }
 

@@ -1,3 +1,4 @@
+#include <lazyfuse/config.hpp>
 #include "runtime/DiskCache.h"
 
 #include <gtest/gtest.h>
@@ -119,18 +120,25 @@ TEST(KernelCacheKey, ChangesWithEveryInput) {
   add(kernel_cache_key("srcab", {"c"}, 13000, 90, "0.1.0"));
 }
 
-TEST(KernelCacheKey, DefaultDirectoryFollowsEnvironment) {
-  ScopedEnv a("LAZYFUSE_CACHE_DIR"), b("XDG_CACHE_HOME"), c("HOME");
-  ::setenv("LAZYFUSE_CACHE_DIR", "/x/lf", 1);
+// The settings are read once; a C++ override (config::set) rebuilds them, which re-reads XDG_CACHE_HOME and HOME
+// for the fallback directory.
+TEST(KernelCacheKey, DefaultDirectoryFollowsSettings) {
+  {
+  ScopedEnv b("XDG_CACHE_HOME"), c("HOME");
   ::setenv("XDG_CACHE_HOME", "/x/xdg", 1);
   ::setenv("HOME", "/x/home", 1);
+  lazyfuse::config::set("LAZYFUSE_CACHE_DIR", "/x/lf");
   EXPECT_EQ(lazyfuse::runtime::default_kernel_cache_dir(), "/x/lf");
-  ::setenv("LAZYFUSE_CACHE_DIR", "", 1);
+  lazyfuse::config::set("LAZYFUSE_CACHE_DIR", "");
   EXPECT_EQ(lazyfuse::runtime::default_kernel_cache_dir(), "/x/xdg/lazyfuse/kernels");
   ::unsetenv("XDG_CACHE_HOME");
+  lazyfuse::config::set("LAZYFUSE_CACHE_DIR", "");
   EXPECT_EQ(lazyfuse::runtime::default_kernel_cache_dir(), "/x/home/.cache/lazyfuse/kernels");
   ::unsetenv("HOME");
+  lazyfuse::config::set("LAZYFUSE_CACHE_DIR", "");
   EXPECT_EQ(lazyfuse::runtime::default_kernel_cache_dir(), "");
+  }
+  lazyfuse::config::reset("LAZYFUSE_CACHE_DIR"); // with HOME back
 }
 
 TEST_F(DiskCacheTest, CreatesDirectoryAndRoundTrips) {

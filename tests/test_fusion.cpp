@@ -1,0 +1,199 @@
+// Fusion: how many kernels each workload takes, bounded laziness, eager mode, multi-output kernels.
+#include <lazyfuse/lazyfuse.hpp>
+
+#include "graph/Node.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace lazyfuse;
+
+namespace {
+
+std::mt19937_64& rng() {
+  static std::mt19937_64 g{std::random_device{}()};
+  return g;
+}
+
+Array random_f32(Shape shape, float lo = -2, float hi = 2) {
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(std::size_t(graph::shape_size(shape)));
+  for (auto& x : v) x = d(rng());
+  return asarray(v, shape);
+}
+
+// Kernels launched while `f` runs.
+template <class F> std::uint64_t kernels_of(F&& f) {
+  auto before = kernel_cache_stats().kernels_launched;
+  f();
+  return kernel_cache_stats().kernels_launched - before;
+}
+
+Array chain(const Array& x, const Array& y) { return sqrt(abs(sin(x) * cos(y) + x * y * 0.5 - exp(-x * x))); }
+
+double ncdf(double x) { return 0.5 * (1 + std::erf(x / std::sqrt(2.0))); }
+
+} // namespace
+
+TEST(Fusion, ChainIsOneKernel) {
+  auto x = random_f32({1 << 12}), y = random_f32({1 << 12});
+  Array r;
+  EXPECT_EQ(kernels_of([&] { r = chain(x, y).eval(); }), 1u);
+  auto hx = x.get<float>(), hy = y.get<float>(), hr = r.get<float>();
+  double err = 0, norm = 0;
+  for (std::size_t i = 0; i < hr.size(); ++i) {
+    double a = hx[i], b = hy[i];
+    double ref = std::sqrt(std::abs(std::sin(a) * std::cos(b) + a * b * 0.5 - std::exp(-a * a)));
+    err += (hr[i] - ref) * (hr[i] - ref);
+    norm += ref * ref;
+  }
+  EXPECT_LT(std::sqrt(err / norm), 1e-6);
+}
+
+TEST(Fusion, BlackScholesCallAndPutAreOneKernel) {
+  const std::int64_t n = 5000;
+  auto S = random_f32({n}, 10, 100), K = random_f32({n}, 10, 100), T = random_f32({n}, 0.1f, 2);
+  const float r = 0.02f, v = 0.30f;
+  auto sqrtT = sqrt(T);
+  auto d1 = (log(S / K) + (r + 0.5f * v * v) * T) / (v * sqrtT);
+  auto d2 = d1 - v * sqrtT;
+  auto cdf = [](const Array& d) { return 0.5f * (1.0f + erf(d * float(M_SQRT1_2))); };
+  auto disc = K * exp(-r * T);
+  auto call = S * cdf(d1) - disc * cdf(d2);
+  auto put = disc * cdf(-d2) - S * cdf(-d1);
+  EXPECT_EQ(kernels_of([&] { eval(call, put); }), 1u);
+  auto hS = S.get<float>(), hK = K.get<float>(), hT = T.get<float>(), hc = call.get<float>(), hp = put.get<float>();
+  double ec = 0, nc = 0, ep = 0, np = 0;
+  for (std::int64_t i = 0; i < n; ++i) {
+    double s = hS[i], k = hK[i], t = hT[i];
+    double e1 = (std::log(s / k) + (r + 0.5 * double(v) * v) * t) / (v * std::sqrt(t));
+    double e2 = e1 - v * std::sqrt(t);
+    double c = s * ncdf(e1) - k * std::exp(-r * t) * ncdf(e2);
+    double p = k * std::exp(-r * t) * ncdf(-e2) - s * ncdf(-e1);
+    ec += (hc[i] - c) * (hc[i] - c), nc += c * c;
+    ep += (hp[i] - p) * (hp[i] - p), np += p * p;
+  }
+  EXPECT_LT(std::sqrt(ec / nc), 2e-5);
+  EXPECT_LT(std::sqrt(ep / np), 2e-5);
+}
+
+TEST(Fusion, HeatStepIsOneKernel) {
+  const std::int64_t n = 96;
+  auto u = random_f32({n, n}, 0, 1).eval();
+  auto inner = slice(1, -1);
+  Array next;
+  EXPECT_EQ(kernels_of([&] {
+              auto c = u(inner, inner);
+              auto north = u(slice(0, -2), inner), south = u(slice(2, none), inner);
+              auto west = u(inner, slice(0, -2)), east = u(inner, slice(2, none));
+              next = u.at(inner, inner).set(c + 0.1f * (north + south + east + west - 4.0f * c)).eval();
+            }),
+            1u);
+  auto h = u.get<float>(), o = next.get<float>();
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      double ref = h(i, j);
+      if (i > 0 && j > 0 && i < n - 1 && j < n - 1)
+        ref = double(h(i, j)) +
+              0.1 * (double(h(i - 1, j)) + h(i + 1, j) + h(i, j + 1) + h(i, j - 1) - 4.0 * double(h(i, j)));
+      ASSERT_NEAR(o(i, j), ref, 1e-5) << "at " << i << ", " << j;
+    }
+}
+
+TEST(Fusion, OutputsOfDifferentShapesAreSeparateKernels) {
+  auto x = random_f32({64, 32});
+  auto a = x * 2.0f;
+  auto b = x(0) + 1.0f;
+  EXPECT_EQ(kernels_of([&] { eval(a, b); }), 2u);
+}
+
+TEST(Fusion, ViewsOfLazyExpressionsFuse) {
+  auto x = random_f32({16, 8}), y = random_f32({8, 16});
+  // (x + 1).T * y[::-1], reshaped to (4, 32), every other row, then rolled along the columns: one kernel.
+  auto e = roll(((x + 1.0f).T() * y(slice(none, none, -1))).reshape({4, 32})(slice(none, none, 2)), 3, 1);
+  EXPECT_EQ(kernels_of([&] { e.eval(); }), 1u);
+  ASSERT_EQ(e.shape(), (Shape{2, 32}));
+  auto hx = x.get<float>(), hy = y.get<float>(), he = e.get<float>();
+  auto prod = [&](int i, int j) { return (hx(j, i) + 1.0f) * hy(7 - i, j); }; // (8, 16)
+  for (int r = 0; r < 2; ++r)
+    for (int c = 0; c < 32; ++c) {
+      int src_c = (c - 3 + 32) % 32;
+      int flat = (2 * r) * 32 + src_c; // row 2r of the (4, 32) reshape
+      ASSERT_FLOAT_EQ(he(r, c), prod(flat / 16, flat % 16)) << r << ", " << c;
+    }
+}
+
+TEST(Fusion, BoundedLazinessCompilesAtMostTwoKernelsAndStaysFlat) {
+  auto x = random_f32({1024});
+  auto ref = x.get<float>();
+  const auto nodes_before = graph::live_node_count();
+  const auto misses_before = kernel_cache_stats().misses;
+  std::size_t peak_nodes = 0;
+  for (int step = 0; step < 10000; ++step) {
+    x = x * 0.5f + 1.0f;
+    peak_nodes = std::max(peak_nodes, graph::live_node_count());
+  }
+  auto h = x.get<float>();
+  EXPECT_LE(kernel_cache_stats().misses - misses_before, 2u);
+  EXPECT_LT(peak_nodes - nodes_before, 400u) << "the lazy graph must stay bounded";
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    float r = ref[i];
+    for (int step = 0; step < 10000; ++step) r = r * 0.5f + 1.0f;
+    ASSERT_NEAR(h[i], r, 1e-5f);
+  }
+}
+
+TEST(Fusion, EagerModeRunsEveryOpAsItsOwnKernelWithTheSameResults) {
+  auto x = random_f32({1000}), y = random_f32({1000});
+  auto lazy = chain(x, y).get<float>();
+  config::set_eager(true);
+  std::uint64_t kernels = 0;
+  HostArray<float> eager;
+  kernels = kernels_of([&] { eager = chain(x, y).get<float>(); });
+  config::reset("LAZYFUSE_MODE");
+  EXPECT_GE(kernels, 10u);
+  for (std::size_t i = 0; i < lazy.size(); ++i) ASSERT_NEAR(eager[i], lazy[i], 2e-6f * (1 + std::abs(lazy[i])));
+}
+
+TEST(Fusion, MultiOutputKernelReadsSharedInputsOnce) {
+  auto x = random_f32({300});
+  auto a = sin(x) + 1.0f, b = sin(x) * 2.0f, c = (sin(x) > 0.0f);
+  EXPECT_EQ(kernels_of([&] { eval(a, b, c); }), 1u);
+  auto hx = x.get<float>(), ha = a.get<float>(), hb = b.get<float>();
+  auto hc = c.get<bool>();
+  for (std::size_t i = 0; i < hx.size(); ++i) {
+    float s = std::sin(hx[i]);
+    ASSERT_NEAR(ha[i], s + 1, 1e-6);
+    ASSERT_NEAR(hb[i], s * 2, 1e-6);
+    ASSERT_EQ(hc[i], s > 0) << i;
+  }
+}
+
+TEST(Fusion, ExpensiveNodeReadThroughSeveralViewsIsStoredOnce) {
+  auto u = random_f32({64, 64});
+  auto e = exp(sin(u) * cos(u) + tanh(u) * sin(u * 2.0f) + exp(cos(u)));
+  auto s = e(slice(1, none)) + e(slice(0, -1));
+  auto k = kernels_of([&] { s.eval(); });
+  EXPECT_EQ(k, 2u) << "an expensive node used through two shifted views is stored once, then read twice";
+}
+
+TEST(Fusion, PlansOverBudgetAreSplitDeterministically) {
+  config::set("LAZYFUSE_MAX_KERNEL_INPUTS", "4");
+  std::vector<Array> leaves;
+  for (int k = 0; k < 10; ++k) leaves.push_back(random_f32({50}));
+  Array sum = leaves[0];
+  for (int k = 1; k < 10; ++k) sum = sum + leaves[std::size_t(k)];
+  auto k1 = kernels_of([&] { sum.eval(); });
+  config::reset("LAZYFUSE_MAX_KERNEL_INPUTS");
+  EXPECT_GE(k1, 3u);
+  auto h = sum.get<float>();
+  std::vector<HostArray<float>> hl;
+  for (auto& l : leaves) hl.push_back(l.get<float>());
+  for (std::size_t i = 0; i < h.size(); ++i) {
+    float r = hl[0][i];
+    for (int k = 1; k < 10; ++k) r += hl[std::size_t(k)][i];
+    ASSERT_NEAR(h[i], r, 1e-5f);
+  }
+}

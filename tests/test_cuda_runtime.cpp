@@ -85,8 +85,7 @@ TEST(MemoryLimit, FormatsBytes) {
 class NoCuda : public ::testing::Test {
 protected:
   void SetUp() override {
-    if (cu::availability().ok)
-      GTEST_SKIP() << "CUDA is available; these tests check the behaviour without it";
+    if (cu::availability().ok) GTEST_SKIP() << "CUDA is available; these tests check the behaviour without it";
   }
 };
 
@@ -156,8 +155,7 @@ class Gpu : public ::testing::Test {
 protected:
   void SetUp() override {
     if (!cu::availability().ok) {
-      if (require_gpu())
-        FAIL() << "LAZYFUSE_REQUIRE_GPU=1 but " << cu::unavailable_message();
+      if (require_gpu()) FAIL() << "LAZYFUSE_REQUIRE_GPU=1 but " << cu::unavailable_message();
       GTEST_SKIP() << cu::unavailable_message();
     }
     lazyfuse::set_device(0);
@@ -175,8 +173,8 @@ std::vector<unsigned char> read_back(const void* p, std::size_t n, cudaStream_t 
 // Compiles CUDA C++ with NVRTC to a cubin for device 0 (or PTX, NUL-terminated, when `ptx`).
 std::string compile(const char* source, bool ptx) {
   const cu::DeviceInfo& d = cu::device_info(0);
-  const std::string arch = std::string(ptx ? "-arch=compute_" : "-arch=sm_") + std::to_string(d.cc_major) +
-                           std::to_string(d.cc_minor);
+  const std::string arch =
+      std::string(ptx ? "-arch=compute_" : "-arch=sm_") + std::to_string(d.cc_major) + std::to_string(d.cc_minor);
   nvrtcProgram prog = nullptr;
   EXPECT_EQ(nvrtcCreateProgram(&prog, source, "test.cu", 0, nullptr, nullptr), NVRTC_SUCCESS);
   const char* options[] = {arch.c_str(), "-std=c++17"};
@@ -336,22 +334,18 @@ TEST_F(Gpu, PoolPointersAreAlignedAndDistinct) {
       void* p = pool.allocate(n, st);
       EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % 256, 0u) << n;
       live.emplace_back(p, st);
-      if (n <= kMiB)
-        small_used += std::max<std::size_t>((n + 511) / 512 * 512, 512);
+      if (n <= kMiB) small_used += std::max<std::size_t>((n + 511) / 512 * 512, 512);
     }
   }
   std::vector<void*> ptrs;
-  for (auto& [p, st] : live)
-    ptrs.push_back(p);
+  for (auto& [p, st] : live) ptrs.push_back(p);
   std::sort(ptrs.begin(), ptrs.end());
   EXPECT_EQ(std::adjacent_find(ptrs.begin(), ptrs.end()), ptrs.end());
   EXPECT_GE(pool.used_bytes(), small_used);
   // Every byte handed out is writable.
-  for (auto& [p, st] : live)
-    ASSERT_EQ(cudaMemsetAsync(p, 0, 1, st), cudaSuccess);
+  for (auto& [p, st] : live) ASSERT_EQ(cudaMemsetAsync(p, 0, 1, st), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  for (auto& [p, st] : live)
-    pool.deallocate(p, st);
+  for (auto& [p, st] : live) pool.deallocate(p, st);
   EXPECT_EQ(pool.used_bytes(), 0u);
   pool.free_all_blocks();
   EXPECT_EQ(pool.total_bytes(), 0u);
@@ -529,8 +523,7 @@ TEST_F(Gpu, ModuleFromCubinAndPtxLaunches) {
     std::vector<float> h(n);
     ASSERT_EQ(cudaMemcpyAsync(h.data(), out_ptr, n * sizeof(float), cudaMemcpyDeviceToHost, st), cudaSuccess);
     s.synchronize();
-    for (int i = 0; i < n; ++i)
-      ASSERT_EQ(h[i], base + 2.0f * i) << i;
+    for (int i = 0; i < n; ++i) ASSERT_EQ(h[i], base + 2.0f * i) << i;
 
     cu::Module moved = std::move(m);
     EXPECT_FALSE(m);
@@ -562,8 +555,7 @@ TEST_F(Gpu, ThreadsShareThePool) {
           const std::size_t n = std::size_t{1} << (rng() % 24);
           live.push_back(pool.allocate_buffer(n, st));
           LAZYFUSE_CUDA_CHECK(cudaMemsetAsync(live.back().get(), t, std::min<std::size_t>(n, 4096), st));
-          if (rng() % 3 == 0)
-            live.erase(live.begin() + rng() % live.size());
+          if (rng() % 3 == 0) live.erase(live.begin() + rng() % live.size());
         }
         s.synchronize();
       } catch (const std::exception& e) {
@@ -571,10 +563,8 @@ TEST_F(Gpu, ThreadsShareThePool) {
       }
     });
   }
-  for (auto& th : threads)
-    th.join();
-  for (const auto& f : failures)
-    EXPECT_EQ(f, "");
+  for (auto& th : threads) th.join();
+  for (const auto& f : failures) EXPECT_EQ(f, "");
   EXPECT_EQ(pool.used_bytes(), used_before);
 }
 

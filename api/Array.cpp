@@ -32,6 +32,12 @@ bool computes(const graph::Node& n) {
 // Every new array passes here. Bounded laziness: a graph deeper than LAZYFUSE_MAX_DEPTH is materialized now, so
 // a loop `x = x * 0.5 + 1` holds neither unbounded memory nor an unbounded kernel, and its steady state reuses
 // one kernel structure. In eager mode every op that computes something runs at once, as its own kernel.
+Array wrap(NodePtr n);
+} // namespace
+
+Array wrap_node(NodePtr n) { return wrap(std::move(n)); }
+
+namespace {
 Array wrap(NodePtr n) {
   const auto& cfg = config::snapshot();
   if (!n->materialized() && computes(*n)) {
@@ -102,12 +108,7 @@ void Array::check_item() const {
 }
 
 void* Array::data_ptr() const {
-  auto buf = runtime::contiguous_buffer(node_of(*this, "data_ptr"));
-  // Keep the contiguous copy (if one was made) alive as long as this array: attach it when it is new.
-  if (node_->buffer() != buf) {
-    std::lock_guard lock(runtime::evaluation_mutex());
-    node_->set_buffer(buf);
-  }
+  auto buf = runtime::contiguous_buffer(node_of(*this, "data_ptr"), /*attach=*/true);
   return static_cast<char*>(buf->storage->data) + buf->offset * std::int64_t(itemsize(dtype()));
 }
 
@@ -331,49 +332,73 @@ Array pad(const Array& a, const std::vector<std::pair<std::int64_t, std::int64_t
 // ---- printing ----------------------------------------------------------------------------------------------
 
 namespace {
-template <class T> void print_element(std::ostream& os, T v) {
-  if constexpr (std::is_same_v<T, bool>)
-    os << (v ? "True" : "False");
-  else if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(v))
-      os << "nan";
-    else if (std::isinf(v))
-      os << (v < 0 ? "-inf" : "inf");
-    else {
-      std::ostringstream s;
-      s << std::setprecision(8) << v;
-      std::string t = s.str();
-      if (t.find_first_of(".e") == std::string::npos) t += ".";
-      os << t;
-    }
-  } else
-    os << v;
+
+std::string format_element(bool v) { return v ? "True" : "False"; }
+template <class T> std::string format_element(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+    std::ostringstream s;
+    s << std::setprecision(8) << v;
+    std::string t = s.str();
+    if (t.find_first_of(".e") == std::string::npos) t += ".";
+    return t;
+  } else {
+    return std::to_string(v);
+  }
 }
 
+// NumPy's layout: elements padded to one width (floats aligned on the decimal point), rows separated by one
+// newline per remaining dimension, and more than 1000 elements summarized with "..." (3 at each edge).
 template <class T> void print_array(std::ostream& os, const HostArray<T>& h) {
   const auto& shape = h.shape();
+  std::vector<std::string> text(h.size());
+  for (std::size_t i = 0; i < h.size(); ++i) text[i] = format_element(h[i]);
   if (shape.empty()) {
-    print_element(os, h[0]);
+    os << text[0];
     return;
   }
+  std::size_t width = 0, int_width = 0, frac_width = 0;
+  bool decimal_align = std::is_floating_point_v<T>;
+  for (auto& t : text) {
+    width = std::max(width, t.size());
+    if (t.find('e') != std::string::npos) decimal_align = false;
+    auto dot = t.find('.');
+    if (dot != std::string::npos) {
+      int_width = std::max(int_width, dot);
+      frac_width = std::max(frac_width, t.size() - dot - 1);
+    }
+  }
+  if (decimal_align && int_width + frac_width > 0) {
+    width = std::max(width, int_width + 1 + frac_width);
+    for (auto& t : text) {
+      auto dot = t.find('.');
+      if (dot == std::string::npos) continue; // nan, inf: right-aligned below
+      t = std::string(int_width - dot, ' ') + t + std::string(frac_width - (t.size() - dot - 1), ' ');
+    }
+  }
+  for (auto& t : text)
+    if (t.size() < width) t = std::string(width - t.size(), ' ') + t;
+
   const bool summarize = h.size() > 1000;
   constexpr std::int64_t edge = 3;
-  auto strides = graph::contiguous_strides(shape);
-  // Iterative printing of nested brackets: (axis, index) pairs on a stack.
-  std::vector<std::int64_t> idx;
+  const auto strides = graph::contiguous_strides(shape);
+  const std::size_t ndim = shape.size();
   std::function<void(std::size_t, std::int64_t)> rec = [&](std::size_t axis, std::int64_t base) {
     os << '[';
     const std::int64_t n = shape[axis];
+    const std::string separator =
+        axis + 1 == ndim ? ", " : "," + std::string(ndim - axis - 1, '\n') + std::string(axis + 1, ' ');
     for (std::int64_t i = 0; i < n; ++i) {
       if (summarize && n > 2 * edge && i == edge) {
-        os << (axis + 1 == shape.size() ? "..., " : "...,\n" + std::string(axis + 1, ' '));
+        os << "..." << separator;
         i = n - edge;
       }
-      if (axis + 1 == shape.size())
-        print_element(os, h[std::size_t(base + i)]);
+      if (axis + 1 == ndim)
+        os << text[std::size_t(base + i)];
       else
         rec(axis + 1, base + i * strides[axis]);
-      if (i + 1 < n) os << (axis + 1 == shape.size() ? ", " : ",\n" + std::string(axis + 1, ' '));
+      if (i + 1 < n) os << separator;
     }
     os << ']';
   };

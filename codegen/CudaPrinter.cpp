@@ -25,13 +25,37 @@ namespace {
 
 enum class Mode { Vector, Scalar };
 
+// What graph/OpMath.inc expects each side to define (runtime/../graph/HostOps.h is the host's).
+constexpr const char* kPreludeDefinitions = "#define LF_HD __device__ __forceinline__\n"
+                                            "#define LF_INF_F __int_as_float(0x7f800000)\n"
+                                            "#define LF_INF_D __longlong_as_double(0x7ff0000000000000LL)\n"
+                                            "typedef int lf_i32;\ntypedef long long lf_i64;\n";
+
 std::string v(int id) { return "v" + std::to_string(id); }
 
-void print_body(std::ostringstream& os, const KernelIR& ir, Mode mode, const std::string& indent) {
-  for (std::size_t n = 0; n < ir.code.size(); ++n) {
+// Coordinate k of linear index `lin` in unravel group g, computed from scratch.
+std::string coord_expr(const KernelIR& ir, const Instr& in) {
+  const auto& dims = ir.unravels[std::size_t(in.slot)];
+  std::string e = v(in.a);
+  for (std::size_t d = dims.size(); d-- > std::size_t(in.imm) + 1;)
+    e = "(" + e + " / p" + std::to_string(ir.code[std::size_t(dims[d])].slot) + ")";
+  if (in.imm > 0) e = "(" + e + " % p" + std::to_string(ir.code[std::size_t(dims[std::size_t(in.imm)])].slot) + ")";
+  return e;
+}
+
+// `root_lin`: the LinearIndex instruction; in vector mode its unravelled coordinates come from u<g>_c<k>, computed
+// once per thread for `base`, with the last one stepped by j.
+void print_body(std::ostringstream& os, const KernelIR& ir, Mode mode, const std::string& indent, int root_lin,
+                std::size_t only = std::size_t(-1)) {
+  for (std::size_t n = only == std::size_t(-1) ? 0 : only; n < ir.code.size(); ++n) {
+    if (only != std::size_t(-1) && n != only) break;
     const Instr& in = ir.code[n];
     const std::string lhs = v(int(n));
     const char* t = cuda_type(in.dtype);
+    if (in.op == IrOp::StoreAt) {
+      os << indent << "out" << in.slot << "[" << v(in.a) << "] = " << v(in.b) << ";\n";
+      continue;
+    }
     if (in.op == IrOp::Store) {
       if (mode == Mode::Vector)
         os << indent << "s" << in.slot << ".v[j] = " << v(in.a) << ";\n";
@@ -55,6 +79,14 @@ void print_body(std::ostringstream& os, const KernelIR& ir, Mode mode, const std
     case IrOp::IMul: os << v(in.a) << " * " << v(in.b); break;
     case IrOp::IDiv: os << v(in.a) << " / " << v(in.b); break;
     case IrOp::IMod: os << v(in.a) << " % " << v(in.b); break;
+    case IrOp::Coord:
+      if (mode == Mode::Vector && in.a == root_lin) {
+        os << "u" << in.slot << "_c" << in.imm;
+        if (std::size_t(in.imm) + 1 == ir.unravels[std::size_t(in.slot)].size()) os << " + j";
+      } else {
+        os << coord_expr(ir, in);
+      }
+      break;
     case IrOp::ILt: os << v(in.a) << " < " << v(in.b); break;
     case IrOp::IGe: os << v(in.a) << " >= " << v(in.b); break;
     case IrOp::IEq: os << v(in.a) << " == " << v(in.b); break;
@@ -80,19 +112,263 @@ void print_body(std::ostringstream& os, const KernelIR& ir, Mode mode, const std
       os << "lf_cast<" << t << ", " << cuda_type(ir.code[std::size_t(in.a)].dtype) << ">(" << v(in.a) << ")";
       break;
     case IrOp::Select: os << v(in.a) << " ? " << v(in.b) << " : " << v(in.c); break;
-    case IrOp::Store: break;
+    case IrOp::Store:
+    case IrOp::StoreAt:
+    case IrOp::OuterIndex:
+    case IrOp::LoopBegin:
+    case IrOp::Accumulate:
+    case IrOp::LoopEnd: break;
     }
     os << ";\n";
   }
 }
 
+
+// Block-wide reductions written out here (not CUB: its headers cost NVRTC over a second per kernel). Each is a
+// fixed tree (warp shuffles, then one warp over the warps' results), so results are the same bits every run.
+constexpr const char* kReductionHelpers = R"(
+template <class T> __device__ __forceinline__ T lf_shfl_down(T v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
+template <> __device__ __forceinline__ bool lf_shfl_down<bool>(bool v, int off) { return __shfl_down_sync(0xffffffffu, (int)v, off) != 0; }
+#define LF_REDUCE_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return lf_##name##_combine(a, b); } };
+LF_REDUCE_OP(sum) LF_REDUCE_OP(prod) LF_REDUCE_OP(min) LF_REDUCE_OP(max) LF_REDUCE_OP(any) LF_REDUCE_OP(all)
+// Every thread gets the result. `shared` holds at least 32 values of T.
+template <class T, class Op> __device__ __forceinline__ T lf_block_reduce(T v, Op op, T identity, T* shared) {
+  for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __syncthreads();
+  if (lane == 0) shared[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < (int)(blockDim.x >> 5) ? shared[lane] : identity;
+    for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
+    if (lane == 0) shared[0] = v;
+  }
+  __syncthreads();
+  return shared[0];
+}
+struct lf_argmax_op { template <class T> __device__ __forceinline__ bool operator()(T v, lf_i64 i, T b, lf_i64 j) const { return lf_argmax_better(v, i, b, j); } };
+struct lf_argmin_op { template <class T> __device__ __forceinline__ bool operator()(T v, lf_i64 i, T b, lf_i64 j) const { return lf_argmin_better(v, i, b, j); } };
+template <class T, class Better> __device__ __forceinline__ void lf_block_argreduce(T& v, lf_i64& i, Better better, T identity, T* shared, lf_i64* shared_index) {
+  for (int off = 16; off > 0; off >>= 1) {
+    T ov = lf_shfl_down(v, off);
+    lf_i64 oi = lf_shfl_down(i, off);
+    if (better(ov, oi, v, i)) { v = ov; i = oi; }
+  }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __syncthreads();
+  if (lane == 0) { shared[warp] = v; shared_index[warp] = i; }
+  __syncthreads();
+  if (warp == 0) {
+    const bool live = lane < (int)(blockDim.x >> 5);
+    v = live ? shared[lane] : identity;
+    i = live ? shared_index[lane] : 9223372036854775807LL;
+    for (int off = 16; off > 0; off >>= 1) {
+      T ov = lf_shfl_down(v, off);
+      lf_i64 oi = lf_shfl_down(i, off);
+      if (better(ov, oi, v, i)) { v = ov; i = oi; }
+    }
+    if (lane == 0) { shared[0] = v; shared_index[0] = i; }
+  }
+  __syncthreads();
+  v = shared[0];
+  i = shared_index[0];
+}
+)";
+
+bool is_arg(std::uint8_t fn) {
+  return graph::ReduceOp(fn) == graph::ReduceOp::ArgMax || graph::ReduceOp(fn) == graph::ReduceOp::ArgMin;
+}
+
+std::string render_reduction(const KernelIR& ir) {
+  std::ostringstream os;
+  const bool split = ir.schedule == Schedule::Split;
+  os << "// lazyfuse kernel " << ir.name << " (generated; self-contained: it includes no header)\n";
+  os << kPreludeDefinitions;
+  os << kPrelude << "\n" << kReductionHelpers << "\n";
+  os << "typedef " << (ir.index32 ? "int" : "long long") << " idx_t;\n\n";
+  os << "extern \"C\" __global__ void __launch_bounds__(" << kBlockSize << ") " << ir.name << "(";
+  bool first = true;
+  auto sep = [&] {
+    if (!first) os << ", ";
+    first = false;
+  };
+  for (std::size_t k = 0; k < ir.inputs.size(); ++k) {
+    sep();
+    os << "const " << cuda_type(ir.inputs[k].dtype) << "* __restrict__ in" << k;
+  }
+  for (std::size_t k = 0; k < ir.outputs.size(); ++k) {
+    sep();
+    os << cuda_type(ir.outputs[k]) << "* __restrict__ out" << k;
+  }
+  sep();
+  os << "const idx_t n";
+  for (std::size_t k = 0; k < ir.params.size(); ++k) {
+    sep();
+    os << "const " << (ir.params[k].is_index ? "idx_t" : cuda_type(ir.params[k].dtype)) << " p" << k;
+  }
+  if (split) os << ", unsigned char* __restrict__ lf_partials, unsigned int* __restrict__ lf_tickets, const idx_t lf_splits";
+  os << ") {\n";
+  os << "  __shared__ double lf_shared[64];\n";
+  // Parameters and constants first: they are visible in every loop.
+  std::ostringstream hoisted;
+  for (std::size_t k = 0; k < ir.code.size(); ++k) {
+    const Instr& in = ir.code[k];
+    if (in.op == IrOp::IndexParam) os << "  const idx_t " << v(int(k)) << " = p" << in.slot << ";\n";
+    if (in.op == IrOp::ScalarParam)
+      os << "  const " << cuda_type(in.dtype) << " " << v(int(k)) << " = p" << in.slot << ";\n";
+    if (in.op == IrOp::IndexConst) os << "  const idx_t " << v(int(k)) << " = (idx_t)" << in.imm << ";\n";
+  }
+  // In a split kernel, what depends on a reduction's result waits for the last block.
+  std::vector<bool> after_reduction(ir.code.size(), false);
+  if (split)
+    for (std::size_t k = 0; k < ir.code.size(); ++k) {
+      const Instr& in = ir.code[k];
+      bool dep = in.op == IrOp::LoopEnd || in.op == IrOp::Store;
+      for (int a : {in.a, in.b, in.c})
+        if (a >= 0 && after_reduction[std::size_t(a)] && in.op != IrOp::LoopBegin) dep = true;
+      after_reduction[k] = dep;
+    }
+  if (split) {
+    os << "  const idx_t lf_o = blockIdx.x / lf_splits;\n  const idx_t lf_s = blockIdx.x % lf_splits;\n";
+    os << "  if (lf_o >= n) return;\n  {\n";
+  } else {
+    os << "  for (idx_t lf_o = blockIdx.x; lf_o < n; lf_o += gridDim.x) {\n";
+  }
+  std::string indent = "    ";
+  std::vector<const Instr*> loop_accumulate(ir.code.size(), nullptr);
+  std::vector<std::size_t> deferred;
+  auto print_one = [&](std::size_t k, const std::string& ind) {
+    const Instr& in = ir.code[k];
+    switch (in.op) {
+    case IrOp::IndexParam:
+    case IrOp::ScalarParam:
+    case IrOp::IndexConst: return;
+    case IrOp::OuterIndex: os << ind << "const idx_t " << v(int(k)) << " = lf_o;\n"; return;
+    case IrOp::Store: os << ind << "if (threadIdx.x == 0) out" << in.slot << "[lf_o] = " << v(in.a) << ";\n"; return;
+    default: break;
+    }
+    // Everything else prints as in elementwise kernels, one instruction at a time.
+    print_body(os, ir, Mode::Scalar, ind, -1, k);
+  };
+  for (std::size_t k = 0; k < ir.code.size(); ++k) {
+    const Instr& in = ir.code[k];
+    if (in.op == IrOp::LoopBegin) {
+      // Find this loop's accumulate and end.
+      const Instr* acc = nullptr;
+      std::size_t end = k + 1;
+      for (; end < ir.code.size(); ++end) {
+        if (ir.code[end].op == IrOp::Accumulate && ir.code[end].slot == in.slot) acc = &ir.code[end];
+        if (ir.code[end].op == IrOp::LoopEnd && ir.code[end].slot == in.slot) break;
+      }
+      const std::string a = "lf_acc" + std::to_string(in.slot);
+      if (acc) {
+        const char* t = cuda_type(acc->dtype);
+        const std::string name(graph::name_of(graph::ReduceOp(acc->fn)));
+        os << indent << t << " " << a << " = lf_" << name << "_identity<" << t << ">();\n";
+        if (is_arg(acc->fn)) os << indent << "lf_i64 " << a << "_i = 9223372036854775807LL;\n";
+      }
+      if (split)
+        os << indent << "for (idx_t " << v(int(k)) << " = lf_s * blockDim.x + threadIdx.x; " << v(int(k)) << " < "
+           << v(in.a) << "; " << v(int(k)) << " += lf_splits * blockDim.x) {\n";
+      else
+        os << indent << "for (idx_t " << v(int(k)) << " = threadIdx.x; " << v(int(k)) << " < " << v(in.a) << "; "
+           << v(int(k)) << " += blockDim.x) {\n";
+      for (std::size_t b = k + 1; b < end; ++b) {
+        const Instr& bi = ir.code[b];
+        if (bi.op == IrOp::Accumulate) {
+          const std::string name(graph::name_of(graph::ReduceOp(bi.fn)));
+          if (is_arg(bi.fn))
+            os << indent << "  if (lf_" << name << "_better(" << v(bi.a) << ", (lf_i64)" << v(bi.b) << ", " << a << ", "
+               << a << "_i)) { " << a << " = " << v(bi.a) << "; " << a << "_i = (lf_i64)" << v(bi.b) << "; }\n";
+          else
+            os << indent << "  " << a << " = lf_" << name << "_combine(" << a << ", " << v(bi.a) << ");\n";
+          continue;
+        }
+        print_one(b, indent + "  ");
+      }
+      os << indent << "}\n";
+      if (acc) {
+        const char* t = cuda_type(acc->dtype);
+        const std::string name(graph::name_of(graph::ReduceOp(acc->fn)));
+        const std::string shared = "reinterpret_cast<" + std::string(t) + "*>(lf_shared)";
+        if (is_arg(acc->fn))
+          os << indent << "lf_block_argreduce(" << a << ", " << a << "_i, lf_" << name << "_op(), lf_" << name
+             << "_identity<" << t << ">(), " << shared << ", reinterpret_cast<lf_i64*>(lf_shared + 32));\n";
+        else
+          os << indent << a << " = lf_block_reduce(" << a << ", lf_" << name << "_op(), lf_" << name << "_identity<"
+             << t << ">(), " << shared << ");\n";
+        if (split) {
+          // Partial of this block: 16 bytes (value, then index) per (loop, outer, split).
+          os << indent << "if (threadIdx.x == 0) {\n";
+          os << indent << "  unsigned char* lf_p = lf_partials + ((idx_t)" << in.slot << " * n * lf_splits + lf_o * lf_splits + lf_s) * 16;\n";
+          os << indent << "  *reinterpret_cast<" << t << "*>(lf_p) = " << a << ";\n";
+          if (is_arg(acc->fn)) os << indent << "  *reinterpret_cast<lf_i64*>(lf_p + 8) = " << a << "_i;\n";
+          os << indent << "}\n";
+          deferred.push_back(end);
+        } else {
+          const Instr& fin = ir.code[end];
+          os << indent << "const " << cuda_type(fin.dtype) << " " << v(int(end)) << " = " << a
+             << (is_arg(acc->fn) ? "_i" : "") << ";\n";
+        }
+      }
+      k = end;
+      continue;
+    }
+    if (split && after_reduction[k]) {
+      deferred.push_back(k);
+      continue;
+    }
+    print_one(k, indent);
+  }
+  if (split) {
+    // The last block to finish combines the partials in split order (fixed, so deterministic) and runs the rest.
+    os << "    __shared__ bool lf_last;\n";
+    os << "    __threadfence();\n    __syncthreads();\n";
+    os << "    if (threadIdx.x == 0) lf_last = atomicAdd(lf_tickets + lf_o, 1u) == (unsigned)(lf_splits - 1);\n";
+    os << "    __syncthreads();\n    if (!lf_last) return;\n    __threadfence();\n";
+    for (std::size_t k : deferred) {
+      const Instr& in = ir.code[k];
+      if (in.op == IrOp::LoopEnd && in.fn != kNoReduce) {
+        const char* t = cuda_type(ir.code[std::size_t(k)].dtype);
+        const Instr* acc = nullptr;
+        for (auto& c : ir.code)
+          if (c.op == IrOp::Accumulate && c.slot == in.slot) acc = &c;
+        const char* at = cuda_type(acc->dtype);
+        const std::string name(graph::name_of(graph::ReduceOp(acc->fn)));
+        const std::string a = "lf_fin" + std::to_string(in.slot);
+        os << "    " << at << " " << a << " = lf_" << name << "_identity<" << at << ">();\n";
+        if (is_arg(acc->fn)) os << "    lf_i64 " << a << "_i = 9223372036854775807LL;\n";
+        os << "    if (threadIdx.x < lf_splits) {\n";
+        os << "      const volatile unsigned char* lf_p = lf_partials + ((idx_t)" << in.slot
+           << " * n * lf_splits + lf_o * lf_splits + threadIdx.x) * 16;\n";
+        os << "      " << a << " = *reinterpret_cast<const volatile " << at << "*>(lf_p);\n";
+        if (is_arg(acc->fn)) os << "      " << a << "_i = *reinterpret_cast<const volatile lf_i64*>(lf_p + 8);\n";
+        os << "    }\n";
+        const std::string shared = "reinterpret_cast<" + std::string(at) + "*>(lf_shared)";
+        if (is_arg(acc->fn))
+          os << "    lf_block_argreduce(" << a << ", " << a << "_i, lf_" << name << "_op(), lf_" << name << "_identity<"
+             << at << ">(), " << shared << ", reinterpret_cast<lf_i64*>(lf_shared + 32));\n";
+        else
+          os << "    " << a << " = lf_block_reduce(" << a << ", lf_" << name << "_op(), lf_" << name << "_identity<" << at
+             << ">(), " << shared << ");\n";
+        os << "    const " << t << " " << v(int(k)) << " = " << a << (is_arg(acc->fn) ? "_i" : "") << ";\n";
+        continue;
+      }
+      print_one(k, "    ");
+    }
+    os << "    if (threadIdx.x == 0) lf_tickets[lf_o] = 0u;\n";
+  }
+  os << "  }\n}\n";
+  return os.str();
+}
+
 } // namespace
 
 std::string render_cuda(const KernelIR& ir) {
+  if (ir.schedule != Schedule::Elementwise) return render_reduction(ir);
   std::ostringstream os;
   os << "// lazyfuse kernel " << ir.name << " (generated; self-contained: it includes no header)\n";
-  os << "#define LF_HD __device__ __forceinline__\n";
-  os << "typedef int lf_i32;\ntypedef long long lf_i64;\n";
+  os << kPreludeDefinitions;
   os << kPrelude << "\n";
   os << "template <class T> struct alignas(sizeof(T) * " << kElementsPerThread << ") lf_vec { T v["
      << kElementsPerThread << "]; };\n\n";
@@ -119,10 +395,36 @@ std::string render_cuda(const KernelIR& ir) {
   }
   os << ") {\n";
   constexpr int V = kElementsPerThread;
+  int root_lin = -1;
+  for (std::size_t k = 0; k < ir.code.size(); ++k)
+    if (ir.code[k].op == IrOp::LinearIndex) root_lin = int(k);
+  // Unravel groups of the output's own linear index: unravelled once per thread in the vector path.
+  std::vector<bool> root_group(ir.unravels.size(), false);
+  for (auto& in : ir.code)
+    if (in.op == IrOp::Coord && in.a == root_lin) root_group[std::size_t(in.slot)] = true;
+  auto param = [&](int instr) { return "p" + std::to_string(ir.code[std::size_t(instr)].slot); };
   os << "  const idx_t step = (idx_t)gridDim.x * blockDim.x * " << V << ";\n";
   os << "  for (idx_t base = ((idx_t)blockIdx.x * blockDim.x + threadIdx.x) * " << V
      << "; base < n; base += step) {\n";
-  os << "    if (base + " << V << " <= n) {\n";
+  std::string vector_ok = "base + " + std::to_string(V) + " <= n";
+  for (std::size_t g = 0; g < ir.unravels.size(); ++g) {
+    if (!root_group[g]) continue;
+    const auto& dims = ir.unravels[g];
+    const std::string u = "u" + std::to_string(g);
+    os << "    idx_t " << u << "_rest = base;\n";
+    for (std::size_t k = dims.size(); k-- > 0;) {
+      if (k == 0) {
+        os << "    const idx_t " << u << "_c0 = " << u << "_rest;\n";
+      } else {
+        os << "    const idx_t " << u << "_c" << k << " = " << u << "_rest % " << param(dims[k]) << ";\n";
+        os << "    " << u << "_rest = " << u << "_rest / " << param(dims[k]) << ";\n";
+      }
+    }
+    // The thread's elements must not wrap into the next row for the last coordinate to step by j.
+    vector_ok += " && " + u + "_c" + std::to_string(dims.size() - 1) + " + " + std::to_string(V) +
+                 " <= " + param(dims.back());
+  }
+  os << "    if (" << vector_ok << ") {\n";
   // Vector loads of the contiguous inputs first, so all of them are in flight before any arithmetic.
   std::vector<bool> linear(ir.inputs.size(), false);
   for (auto& in : ir.code)
@@ -137,14 +439,15 @@ std::string render_cuda(const KernelIR& ir) {
   os << "#pragma unroll\n";
   os << "      for (int j = 0; j < " << V << "; ++j) {\n";
   os << "        const idx_t i = base + j;\n";
-  print_body(os, ir, Mode::Vector, "        ");
+  print_body(os, ir, Mode::Vector, "        ", root_lin);
   os << "      }\n";
   for (std::size_t k = 0; k < ir.outputs.size(); ++k)
     os << "      *reinterpret_cast<lf_vec<" << cuda_type(ir.outputs[k]) << ">*>(out" << k << " + base) = s" << k
        << ";\n";
   os << "    } else {\n";
-  os << "      for (idx_t i = base; i < n; ++i) {\n";
-  print_body(os, ir, Mode::Scalar, "        ");
+  os << "      const idx_t end = base + " << V << " < n ? base + " << V << " : n;\n";
+  os << "      for (idx_t i = base; i < end; ++i) {\n";
+  print_body(os, ir, Mode::Scalar, "        ", root_lin);
   os << "      }\n";
   os << "    }\n";
   os << "  }\n";

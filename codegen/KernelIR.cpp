@@ -18,6 +18,7 @@ const char* ir_op_name(IrOp op) {
   case IrOp::IMul: return "imul";
   case IrOp::IDiv: return "idiv";
   case IrOp::IMod: return "imod";
+  case IrOp::Coord: return "coord";
   case IrOp::ILt: return "ilt";
   case IrOp::IGe: return "ige";
   case IrOp::IEq: return "ieq";
@@ -31,6 +32,11 @@ const char* ir_op_name(IrOp op) {
   case IrOp::Cast: return "cast";
   case IrOp::Select: return "select";
   case IrOp::Store: return "store";
+  case IrOp::OuterIndex: return "outer_index";
+  case IrOp::LoopBegin: return "loop_begin";
+  case IrOp::Accumulate: return "accumulate";
+  case IrOp::LoopEnd: return "loop_end";
+  case IrOp::StoreAt: return "store_at";
   }
   return "?";
 }
@@ -38,13 +44,16 @@ const char* ir_op_name(IrOp op) {
 bool is_index_op(IrOp op) {
   switch (op) {
   case IrOp::LinearIndex:
+  case IrOp::OuterIndex:
+  case IrOp::LoopBegin:
   case IrOp::IndexParam:
   case IrOp::IndexConst:
   case IrOp::IAdd:
   case IrOp::ISub:
   case IrOp::IMul:
   case IrOp::IDiv:
-  case IrOp::IMod: return true;
+  case IrOp::IMod:
+  case IrOp::Coord: return true;
   default: return false;
   }
 }
@@ -55,7 +64,7 @@ bool is_predicate_op(IrOp op) {
 
 void KernelIR::finalize() {
   graph::Hasher h;
-  h.add(code.size());
+  h.add(std::uint64_t(schedule)).add(code.size());
   for (auto& i : code) {
     h.add(std::uint64_t(i.op)).add(std::uint64_t(i.dtype)).add(i.fn);
     h.add(std::uint64_t(std::int64_t(i.a))).add(std::uint64_t(std::int64_t(i.b))).add(std::uint64_t(std::int64_t(i.c)));
@@ -67,6 +76,11 @@ void KernelIR::finalize() {
   for (auto t : outputs) h.add(std::uint64_t(t));
   h.add(params.size());
   for (auto& p : params) h.add(p.is_index).add(std::uint64_t(p.dtype));
+  h.add(unravels.size());
+  for (auto& g : unravels) {
+    h.add(g.size());
+    for (auto d : g) h.add(std::uint64_t(std::int64_t(d)));
+  }
   h.add(index32);
   hash = h.h;
   char buf[32];
@@ -83,11 +97,13 @@ std::string to_string(const KernelIR& k) {
     os << "  %" << n << " = " << ir_op_name(i.op);
     if (i.op == IrOp::Unary) os << "." << graph::name_of(graph::UnaryOp(i.fn));
     if (i.op == IrOp::Binary) os << "." << graph::name_of(graph::BinaryOp(i.fn));
+    if (i.op == IrOp::Accumulate || (i.op == IrOp::LoopEnd && i.fn != kNoReduce))
+      os << "." << graph::name_of(graph::ReduceOp(i.fn));
     if (!is_index_op(i.op) && !is_predicate_op(i.op)) os << ":" << dtype_name(i.dtype);
     for (int a : {i.a, i.b, i.c})
       if (a >= 0) os << " %" << a;
     if (i.slot >= 0) os << " [" << i.slot << "]";
-    if (i.op == IrOp::IndexConst) os << " " << i.imm;
+    if (i.op == IrOp::IndexConst || i.op == IrOp::Coord) os << " " << i.imm;
     os << "\n";
   }
   return os.str();

@@ -27,6 +27,7 @@ enum class IrOp : std::uint8_t {
   IMul,        // a * b
   IDiv,        // a / b, truncating (operands are non-negative where it matters)
   IMod,        // a % b, truncating
+  Coord,       // coordinate `imm` of linear index a in the shape of unravel group `slot` (see KernelIR::unravels)
   // Predicates (bool).
   ILt,  // a < b (index operands)
   IGe,  // a >= b
@@ -41,8 +42,17 @@ enum class IrOp : std::uint8_t {
   Binary,       // fn = BinaryOp; a, b have the op's compute type
   Cast,         // a converted to dtype (astype semantics: see lf_cast)
   Select,       // a ? b : c
-  Store,        // outputs[slot][i] = a
+  Store,        // outputs[slot][i] = a (reduction kernels: at the outer index)
+  // Reduction kernels (KernelIR::schedule != Elementwise).
+  OuterIndex, // the outer (kept-axes) linear index o
+  LoopBegin,  // starts loop `slot` over the reduced elements r in [0, IndexParam a); the value is r
+  Accumulate, // combines value a (with index b for arg reductions) into loop `slot`'s accumulator; fn = ReduceOp
+  LoopEnd,    // ends loop `slot`; the value (of dtype) is its reduction over all r, or nothing for a store loop
+  StoreAt,    // outputs[slot][a] = b (full-shape outputs, inside a loop)
 };
+
+/// LoopEnd.fn of a loop that only stores (no reduction).
+inline constexpr std::uint8_t kNoReduce = 0xff;
 
 const char* ir_op_name(IrOp op);
 bool is_index_op(IrOp op);     // produces an index
@@ -69,11 +79,23 @@ struct ParamSlot {
   bool operator==(const ParamSlot&) const = default;
 };
 
+/// How a kernel walks its index space.
+enum class Schedule : std::uint8_t {
+  Elementwise, // every output element independently: grid-stride over i
+  Row,         // a block per outer index: reductions loop over r with the block's threads, then a block reduce
+  Split,       // each outer index's reductions split over several blocks, combined by the last block to finish
+};
+
 struct KernelIR {
+  Schedule schedule = Schedule::Elementwise;
   std::vector<Instr> code;
   std::vector<InputSlot> inputs;
   std::vector<DType> outputs;
   std::vector<ParamSlot> params;
+  /// Unravel groups: the IndexParam instructions holding each dimension of a shape that Coord instructions
+  /// unravel linear indices in. Kept explicit (not as div/mod chains) so that the CUDA printer can unravel a
+  /// thread's first element once and step the last coordinate for the others.
+  std::vector<std::vector<std::int32_t>> unravels;
   bool index32 = true;
   /// Structural hash of everything above: the in-process kernel cache key.
   std::uint64_t hash = 0;
@@ -95,7 +117,8 @@ struct KernelArgs {
   std::vector<const void*> inputs; // first element of each input (offsets already applied)
   std::vector<void*> outputs;      // C-contiguous outputs of n elements
   std::vector<ParamValue> params;
-  std::int64_t n = 0;
+  std::int64_t n = 0; // output elements (elementwise) or outer elements (reductions)
+  std::int64_t reduced = 0; // reduction kernels: elements each reduction combines per outer element
 };
 
 /// Human-readable listing (LAZYFUSE_LOG=lower, tests).

@@ -1,14 +1,15 @@
 #include "codegen/Lower.h"
 
+#include "codegen/CudaPrinter.h"
+
 #include "graph/Assert.h"
 #include "graph/Config.h"
 #include "graph/Hash.h"
 #include "graph/Ops.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
-#include <map>
-#include <unordered_map>
 
 namespace lazyfuse::codegen {
 
@@ -22,9 +23,7 @@ struct Frame {
   int lin = -1;            // linear index in the current node's shape, or -1
   std::vector<int> coords; // coordinates in the current node's shape (when lin < 0)
   int pred = -1;           // loads happen only where this holds
-  bool operator<(const Frame& o) const {
-    return std::tie(lin, coords, pred) < std::tie(o.lin, o.coords, o.pred);
-  }
+  bool operator==(const Frame&) const = default;
 };
 
 struct InstrHash {
@@ -44,11 +43,58 @@ bool contiguous(const graph::BufferView& v, const Shape& shape) {
   return true;
 }
 
+// (node, frame) -> IR value, open addressing: lowering is on the host path of every materialization.
+class MemoTable {
+public:
+  // The value, or -1; `visible` says whether a value computed in an earlier loop can be used here.
+  template <class Visible> int find(const Node* n, int frame, Visible&& visible) const {
+    if (slots_.empty()) return -1;
+    for (std::size_t k = hash(n, frame) & mask();; k = (k + 1) & mask()) {
+      const Slot& s = slots_[k];
+      if (!s.node) return -1;
+      if (s.node == n && s.frame == frame) return visible(s.value) ? s.value : -1;
+    }
+  }
+  int at(const Node* n, int frame) const {
+    int v = find(n, frame, [](int) { return true; });
+    LAZYFUSE_ASSERT(v >= 0, "lowering looked up a node it has not lowered");
+    return v;
+  }
+  void insert(const Node* n, int frame, int value) {
+    if ((used_ + 1) * 2 > slots_.size()) {
+      std::vector<Slot> old(std::max<std::size_t>(64, slots_.size() * 2));
+      old.swap(slots_);
+      used_ = 0;
+      for (auto& s : old)
+        if (s.node) insert(s.node, s.frame, s.value);
+    }
+    std::size_t k = hash(n, frame) & mask();
+    while (slots_[k].node && !(slots_[k].node == n && slots_[k].frame == frame)) k = (k + 1) & mask();
+    if (!slots_[k].node) ++used_;
+    slots_[k] = {n, frame, value};
+  }
+
+private:
+  struct Slot {
+    const Node* node = nullptr;
+    int frame = 0;
+    int value = -1;
+  };
+  // Pointer values only pick a slot; nothing observable depends on them.
+  static std::size_t hash(const Node* n, int frame) {
+    return graph::mix64(reinterpret_cast<std::uintptr_t>(n) ^ (std::uint64_t(std::uint32_t(frame)) << 48));
+  }
+  std::size_t mask() const { return slots_.size() - 1; }
+  std::vector<Slot> slots_;
+  std::size_t used_ = 0;
+};
+
 class Lowerer {
 public:
   explicit Lowerer(const fusion::KernelPlan& plan) : plan_(plan) {}
 
   LoweredKernel run() {
+    if (plan_.reduction) return run_reduction(*plan_.reduction);
     out_.args.n = graph::shape_size(plan_.shape);
     root_lin_ = emit({IrOp::LinearIndex});
     const int root = frame_id(Frame{root_lin_, {}, -1});
@@ -60,6 +106,7 @@ public:
       st.a = values[k];
       st.slot = int(k);
       out_.ir.code.push_back(st);
+      region_of_.push_back(0);
     }
     out_.ir.index32 = fits_index32();
     out_.ir.finalize();
@@ -67,15 +114,170 @@ public:
   }
 
 private:
+  // ---- reduction kernels ----
+  LoweredKernel run_reduction(const fusion::ReductionDomain& d) {
+    const Shape outer = d.outer_shape();
+    Shape reduced;
+    for (auto a : d.axes) reduced.push_back(d.in_shape[std::size_t(a)]);
+    out_.args.n = graph::shape_size(outer);
+    out_.args.reduced = graph::shape_size(reduced);
+    max_param_ = std::max(max_param_, graph::shape_size(d.in_shape));
+    out_.ir.schedule = Schedule::Row;
+    const int o = emit({IrOp::OuterIndex});
+    const int outer_frame = frame_id(Frame{o, {}, -1});
+    const std::vector<int> o_coords = coords(outer_frame, outer);
+    const int n_reduced = index_param(graph::shape_size(reduced), "reduced");
+
+    // Reductions to inline, sources before consumers.
+    std::vector<NodePtr> reductions;
+    {
+      std::vector<std::pair<NodePtr, bool>> stack;
+      std::vector<const Node*> seen;
+      for (auto it = plan_.outputs.rbegin(); it != plan_.outputs.rend(); ++it) stack.push_back({*it, false});
+      while (!stack.empty()) {
+        auto [n, expanded] = stack.back();
+        stack.pop_back();
+        if (expanded) {
+          if (n->kind == NodeKind::Reduce) reductions.push_back(n);
+          continue;
+        }
+        if (n->materialized() || std::find(seen.begin(), seen.end(), n.get()) != seen.end()) continue;
+        seen.push_back(n.get());
+        stack.push_back({n, true});
+        const auto& srcs = n->sources_unlocked();
+        for (auto it = srcs.rbegin(); it != srcs.rend(); ++it) stack.push_back({*it, false});
+      }
+    }
+    auto full_frame = [&](int r) {
+      const std::vector<int> r_coords = coords(frame_id(Frame{r, {}, -1}), reduced);
+      Frame f;
+      std::size_t ko = 0, kr = 0;
+      for (std::size_t a = 0; a < d.in_shape.size(); ++a)
+        f.coords.push_back(std::binary_search(d.axes.begin(), d.axes.end(), std::int32_t(a)) ? r_coords[kr++]
+                                                                                             : o_coords[ko++]);
+      return frame_id(std::move(f));
+    };
+    int loops = 0;
+    bool dependent = false;
+    for (auto& red : reductions) {
+      const int loop = loops++;
+      region_ = loop + 1;
+      Instr begin{IrOp::LoopBegin, DType::Int64};
+      begin.slot = loop;
+      begin.a = n_reduced;
+      const int r = emit(begin);
+      const std::size_t code_before = out_.ir.code.size();
+      const NodePtr& src = red->sources_unlocked()[0];
+      const int v = value_of(src, full_frame(r));
+      for (std::size_t k = code_before; k < out_.ir.code.size(); ++k)
+        for (int operand : {out_.ir.code[k].a, out_.ir.code[k].b, out_.ir.code[k].c})
+          if (operand >= 0 && out_.ir.code[std::size_t(operand)].op == IrOp::LoopEnd) dependent = true;
+      Instr acc{IrOp::Accumulate, src->dtype, std::uint8_t(red->op)};
+      acc.slot = loop;
+      acc.a = v;
+      acc.b = r;
+      emit(acc);
+      region_ = 0;
+      Instr end{IrOp::LoopEnd, red->dtype, std::uint8_t(red->op)};
+      end.slot = loop;
+      memo_.insert(red.get(), -1, emit(end));
+    }
+    // Reduced outputs at the outer index, then full-shape outputs in one more loop.
+    bool full = false;
+    for (std::size_t k = 0; k < plan_.outputs.size(); ++k) {
+      const NodePtr& out = plan_.outputs[k];
+      out_.ir.outputs.push_back(out->dtype);
+      if (out->shape == d.in_shape && !(outer == d.in_shape)) {
+        full = true;
+        continue;
+      }
+      int frame = outer_frame;
+      if (out->shape != outer) { // keepdims: the outer coordinates with zeros at the reduced axes
+        Frame f;
+        std::size_t ko = 0;
+        for (std::size_t a = 0; a < d.in_shape.size(); ++a)
+          f.coords.push_back(std::binary_search(d.axes.begin(), d.axes.end(), std::int32_t(a)) ? index_const(0)
+                                                                                               : o_coords[ko++]);
+        frame = frame_id(std::move(f));
+      }
+      Instr st{IrOp::Store, out->dtype};
+      st.a = value_of(out, frame);
+      st.slot = int(k);
+      out_.ir.code.push_back(st);
+      region_of_.push_back(0);
+    }
+    if (full) {
+      const int loop = loops++;
+      region_ = loop + 1;
+      Instr begin{IrOp::LoopBegin, DType::Int64};
+      begin.slot = loop;
+      begin.a = n_reduced;
+      const int r = emit(begin);
+      const int frame = full_frame(r);
+      const auto& c = frames_[std::size_t(frame)].coords;
+      const auto strides = graph::contiguous_strides(d.in_shape);
+      int lin = -1;
+      for (std::size_t a = 0; a < c.size(); ++a) {
+        if (d.in_shape[a] == 1) continue;
+        int term = index_op(IrOp::IMul, c[a], index_param(strides[a], "stride:" + std::to_string(a)));
+        lin = lin < 0 ? term : index_op(IrOp::IAdd, lin, term);
+      }
+      if (lin < 0) lin = index_const(0);
+      for (std::size_t k = 0; k < plan_.outputs.size(); ++k) {
+        const NodePtr& out = plan_.outputs[k];
+        if (!(out->shape == d.in_shape && !(outer == d.in_shape))) continue;
+        Instr st{IrOp::StoreAt, out->dtype};
+        st.a = lin;
+        st.b = value_of(out, frame);
+        st.slot = int(k);
+        out_.ir.code.push_back(st);
+        region_of_.push_back(region_);
+      }
+      region_ = 0;
+      Instr end{IrOp::LoopEnd, DType::Bool, kNoReduce};
+      end.slot = loop;
+      emit(end);
+    }
+    if (out_.args.n < fusion::kSplitBelowOuter && !full && !dependent) out_.ir.schedule = Schedule::Split;
+    out_.ir.index32 = fits_index32();
+    out_.ir.finalize();
+    return std::move(out_);
+  }
+
   // ---- IR emission with common-subexpression elimination ----
   int emit(Instr i) {
+    auto& code = out_.ir.code;
     if (i.op == IrOp::IndexParam || i.op == IrOp::ScalarParam) {
-      out_.ir.code.push_back(i);
-      return int(out_.ir.code.size()) - 1;
+      code.push_back(i);
+      region_of_.push_back(0); // the printer declares parameters once, at the top
+      return int(code.size()) - 1;
     }
-    auto [it, inserted] = cse_.try_emplace(i, int(out_.ir.code.size()));
-    if (inserted) out_.ir.code.push_back(i);
-    return it->second;
+    // Open-addressing table of instruction indices: lowering a small kernel allocates almost nothing.
+    if ((cse_used_ + 1) * 2 > cse_.size()) {
+      std::vector<std::int32_t> old(std::max<std::size_t>(64, cse_.size() * 2), -1);
+      old.swap(cse_);
+      const std::size_t mask = cse_.size() - 1;
+      for (auto id : old)
+        if (id >= 0) {
+          std::size_t k = InstrHash{}(code[std::size_t(id)]) & mask;
+          while (cse_[k] >= 0) k = (k + 1) & mask;
+          cse_[k] = id;
+        }
+    }
+    std::size_t slot = probe(i);
+    if (cse_[slot] >= 0) return cse_[slot];
+    code.push_back(i);
+    region_of_.push_back(i.op == IrOp::IndexConst ? 0 : region_);
+    cse_[slot] = int(code.size()) - 1;
+    ++cse_used_;
+    return cse_[slot];
+  }
+  // A value computed inside a loop is visible only in that loop; outer values everywhere after them.
+  bool visible(int id) const { return region_of_[std::size_t(id)] == 0 || region_of_[std::size_t(id)] == region_; }
+  std::size_t probe(const Instr& i) const {
+    const std::size_t mask = cse_.size() - 1;
+    for (std::size_t k = InstrHash{}(i) & mask;; k = (k + 1) & mask)
+      if (cse_[k] < 0 || (out_.ir.code[std::size_t(cse_[k])] == i && visible(cse_[k]))) return k;
   }
   int index_op(IrOp op, int a, int b) {
     Instr i{op, DType::Int64};
@@ -97,14 +299,15 @@ private:
   // A fresh index parameter; `key` (when non-empty) makes equal keys share one parameter.
   int index_param(std::int64_t value, const std::string& key = {}) {
     if (!key.empty())
-      if (auto it = param_keys_.find(key); it != param_keys_.end()) return it->second;
+      for (auto& [k, id] : param_keys_)
+        if (k == key) return id;
     Instr i{IrOp::IndexParam, DType::Int64};
     i.slot = int(out_.ir.params.size());
     out_.ir.params.push_back({true, DType::Int64});
     out_.args.params.push_back({value, 0});
     max_param_ = std::max(max_param_, value < 0 ? -value : value);
     int id = emit(i);
-    if (!key.empty()) param_keys_[key] = id;
+    if (!key.empty()) param_keys_.emplace_back(key, id);
     return id;
   }
   int scalar_param(DType t, double f, std::int64_t iv) {
@@ -117,9 +320,10 @@ private:
   int and_pred(int p, int q) { return p < 0 ? q : (q < 0 ? p : pred_op(IrOp::PAnd, p, q)); }
 
   int frame_id(Frame f) {
-    auto [it, inserted] = frame_ids_.try_emplace(f, int(frames_.size()));
-    if (inserted) frames_.push_back(std::move(f));
-    return it->second;
+    for (std::size_t k = 0; k < frames_.size(); ++k)
+      if (frames_[k] == f) return int(k);
+    frames_.push_back(std::move(f));
+    return int(frames_.size()) - 1;
   }
 
   // Coordinates of frame `fid` in `shape`: its own, or its linear index unravelled (once per frame and shape).
@@ -129,32 +333,40 @@ private:
       LAZYFUSE_ASSERT(f.coords.size() == shape.size(), "frame rank differs from the node's");
       return f.coords;
     }
-    auto key = std::make_pair(fid, shape);
-    if (auto it = unravel_.find(key); it != unravel_.end()) return it->second;
+    for (auto& u : unravel_)
+      if (u.frame == fid && u.shape == shape) return u.coords;
     std::vector<int> c(shape.size());
-    int rest = f.lin;
-    for (std::size_t k = shape.size(); k-- > 0;) {
-      if (k == 0) {
-        c[k] = rest;
-        break;
+    if (shape.size() == 1) {
+      c[0] = f.lin;
+    } else if (!shape.empty()) {
+      std::vector<std::int32_t> dims;
+      for (std::size_t k = 0; k < shape.size(); ++k)
+        dims.push_back(index_param(shape[k], "dim:" + std::to_string(f.lin) + ":" + graph::format_shape(shape) + ":" +
+                                                 std::to_string(k)));
+      auto& groups = out_.ir.unravels;
+      auto it = std::find(groups.begin(), groups.end(), dims);
+      const int group = int(it - groups.begin());
+      if (it == groups.end()) groups.push_back(dims);
+      for (std::size_t k = 0; k < shape.size(); ++k) {
+        Instr coord{IrOp::Coord, DType::Int64};
+        coord.a = f.lin;
+        coord.slot = group;
+        coord.imm = std::int64_t(k);
+        c[k] = emit(coord);
       }
-      std::string pkey = "dim:" + std::to_string(f.lin) + ":" + graph::format_shape(shape) + ":" + std::to_string(k);
-      int dim = index_param(shape[k], pkey);
-      c[k] = index_op(IrOp::IMod, rest, dim);
-      rest = index_op(IrOp::IDiv, rest, dim);
     }
-    unravel_[key] = c;
+    unravel_.push_back({fid, shape, c});
     return c;
   }
 
   int input_slot(const graph::BufferView& v, DType t) {
-    auto key = std::make_pair(v.storage->serial, v.offset);
-    if (auto it = input_slots_.find(key); it != input_slots_.end()) return it->second;
+    for (auto& in : input_slots_)
+      if (in.serial == v.storage->serial && in.offset == v.offset) return in.slot;
     int slot = int(out_.ir.inputs.size());
     out_.ir.inputs.push_back({t});
     out_.args.inputs.push_back(static_cast<const char*>(v.storage->data) + v.offset * std::int64_t(itemsize(t)));
     max_storage_elems_ = std::max<std::int64_t>(max_storage_elems_, std::int64_t(v.storage->bytes / itemsize(t)));
-    input_slots_[key] = slot;
+    input_slots_.push_back({v.storage->serial, v.offset, slot});
     return slot;
   }
 
@@ -165,7 +377,8 @@ private:
       out_.input_nodes.push_back(n);
     if (contiguous(v, n->shape) && f.lin >= 0) {
       auto addr = reinterpret_cast<std::uintptr_t>(out_.args.inputs[std::size_t(slot)]);
-      if (f.lin == root_lin_ && f.pred < 0 && addr % 16 == 0) {
+      // The printer reads kElementsPerThread elements at once, aligned to their total size.
+      if (f.lin == root_lin_ && f.pred < 0 && addr % (kElementsPerThread * itemsize(n->dtype)) == 0) {
         Instr i{IrOp::LoadLinear, n->dtype};
         i.slot = slot;
         return emit(i);
@@ -200,7 +413,6 @@ private:
     int aux = -1; // SetSlice: the region predicate
   };
 
-  using MemoKey = std::pair<const Node*, int>;
 
   int value_of(const NodePtr& root, int root_frame) {
     std::vector<Task> stack;
@@ -210,10 +422,10 @@ private:
       stack.pop_back();
       const Node& n = *t.node;
       const int memo_frame = memo_frame_of(n, t.frame);
-      if (memo_.count({&n, memo_frame})) continue;
+      if (memo_find(&n, memo_frame) >= 0) continue;
       if (!t.expanded) {
         if (auto buf = t.node->buffer()) {
-          memo_[{&n, memo_frame}] = load(t.node, *buf, t.frame);
+          memo_.insert(&n, memo_frame, load(t.node, *buf, t.frame));
           continue;
         }
         plan_children(t);
@@ -221,32 +433,39 @@ private:
         auto children = t.children;
         stack.push_back(std::move(t));
         for (auto it = children.rbegin(); it != children.rend(); ++it) {
-          if (!memo_.count({it->first.get(), memo_frame_of(*it->first, it->second)}))
+          if (memo_find(it->first.get(), memo_frame_of(*it->first, it->second)) < 0)
             stack.push_back({it->first, it->second, false, {}, -1});
         }
         continue;
       }
-      memo_[{&n, memo_frame}] = finish(t);
+      memo_.insert(&n, memo_frame, finish(t));
     }
-    return memo_.at({root.get(), memo_frame_of(*root, root_frame)});
+    return memo_.at(root.get(), memo_frame_of(*root, root_frame));
   }
 
-  // A fill's value does not depend on the index: one parameter serves every frame.
+  int memo_find(const Node* n, int frame) const {
+    return memo_.find(n, frame, [&](int id) { return visible(id); });
+  }
+
+  // A fill's value does not depend on the index: one parameter serves every frame. Neither does an inlined
+  // reduction's within its kernel: it is the reduction of the current outer element.
   static int memo_frame_of(const Node& n, int frame) {
-    return n.kind == NodeKind::Fill && !n.materialized() ? -1 : frame;
+    if (n.materialized()) return frame;
+    return n.kind == NodeKind::Fill || n.kind == NodeKind::Reduce ? -1 : frame;
   }
 
   int child(const Task& t, std::size_t k) {
     auto& [node, frame] = t.children[k];
-    return memo_.at({node.get(), memo_frame_of(*node, frame)});
+    return memo_.at(node.get(), memo_frame_of(*node, frame));
   }
 
   void plan_children(Task& t) {
     const Node& n = *t.node;
-    auto srcs = t.node->sources();
+    const auto& srcs = t.node->sources_unlocked(); // lowering runs under the evaluation lock
     const Frame f = frames_[std::size_t(t.frame)];
     switch (n.kind) {
     case NodeKind::Buffer: LAZYFUSE_ASSERT(false, "a buffer node without a buffer"); break;
+    case NodeKind::Reduce: LAZYFUSE_ASSERT(false, "a reduction reached outside its reduction kernel"); break;
     case NodeKind::Fill:
     case NodeKind::Iota: break;
     case NodeKind::Unary:
@@ -333,7 +552,8 @@ private:
   int finish(const Task& t) {
     const Node& n = *t.node;
     switch (n.kind) {
-    case NodeKind::Buffer: break;
+    case NodeKind::Buffer:
+    case NodeKind::Reduce: break;
     case NodeKind::Fill: return scalar_param(n.dtype, n.fvalue, n.ivalue);
     case NodeKind::Iota: {
       auto c = coords(t.frame, n.shape);
@@ -394,13 +614,25 @@ private:
   const fusion::KernelPlan& plan_;
   LoweredKernel out_;
   int root_lin_ = -1;
-  std::unordered_map<Instr, int, InstrHash> cse_;
-  std::map<std::string, int> param_keys_;
+  std::vector<std::int32_t> cse_;
+  std::size_t cse_used_ = 0;
+  std::vector<int> region_of_; // per instruction: 0 outside loops, k + 1 inside loop k
+  int region_ = 0;
+  std::vector<std::pair<std::string, int>> param_keys_;
   std::vector<Frame> frames_;
-  std::map<Frame, int> frame_ids_;
-  std::map<std::pair<int, Shape>, std::vector<int>> unravel_;
-  std::map<std::pair<std::uint64_t, std::int64_t>, int> input_slots_;
-  std::map<MemoKey, int> memo_;
+  struct Unravel {
+    int frame;
+    Shape shape;
+    std::vector<int> coords;
+  };
+  std::vector<Unravel> unravel_;
+  struct InputSlotKey {
+    std::uint64_t serial;
+    std::int64_t offset;
+    int slot;
+  };
+  std::vector<InputSlotKey> input_slots_;
+  MemoTable memo_;
   std::int64_t max_storage_elems_ = 0;
   std::int64_t max_param_ = 0;
 };

@@ -5,10 +5,7 @@
 #include "graph/Ops.h"
 
 #include <algorithm>
-#include <map>
-#include <set>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace lazyfuse::fusion {
 
@@ -37,115 +34,250 @@ int own_cost(const Node& n) {
 }
 
 struct Info {
-  std::vector<NodePtr> srcs;
+  const Node* node;
   int consumers = 0;
   int view_consumers = 0;
+  int cost = 0;
+  bool stored = false;
+  bool root = false;
 };
 
 // The unmaterialized subgraph below `roots`, in post-order (sources before consumers), found without recursion.
+// Partitioning runs under the runtime's evaluation lock, so sources are read without copies.
 struct Subgraph {
   std::vector<NodePtr> order;
-  std::unordered_map<const Node*, Info> info;
+  std::vector<Info> info;                        // parallel to order
+  std::unordered_map<const Node*, int> index;    // node -> position in order
+
+  int find(const Node* n) const {
+    auto it = index.find(n);
+    return it == index.end() ? -1 : it->second;
+  }
 };
 
 Subgraph collect(const std::vector<NodePtr>& roots) {
   Subgraph g;
-  std::vector<std::pair<NodePtr, bool>> stack;
+  g.index.reserve(64);
+  std::unordered_map<const Node*, char> state; // 1: on the stack, expanded
+  std::vector<std::pair<const NodePtr*, bool>> stack;
   for (auto it = roots.rbegin(); it != roots.rend(); ++it)
-    if (!(*it)->materialized()) stack.push_back({*it, false});
+    if (!(*it)->materialized()) stack.push_back({&*it, false});
   while (!stack.empty()) {
     auto [n, expanded] = stack.back();
     stack.pop_back();
     if (expanded) {
-      g.order.push_back(n);
+      g.index[n->get()] = int(g.order.size());
+      g.order.push_back(*n);
       continue;
     }
-    if (g.info.count(n.get())) continue;
-    Info& info = g.info[n.get()];
-    info.srcs = n->sources();
+    if (!state.emplace(n->get(), 1).second) continue;
     stack.push_back({n, true});
-    for (auto it = info.srcs.rbegin(); it != info.srcs.rend(); ++it)
-      if (!(*it)->materialized() && !g.info.count(it->get())) stack.push_back({*it, false});
+    const auto& srcs = (*n)->sources_unlocked();
+    for (auto it = srcs.rbegin(); it != srcs.rend(); ++it)
+      if (!(*it)->materialized() && !state.count(it->get())) stack.push_back({&*it, false});
   }
-  for (auto& n : g.order)
-    for (auto& s : g.info[n.get()].srcs) {
-      auto it = g.info.find(s.get());
-      if (it == g.info.end()) continue;
-      it->second.consumers++;
-      if (is_view(n->kind)) it->second.view_consumers++;
+  g.info.resize(g.order.size());
+  for (std::size_t k = 0; k < g.order.size(); ++k) {
+    const Node* n = g.order[k].get();
+    g.info[k].node = n;
+    for (auto& src : n->sources_unlocked()) {
+      int j = g.find(src.get());
+      if (j < 0) continue;
+      g.info[std::size_t(j)].consumers++;
+      if (is_view(n->kind)) g.info[std::size_t(j)].view_consumers++;
     }
+  }
   return g;
 }
 
 struct Region {
   int nodes = 0;
   int inputs = 0;
-  std::vector<const Node*> inlined; // post-order
+  std::vector<int> inlined; // positions in the subgraph's order
 };
 
 // What one plan with `outputs` inlines, stopping at materialized and stored nodes.
-Region measure(const Subgraph& g, const std::vector<NodePtr>& outputs, const std::unordered_set<const Node*>& stored) {
+Region measure(const Subgraph& g, const std::vector<NodePtr>& outputs) {
   Region r;
-  std::unordered_set<const Node*> seen;
-  std::set<std::uint64_t> leaves;
-  std::vector<std::pair<const Node*, bool>> stack;
-  for (auto& o : outputs) stack.push_back({o.get(), false});
+  std::vector<char> seen(g.order.size(), 0);
+  std::vector<std::uint64_t> leaves;
+  std::vector<int> stack;
+  for (auto& o : outputs) stack.push_back(g.find(o.get()));
   while (!stack.empty()) {
-    auto [n, expanded] = stack.back();
+    int k = stack.back();
     stack.pop_back();
-    if (expanded) {
-      r.inlined.push_back(n);
-      continue;
-    }
-    if (!seen.insert(n).second) continue;
+    if (seen[std::size_t(k)]) continue;
+    seen[std::size_t(k)] = 1;
     r.nodes++;
-    stack.push_back({n, true});
-    for (auto& s : g.info.at(n).srcs) {
-      if (s->materialized() || stored.count(s.get()) || !g.info.count(s.get())) {
-        leaves.insert(s->serial);
+    r.inlined.push_back(k);
+    for (auto& s : g.order[std::size_t(k)]->sources_unlocked()) {
+      int j = g.find(s.get());
+      if (j < 0 || g.info[std::size_t(j)].stored) {
+        leaves.push_back(s->serial);
         continue;
       }
-      stack.push_back({s.get(), false});
+      stack.push_back(j);
     }
   }
-  r.inputs = int(leaves.size());
+  std::sort(leaves.begin(), leaves.end());
+  r.inputs = int(std::unique(leaves.begin(), leaves.end()) - leaves.begin());
+  std::sort(r.inlined.begin(), r.inlined.end());
   return r;
 }
 
+// ---- reductions --------------------------------------------------------------------------------------------
+
+ReductionDomain domain_of(const Node& reduce) {
+  return {reduce.sources_unlocked()[0]->shape, reduce.reduce_axes};
+}
+
+std::vector<std::int32_t> kept_axes(const ReductionDomain& d) {
+  std::vector<std::int32_t> kept;
+  for (std::int32_t k = 0; k < std::int32_t(d.in_shape.size()); ++k)
+    if (!std::binary_search(d.axes.begin(), d.axes.end(), k)) kept.push_back(k);
+  return kept;
+}
+
+// Walks a plan from its outputs, following which domain axis each axis of each node stands for. A reduction is
+// inlined when it is reached with its kept axes in place; every other reduction found below the outputs is
+// returned in `to_store`.
+struct ReductionCheck {
+  const Subgraph& g;
+  const ReductionDomain& d;
+  std::vector<int> fused;    // positions of inlined reductions
+  std::vector<int> to_store; // positions of reductions that cannot be inlined
+  bool dependent = false;    // an inlined reduction reads another inlined one
+  bool full_outputs = false;
+
+  // mapping[a] = the domain axis axis a of the node stands for, -1 for a size-1 axis, -2: unknown (opaque).
+  using Mapping = std::vector<int>;
+
+  void run(const std::vector<NodePtr>& outputs) {
+    const auto kept = kept_axes(d);
+    const Shape outer = d.outer_shape();
+    std::vector<std::tuple<int, Mapping, int>> stack; // (position, mapping, inlined reduction above or -1)
+    for (auto& o : outputs) {
+      int k = g.find(o.get());
+      if (k < 0) continue;
+      Mapping m;
+      if (o->shape == d.in_shape) {
+        full_outputs = true;
+        for (std::size_t a = 0; a < d.in_shape.size(); ++a) m.push_back(int(a));
+      } else if (o->shape == outer) {
+        m.assign(kept.begin(), kept.end());
+      } else if (o->shape.size() == d.in_shape.size() && graph::shape_size(o->shape) == graph::shape_size(outer)) {
+        // keepdims: the outer shape with size-1 axes where the reduced ones were.
+        for (std::size_t a = 0; a < o->shape.size(); ++a)
+          m.push_back(std::binary_search(d.axes.begin(), d.axes.end(), std::int32_t(a)) ? -1 : int(a));
+      } else {
+        m.assign(o->shape.size(), -2);
+      }
+      stack.push_back({k, m, -1});
+    }
+    std::vector<int> output_positions;
+    for (auto& o : outputs) output_positions.push_back(g.find(o.get()));
+    std::vector<std::pair<int, Mapping>> seen;
+    while (!stack.empty()) {
+      auto [k, m, above] = stack.back();
+      stack.pop_back();
+      if (std::find(seen.begin(), seen.end(), std::make_pair(k, m)) != seen.end()) continue;
+      seen.push_back({k, m});
+      const Info& info = g.info[std::size_t(k)];
+      const Node& n = *info.node;
+      const bool is_output = std::find(output_positions.begin(), output_positions.end(), k) != output_positions.end();
+      if (info.stored && !info.root && !is_output) continue;
+      auto push = [&](const NodePtr& src, Mapping sm, int red) {
+        int j = g.find(src.get());
+        if (j >= 0 && (!g.info[std::size_t(j)].stored || g.info[std::size_t(j)].root)) stack.push_back({j, std::move(sm), red});
+      };
+      const auto& srcs = n.sources_unlocked();
+      switch (n.kind) {
+      case NodeKind::Reduce: {
+        bool ok = domain_of(n) == d && m.size() == kept.size();
+        for (std::size_t a = 0; ok && a < kept.size(); ++a) ok = m[a] == kept[a];
+        if (!ok) {
+          add(to_store, k);
+          break;
+        }
+        if (above >= 0 && above != k) dependent = true;
+        add(fused, k);
+        Mapping full;
+        for (std::size_t a = 0; a < d.in_shape.size(); ++a) full.push_back(int(a));
+        for (auto& s : srcs) push(s, full, k);
+        break;
+      }
+      case NodeKind::Unary:
+      case NodeKind::Binary:
+      case NodeKind::Where:
+      case NodeKind::Cast:
+        for (auto& s : srcs) push(s, m, above);
+        break;
+      case NodeKind::AxisMap: {
+        Mapping sm(n.axes.size(), -2);
+        const Shape& src_shape = srcs[0]->shape;
+        for (std::size_t j = 0; j < n.axes.size(); ++j) {
+          const auto& e = n.axes[j];
+          if (e.view_axis >= 0 && e.start == 0 && e.step == 1 && src_shape[j] == n.shape[std::size_t(e.view_axis)])
+            sm[j] = m[std::size_t(e.view_axis)];
+          else if (src_shape[j] == 1)
+            sm[j] = -1;
+        }
+        push(srcs[0], sm, above);
+        break;
+      }
+      default:
+        for (auto& s : srcs) push(s, Mapping(s->shape.size(), -2), above);
+        break;
+      }
+    }
+  }
+  static void add(std::vector<int>& v, int k) {
+    if (std::find(v.begin(), v.end(), k) == v.end()) v.push_back(k);
+  }
+};
+
 } // namespace
+
+Shape ReductionDomain::outer_shape() const {
+  Shape s;
+  for (std::size_t k = 0; k < in_shape.size(); ++k)
+    if (!std::binary_search(axes.begin(), axes.end(), std::int32_t(k))) s.push_back(in_shape[k]);
+  return s;
+}
+std::int64_t ReductionDomain::outer_size() const { return graph::shape_size(outer_shape()); }
+std::int64_t ReductionDomain::reduced_size() const {
+  std::int64_t n = 1;
+  for (auto a : axes) n *= in_shape[std::size_t(a)];
+  return n;
+}
 
 std::vector<KernelPlan> partition(const std::vector<NodePtr>& roots_in, const PartitionOptions& options) {
   // Unique, unmaterialized roots in the caller's order.
   std::vector<NodePtr> roots;
-  {
-    std::unordered_set<const Node*> seen;
-    for (auto& r : roots_in)
-      if (!r->materialized() && seen.insert(r.get()).second) roots.push_back(r);
-  }
+  for (auto& r : roots_in)
+    if (!r->materialized() && std::find(roots.begin(), roots.end(), r) == roots.end()) roots.push_back(r);
   if (roots.empty()) return {};
   Subgraph g = collect(roots);
-  std::unordered_set<const Node*> roots_set;
-  for (auto& r : roots) roots_set.insert(r.get());
+  for (auto& r : roots) g.info[std::size_t(g.find(r.get()))].root = true;
 
-  std::unordered_set<const Node*> stored;
-  std::map<const Node*, std::string> reasons;
-  std::unordered_map<const Node*, int> cost;
-  for (auto& n : g.order) {
-    const Info& info = g.info[n.get()];
-    int c = own_cost(*n);
-    for (auto& s : info.srcs)
-      if (auto it = cost.find(s.get()); it != cost.end() && !stored.count(s.get())) c += it->second;
-    cost[n.get()] = c;
-    if (roots_set.count(n.get())) continue;
+  std::vector<std::string> reasons(g.order.size());
+  for (std::size_t k = 0; k < g.order.size(); ++k) {
+    Info& info = g.info[k];
+    const Node& n = *g.order[k];
+    int c = own_cost(n);
+    for (auto& s : n.sources_unlocked())
+      if (int j = g.find(s.get()); j >= 0 && !g.info[std::size_t(j)].stored) c += g.info[std::size_t(j)].cost;
+    info.cost = c;
+    if (info.root) continue;
     if (options.eager) {
-      if (n->kind != NodeKind::Fill && n->kind != NodeKind::AxisMap && n->kind != NodeKind::Reshape) {
-        stored.insert(n.get());
-        reasons[n.get()] = "eager mode: one kernel per op";
+      if (n.kind != NodeKind::Fill && n.kind != NodeKind::AxisMap && n.kind != NodeKind::Reshape) {
+        info.stored = true;
+        reasons[k] = "eager mode: one kernel per op";
       }
     } else if (info.consumers >= 2 && info.view_consumers >= 1 && c >= kExpensiveCost) {
-      stored.insert(n.get());
-      reasons[n.get()] = "stored once: cost " + std::to_string(c) + " read through " +
-                         std::to_string(info.consumers) + " consumers, views among them";
+      info.stored = true;
+      reasons[k] = "stored once: cost " + std::to_string(c) + " read by " + std::to_string(info.consumers) +
+                   " consumers, views among them";
     }
   }
 
@@ -159,46 +291,129 @@ std::vector<KernelPlan> partition(const std::vector<NodePtr>& roots_in, const Pa
       it->push_back(r);
   }
 
-  // Enforce the budgets: store the inlined node with the largest cost (then the earliest in post-order) until
-  // every plan fits. Each round stores one more node, so this ends.
-  for (int round = 0;; ++round) {
+  // Enforce the budgets: store the largest inlined piece that fits a kernel (the earliest in post-order on a tie)
+  // until every plan fits. Each round stores one more node, so this ends. Most graphs fit whole and skip the loop.
+  const bool everything_fits = int(g.order.size()) <= options.max_nodes &&
+                               measure(g, roots).inputs <= options.max_inputs;
+  for (int round = 0; !everything_fits; ++round) {
     LAZYFUSE_ASSERT(round <= int(g.order.size()) + 1, "partition budget loop did not converge");
     bool changed = false;
     std::vector<std::vector<NodePtr>> plans_outputs = groups;
-    for (auto& n : g.order)
-      if (stored.count(n.get())) plans_outputs.push_back({n});
+    for (std::size_t k = 0; k < g.order.size(); ++k)
+      if (g.info[k].stored) plans_outputs.push_back({g.order[k]});
+    // Inlined nodes below each node (a tree count: shared nodes count once per use), stopping at stored ones.
+    std::vector<std::int64_t> below(g.order.size(), 0);
+    for (std::size_t k = 0; k < g.order.size(); ++k) {
+      below[k] = 1;
+      for (auto& src : g.order[k]->sources_unlocked())
+        if (int j = g.find(src.get()); j >= 0 && !g.info[std::size_t(j)].stored) below[k] += below[std::size_t(j)];
+    }
     for (auto& outs : plans_outputs) {
-      Region r = measure(g, outs, stored);
+      Region r = measure(g, outs);
       if (r.nodes <= options.max_nodes && r.inputs <= options.max_inputs) continue;
-      const Node* best = nullptr;
-      int best_cost = -1;
-      for (const Node* n : r.inlined) {
-        if (roots_set.count(n) || n->kind == NodeKind::Fill) continue;
-        if (std::find_if(outs.begin(), outs.end(), [&](auto& o) { return o.get() == n; }) != outs.end()) continue;
-        int c = cost[n];
-        if (c > best_cost) best = n, best_cost = c;
+      // Store the largest piece that fits a kernel on its own, so a long chain is cut into few, full kernels.
+      int best = -1;
+      for (int k : r.inlined) {
+        const Info& info = g.info[std::size_t(k)];
+        if (info.root || info.node->kind == NodeKind::Fill) continue;
+        if (std::find_if(outs.begin(), outs.end(), [&](auto& o) { return o.get() == info.node; }) != outs.end())
+          continue;
+        const std::int64_t size = below[std::size_t(k)];
+        if (size > options.max_nodes) continue;
+        if (best < 0 || size > below[std::size_t(best)]) best = k;
       }
-      if (!best) continue; // nothing left to split: the plan runs as it is
-      stored.insert(best);
-      reasons[best] = "split: plan over budget (" + std::to_string(r.nodes) + " nodes, " + std::to_string(r.inputs) +
-                      " inputs; limits " + std::to_string(options.max_nodes) + ", " +
-                      std::to_string(options.max_inputs) + ")";
+      if (best < 0) continue; // nothing left to split: the plan runs as it is
+      g.info[std::size_t(best)].stored = true;
+      reasons[std::size_t(best)] = "split: plan over budget (" + std::to_string(r.nodes) + " nodes, " +
+                                   std::to_string(r.inputs) + " inputs; limits " + std::to_string(options.max_nodes) +
+                                   ", " + std::to_string(options.max_inputs) + ")";
       changed = true;
       break;
     }
     if (!changed) break;
   }
 
+  // Reductions: find each plan's domain and store the reductions it cannot inline, until nothing changes. Each
+  // round stores at least one more node, so this ends.
+  auto plan_outputs = [&] {
+    std::vector<std::vector<NodePtr>> outs;
+    for (std::size_t k = 0; k < g.order.size(); ++k)
+      if (g.info[k].stored) outs.push_back({g.order[k]});
+    for (auto& grp : groups) outs.push_back(grp);
+    return outs;
+  };
+  auto first_reduction = [&](const std::vector<NodePtr>& outs) -> int {
+    std::vector<int> stack;
+    std::vector<char> seen(g.order.size(), 0);
+    for (auto it = outs.rbegin(); it != outs.rend(); ++it) stack.push_back(g.find(it->get()));
+    while (!stack.empty()) {
+      int k = stack.back();
+      stack.pop_back();
+      if (k < 0 || seen[std::size_t(k)]) continue;
+      seen[std::size_t(k)] = 1;
+      const Info& info = g.info[std::size_t(k)];
+      if (info.node->kind == NodeKind::Reduce) return k;
+      const auto& srcs = info.node->sources_unlocked();
+      for (auto it = srcs.rbegin(); it != srcs.rend(); ++it) {
+        int j = g.find(it->get());
+        if (j >= 0 && !g.info[std::size_t(j)].stored) stack.push_back(j);
+      }
+    }
+    return -1;
+  };
+  std::vector<std::optional<ReductionDomain>> domains;
+  for (int round = 0;; ++round) {
+    LAZYFUSE_ASSERT(round <= int(g.order.size()) + 1, "partition reduction loop did not converge");
+    auto outs_list = plan_outputs();
+    domains.assign(outs_list.size(), std::nullopt);
+    bool changed = false;
+    for (std::size_t p = 0; p < outs_list.size() && !changed; ++p) {
+      int r = first_reduction(outs_list[p]);
+      if (r < 0) continue;
+      ReductionDomain d = domain_of(*g.info[std::size_t(r)].node);
+      ReductionCheck check{g, d, {}, {}, false, false};
+      check.run(outs_list[p]);
+      std::vector<int> store = check.to_store;
+      if (store.empty() && !check.fused.empty() && d.outer_size() < kSplitBelowOuter &&
+          (check.dependent || check.full_outputs)) {
+        // Few outer elements: split so each reduction spreads over many blocks. Store the reductions that others
+        // read (or all of them when full-shape outputs need them broadcast).
+        for (int k : check.fused) {
+          const Node* n = g.info[std::size_t(k)].node;
+          bool is_output = std::find_if(outs_list[p].begin(), outs_list[p].end(),
+                                        [&](auto& o) { return o.get() == n; }) != outs_list[p].end();
+          if (!is_output) store.push_back(k);
+        }
+      }
+      for (int k : store) {
+        if (g.info[std::size_t(k)].stored) continue;
+        g.info[std::size_t(k)].stored = true;
+        reasons[std::size_t(k)] = "reduction stored: its consumers cannot inline it";
+        changed = true;
+      }
+      if (!changed && !check.fused.empty()) domains[p] = d;
+    }
+    if (!changed) break;
+  }
+
   std::vector<KernelPlan> plans;
-  for (auto& n : g.order)
-    if (stored.count(n.get())) plans.push_back({{n}, n->shape, reasons[n.get()]});
-  for (auto& grp : groups) {
-    std::string why = grp.size() > 1 ? std::to_string(grp.size()) + " outputs of one shape" : "requested output";
-    plans.push_back({grp, grp[0]->shape, why});
+  {
+    auto outs_list = plan_outputs();
+    std::size_t p = 0;
+    for (std::size_t k = 0; k < g.order.size(); ++k)
+      if (g.info[k].stored) {
+        plans.push_back({{g.order[k]}, g.order[k]->shape, reasons[k], domains[p]});
+        ++p;
+      }
+    for (auto& grp : groups) {
+      std::string why = grp.size() > 1 ? std::to_string(grp.size()) + " outputs of one shape" : "requested output";
+      plans.push_back({grp, grp[0]->shape, why, domains[p]});
+      ++p;
+    }
   }
   if (config::log_enabled("fusion")) {
     for (std::size_t k = 0; k < plans.size(); ++k) {
-      Region r = measure(g, plans[k].outputs, stored);
+      Region r = measure(g, plans[k].outputs);
       config::log("fusion", "plan " + std::to_string(k) + ": " + std::to_string(plans[k].outputs.size()) +
                                 " output(s) of shape " + graph::format_shape(plans[k].shape) + ", " +
                                 std::to_string(r.nodes) + " nodes inlined, " + std::to_string(r.inputs) +

@@ -3,6 +3,7 @@
 
 #include "graph/Node.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,11 +11,29 @@ namespace lazyfuse::fusion {
 
 /// One kernel to run: it computes `outputs` (all of one shape) from buffers, inlining every node between them
 /// and the materialized leaves.
+/// The index space of a reduction kernel: the reductions' input shape and the axes they reduce. The kernel runs
+/// over the kept ("outer") coordinates, and for each over the reduced ones.
+struct ReductionDomain {
+  Shape in_shape;
+  std::vector<std::int32_t> axes;
+  bool operator==(const ReductionDomain&) const = default;
+  Shape outer_shape() const;   // in_shape without the reduced axes
+  std::int64_t outer_size() const;
+  std::int64_t reduced_size() const;
+};
+
 struct KernelPlan {
   std::vector<graph::NodePtr> outputs;
   Shape shape;
   std::string reason; // why this plan exists (for LAZYFUSE_LOG=fusion)
+  /// Set for a reduction kernel: its outputs have the domain's input shape (reduce-then-broadcast, as softmax) or its
+  /// outer shape (with or without keepdims' size-1 axes), and every reduction it inlines is over this domain.
+  std::optional<ReductionDomain> reduction;
 };
+
+/// Below this many outer elements a reduction kernel splits each reduction across blocks, which needs its
+/// reductions to be independent and its outputs reduced: dependent reductions are then stored first.
+inline constexpr std::int64_t kSplitBelowOuter = 256;
 
 struct PartitionOptions {
   bool eager = false;
@@ -31,13 +50,20 @@ struct PartitionOptions {
 ///  - Elementwise ops, casts, fills, iotas and every view (axis maps, reshapes, rolls, slice assignment,
 ///    concatenation, padding) are inlined into their consumers as index arithmetic.
 ///  - Recompute or store: a node used by several consumers is recomputed in each (inside one kernel the IR's CSE
-///    computes it once per index frame) unless it is *expensive* and reached through at least two different
-///    views: then it is stored once by an earlier kernel. Expensive: a subtree cost of at least 24, where a
+///    computes it once per index frame) unless it is *expensive*, has at least two consumers and at least one of
+///    them is a view (so it is read at shifted indices): then it is stored once by an earlier kernel. Expensive: a subtree cost of at least 24, where a
 ///    transcendental op costs 4 and any other op 1 (tinygrad stores a buffer read by >3 consumers; Inductor
 ///    inlines up to ~30 ops).
 ///  - Budgets: a plan inlines at most `max_nodes` nodes and reads at most `max_inputs` buffers; past that, the
-///    deepest inlined node with the largest subtree is stored first, and the plan is re-measured.
-///  - Eager mode: every node that computes something (not a view, not a fill) is its own kernel.
+///    inlined node with the largest subtree that still fits `max_nodes` is stored first (the earliest on a tie),
+///    and the plan is re-measured: a long chain becomes few, full kernels.
+///  - Reductions: a reduction is inlined into a kernel whose outputs reach it only through elementwise ops and
+///    broadcasts back along its reduced axes, all over one domain (softmax, layer norm, mean and variance of the same
+///    rows: one kernel). Any other use (a slice of a reduced array, another domain) stores it first. With fewer than
+///    kSplitBelowOuter outer elements, reductions that depend on reductions and full-shape outputs are split apart,
+///    so that each reduction kernel can spread its reduced axis over many blocks.
+///  - Eager mode: every node that computes something is its own kernel; only fills, axis maps and reshapes (free
+///    views, or scalars) are inlined.
 std::vector<KernelPlan> partition(const std::vector<graph::NodePtr>& roots, const PartitionOptions& options);
 
 } // namespace lazyfuse::fusion

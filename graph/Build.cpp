@@ -1,6 +1,7 @@
 #include "graph/Build.h"
 
 #include "graph/Assert.h"
+#include "graph/HostOps.h"
 
 #include <lazyfuse/error.hpp>
 
@@ -166,16 +167,24 @@ NodePtr make_fill(Shape shape, DType type, double f, std::int64_t i) {
   return intern(std::move(n), {});
 }
 
-NodePtr make_fill_like(Shape shape, DType type, double value) {
-  std::int64_t i = 0;
-  if (type == DType::Bool)
-    i = value != 0;
-  else if (!is_floating(type)) {
-    if (!std::isfinite(value))
-      throw DTypeError("full: cannot convert " + std::to_string(value) + " to " + std::string(dtype_name(type)));
-    i = std::int64_t(value);
+namespace {
+// A C++ value converted as astype converts it (lf_cast: saturating, NaN -> 0), so that folding a cast of a
+// constant gives the same bits as the kernel would.
+template <class To> To cast_value(double f) {
+  return lazyfuse_opmath::lf_cast<To, double>(f);
+}
+std::int64_t integer_value(DType type, double f) {
+  switch (type) {
+  case DType::Bool: return f != 0;
+  case DType::Int32: return cast_value<std::int32_t>(f);
+  case DType::Int64: return cast_value<std::int64_t>(f);
+  default: return 0;
   }
-  return make_fill(std::move(shape), type, value, i);
+}
+} // namespace
+
+NodePtr make_fill_like(Shape shape, DType type, double value) {
+  return make_fill(std::move(shape), type, value, is_floating(type) ? 0 : integer_value(type, value));
 }
 
 NodePtr make_iota(Shape shape, DType type, int axis, double start, double step) {
@@ -190,27 +199,37 @@ NodePtr make_cast(const NodePtr& a, DType type) {
   if (a->dtype == type) return a;
   // A cast of a fill is a fill: keeps scalars out of kernels' inputs.
   if (a->kind == NodeKind::Fill && !a->materialized()) {
-    double f = is_floating(a->dtype) ? a->fvalue : double(a->ivalue);
-    std::int64_t i = is_floating(a->dtype) ? 0 : a->ivalue;
-    if (is_floating(a->dtype) && !is_floating(type)) {
-      if (type == DType::Bool)
-        i = a->fvalue != 0;
-      else if (std::isfinite(a->fvalue))
-        i = std::int64_t(std::clamp(a->fvalue, -9.2e18, 9.2e18));
-      else
-        return intern(proto(NodeKind::Cast, type, a->shape), {a});
-    }
-    return make_fill(a->shape, type, f, i);
+    if (!is_floating(a->dtype)) return make_fill(a->shape, type, double(a->ivalue), is_floating(type) ? 0 : a->ivalue);
+    return make_fill_like(a->shape, type, a->fvalue);
   }
   NodeSpec n = proto(NodeKind::Cast, type, a->shape);
   return intern(std::move(n), {a});
 }
+
+// ---- exact rewrites ----------------------------------------------------------------------------------------
+// Applied once, as a node is built; each moves a negation outward, so none can undo another and they end:
+//   -(-x) -> x;   erf(-x) -> -erf(x);   (-a) * b, a * (-b) -> -(a * b);   (-a) / b, a / (-b) -> -(a / b).
+// Each holds bit for bit in IEEE arithmetic with round-to-nearest (and for wrapping integers), and erf is odd in
+// both the GPU's and the C library's implementation. They let hash-consing share what a formula writes twice,
+// e.g. Black-Scholes' cdf(d) and cdf(-d) then evaluate one erf each instead of two.
+
+namespace {
+// The operand of an unmaterialized negation, or null.
+NodePtr negated_operand(const NodePtr& n) {
+  if (n->kind != NodeKind::Unary || UnaryOp(n->op) != UnaryOp::Negative || n->materialized()) return nullptr;
+  auto srcs = n->sources();
+  return srcs.empty() ? nullptr : srcs[0];
+}
+} // namespace
 
 NodePtr make_unary(UnaryOp op, const NodePtr& a) {
   auto types = unary_types(op, a->dtype);
   if (!types)
     throw DTypeError(std::string(name_of(op)) + ": not defined for " + describe("operand", *a) +
                      "; valid types: int32, int64, float32, float64 (use astype to convert booleans)");
+  if (op == UnaryOp::Negative || op == UnaryOp::Erf)
+    if (auto x = negated_operand(a); x && a->dtype == types->compute)
+      return op == UnaryOp::Negative ? x : make_unary(UnaryOp::Negative, make_unary(UnaryOp::Erf, x));
   NodeSpec n = proto(NodeKind::Unary, types->result, a->shape);
   n.op = int(op);
   return intern(std::move(n), {make_cast(a, types->compute)});
@@ -223,8 +242,8 @@ Shape broadcast_shapes(std::string_view op, const Node& a, const Node& b) {
     std::int64_t da = k + na >= n ? a.shape[k + na - n] : 1;
     std::int64_t db = k + nb >= n ? b.shape[k + nb - n] : 1;
     if (da != db && da != 1 && db != 1)
-      throw ShapeError(std::string(op) + ": operands could not be broadcast together: " + describe("a", a) +
-                       ", " + describe("b", b) + "; each trailing dimension must be equal or 1");
+      throw ShapeError(std::string(op) + ": operands could not be broadcast together: " + describe("a", a) + ", " +
+                       describe("b", b) + "; each trailing dimension must be equal or 1");
     out[k] = da == 1 ? db : da;
   }
   return out;
@@ -260,10 +279,15 @@ NodePtr make_binary(BinaryOp op, const NodePtr& a, const NodePtr& b) {
   const DType t = promote_types(a->dtype, b->dtype);
   auto types = binary_types(op, t);
   if (!types)
-    throw DTypeError(std::string(name_of(op)) + ": not defined for " + describe("a", *a) + " and " +
-                     describe("b", *b) + " (promoted to " + std::string(dtype_name(t)) +
+    throw DTypeError(std::string(name_of(op)) + ": not defined for " + describe("a", *a) + " and " + describe("b", *b) +
+                     " (promoted to " + std::string(dtype_name(t)) +
                      "); use logical_xor for booleans or astype to convert");
   Shape shape = broadcast_shapes(name_of(op), *a, *b);
+  if ((op == BinaryOp::Multiply || op == BinaryOp::TrueDivide) && a->dtype == types->compute &&
+      b->dtype == types->compute) {
+    if (auto x = negated_operand(a)) return make_unary(UnaryOp::Negative, make_binary(op, x, b));
+    if (auto y = negated_operand(b)) return make_unary(UnaryOp::Negative, make_binary(op, a, y));
+  }
   NodeSpec n = proto(NodeKind::Binary, types->result, shape);
   n.op = int(op);
   return intern(std::move(n),
@@ -271,14 +295,16 @@ NodePtr make_binary(BinaryOp op, const NodePtr& a, const NodePtr& b) {
 }
 
 NodePtr make_weak_fill(const detail::WeakScalar& s, DType t, std::string_view op_name) {
-  if (is_integer(t) && s.kind != ScalarKind::Float) {
-    if (t == DType::Int32 && (s.i < std::numeric_limits<std::int32_t>::min() ||
-                              s.i > std::numeric_limits<std::int32_t>::max()))
-      throw DTypeError(std::string(op_name) + ": the C++ integer " + std::to_string(s.i) +
-                       " is out of bounds for int32 (NumPy 2 raises OverflowError here); use astype(int64)");
-    return make_fill({}, t, double(s.i), s.i);
-  }
+  if (is_floating(t)) return make_fill({}, t, s.f, 0);
   if (s.kind == ScalarKind::Float) return make_fill_like({}, t, s.f);
+  const bool fits =
+      t == DType::Bool || (!s.beyond_int64 && (t == DType::Int64 || (s.i >= std::numeric_limits<std::int32_t>::min() &&
+                                                                     s.i <= std::numeric_limits<std::int32_t>::max())));
+  if (!fits)
+    throw DTypeError(std::string(op_name) + ": the C++ integer " +
+                     (s.beyond_int64 ? std::to_string(std::uint64_t(s.i)) : std::to_string(s.i)) +
+                     " is out of bounds for " + std::string(dtype_name(t)) +
+                     " (NumPy 2 raises OverflowError here); convert the array with astype first");
   return make_fill({}, t, double(s.i), s.i);
 }
 
@@ -288,6 +314,8 @@ NodePtr make_binary_weak(BinaryOp op, const NodePtr& a, const detail::WeakScalar
   if (!types)
     throw DTypeError(std::string(name_of(op)) + ": not defined for " + describe("array", *a) +
                      " with a C++ scalar (promoted to " + std::string(dtype_name(t)) + ")");
+  if ((op == BinaryOp::Multiply || op == BinaryOp::TrueDivide) && a->dtype == types->compute)
+    if (auto x = negated_operand(a)) return make_unary(UnaryOp::Negative, make_binary_weak(op, x, s, scalar_on_left));
   NodePtr fill = make_cast(make_weak_fill(s, t, name_of(op)), types->compute);
   NodePtr arr = make_cast(a, types->compute);
   NodeSpec n = proto(NodeKind::Binary, types->result, a->shape);
@@ -301,8 +329,9 @@ NodePtr make_where(const NodePtr& cond, const NodePtr& a, const NodePtr& b) {
   Shape shape = broadcast_shapes("where", *a, *b);
   shape = broadcast_shapes("where", *cond, *make_fill(shape, DType::Bool, 0, 0));
   NodeSpec n = proto(NodeKind::Where, t, shape);
-  return intern(std::move(n), {broadcast_to(make_cast(cond, DType::Bool), shape, "where"),
-                               broadcast_to(make_cast(a, t), shape, "where"), broadcast_to(make_cast(b, t), shape, "where")});
+  return intern(std::move(n),
+                {broadcast_to(make_cast(cond, DType::Bool), shape, "where"),
+                 broadcast_to(make_cast(a, t), shape, "where"), broadcast_to(make_cast(b, t), shape, "where")});
 }
 
 NodePtr make_axis_map(const NodePtr& a, Shape view_shape, std::vector<AxisEntry> entries) {
@@ -580,6 +609,52 @@ NodePtr pad(const NodePtr& a, const std::vector<std::pair<std::int64_t, std::int
     idx.push_back(Slice{before, before + a->shape[d], 1});
   }
   return set_slice(make_fill_like(shape, a->dtype, value), idx, a);
+}
+
+std::vector<std::int32_t> reduction_axes(std::string_view op, const std::optional<std::vector<int>>& axes,
+                                         std::int64_t ndim) {
+  std::vector<std::int32_t> out;
+  if (!axes) {
+    for (std::int64_t d = 0; d < ndim; ++d) out.push_back(std::int32_t(d));
+    return out;
+  }
+  for (int ax : *axes) out.push_back(normalize_axis(op, ax, ndim));
+  std::sort(out.begin(), out.end());
+  if (std::adjacent_find(out.begin(), out.end()) != out.end())
+    throw IndexError(std::string(op) + ": duplicate value in axis");
+  return out;
+}
+
+NodePtr make_reduce(ReduceOp op, const NodePtr& a, const std::optional<std::vector<int>>& axes, bool keepdims) {
+  const std::string_view name = name_of(op);
+  auto raxes = reduction_axes(name, axes, a->ndim());
+  const DType result = reduce_result_type(op, a->dtype);
+  if (raxes.empty()) {
+    if (op == ReduceOp::ArgMin || op == ReduceOp::ArgMax) return make_fill(a->shape, DType::Int64, 0, 0);
+    return make_cast(a, result);
+  }
+  std::int64_t reduced = 1;
+  Shape shape, kept_shape;
+  for (std::int64_t d = 0; d < a->ndim(); ++d) {
+    const bool r = std::binary_search(raxes.begin(), raxes.end(), std::int32_t(d));
+    if (r)
+      reduced *= a->shape[std::size_t(d)];
+    else
+      shape.push_back(a->shape[std::size_t(d)]);
+    kept_shape.push_back(r ? 1 : a->shape[std::size_t(d)]);
+  }
+  if (reduced == 0 && op != ReduceOp::Sum && op != ReduceOp::Prod && op != ReduceOp::Any && op != ReduceOp::All)
+    throw Error(std::string(name) + ": zero-size array to reduction operation " + std::string(name) +
+                " which has no identity: " + describe("array", *a) + " reduced over axes of size 0");
+  NodeSpec n = proto(NodeKind::Reduce, result, shape);
+  n.op = int(op);
+  n.reduce_axes = raxes;
+  NodePtr node = intern(std::move(n), {make_cast(a, reduce_input_type(op, a->dtype))});
+  if (!keepdims) return node;
+  std::vector<AxisEntry> entries;
+  for (std::size_t d = 0; d < kept_shape.size(); ++d)
+    if (!std::binary_search(raxes.begin(), raxes.end(), std::int32_t(d))) entries.push_back({int(d), 0, 1});
+  return make_axis_map(node, kept_shape, std::move(entries));
 }
 
 } // namespace lazyfuse::graph

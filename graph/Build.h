@@ -41,6 +41,13 @@ NodePtr concatenate(const std::vector<NodePtr>& arrays, int axis);
 NodePtr stack(const std::vector<NodePtr>& arrays, int axis);
 NodePtr pad(const NodePtr& a, const std::vector<std::pair<std::int64_t, std::int64_t>>& widths, double value);
 
+/// A reduction over `axes` (all when nullopt), with NumPy's result type and empty-reduction errors; keepdims gives
+/// a view of the reduced node with size-1 axes in place of the reduced ones.
+NodePtr make_reduce(ReduceOp op, const NodePtr& a, const std::optional<std::vector<int>>& axes, bool keepdims);
+/// The sorted, validated axes of a reduction of an array of `ndim` dimensions.
+std::vector<std::int32_t> reduction_axes(std::string_view op, const std::optional<std::vector<int>>& axes,
+                                         std::int64_t ndim);
+
 /// Normalizes a possibly negative axis; IndexError naming the op when out of range.
 int normalize_axis(std::string_view op, std::int64_t axis, std::int64_t ndim);
 

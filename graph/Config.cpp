@@ -3,6 +3,8 @@
 #include <lazyfuse/error.hpp>
 
 #include <atomic>
+#include <cctype>
+#include <iterator>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -40,6 +42,8 @@ constexpr Definition kDefinitions[] = {
     {"LAZYFUSE_CPU_THREADS", "0", "threads of the CPU backend; 0: all hardware threads"},
 };
 
+void validate(const Definition& d, const std::string& v);
+
 struct State {
   std::mutex mutex;
   std::map<std::string, std::string, std::less<>> overrides;
@@ -52,7 +56,15 @@ State& state() {
   static auto* s = [] {
     auto* st = new State;
     for (auto& d : kDefinitions)
-      if (const char* v = std::getenv(d.name)) st->environment[d.name] = v;
+      if (const char* v = std::getenv(d.name)) {
+        try {
+          validate(d, v);
+          st->environment[d.name] = v;
+        } catch (const Error& e) {
+          std::fprintf(stderr, "lazyfuse: ignoring the environment's %s; using the default '%s'\n", e.what(),
+                       d.default_value);
+        }
+      }
     return st;
   }();
   return *s;
@@ -70,7 +82,36 @@ std::pair<std::string, Source> value_locked(State& s, const Definition& d) {
   return {d.default_value, Source::Default};
 }
 
-bool truthy(const std::string& v) { return v == "1" || v == "true" || v == "yes" || v == "on"; }
+std::string lower(std::string v) {
+  for (auto& c : v) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return v;
+}
+bool truthy(const std::string& v) {
+  const std::string l = lower(v);
+  return l == "1" || l == "true" || l == "yes" || l == "on";
+}
+bool boolean_text(const std::string& v) {
+  const std::string l = lower(v);
+  return l.empty() || l == "0" || l == "1" || l == "true" || l == "false" || l == "yes" || l == "no" || l == "on" ||
+         l == "off";
+}
+
+// Channels of LAZYFUSE_LOG as bits, parsed once per settings change (logging is checked on hot paths).
+constexpr const char* kLogChannels[] = {"fusion", "lower", "codegen", "cache", "launch"};
+std::uint32_t parse_log(const std::string& log) {
+  std::uint32_t mask = 0;
+  std::size_t start = 0;
+  while (start <= log.size()) {
+    std::size_t end = log.find(',', start);
+    if (end == std::string::npos) end = log.size();
+    std::string item = log.substr(start, end - start);
+    if (item == "all") mask = ~0u;
+    for (std::size_t k = 0; k < std::size(kLogChannels); ++k)
+      if (item == kLogChannels[k]) mask |= 1u << k;
+    start = end + 1;
+  }
+  return mask;
+}
 
 int to_int(const std::string& name, const std::string& v) {
   try {
@@ -100,6 +141,20 @@ void validate(const Definition& d, const std::string& v) {
   if (n == "LAZYFUSE_BACKEND") one_of({"auto", "cpu", "cuda"});
   if (n == "LAZYFUSE_MODE") one_of({"lazy", "eager"});
   if (n == "LAZYFUSE_POOL") one_of({"pool", "none"});
+  if (n == "LAZYFUSE_GPU_MEMORY_LIMIT" && !v.empty()) {
+    std::size_t used = 0;
+    bool ok = false;
+    try {
+      double x = std::stod(v, &used);
+      ok = x >= 0 && (used == v.size() || (used + 1 == v.size() && v.back() == '%'));
+    } catch (const std::exception&) {
+    }
+    if (!ok) throw Error(std::string(n) + ": invalid value '" + v + "'; valid: a number of bytes or a percent (90%)");
+  }
+  for (auto* b : {"LAZYFUSE_CACHE_IN_MEMORY", "LAZYFUSE_CACHE_SAVE_CUDA_SOURCE", "LAZYFUSE_COMPILE_WITH_PTX",
+                  "LAZYFUSE_COMPILE_WITH_DEBUG", "LAZYFUSE_NVRTC_USE_PCH", "LAZYFUSE_DUMP_CUDA_SOURCE_ON_ERROR",
+                  "LAZYFUSE_PER_THREAD_DEFAULT_STREAM"})
+    if (n == b && !boolean_text(v)) throw Error(std::string(n) + ": invalid value '" + v + "'; valid: 0 or 1");
   if (n == "LAZYFUSE_MAX_DEPTH" || n == "LAZYFUSE_MAX_KERNEL_NODES" || n == "LAZYFUSE_MAX_KERNEL_INPUTS" ||
       n == "LAZYFUSE_CPU_THREADS")
     to_int(d.name, v);
@@ -110,8 +165,9 @@ const Snapshot* build_locked(State& s) {
   auto get = [&](const char* name) { return value_locked(s, *find(name)).first; };
   snap->generation = ++s.generation;
   snap->backend = get("LAZYFUSE_BACKEND");
-  snap->eager = get("LAZYFUSE_MODE") == "eager";
+  snap->eager = lower(get("LAZYFUSE_MODE")) == "eager";
   snap->log = get("LAZYFUSE_LOG");
+  snap->log_mask = parse_log(snap->log);
   auto clamp_int = [&](const char* name, int lo) {
     try {
       return std::max(lo, to_int(name, get(name)));
@@ -133,7 +189,7 @@ const Snapshot* build_locked(State& s) {
   snap->nvrtc_pch = truthy(get("LAZYFUSE_NVRTC_USE_PCH"));
   snap->dump_source_on_error = truthy(get("LAZYFUSE_DUMP_CUDA_SOURCE_ON_ERROR"));
   snap->gpu_memory_limit = get("LAZYFUSE_GPU_MEMORY_LIMIT");
-  snap->pool_enabled = get("LAZYFUSE_POOL") != "none";
+  snap->pool_enabled = lower(get("LAZYFUSE_POOL")) != "none";
   snap->per_thread_default_stream = truthy(get("LAZYFUSE_PER_THREAD_DEFAULT_STREAM"));
   return snap;
 }
@@ -193,16 +249,10 @@ void set_eager(bool eager) { set("LAZYFUSE_MODE", eager ? "eager" : "lazy"); }
 bool eager() { return snapshot().eager; }
 
 bool log_enabled(std::string_view channel) {
-  const std::string& log = snapshot().log;
-  if (log.empty()) return false;
-  std::size_t start = 0;
-  while (start <= log.size()) {
-    std::size_t end = log.find(',', start);
-    if (end == std::string::npos) end = log.size();
-    std::string_view item(log.data() + start, end - start);
-    if (item == channel || item == "all") return true;
-    start = end + 1;
-  }
+  const std::uint32_t mask = snapshot().log_mask;
+  if (!mask) return false;
+  for (std::size_t k = 0; k < std::size(kLogChannels); ++k)
+    if (channel == kLogChannels[k]) return mask & (1u << k);
   return false;
 }
 

@@ -18,6 +18,7 @@ struct Snapshot {
   int max_kernel_inputs = 48;
   std::string backend;        // "auto", "cpu", "cuda"
   std::string log;            // comma-separated channel names
+  std::uint32_t log_mask = 0; // the channels as bits (see log_enabled)
   std::string cache_dir;      // resolved directory
   bool cache_in_memory = false;
   bool cache_save_source = false;

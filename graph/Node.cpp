@@ -5,7 +5,6 @@
 
 #include <cstring>
 #include <sstream>
-#include <unordered_map>
 
 namespace lazyfuse::graph {
 
@@ -27,6 +26,7 @@ std::string_view kind_name(NodeKind k) {
   case NodeKind::Reshape: return "reshape";
   case NodeKind::Roll: return "roll";
   case NodeKind::SetSlice: return "set_slice";
+  case NodeKind::Reduce: return "reduce";
   }
   return "?";
 }
@@ -35,13 +35,65 @@ namespace {
 
 std::atomic<std::size_t> g_live_nodes{0};
 
-// The intern table. Entries are raw pointers: a node removes itself in its destructor, under the same mutex
-// that lookups hold, so a pointer found here always refers to a live object (possibly one whose last reference
-// just went away: weak_from_this().lock() fails for those and they are skipped).
-struct InternTable {
+// The intern table: open addressing over (hash, node) pairs, so interning allocates nothing but the node. Entries
+// are raw pointers: a node removes itself in its destructor, under the same mutex that lookups hold, so a pointer
+// found here always refers to a live object (possibly one whose last reference just went away:
+// weak_from_this().lock() fails for those and they are skipped).
+class InternTable {
+public:
   std::mutex mutex;
-  std::unordered_map<std::uint64_t, std::vector<Node*>> buckets;
+
+  template <class Match> Node* find(std::uint64_t hash, Match&& match) const {
+    if (slots_.empty()) return nullptr;
+    for (std::size_t i = hash & mask(), probe = 0; probe < slots_.size(); i = (i + 1) & mask(), ++probe) {
+      const Slot& s = slots_[i];
+      if (s.node == nullptr && !s.tombstone) return nullptr;
+      if (s.node && s.hash == hash && match(*s.node)) return s.node;
+    }
+    return nullptr;
+  }
+  void insert(std::uint64_t hash, Node* node) {
+    if ((used_ + 1) * 2 > slots_.size()) rehash(std::max<std::size_t>(64, live_ * 4));
+    std::size_t i = hash & mask();
+    while (slots_[i].node) i = (i + 1) & mask();
+    if (!slots_[i].tombstone) ++used_;
+    slots_[i] = {hash, node, false};
+    ++live_;
+  }
+  void erase(std::uint64_t hash, Node* node) {
+    if (slots_.empty()) return;
+    for (std::size_t i = hash & mask(), probe = 0; probe < slots_.size(); i = (i + 1) & mask(), ++probe) {
+      Slot& s = slots_[i];
+      if (s.node == nullptr && !s.tombstone) return;
+      if (s.node == node) {
+        s = {0, nullptr, true};
+        --live_;
+        return;
+      }
+    }
+  }
+
+private:
+  struct Slot {
+    std::uint64_t hash = 0;
+    Node* node = nullptr;
+    bool tombstone = false;
+  };
+  std::size_t mask() const { return slots_.size() - 1; }
+  void rehash(std::size_t capacity) {
+    std::size_t cap = 64;
+    while (cap < capacity) cap *= 2;
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(cap, Slot{});
+    used_ = live_ = 0;
+    for (auto& s : old)
+      if (s.node) insert(s.hash, s.node);
+  }
+  std::vector<Slot> slots_;
+  std::size_t used_ = 0; // live entries and tombstones
+  std::size_t live_ = 0;
 };
+
 InternTable& table() {
   static auto* t = new InternTable; // never destroyed: nodes may outlive static destruction order
   return *t;
@@ -55,7 +107,8 @@ bool same_structure(const Node& a, const NodeSpec& b, const std::vector<std::uin
   if (!same_double(a.fvalue, b.fvalue) || a.ivalue != b.ivalue || !same_double(a.fstep, b.fstep) ||
       a.shift != b.shift)
     return false;
-  if (a.axes != b.axes || a.region != b.region || a.src_serials != b_src_serials) return false;
+  if (a.axes != b.axes || a.region != b.region || a.reduce_axes != b.reduce_axes || a.src_serials != b_src_serials)
+    return false;
   if (a.kind == NodeKind::Buffer) {
     auto ba = a.buffer();
     if (!ba || !buffer_b) return false;
@@ -72,6 +125,7 @@ std::uint64_t structural_hash(const NodeSpec& n, std::span<const NodePtr> srcs, 
   h.add_double(n.fvalue).add(std::uint64_t(n.ivalue)).add_double(n.fstep).add(std::uint64_t(n.shift));
   for (auto& a : n.axes) h.add(std::uint64_t(std::int64_t(a.view_axis))).add(a.start).add(a.step);
   for (auto& r : n.region) h.add(r.start).add(r.step).add(r.count);
+  for (auto ax : n.reduce_axes) h.add(std::uint64_t(ax) + 0x1000);
   for (auto& s : srcs) h.add(s->hash);
   if (buffer) {
     h.add(std::uint64_t(buffer->offset));
@@ -129,17 +183,7 @@ Node::~Node() {
   if (interned_) {
     auto& t = table();
     std::lock_guard lock(t.mutex);
-    auto it = t.buckets.find(hash);
-    if (it != t.buckets.end()) {
-      auto& v = it->second;
-      for (std::size_t i = 0; i < v.size(); ++i)
-        if (v[i] == this) {
-          v[i] = v.back();
-          v.pop_back();
-          break;
-        }
-      if (v.empty()) t.buckets.erase(it);
-    }
+    t.erase(hash, this);
   }
   g_live_nodes.fetch_sub(1, std::memory_order_relaxed);
   release_iteratively(std::move(srcs_));
@@ -152,17 +196,20 @@ NodePtr intern(NodeSpec&& spec, std::vector<NodePtr> srcs, std::shared_ptr<const
   for (auto& s : srcs) {
     LAZYFUSE_ASSERT(s != nullptr, "null source node");
     src_serials.push_back(s->serial);
-    depth = std::max(depth, s->depth + 1);
+    // A materialized source is a leaf: laziness is bounded by what is still to compute.
+    depth = std::max(depth, (s->materialized() ? 0 : s->depth) + 1);
   }
   const std::uint64_t hash = structural_hash(spec, srcs, buffer.get());
 
   auto& t = table();
   std::lock_guard lock(t.mutex);
-  auto& bucket = t.buckets[hash];
-  for (Node* candidate : bucket) {
-    if (!same_structure(*candidate, spec, src_serials, buffer.get())) continue;
-    if (auto alive = candidate->weak_from_this().lock()) return alive;
-  }
+  NodePtr alive;
+  t.find(hash, [&](Node& candidate) {
+    if (!same_structure(candidate, spec, src_serials, buffer.get())) return false;
+    alive = candidate.weak_from_this().lock();
+    return alive != nullptr;
+  });
+  if (alive) return alive;
   auto node = std::make_shared<Node>();
   static_cast<NodeSpec&>(*node) = std::move(spec);
   node->src_serials = std::move(src_serials);
@@ -173,7 +220,7 @@ NodePtr intern(NodeSpec&& spec, std::vector<NodePtr> srcs, std::shared_ptr<const
   node->buffer_ = std::move(buffer);
   node->interned_ = true;
   g_live_nodes.fetch_add(1, std::memory_order_relaxed);
-  bucket.push_back(node.get());
+  t.insert(hash, node.get());
   return node;
 }
 

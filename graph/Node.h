@@ -33,7 +33,8 @@ enum class NodeKind : std::uint8_t {
   Reshape,  // a C-order reshape of a source that is not a plain buffer
   Roll,     // shift with wrap-around along one axis
   SetSlice, // srcs: base, value; value (of the region's shape) replaces base in a strided region
-  // Room for the later node kinds: Reduce, Matmul (a library-call node), Random, Gather/Scatter, Mask.
+  Reduce,   // op = ReduceOp over `reduce_axes` of the source; the reduced axes are dropped (keepdims is a view)
+  // Room for the later node kinds: Matmul (a library-call node), Random, Gather/Scatter, Mask.
 };
 
 std::string_view kind_name(NodeKind k);
@@ -90,6 +91,7 @@ struct NodeSpec {
   std::int64_t shift = 0;            // Roll
   std::vector<AxisEntry> axes;       // AxisMap: one per source axis
   std::vector<RegionAxis> region;    // SetSlice: one per base axis
+  std::vector<std::int32_t> reduce_axes; // Reduce: sorted axes of the source
 };
 
 class Node : public NodeSpec, public std::enable_shared_from_this<Node> {
@@ -105,6 +107,9 @@ public:
   // ---- sources and materialization (guarded; see the notes in Node.cpp) ----
   /// The sources, empty once the node is materialized.
   std::vector<NodePtr> sources() const;
+  /// The sources without a copy. Only for code that holds the runtime's evaluation lock (partitioning and
+  /// lowering): set_buffer, the only writer, runs under that lock too.
+  const std::vector<NodePtr>& sources_unlocked() const { return srcs_; }
   /// The buffer holding the value, or null.
   std::shared_ptr<const BufferView> buffer() const;
   bool materialized() const { return buffer() != nullptr; }

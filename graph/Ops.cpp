@@ -65,6 +65,39 @@ std::string_view name_of(BinaryOp op) {
   return "?";
 }
 
+std::string_view name_of(ReduceOp op) {
+  switch (op) {
+#define LAZYFUSE_REDUCE(Enum, name)                                                                            \
+  case ReduceOp::Enum: return #name;
+#include <lazyfuse/ops.def>
+  }
+  return "?";
+}
+
+DType reduce_result_type(ReduceOp op, DType t) {
+  switch (op) {
+  case ReduceOp::Sum:
+  case ReduceOp::Prod: return is_floating(t) ? t : DType::Int64;
+  case ReduceOp::Min:
+  case ReduceOp::Max: return t;
+  case ReduceOp::ArgMin:
+  case ReduceOp::ArgMax: return DType::Int64;
+  case ReduceOp::Any:
+  case ReduceOp::All: return DType::Bool;
+  }
+  return t;
+}
+
+DType reduce_input_type(ReduceOp op, DType t) {
+  switch (op) {
+  case ReduceOp::ArgMin:
+  case ReduceOp::ArgMax:
+  case ReduceOp::Min:
+  case ReduceOp::Max: return t;
+  default: return reduce_result_type(op, t);
+  }
+}
+
 namespace {
 std::optional<OpTypes> types_for(ResultRule rule, DType t, DType bool_float) {
   switch (rule) {

@@ -10,6 +10,7 @@
 namespace lazyfuse::graph {
 
 using detail::BinaryOp;
+using detail::ReduceOp;
 using detail::UnaryOp;
 
 /// How an op's types are derived from its (promoted) operand type t.
@@ -28,6 +29,12 @@ ResultRule rule_of(UnaryOp op);
 ResultRule rule_of(BinaryOp op);
 std::string_view name_of(UnaryOp op);
 std::string_view name_of(BinaryOp op);
+std::string_view name_of(ReduceOp op);
+/// NumPy's result type of a reduction of `t` (sum of int32 -> int64, argmax -> int64, any -> bool), which is also
+/// the type it accumulates in; the source is cast to it first (argmin/argmax keep the source type).
+DType reduce_result_type(ReduceOp op, DType t);
+/// The type a reduction reads its elements in.
+DType reduce_input_type(ReduceOp op, DType t);
 
 struct OpTypes {
   DType compute; // operands are cast to this

@@ -2,9 +2,11 @@
 
 #include "graph/Assert.h"
 #include "graph/Ops.h"
-#include "runtime/HostOps.h"
+#include "graph/HostOps.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -46,8 +48,161 @@ private:
   }
 
   void chunk(std::int64_t i0, int len) {
+    for (std::size_t id = 0; id < ir_.code.size(); ++id) exec(id, len, i0);
+  }
+
+public:
+  // ---- reduction kernels: one outer element at a time; loops over the reduced elements in columns ----
+  void run_outer(std::int64_t begin, std::int64_t end) {
     const auto& code = ir_.code;
-    for (std::size_t id = 0; id < code.size(); ++id) {
+    // Parameters and constants are the same everywhere: fill their columns once.
+    for (std::size_t id = 0; id < code.size(); ++id)
+      if (code[id].op == IrOp::IndexParam || code[id].op == IrOp::ScalarParam || code[id].op == IrOp::IndexConst)
+        exec(id, kChunk, 0);
+    for (outer_ = begin; outer_ < end; ++outer_) {
+      for (std::size_t id = 0; id < code.size(); ++id) {
+        const Instr& in = code[id];
+        if (in.op == IrOp::IndexParam || in.op == IrOp::ScalarParam || in.op == IrOp::IndexConst) continue;
+        if (in.op == IrOp::LoopBegin) {
+          id = run_loop(id);
+          continue;
+        }
+        if (in.op == IrOp::Store) {
+          exec(id, 1, outer_);
+          continue;
+        }
+        exec(id, 1, 0);
+        broadcast(id);
+      }
+    }
+  }
+
+private:
+  std::int64_t outer_ = 0;
+  std::int64_t loop_base_ = 0;
+
+  // Makes an outer value readable at every position of a column, as loop instructions read it.
+  void broadcast(std::size_t id) {
+    auto* c = columns_.data() + id * kChunk * sizeof(std::int64_t);
+    const std::size_t w = value_width(ir_.code[id]);
+    for (int e = 1; e < kChunk; ++e) std::memcpy(c + std::size_t(e) * w, c, w);
+  }
+  std::size_t value_width(const Instr& in) const {
+    if (is_predicate_op(in.op)) return sizeof(bool);
+    if (codegen::is_index_op(in.op)) return sizeof(std::int64_t);
+    return itemsize(in.dtype);
+  }
+
+  // Runs the loop that starts at `begin`; returns the position of its LoopEnd.
+  std::size_t run_loop(std::size_t begin) {
+    const auto& code = ir_.code;
+    const Instr& head = code[begin];
+    std::size_t end = begin + 1;
+    while (!(code[end].op == IrOp::LoopEnd && code[end].slot == head.slot)) ++end;
+    const std::int64_t n = param_of(head.a);
+    const Instr& fin = code[end];
+    std::size_t acc_id = 0;
+    for (std::size_t k = begin + 1; k < end; ++k)
+      if (code[k].op == IrOp::Accumulate) acc_id = k;
+    if (fin.fn == codegen::kNoReduce) {
+      for (loop_base_ = 0; loop_base_ < n; loop_base_ += kChunk) body(begin, end, int(std::min<std::int64_t>(kChunk, n - loop_base_)));
+      return end;
+    }
+    const Instr& acc = code[acc_id];
+    with_type(acc.dtype, [&]<class T>() {
+      const auto op = graph::ReduceOp(acc.fn);
+      if (op == graph::ReduceOp::ArgMax || op == graph::ReduceOp::ArgMin) {
+        T best = op == graph::ReduceOp::ArgMax ? lazyfuse_opmath::lf_max_identity<T>()
+                                               : lazyfuse_opmath::lf_min_identity<T>();
+        std::int64_t best_index = INT64_MAX;
+        for (loop_base_ = 0; loop_base_ < n; loop_base_ += kChunk) {
+          const int len = int(std::min<std::int64_t>(kChunk, n - loop_base_));
+          body(begin, end, len);
+          const T* v = col<T>(acc.a);
+          const std::int64_t* idx = col<std::int64_t>(acc.b);
+          for (int e = 0; e < len; ++e) {
+            bool better = op == graph::ReduceOp::ArgMax
+                              ? lazyfuse_opmath::lf_argmax_better(v[e], idx[e], best, best_index)
+                              : lazyfuse_opmath::lf_argmin_better(v[e], idx[e], best, best_index);
+            if (better) best = v[e], best_index = idx[e];
+          }
+        }
+        std::fill_n(col<std::int64_t>(int(end)), kChunk, best_index == INT64_MAX ? 0 : best_index);
+        return;
+      }
+      reduce_loop<T>(begin, end, acc, op, n);
+    });
+    return end;
+  }
+
+  void body(std::size_t begin, std::size_t end, int len) {
+    for (std::size_t k = begin; k < end; ++k) {
+      const IrOp op = ir_.code[k].op;
+      if (op == IrOp::Accumulate || op == IrOp::IndexParam || op == IrOp::ScalarParam || op == IrOp::IndexConst)
+        continue;
+      exec(k, len, 0);
+    }
+  }
+
+  // A combining reduction in pairwise order: a tree inside each column, and a binary counter of column partials,
+  // so the rounding error grows with log n, not n.
+  template <class T> void reduce_loop(std::size_t begin, std::size_t end, const Instr& acc, graph::ReduceOp op,
+                                      std::int64_t n) {
+    auto combine = [op](T a, T b) -> T {
+      using namespace lazyfuse_opmath;
+      switch (op) {
+      case graph::ReduceOp::Sum: return lf_sum_combine(a, b);
+      case graph::ReduceOp::Prod: return lf_prod_combine(a, b);
+      case graph::ReduceOp::Min: return lf_min_combine(a, b);
+      case graph::ReduceOp::Max: return lf_max_combine(a, b);
+      case graph::ReduceOp::Any: return lf_any_combine(a, b);
+      case graph::ReduceOp::All: return lf_all_combine(a, b);
+      default: return a;
+      }
+    };
+    auto identity = [op]() -> T {
+      using namespace lazyfuse_opmath;
+      switch (op) {
+      case graph::ReduceOp::Sum: return lf_sum_identity<T>();
+      case graph::ReduceOp::Prod: return lf_prod_identity<T>();
+      case graph::ReduceOp::Min: return lf_min_identity<T>();
+      case graph::ReduceOp::Max: return lf_max_identity<T>();
+      case graph::ReduceOp::Any: return lf_any_identity<T>();
+      case graph::ReduceOp::All: return lf_all_identity<T>();
+      default: return T{};
+      }
+    };
+    T levels[64];
+    bool used[64] = {};
+    T scratch[kChunk];
+    for (loop_base_ = 0; loop_base_ < n; loop_base_ += kChunk) {
+      const int len = int(std::min<std::int64_t>(kChunk, n - loop_base_));
+      body(begin, end, len);
+      std::copy_n(col<T>(acc.a), len, scratch);
+      for (int m = len; m > 1;) {
+        const int half = (m + 1) / 2;
+        for (int e = 0; e + half < m; ++e) scratch[e] = combine(scratch[e], scratch[e + half]);
+        m = half;
+      }
+      T partial = scratch[0];
+      int level = 0;
+      while (used[level]) {
+        partial = combine(levels[level], partial);
+        used[level++] = false;
+      }
+      levels[level] = partial;
+      used[level] = true;
+    }
+    T result = identity();
+    for (int level = 0; level < 64; ++level)
+      if (used[level]) result = combine(levels[level], result);
+    const Instr& fin = ir_.code[end];
+    with_type(fin.dtype, [&]<class R>() { std::fill_n(col<R>(int(end)), kChunk, R(result)); });
+  }
+
+  void exec(std::size_t id, int len, std::int64_t i0) {
+    const auto& code = ir_.code;
+    {
       const Instr& in = code[id];
       const int j = int(id);
       switch (in.op) {
@@ -63,6 +218,20 @@ private:
       case IrOp::IMul: index_binary(j, in, len, [](std::int64_t a, std::int64_t b) { return a * b; }); break;
       case IrOp::IDiv: index_binary(j, in, len, [](std::int64_t a, std::int64_t b) { return b ? a / b : 0; }); break;
       case IrOp::IMod: index_binary(j, in, len, [](std::int64_t a, std::int64_t b) { return b ? a % b : 0; }); break;
+      case IrOp::Coord: {
+        // Coordinate k: divide by the dimensions after it, then reduce modulo its own (not for the first).
+        const auto& dims = ir_.unravels[std::size_t(in.slot)];
+        const std::int64_t* lin = col<std::int64_t>(in.a);
+        auto* o = col<std::int64_t>(j);
+        std::int64_t after = 1;
+        for (std::size_t d = dims.size(); d-- > std::size_t(in.imm) + 1;) after *= param_of(dims[d]);
+        const std::int64_t size = param_of(dims[std::size_t(in.imm)]);
+        for (int e = 0; e < len; ++e) {
+          std::int64_t t = after ? lin[e] / after : 0;
+          o[e] = in.imm == 0 ? t : (size ? t % size : 0);
+        }
+        break;
+      }
       case IrOp::ILt: predicate(j, in, len, [](std::int64_t a, std::int64_t b) { return a < b; }); break;
       case IrOp::IGe: predicate(j, in, len, [](std::int64_t a, std::int64_t b) { return a >= b; }); break;
       case IrOp::IEq: predicate(j, in, len, [](std::int64_t a, std::int64_t b) { return a == b; }); break;
@@ -122,6 +291,22 @@ private:
           std::copy_n(v, len, out + i0);
         });
         break;
+      case IrOp::StoreAt:
+        with_type(in.dtype, [&]<class T>() {
+          T* out = static_cast<T*>(args_.outputs[std::size_t(in.slot)]);
+          const std::int64_t* at = col<std::int64_t>(in.a);
+          const T* v = col<T>(in.b);
+          for (int e = 0; e < len; ++e) out[at[e]] = v[e];
+        });
+        break;
+      case IrOp::OuterIndex: std::fill_n(col<std::int64_t>(j), len, outer_); break;
+      case IrOp::LoopBegin: {
+        auto* o = col<std::int64_t>(j);
+        for (int e = 0; e < len; ++e) o[e] = loop_base_ + e;
+        break;
+      }
+      case IrOp::Accumulate:
+      case IrOp::LoopEnd: LAZYFUSE_ASSERT(false, "reduction instruction outside a reduction loop"); break;
       }
     }
   }
@@ -138,6 +323,7 @@ private:
   }
 
   DType type_of(int id) const { return ir_.code[std::size_t(id)].dtype; }
+  std::int64_t param_of(int instr) const { return args_.params[std::size_t(ir_.code[std::size_t(instr)].slot)].i; }
 
   void unary(int j, const Instr& in, int len) {
     switch (graph::UnaryOp(in.fn)) {
@@ -199,6 +385,23 @@ private:
 void run_on_cpu(const KernelIR& ir, const KernelArgs& args, int threads) {
   if (args.n <= 0) return;
   if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  if (ir.schedule != codegen::Schedule::Elementwise) {
+    // Outer elements are independent: split them over threads when each has enough to do.
+    const int t = int(std::min<std::int64_t>(threads, args.n));
+    if (t <= 1 || args.n < 64) {
+      Interpreter(ir, args).run_outer(0, args.n);
+      return;
+    }
+    const std::int64_t per = (args.n + t - 1) / t;
+    std::vector<std::thread> pool;
+    for (int k = 1; k < t; ++k) {
+      std::int64_t b = k * per, e = std::min(args.n, b + per);
+      if (b < e) pool.emplace_back([&ir, &args, b, e] { Interpreter(ir, args).run_outer(b, e); });
+    }
+    Interpreter(ir, args).run_outer(0, std::min(args.n, per));
+    for (auto& th : pool) th.join();
+    return;
+  }
   constexpr std::int64_t kMinPerThread = 1 << 15;
   threads = int(std::min<std::int64_t>(threads, (args.n + kMinPerThread - 1) / kMinPerThread));
   if (threads <= 1) {

@@ -295,12 +295,4 @@ void set_max_dynamic_shared_bytes(CUfunction f, int bytes) {
   LAZYFUSE_CU_CHECK(api.FuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes));
 }
 
-std::string setting(const char* name) { return config::get(name); }
-
-bool setting_enabled(const char* name) {
-  std::string v = setting(name);
-  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return v == "1" || v == "true" || v == "on" || v == "yes";
-}
-
 } // namespace lazyfuse::runtime::cuda

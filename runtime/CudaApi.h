@@ -136,11 +136,6 @@ int function_attribute(CUfunction f, CUfunction_attribute attribute);
 /// Allows `f` to be launched with up to `bytes` of dynamic shared memory (needed above 48 KiB).
 void set_max_dynamic_shared_bytes(CUfunction f, int bytes);
 
-/// The value of a LAZYFUSE_* setting, "" when unset. Reads the environment for now; the single place to switch
-/// to lazyfuse::config once graph/Config.cpp is in.
-std::string setting(const char* name);
 
-/// True for "1", "true", "on", "yes" (any case); false for anything else, including "".
-bool setting_enabled(const char* name);
 
 } // namespace lazyfuse::runtime::cuda

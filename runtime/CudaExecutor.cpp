@@ -1,5 +1,6 @@
 // The CUDA backend: pooled device buffers, kernels from the kernel cache, launches on the current stream.
 #include "graph/Assert.h"
+#include "graph/Config.h"
 #include "runtime/CudaApi.h"
 #include "runtime/Executor.h"
 #include "runtime/KernelCache.h"
@@ -10,11 +11,15 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 
 namespace lazyfuse::runtime {
 
 namespace {
 
+// A pooled device buffer that knows the stream its value was produced on. A reader on another stream waits for
+// that stream (an event recorded when the reader appears: free in the common one-stream case), and the buffer
+// goes back to the pool only after every reader's stream is done with it.
 class DeviceStorage : public graph::Storage {
 public:
   DeviceStorage(std::size_t n, cudaStream_t stream)
@@ -23,11 +28,39 @@ public:
     bytes = n;
     on_device = true;
   }
+  ~DeviceStorage() override {
+    try {
+      for (cudaStream_t reader : readers_) {
+        Event done;
+        done.record(reader);
+        done.wait_on(allocation_.stream());
+      }
+    } catch (const std::exception&) {
+      // Destructors must not throw; a failing CUDA call here means the context is already broken.
+    }
+  }
+
+  /// Makes work queued next on `stream` wait for the producer of this buffer, when that is another stream.
+  void use_on(cudaStream_t stream) {
+    if (stream == allocation_.stream()) return;
+    std::lock_guard lock(mutex_);
+    if (std::find(readers_.begin(), readers_.end(), stream) != readers_.end()) return;
+    Event produced;
+    produced.record(allocation_.stream());
+    produced.wait_on(stream);
+    readers_.push_back(stream);
+  }
 
 private:
-  // Returned to the pool on the stream it was used on: reusable there at once, elsewhere after an event.
+  // Returned to the pool on the producing stream: reusable there at once, elsewhere after an event.
   DeviceAllocation allocation_;
+  std::mutex mutex_;
+  std::vector<cudaStream_t> readers_;
 };
+
+void use_on_current_stream(const graph::Storage& storage) {
+  if (auto* d = dynamic_cast<const DeviceStorage*>(&storage)) const_cast<DeviceStorage*>(d)->use_on(current_stream());
+}
 
 // Kernel arguments laid out as cuLaunchKernel wants them: one pointer per argument into a byte buffer.
 class ArgBuffer {
@@ -67,6 +100,7 @@ public:
 
   void download(const graph::Storage& storage, std::size_t off, void* host, std::size_t bytes) override {
     if (!bytes) return;
+    use_on_current_stream(storage);
     cudaStream_t s = current_stream();
     LAZYFUSE_CUDA_CHECK(
         cudaMemcpyAsync(host, static_cast<const char*>(storage.data) + off, bytes, cudaMemcpyDeviceToHost, s));
@@ -76,6 +110,8 @@ public:
   void run(const codegen::LoweredKernel& k, const std::vector<void*>& outputs) override {
     const int device = current_device();
     auto kernel = get_kernel(k.ir, device);
+    for (auto& node : k.input_nodes)
+      if (auto buf = node->buffer()) use_on_current_stream(*buf->storage);
     ArgBuffer args;
     for (auto* p : k.args.inputs) args.push(p);
     for (auto* p : outputs) args.push(p);
@@ -101,11 +137,42 @@ public:
       case DType::Float64: args.push(double(pv.f)); break;
       }
     }
+    std::int64_t blocks = 0;
+    std::shared_ptr<graph::Storage> scratch;
+    switch (k.ir.schedule) {
+    case codegen::Schedule::Elementwise: {
+      const std::int64_t per_block = std::int64_t(codegen::kBlockSize) * codegen::kElementsPerThread;
+      blocks = std::min<std::int64_t>((k.args.n + per_block - 1) / per_block, kernel->grid_limit);
+      break;
+    }
+    case codegen::Schedule::Row: blocks = std::min<std::int64_t>(k.args.n, kernel->grid_limit); break;
+    case codegen::Schedule::Split: {
+      // Enough blocks for two waves, each reading at least a few thousand elements; at most one partial per thread
+      // of the combining block.
+      const std::int64_t want = std::max<std::int64_t>(1, 2 * kernel->grid_limit / std::max<std::int64_t>(1, k.args.n));
+      const std::int64_t useful = std::max<std::int64_t>(1, k.args.reduced / (codegen::kBlockSize * 8));
+      const std::int64_t splits = std::min<std::int64_t>({want, useful, codegen::kBlockSize});
+      std::int64_t loops = 0;
+      for (auto& in : k.ir.code) loops += in.op == codegen::IrOp::LoopBegin;
+      const std::size_t partial_bytes = std::size_t(loops * k.args.n * splits * 16);
+      const std::size_t ticket_bytes = std::size_t(k.args.n) * sizeof(unsigned);
+      scratch = allocate(partial_bytes + ticket_bytes + 256);
+      auto* base = static_cast<unsigned char*>(scratch->data);
+      auto* tickets = base + (partial_bytes + 255) / 256 * 256;
+      LAZYFUSE_CUDA_CHECK(cudaMemsetAsync(tickets, 0, ticket_bytes, current_stream()));
+      args.push(static_cast<void*>(base));
+      args.push(static_cast<void*>(tickets));
+      push_index(splits);
+      blocks = k.args.n * splits;
+      break;
+    }
+    }
     auto pointers = args.pointers();
-    const std::int64_t per_block = std::int64_t(codegen::kBlockSize) * codegen::kElementsPerThread;
-    const std::int64_t blocks = std::min<std::int64_t>((k.args.n + per_block - 1) / per_block, kernel->grid_limit);
     cuda::launch(kernel->function, unsigned(std::max<std::int64_t>(blocks, 1)), codegen::kBlockSize, 0,
                  current_stream(), pointers.data());
+    if (config::log_enabled("launch"))
+      config::log("launch", k.ir.name + " n=" + std::to_string(k.args.n) + " grid=" + std::to_string(blocks) + "x" +
+                                std::to_string(codegen::kBlockSize));
     counters().kernels_launched++;
   }
 

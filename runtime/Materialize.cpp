@@ -7,7 +7,6 @@
 #include "graph/Config.h"
 #include "runtime/CpuBackend.h"
 #include "runtime/Executor.h"
-#include "runtime/HostOps.h"
 
 #include <lazyfuse/error.hpp>
 
@@ -148,7 +147,8 @@ void materialize(const std::vector<graph::NodePtr>& roots) {
   }
 }
 
-std::shared_ptr<const graph::BufferView> contiguous_buffer(const graph::NodePtr& node) {
+std::shared_ptr<const graph::BufferView> contiguous_buffer(const graph::NodePtr& node, bool attach) {
+  std::lock_guard lock(evaluation_mutex());
   materialize({node});
   auto buf = node->buffer();
   LAZYFUSE_ASSERT(buf != nullptr, "materialized node without a buffer");
@@ -157,8 +157,9 @@ std::shared_ptr<const graph::BufferView> contiguous_buffer(const graph::NodePtr&
   for (std::size_t k = 0; k < node->shape.size(); ++k)
     if (node->shape[k] != 1 && buf->strides[k] != expect[k]) contiguous = false;
   if (contiguous) return buf;
-  std::lock_guard lock(evaluation_mutex());
-  return run_plan({{node}, node->shape, "contiguous copy"})[0];
+  std::shared_ptr<const graph::BufferView> copy = run_plan({{node}, node->shape, "contiguous copy"})[0];
+  if (attach) node->set_buffer(copy);
+  return copy;
 }
 
 void download(const graph::NodePtr& node, DType as, void* out) {

@@ -16,7 +16,9 @@ namespace lazyfuse::runtime {
 void materialize(const std::vector<graph::NodePtr>& roots);
 
 /// A node's value as a C-contiguous buffer (materializing it, and copying a strided view into a new buffer).
-std::shared_ptr<const graph::BufferView> contiguous_buffer(const graph::NodePtr& node);
+/// With `attach`, a copy becomes the node's own buffer, so it lives as long as the node (checked and attached under
+/// the evaluation lock: concurrent callers get the same buffer).
+std::shared_ptr<const graph::BufferView> contiguous_buffer(const graph::NodePtr& node, bool attach = false);
 
 /// Copies the node's value to `out` (node's shape, C order) converted to `as`.
 void download(const graph::NodePtr& node, DType as, void* out);

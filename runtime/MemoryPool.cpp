@@ -1,5 +1,7 @@
 #include "runtime/MemoryPool.h"
 
+#include "graph/Config.h"
+
 #include "graph/Assert.h"
 #include "runtime/CudaApi.h"
 #include "runtime/Streams.h"
@@ -168,11 +170,8 @@ std::string format_bytes(std::size_t bytes) {
 
 PoolOptions PoolOptions::from_settings(int device) {
   PoolOptions o;
-  std::string pool = trim(cu::setting("LAZYFUSE_POOL"));
-  std::transform(pool.begin(), pool.end(), pool.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (pool == "none" || pool == "off" || pool == "0" || pool == "false") o.mode = PoolMode::PassThrough;
-  const std::string limit = cu::setting("LAZYFUSE_GPU_MEMORY_LIMIT");
+  if (!config::snapshot().pool_enabled) o.mode = PoolMode::PassThrough;
+  const std::string limit = config::snapshot().gpu_memory_limit;
   // Only a percent needs the device's size, which needs a working device.
   const std::size_t total = limit.find('%') != std::string::npos ? cu::device_info(device).total_memory : 0;
   o.limit = parse_memory_limit(limit, total);

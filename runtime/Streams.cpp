@@ -1,6 +1,8 @@
 // Devices and streams of include/lazyfuse/runtime.hpp, and the internal Event of runtime/Streams.h.
 #include "runtime/Streams.h"
 
+#include "graph/Config.h"
+
 #include "graph/Assert.h"
 #include "runtime/CudaApi.h"
 #include "runtime/MemoryPool.h"
@@ -132,7 +134,8 @@ namespace runtime {
 
 cudaStream_t default_stream() {
   if (!cuda_ok()) return nullptr;
-  static const bool per_thread = cuda::setting_enabled("LAZYFUSE_PER_THREAD_DEFAULT_STREAM");
+  // Read once: a default stream that changed under running work would break stream ordering.
+  static const bool per_thread = config::snapshot().per_thread_default_stream;
   return per_thread ? cudaStreamPerThread : nullptr;
 }
 

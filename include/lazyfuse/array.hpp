@@ -150,17 +150,20 @@ private:
 namespace detail {
 /// A weak scalar: its value plus its C++ kind; the array operand decides the result type.
 struct WeakScalar {
-  double f = 0;
-  std::int64_t i = 0;
+  double f = 0;            // the value (exact for floats; rounded for huge integers)
+  std::int64_t i = 0;      // the value of a bool or integer that fits int64
   ScalarKind kind = ScalarKind::Float;
+  bool beyond_int64 = false; // an unsigned integer above INT64_MAX: no integer array type holds it
 };
 template <Scalar S> WeakScalar weak(S s) {
   if constexpr (std::is_same_v<S, bool>)
-    return {double(s), std::int64_t(s), ScalarKind::Bool};
+    return {double(s), std::int64_t(s), ScalarKind::Bool, false};
+  else if constexpr (std::is_integral_v<S> && std::is_unsigned_v<S>)
+    return {double(s), std::int64_t(s), ScalarKind::Int, std::uint64_t(s) > std::uint64_t(INT64_MAX)};
   else if constexpr (std::is_integral_v<S>)
-    return {double(s), std::int64_t(s), ScalarKind::Int};
+    return {double(s), std::int64_t(s), ScalarKind::Int, false};
   else
-    return {double(s), std::int64_t(0), ScalarKind::Float};
+    return {double(s), std::int64_t(0), ScalarKind::Float, false};
 }
 /// The operations of the op table (lazyfuse/ops.def); their meaning is in graph/OpMath.inc.
 enum class UnaryOp {
@@ -169,6 +172,10 @@ enum class UnaryOp {
 };
 enum class BinaryOp {
 #define LAZYFUSE_BINARY(Enum, name, rule) Enum,
+#include <lazyfuse/ops.def>
+};
+enum class ReduceOp {
+#define LAZYFUSE_REDUCE(Enum, name) Enum,
 #include <lazyfuse/ops.def>
 };
 Array unary(UnaryOp op, const Array& a);
@@ -302,6 +309,53 @@ Array stack(const std::vector<Array>& arrays, int axis = 0);
 /// Constant padding: `pad_width[d] = {before, after}` per axis (or one pair for all axes).
 Array pad(const Array& a, const std::vector<std::pair<std::int64_t, std::int64_t>>& pad_width,
           double constant_value = 0);
+
+// ---- reductions ---------------------------------------------------------------------------------------------
+/// The axes of a reduction: all of them (the default), one (`1`, `-1`) or several (`{0, 2}`).
+struct Axes {
+  Axes() = default;
+  Axes(int axis) : list(std::vector<int>{axis}) {}
+  Axes(std::initializer_list<int> axes) : list(std::vector<int>(axes)) {}
+  Axes(std::vector<int> axes) : list(std::move(axes)) {}
+  std::optional<std::vector<int>> list; ///< nullopt: every axis
+};
+
+/// NumPy reductions. Result types as NumPy's: sums and products of bool/int32 give int64, of floats the same float
+/// type; min/max keep the type; any/all give bool. Float sums add in a tree order (error ~1e-7 log n in float32).
+/// The max (min, argmax, argmin) of an empty selection is an Error, as in NumPy. keepdims keeps reduced axes as 1.
+Array sum(const Array& a, Axes axes = {}, bool keepdims = false);
+Array prod(const Array& a, Axes axes = {}, bool keepdims = false);
+Array min(const Array& a, Axes axes = {}, bool keepdims = false);
+Array max(const Array& a, Axes axes = {}, bool keepdims = false);
+inline Array amin(const Array& a, Axes axes = {}, bool keepdims = false) { return min(a, std::move(axes), keepdims); }
+inline Array amax(const Array& a, Axes axes = {}, bool keepdims = false) { return max(a, std::move(axes), keepdims); }
+/// Index of the first maximum (minimum) along `axis`, or in the flattened array; the first NaN wins, as in NumPy.
+Array argmax(const Array& a, std::optional<int> axis = std::nullopt, bool keepdims = false);
+Array argmin(const Array& a, std::optional<int> axis = std::nullopt, bool keepdims = false);
+Array any(const Array& a, Axes axes = {}, bool keepdims = false);
+Array all(const Array& a, Axes axes = {}, bool keepdims = false);
+/// Integer and bool inputs give float64, as in NumPy.
+Array mean(const Array& a, Axes axes = {}, bool keepdims = false);
+/// Variance with `ddof` delta degrees of freedom, as the mean of squared deviations from the mean (two passes).
+Array var(const Array& a, Axes axes = {}, int ddof = 0, bool keepdims = false);
+/// NumPy's `std` (a C++ function cannot be called std inside namespace lazyfuse).
+Array stddev(const Array& a, Axes axes = {}, int ddof = 0, bool keepdims = false);
+Array count_nonzero(const Array& a, Axes axes = {}, bool keepdims = false);
+/// log(sum(exp(a))) computed stably: max + log(sum(exp(a - max))).
+Array logsumexp(const Array& a, Axes axes = {}, bool keepdims = false);
+/// |a - b| <= atol + rtol * |b| elementwise (infinities equal when of the same sign; NaN equal only with equal_nan).
+Array isclose(const Array& a, const Array& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
+/// all(isclose(a, b)), materialized.
+bool allclose(const Array& a, const Array& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
+/// Same shape and all elements equal, materialized.
+bool array_equal(const Array& a, const Array& b);
+
+namespace linalg {
+/// NumPy's linalg.norm: with no axes, the 2-norm of the flattened array. With one axis (or a vector): ord 1, 2,
+/// inf, -inf, 0 or any p. With two axes: the Frobenius norm (ord nullopt or "fro"). keepdims as in reductions.
+Array norm(const Array& a, std::optional<double> ord = std::nullopt, Axes axes = {}, bool keepdims = false);
+Array norm(const Array& a, const char* ord, Axes axes = {}, bool keepdims = false);
+} // namespace linalg
 
 // ---- materialization ----------------------------------------------------------------------------------
 void eval_arrays(std::span<const Array* const> arrays);

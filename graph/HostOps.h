@@ -10,8 +10,12 @@
 // lazyfuse::floor(const Array&).
 namespace lazyfuse_opmath {
 #define LF_HD inline
+#define LF_INF_F __builtin_huge_valf()
+#define LF_INF_D __builtin_huge_val()
 using lf_i32 = std::int32_t;
 using lf_i64 = std::int64_t;
 #include "graph/OpMath.inc"
 #undef LF_HD
+#undef LF_INF_F
+#undef LF_INF_D
 } // namespace lazyfuse_opmath

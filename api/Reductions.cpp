@@ -1,0 +1,140 @@
+// Reductions and the functions built from them (mean, var, norms, logsumexp, comparisons of whole arrays).
+#include <lazyfuse/array.hpp>
+#include <lazyfuse/error.hpp>
+
+#include "graph/Build.h"
+
+#include <cmath>
+#include <limits>
+
+namespace lazyfuse {
+
+using graph::NodePtr;
+using detail::ReduceOp;
+
+Array wrap_node(NodePtr n); // api/Array.cpp: bounded laziness and eager mode
+
+namespace {
+
+const NodePtr& node_of(const Array& a, const char* op) {
+  if (!a.valid()) throw Error(std::string(op) + ": the array is empty (default-constructed Array)");
+  return a.node();
+}
+
+Array reduce(ReduceOp op, const Array& a, const Axes& axes, bool keepdims) {
+  return wrap_node(graph::make_reduce(op, node_of(a, "reduction"), axes.list, keepdims));
+}
+
+// Number of elements a reduction over `axes` combines.
+std::int64_t reduced_count(const Array& a, const Axes& axes) {
+  auto ax = graph::reduction_axes("reduction", axes.list, a.ndim());
+  std::int64_t n = 1;
+  for (auto d : ax) n *= a.shape()[std::size_t(d)];
+  return n;
+}
+
+DType mean_type(DType t) { return is_floating(t) ? t : DType::Float64; }
+
+} // namespace
+
+Array sum(const Array& a, Axes axes, bool keepdims) { return reduce(ReduceOp::Sum, a, axes, keepdims); }
+Array prod(const Array& a, Axes axes, bool keepdims) { return reduce(ReduceOp::Prod, a, axes, keepdims); }
+Array min(const Array& a, Axes axes, bool keepdims) { return reduce(ReduceOp::Min, a, axes, keepdims); }
+Array max(const Array& a, Axes axes, bool keepdims) { return reduce(ReduceOp::Max, a, axes, keepdims); }
+Array any(const Array& a, Axes axes, bool keepdims) {
+  return reduce(ReduceOp::Any, a.astype(DType::Bool), axes, keepdims);
+}
+Array all(const Array& a, Axes axes, bool keepdims) {
+  return reduce(ReduceOp::All, a.astype(DType::Bool), axes, keepdims);
+}
+
+Array argmax(const Array& a, std::optional<int> axis, bool keepdims) {
+  return reduce(ReduceOp::ArgMax, a, axis ? Axes(*axis) : Axes(), keepdims);
+}
+Array argmin(const Array& a, std::optional<int> axis, bool keepdims) {
+  return reduce(ReduceOp::ArgMin, a, axis ? Axes(*axis) : Axes(), keepdims);
+}
+
+Array count_nonzero(const Array& a, Axes axes, bool keepdims) {
+  return sum(a.astype(DType::Bool), std::move(axes), keepdims);
+}
+
+Array mean(const Array& a, Axes axes, bool keepdims) {
+  const DType t = mean_type(a.dtype());
+  const std::int64_t n = reduced_count(a, axes);
+  // The division is the reduction kernel's epilogue. The mean of nothing is NaN, as in NumPy.
+  return sum(a.astype(t), axes, keepdims) / (n > 0 ? double(n) : std::numeric_limits<double>::quiet_NaN());
+}
+
+Array var(const Array& a, Axes axes, int ddof, bool keepdims) {
+  const DType t = mean_type(a.dtype());
+  const Array x = a.astype(t);
+  const std::int64_t n = reduced_count(a, axes);
+  const Array m = mean(x, axes, true);
+  const double denom = n - ddof > 0 ? double(n - ddof) : std::numeric_limits<double>::quiet_NaN();
+  return sum(square(x - m), axes, keepdims) / denom;
+}
+
+Array stddev(const Array& a, Axes axes, int ddof, bool keepdims) { return sqrt(var(a, std::move(axes), ddof, keepdims)); }
+
+Array logsumexp(const Array& a, Axes axes, bool keepdims) {
+  const Array x = a.astype(mean_type(a.dtype()));
+  const Array m = max(x, axes, true);
+  // An infinite maximum would give inf - inf; shift by 0 there instead (NumPy/SciPy do the same).
+  const Array shift = where(isfinite(m), m, 0.0);
+  Array out = log(sum(exp(x - shift), axes, true)) + shift;
+  if (!keepdims) {
+    auto ax = graph::reduction_axes("logsumexp", axes.list, a.ndim());
+    out = squeeze(out, std::vector<int>(ax.begin(), ax.end()));
+  }
+  return out;
+}
+
+Array isclose(const Array& a, const Array& b, double rtol, double atol, bool equal_nan) {
+  const DType t = promote_types(mean_type(a.dtype()), mean_type(b.dtype()));
+  const Array x = a.astype(t), y = b.astype(t);
+  Array close = where(isfinite(x) && isfinite(y), abs(x - y) <= atol + rtol * abs(y), x == y);
+  if (equal_nan) close = close || (isnan(x) && isnan(y));
+  return close;
+}
+
+bool allclose(const Array& a, const Array& b, double rtol, double atol, bool equal_nan) {
+  return all(isclose(a, b, rtol, atol, equal_nan)).item<bool>();
+}
+
+bool array_equal(const Array& a, const Array& b) {
+  if (a.shape() != b.shape()) return false;
+  return all(a == b).item<bool>();
+}
+
+namespace linalg {
+
+Array norm(const Array& a, std::optional<double> ord, Axes axes, bool keepdims) {
+  const Array x = a.astype(mean_type(a.dtype()));
+  const std::size_t naxes = axes.list ? axes.list->size() : std::size_t(a.ndim());
+  if (naxes == 2 && axes.list) {
+    if (ord && *ord != 2 && *ord != 1 && !std::isinf(*ord))
+      throw Error("linalg.norm: invalid norm order " + std::to_string(*ord) + " for matrices");
+    if (!ord) return sqrt(sum(x * x, axes, keepdims));
+    throw Error("linalg.norm: matrix norms other than Frobenius ('fro') are not supported yet");
+  }
+  if (!axes.list && a.ndim() == 2 && ord)
+    throw Error("linalg.norm: matrix norms other than Frobenius ('fro') are not supported yet; pass axes for a "
+                "vector norm along one axis");
+  if (!ord || *ord == 2) return sqrt(sum(x * x, axes, keepdims));
+  const double p = *ord;
+  if (p == 1) return sum(abs(x), axes, keepdims);
+  if (std::isinf(p)) return p > 0 ? max(abs(x), axes, keepdims) : min(abs(x), axes, keepdims);
+  if (p == 0) return sum((x != 0).astype(x.dtype()), axes, keepdims);
+  return power(sum(power(abs(x), p), axes, keepdims), 1.0 / p);
+}
+
+Array norm(const Array& a, const char* ord, Axes axes, bool keepdims) {
+  if (std::string(ord) != "fro") throw Error(std::string("linalg.norm: unknown norm order '") + ord + "'");
+  const Array x = a.astype(mean_type(a.dtype()));
+  return sqrt(sum(x * x, axes, keepdims));
+}
+
+} // namespace linalg
+
+} // namespace lazyfuse

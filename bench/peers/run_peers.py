@@ -1,0 +1,1289 @@
+#!/usr/bin/env python3
+"""Peer benchmarks for the workloads of shared/PERF_TARGETS.md: CuPy (eager and fused), PyTorch (eager and
+torch.compile) and jax.jit, each in its own subprocess, beside lazyfuse's Google Benchmark JSON.
+
+Timing (PERF_TARGETS.md): 3 warm-up calls; 5 trials, each = wall clock over 20 back-to-back calls followed by one
+device synchronize, divided by 20; the median of the 5 trials. A 256 MiB device-to-device copy is measured in the
+same run with the same method (bytes = read + written) and every result is reported as % of it:
+(minimal bytes / time) / copy bandwidth.
+
+Usage:
+  python3 bench/peers/run_peers.py --out-md peers.md --out-png peers.png --out-json peers.json \
+      [--systems cupy,cupy_fused,torch,torch_compile,jax] [--workloads chain,...] [--quick] \
+      [--lazyfuse-json bench_workloads.json ...] [--timeout 180]
+
+The parent needs only the standard library (and matplotlib for the PNG); each worker needs numpy and its package.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import datetime
+import json
+import math
+import os
+import platform
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+WORKLOADS = ["chain", "blackscholes", "sumsq", "softmax", "rowvar", "heat2d", "tiny-chain"]
+SYSTEMS = ["cupy", "cupy_fused", "torch", "torch_compile", "jax"]
+TEST_SYSTEMS = ["numpy"]  # CPU self-test of the pipeline; not a peer, never run by default
+LABELS = {
+    "lazyfuse": "lazyfuse",
+    "lazyfuse_eager": "lazyfuse eager",
+    "cupy": "CuPy eager",
+    "cupy_fused": "CuPy fused",
+    "torch": "torch eager",
+    "torch_compile": "torch.compile",
+    "jax": "jax.jit",
+    "numpy": "numpy (CPU self-test)",
+}
+COLORS = {"lazyfuse": "#1f4e9c", "lazyfuse_eager": "#9ab8e6", "cupy": "#ffbb78", "cupy_fused": "#ff7f0e",
+          "torch": "#98df8a", "torch_compile": "#2ca02c", "jax": "#9467bd", "numpy": "#8c564b"}
+# "–" in PERF_TARGETS.md: no fused CuPy variant for these.
+NOT_APPLICABLE = {("cupy_fused", "softmax"), ("cupy_fused", "rowvar"), ("cupy_fused", "heat2d")}
+FUSED_HOW = {"chain": "cupy.fuse", "blackscholes": "ElementwiseKernel", "sumsq": "cupy.fuse", "tiny-chain": "cupy.fuse"}
+
+WARMUP, TRIALS, CALLS = 3, 5, 20
+COPY_BYTES = 256 << 20
+TOL_ELEMENTWISE, TOL_SUM = 1e-5, 1e-6
+SUMSQ_CHECK_N = 1 << 16  # float32 accumulation error grows with n; the sum is checked on a smaller input
+
+
+def log(msg: str) -> None:
+    print(msg, flush=True)
+
+
+def sizes(quick: bool) -> dict:
+    d = 16 if quick else 1
+    return {
+        "chain": {"n": (1 << 26) // d},
+        "blackscholes": {"n": (1 << 25) // d},
+        "sumsq": {"n": (1 << 26) // d},
+        "softmax": {"rows": 16384 // d, "cols": 4096},
+        "rowvar": {"rows": 16384 // d, "cols": 4096},
+        "heat2d": {"n": 8192 // 4 if quick else 8192},
+        "tiny-chain": {"n": 1024},
+    }
+
+
+def size_text(w: str, s: dict) -> str:
+    def p2(v):
+        return f"2^{int(math.log2(v))}" if v & (v - 1) == 0 else str(v)
+    if w in ("softmax", "rowvar"):
+        return f"{s['rows']}×{s['cols']}"
+    if w == "heat2d":
+        return f"{s['n']}×{s['n']}"
+    return p2(s["n"])
+
+
+def minimal_bytes(w: str, s: dict):
+    """Minimal bytes of one call (PERF_TARGETS.md): each input read once, each output written once."""
+    if w == "chain":
+        return 3 * 4 * s["n"]
+    if w == "blackscholes":
+        return 5 * 4 * s["n"]
+    if w == "sumsq":
+        return 2 * 4 * s["n"]
+    if w == "softmax":
+        return 2 * 4 * s["rows"] * s["cols"]
+    if w == "rowvar":
+        return 4 * s["rows"] * s["cols"]
+    if w == "heat2d":
+        return 2 * 4 * s["n"] * s["n"]
+    return None  # tiny-chain: the cost of one call, not bandwidth
+
+
+def bench(call, sync) -> dict:
+    """PERF_TARGETS.md timing. Returns seconds per call (median of the trials), the trials and the first call."""
+    t0 = time.perf_counter()
+    call()
+    sync()
+    first = time.perf_counter() - t0  # includes compilation for the jitting systems
+    for _ in range(WARMUP - 1):
+        call()
+    sync()
+    trials = []
+    for _ in range(TRIALS):
+        t0 = time.perf_counter()
+        for _ in range(CALLS):
+            call()
+        sync()
+        trials.append((time.perf_counter() - t0) / CALLS)
+    return {"time_s": statistics.median(trials), "trials_s": trials, "first_call_s": first}
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Worker side: inputs, float64 references, one backend per system.
+# ----------------------------------------------------------------------------------------------------------------
+
+class NotAvailable(Exception):
+    pass
+
+
+def make_inputs(np, w: str, s: dict) -> list:
+    rng = np.random.default_rng(20261130 + WORKLOADS.index(w))
+
+    def u(shape, lo, hi):
+        return rng.uniform(lo, hi, size=shape).astype(np.float32)
+
+    if w in ("chain", "tiny-chain"):
+        return [u(s["n"], -2, 2), u(s["n"], -2, 2)]
+    if w == "blackscholes":
+        return [u(s["n"], 10, 100), u(s["n"], 10, 100), u(s["n"], 0.1, 2)]
+    if w == "sumsq":
+        return [u(s["n"], -1, 1), u(s["n"], -1, 1)]
+    if w in ("softmax", "rowvar"):
+        return [u((s["rows"], s["cols"]), -1, 1)]
+    if w == "heat2d":
+        return [u((s["n"], s["n"]), 0, 1)]
+    raise ValueError(w)
+
+
+def erf64(np, x):
+    try:
+        from scipy.special import erf  # type: ignore
+        return erf(x)
+    except Exception:
+        return np.frompyfunc(math.erf, 1, 1)(x).astype(np.float64)
+
+
+def rel_l2(np, out, ref) -> float:
+    out = np.asarray(out, dtype=np.float64).ravel()
+    ref = np.asarray(ref, dtype=np.float64).ravel()
+    if out.shape != ref.shape:
+        return float("inf")
+    if not np.all(np.isfinite(out)):
+        return float("inf")
+    den = float(np.linalg.norm(ref))
+    return float(np.linalg.norm(out - ref)) / (den if den > 0 else 1.0)
+
+
+def check(np, w: str, inputs: list, outs, small_run=None) -> dict:
+    """Compares outputs with a float64 numpy reference: on the same data, subsampled (rows for the row-wise
+    workloads, a strided subset for elementwise ones); the full sum is checked on a smaller input via small_run."""
+    f64 = lambda a: np.asarray(a, dtype=np.float64)  # noqa: E731
+    tol = TOL_ELEMENTWISE
+    if w in ("chain", "tiny-chain"):
+        st = 61 if w == "chain" else 1
+        x, y = f64(inputs[0][::st]), f64(inputs[1][::st])
+        ref = np.sqrt(np.abs(np.sin(x) * np.cos(y) + x * y * 0.5 - np.exp(-x * x)))
+        err = rel_l2(np, np.asarray(outs).ravel()[::st], ref)
+    elif w == "blackscholes":
+        st = 127
+        S, K, T = (f64(a[::st]) for a in inputs)
+        r, v = 0.02, 0.30
+        sqrtT = np.sqrt(T)
+        d1 = (np.log(S / K) + (r + 0.5 * v * v) * T) / (v * sqrtT)
+        d2 = d1 - v * sqrtT
+        cdf = lambda d: 0.5 * (1.0 + erf64(np, d / math.sqrt(2.0)))  # noqa: E731
+        disc = K * np.exp(-r * T)
+        call = S * cdf(d1) - disc * cdf(d2)
+        put = disc * cdf(-d2) - S * cdf(-d1)
+        c, p = outs
+        err = rel_l2(np, np.concatenate([np.asarray(c).ravel()[::st], np.asarray(p).ravel()[::st]]),
+                     np.concatenate([call, put]))
+    elif w == "sumsq":
+        tol = TOL_SUM
+        rng = np.random.default_rng(7)
+        xs = rng.uniform(-1, 1, SUMSQ_CHECK_N).astype(np.float32)
+        ys = rng.uniform(-1, 1, SUMSQ_CHECK_N).astype(np.float32)
+        got = small_run(xs, ys)
+        ref = np.sum((f64(xs) - f64(ys)) ** 2)
+        err = rel_l2(np, np.asarray(got).reshape(1), np.asarray([ref]))
+        # The full-size result, for the record (float32 accumulation over 2^26 terms).
+        full_ref = float(np.sum((f64(inputs[0]) - f64(inputs[1])) ** 2))
+        full_err = rel_l2(np, np.asarray(outs).reshape(1), np.asarray([full_ref]))
+        return {"check": "ok" if err <= tol else "WRONG", "rel_err": err, "tol": tol,
+                "check_on": f"n={SUMSQ_CHECK_N}", "full_size_rel_err": full_err}
+    elif w in ("softmax", "rowvar"):
+        rows = slice(None, None, 61)
+        m = f64(inputs[0][rows])
+        if w == "softmax":
+            e = np.exp(m - m.max(axis=1, keepdims=True))
+            ref = e / e.sum(axis=1, keepdims=True)
+        else:
+            ref = (m * m).mean(axis=1) - m.mean(axis=1) ** 2
+        err = rel_l2(np, np.asarray(outs)[rows], ref)
+    elif w == "heat2d":
+        u = inputs[0]
+        n = u.shape[0]
+        rows = sorted(set([0, 1, n - 2, n - 1] + list(range(0, n, 61))))
+        ref = np.empty((len(rows), n))
+        for k, i in enumerate(rows):
+            if i == 0 or i == n - 1:
+                ref[k] = u[i]
+                continue
+            c = f64(u[i])
+            r = c.copy()
+            r[1:-1] = c[1:-1] + 0.1 * (f64(u[i - 1, 1:-1]) + f64(u[i + 1, 1:-1]) + c[2:] + c[:-2] - 4.0 * c[1:-1])
+            ref[k] = r
+        err = rel_l2(np, np.asarray(outs)[rows], ref)
+    else:
+        raise ValueError(w)
+    return {"check": "ok" if err <= tol else "WRONG", "rel_err": err, "tol": tol, "check_on": "same data, subsampled"}
+
+
+class CupyBackend:
+    def __init__(self, np, fused: bool):
+        try:
+            import cupy as cp  # noqa: F401
+        except Exception as e:
+            raise NotAvailable(f"cupy not importable ({type(e).__name__}: {e})")
+        self.np, self.cp, self.fused = np, cp, fused
+        try:
+            if cp.cuda.runtime.getDeviceCount() < 1:
+                raise NotAvailable("cupy: no CUDA device")
+            props = cp.cuda.runtime.getDeviceProperties(0)
+        except NotAvailable:
+            raise
+        except Exception as e:
+            raise NotAvailable(f"cupy: no usable CUDA device ({type(e).__name__}: {e})")
+        name = props["name"]
+        self.meta = {
+            "packages": {"cupy": cp.__version__, "numpy": np.__version__},
+            "device": name.decode() if isinstance(name, bytes) else str(name),
+            "cuda_runtime": cp.cuda.runtime.runtimeGetVersion(),
+            "cuda_driver": cp.cuda.runtime.driverGetVersion(),
+        }
+        from cupyx.scipy.special import erf
+        self.erf = erf
+
+    def to_dev(self, a):
+        return self.cp.asarray(a)
+
+    def to_np(self, a):
+        if isinstance(a, (tuple, list)):
+            return [self.to_np(t) for t in a]
+        return self.cp.asnumpy(a)
+
+    def sync(self):
+        self.cp.cuda.Device().synchronize()
+
+    def cleanup(self):
+        self.cp.get_default_memory_pool().free_all_blocks()
+
+    def copy_call(self, nbytes):
+        cp = self.cp
+        a = cp.full(nbytes // 4, 1.5, dtype=cp.float32)
+        b = cp.empty_like(a)
+
+        def call():
+            cp.cuda.runtime.memcpyAsync(b.data.ptr, a.data.ptr, nbytes, cp.cuda.runtime.memcpyDeviceToDevice,
+                                        cp.cuda.get_current_stream().ptr)
+        return call, "cupy cudaMemcpyAsync D2D"
+
+    def fn(self, w):
+        cp, erf = self.cp, self.erf
+        if self.fused:
+            if w in ("chain", "tiny-chain"):
+                def peers_chain(x, y):
+                    return cp.sqrt(cp.abs(cp.sin(x) * cp.cos(y) + x * y * 0.5 - cp.exp(-x * x)))
+                return cp.fuse(kernel_name="peers_chain")(peers_chain)
+            if w == "sumsq":
+                def peers_sumsq(x, y):
+                    return cp.sum((x - y) ** 2)
+                return cp.fuse(kernel_name="peers_sumsq")(peers_sumsq)
+            if w == "blackscholes":
+                k = cp.ElementwiseKernel(
+                    "float32 S, float32 K, float32 T, float32 r, float32 v", "float32 c_out, float32 p_out",
+                    """
+                    const float sqrtT = sqrtf(T);
+                    const float d1 = (logf(S / K) + (r + 0.5f * v * v) * T) / (v * sqrtT);
+                    const float d2 = d1 - v * sqrtT;
+                    const float disc = K * expf(-r * T);
+                    c_out = S * (0.5f * (1.0f + erff(d1 * 0.70710678f))) - disc * (0.5f * (1.0f + erff(d2 * 0.70710678f)));
+                    p_out = disc * (0.5f * (1.0f + erff(-d2 * 0.70710678f))) - S * (0.5f * (1.0f + erff(-d1 * 0.70710678f)));
+                    """, "peers_blackscholes")
+                r, v = self.np.float32(0.02), self.np.float32(0.30)
+                return lambda S, K, T: k(S, K, T, r, v)
+            raise NotAvailable("no fused CuPy variant")
+        if w in ("chain", "tiny-chain"):
+            return lambda x, y: cp.sqrt(cp.abs(cp.sin(x) * cp.cos(y) + x * y * 0.5 - cp.exp(-x * x)))
+        if w == "blackscholes":
+            def bs(S, K, T):
+                r, v = 0.02, 0.30
+                sqrtT = cp.sqrt(T)
+                d1 = (cp.log(S / K) + (r + 0.5 * v * v) * T) / (v * sqrtT)
+                d2 = d1 - v * sqrtT
+                disc = K * cp.exp(-r * T)
+                cdf = lambda d: 0.5 * (1.0 + erf(d * 0.7071067811865476))  # noqa: E731
+                return S * cdf(d1) - disc * cdf(d2), disc * cdf(-d2) - S * cdf(-d1)
+            return bs
+        if w == "sumsq":
+            return lambda x, y: cp.sum((x - y) ** 2)
+        if w == "softmax":
+            def softmax(m):
+                e = cp.exp(m - m.max(axis=1, keepdims=True))
+                return e / e.sum(axis=1, keepdims=True)
+            return softmax
+        if w == "rowvar":
+            return lambda m: (m * m).mean(axis=1) - m.mean(axis=1) ** 2
+        if w == "heat2d":
+            def heat(u):
+                out = u.copy()
+                c = u[1:-1, 1:-1]
+                out[1:-1, 1:-1] = c + 0.1 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4.0 * c)
+                return out
+            return heat
+        raise ValueError(w)
+
+    def extras(self, w):
+        return {}
+
+
+def make_torch_fns(torch) -> dict:
+    """The torch workloads. Each has its own code object (Dynamo caches per code object: a shared one would turn the
+    tiny-chain compile into a dynamic-shape recompile of the chain); `torch` is a closure variable, no import inside
+    the compiled functions."""
+
+    def t_chain(x, y):
+        return torch.sqrt(torch.abs(torch.sin(x) * torch.cos(y) + x * y * 0.5 - torch.exp(-x * x)))
+
+    def t_tiny_chain(x, y):
+        return torch.sqrt(torch.abs(torch.sin(x) * torch.cos(y) + x * y * 0.5 - torch.exp(-x * x)))
+
+    def t_blackscholes(S, K, T):
+        r, v = 0.02, 0.30
+        sqrtT = torch.sqrt(T)
+        d1 = (torch.log(S / K) + (r + 0.5 * v * v) * T) / (v * sqrtT)
+        d2 = d1 - v * sqrtT
+        disc = K * torch.exp(-r * T)
+        c1 = 0.5 * (1.0 + torch.erf(d1 * 0.7071067811865476))
+        c2 = 0.5 * (1.0 + torch.erf(d2 * 0.7071067811865476))
+        m2 = 0.5 * (1.0 + torch.erf(-d2 * 0.7071067811865476))
+        m1 = 0.5 * (1.0 + torch.erf(-d1 * 0.7071067811865476))
+        return S * c1 - disc * c2, disc * m2 - S * m1
+
+    def t_sumsq(x, y):
+        return torch.sum((x - y) ** 2)
+
+    def t_softmax(m):
+        e = torch.exp(m - torch.amax(m, dim=1, keepdim=True))
+        return e / torch.sum(e, dim=1, keepdim=True)
+
+    def t_rowvar(m):
+        return torch.mean(m * m, dim=1) - torch.mean(m, dim=1) ** 2
+
+    def t_heat2d(u):
+        out = u.clone()
+        c = u[1:-1, 1:-1]
+        out[1:-1, 1:-1] = c + 0.1 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4.0 * c)
+        return out
+
+    return {"chain": t_chain, "tiny-chain": t_tiny_chain, "blackscholes": t_blackscholes, "sumsq": t_sumsq,
+            "softmax": t_softmax, "rowvar": t_rowvar, "heat2d": t_heat2d}
+
+
+class TorchBackend:
+    def __init__(self, np, compiled: bool):
+        try:
+            import torch
+        except Exception as e:
+            raise NotAvailable(f"torch not importable ({type(e).__name__}: {e})")
+        if not torch.cuda.is_available():
+            raise NotAvailable(f"torch {torch.__version__}: torch.cuda.is_available() is False")
+        self.np, self.torch, self.compiled = np, torch, compiled
+        pk = {"torch": torch.__version__, "numpy": np.__version__}
+        if compiled:
+            try:
+                import triton
+                pk["triton"] = triton.__version__
+            except Exception as e:
+                pk["triton"] = f"not importable ({type(e).__name__})"
+        self.meta = {"packages": pk, "device": torch.cuda.get_device_name(0), "torch_cuda": torch.version.cuda}
+        self.dev = torch.device("cuda", 0)
+        self.fns = make_torch_fns(torch)
+
+    def to_dev(self, a):
+        return self.torch.from_numpy(a).to(self.dev)
+
+    def to_np(self, a):
+        if isinstance(a, (tuple, list)):
+            return [self.to_np(t) for t in a]
+        return a.detach().cpu().numpy()
+
+    def sync(self):
+        self.torch.cuda.synchronize()
+
+    def cleanup(self):
+        self.torch.cuda.empty_cache()
+
+    def copy_call(self, nbytes):
+        a = self.torch.full((nbytes // 4,), 1.5, dtype=self.torch.float32, device=self.dev)
+        b = self.torch.empty_like(a)
+        return (lambda: b.copy_(a)), "torch Tensor.copy_ D2D"
+
+    def fn(self, w):
+        f = self.fns[w]
+        return self.torch.compile(f) if self.compiled else f
+
+    def extras(self, w):
+        if w == "softmax" and not self.compiled:
+            torch = self.torch
+            return {"torch.softmax": lambda m: torch.softmax(m, dim=1)}
+        return {}
+
+
+class JaxBackend:
+    def __init__(self, np):
+        os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+        try:
+            import jax
+            import jax.numpy as jnp
+            import jax.scipy.special as jss
+        except Exception as e:
+            raise NotAvailable(f"jax not importable ({type(e).__name__}: {e})")
+        try:
+            devs = jax.devices()
+        except Exception as e:
+            raise NotAvailable(f"jax: no devices ({type(e).__name__}: {e})")
+        if devs[0].platform not in ("gpu", "cuda"):
+            raise NotAvailable(f"jax has no GPU backend (default device: {devs[0].platform})")
+        self.np, self.jax, self.jnp, self.erf = np, jax, jnp, jss.erf
+        self.dev = devs[0]
+        pk = {"jax": jax.__version__, "numpy": np.__version__}
+        try:
+            import jaxlib
+            pk["jaxlib"] = jaxlib.__version__
+        except Exception:
+            pass
+        self.meta = {"packages": pk, "device": getattr(self.dev, "device_kind", str(self.dev))}
+        self.last = None
+
+    def to_dev(self, a):
+        return self.jax.device_put(a, self.dev)
+
+    def to_np(self, a):
+        if isinstance(a, (tuple, list)):
+            return [self.to_np(t) for t in a]
+        return self.np.asarray(a)
+
+    def sync(self):
+        # jax is asynchronous: the 20 calls queue; blocking on the last result waits for all of them.
+        if self.last is not None:
+            self.jax.block_until_ready(self.last)
+
+    def cleanup(self):
+        self.last = None
+
+    def fn(self, w):
+        jax, jnp, erf = self.jax, self.jnp, self.erf
+
+        def chain(x, y):
+            return jnp.sqrt(jnp.abs(jnp.sin(x) * jnp.cos(y) + x * y * 0.5 - jnp.exp(-x * x)))
+
+        def tiny_chain(x, y):
+            return jnp.sqrt(jnp.abs(jnp.sin(x) * jnp.cos(y) + x * y * 0.5 - jnp.exp(-x * x)))
+
+        def bs(S, K, T):
+            r, v = 0.02, 0.30
+            sqrtT = jnp.sqrt(T)
+            d1 = (jnp.log(S / K) + (r + 0.5 * v * v) * T) / (v * sqrtT)
+            d2 = d1 - v * sqrtT
+            disc = K * jnp.exp(-r * T)
+            cdf = lambda d: 0.5 * (1.0 + erf(d * 0.7071067811865476))  # noqa: E731
+            return S * cdf(d1) - disc * cdf(d2), disc * cdf(-d2) - S * cdf(-d1)
+
+        def sumsq(x, y):
+            return jnp.sum((x - y) ** 2)
+
+        def softmax(m):
+            e = jnp.exp(m - jnp.max(m, axis=1, keepdims=True))
+            return e / jnp.sum(e, axis=1, keepdims=True)
+
+        def rowvar(m):
+            return jnp.mean(m * m, axis=1) - jnp.mean(m, axis=1) ** 2
+
+        def heat2d(u):
+            c = u[1:-1, 1:-1]
+            return u.at[1:-1, 1:-1].set(c + 0.1 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4.0 * c))
+
+        f = {"chain": chain, "tiny-chain": tiny_chain, "blackscholes": bs, "sumsq": sumsq, "softmax": softmax,
+             "rowvar": rowvar, "heat2d": heat2d}[w]
+        return jax.jit(f)
+
+    def extras(self, w):
+        return {}
+
+
+class NumpyBackend:
+    """CPU self-test of the harness (timing, checks, report); not a peer."""
+
+    def __init__(self, np):
+        self.np = np
+        self.meta = {"packages": {"numpy": np.__version__}, "device": "CPU " + (platform.processor() or platform.machine())}
+
+    def to_dev(self, a):
+        return a
+
+    def to_np(self, a):
+        return a
+
+    def sync(self):
+        pass
+
+    def cleanup(self):
+        pass
+
+    def copy_call(self, nbytes):
+        a = self.np.full(nbytes // 4, 1.5, dtype=self.np.float32)
+        b = self.np.empty_like(a)
+        return (lambda: self.np.copyto(b, a)), "numpy copyto (CPU)"
+
+    def fn(self, w):
+        np = self.np
+        if w in ("chain", "tiny-chain"):
+            return lambda x, y: np.sqrt(np.abs(np.sin(x) * np.cos(y) + x * y * np.float32(0.5) - np.exp(-x * x)))
+        if w == "blackscholes":
+            def bs(S, K, T):
+                r, v = np.float32(0.02), np.float32(0.30)
+                sqrtT = np.sqrt(T)
+                d1 = (np.log(S / K) + (r + np.float32(0.5) * v * v) * T) / (v * sqrtT)
+                d2 = d1 - v * sqrtT
+                disc = K * np.exp(-r * T)
+                cdf = lambda d: (0.5 * (1.0 + self.erf(d.astype(np.float64) / math.sqrt(2)))).astype(np.float32)  # noqa
+                return S * cdf(d1) - disc * cdf(d2), disc * cdf(-d2) - S * cdf(-d1)
+            return bs
+        if w == "sumsq":
+            return lambda x, y: np.sum((x - y) ** 2)
+        if w == "softmax":
+            def softmax(m):
+                e = np.exp(m - m.max(axis=1, keepdims=True))
+                return e / e.sum(axis=1, keepdims=True)
+            return softmax
+        if w == "rowvar":
+            return lambda m: (m * m).mean(axis=1) - m.mean(axis=1) ** 2
+        if w == "heat2d":
+            def heat(u):
+                out = u.copy()
+                c = u[1:-1, 1:-1]
+                out[1:-1, 1:-1] = c + np.float32(0.1) * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2]
+                                                         - np.float32(4.0) * c)
+                return out
+            return heat
+        raise ValueError(w)
+
+    def erf(self, x):
+        # Abramowitz & Stegun 7.1.26 (|error| < 1.5e-7): vectorized, so the self-test needs no scipy.
+        np = self.np
+        t = 1.0 / (1.0 + 0.3275911 * np.abs(x))
+        y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t \
+            * np.exp(-x * x)
+        return np.sign(x) * y
+
+    def extras(self, w):
+        return {}
+
+
+def make_backend(system: str, np):
+    if system == "cupy":
+        return CupyBackend(np, fused=False)
+    if system == "cupy_fused":
+        return CupyBackend(np, fused=True)
+    if system == "torch":
+        return TorchBackend(np, compiled=False)
+    if system == "torch_compile":
+        return TorchBackend(np, compiled=True)
+    if system == "jax":
+        return JaxBackend(np)
+    if system == "numpy":
+        return NumpyBackend(np)
+    raise NotAvailable(f"unknown system {system!r}")
+
+
+def atomic_write_json(path: str, obj) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(obj, f, indent=1)
+    os.replace(tmp, path)
+
+
+def measure_copy(be) -> dict:
+    call, how = be.copy_call(COPY_BYTES)
+    r = bench(call, be.sync)
+    r.update({"bytes": 2 * COPY_BYTES, "bandwidth_Bps": 2 * COPY_BYTES / r["time_s"], "how": how})
+    return r
+
+
+def run_cell(be, np, w: str, s: dict, quick: bool) -> dict:
+    host = make_inputs(np, w, s)
+    dev = [be.to_dev(a) for a in host]
+    be.sync()
+    f = be.fn(w)
+    holder = [None]
+    is_jax = isinstance(be, JaxBackend)
+
+    def call():
+        holder[0] = f(*dev)
+        if is_jax:
+            be.last = holder[0]
+
+    cell = {"status": "ok", "size": size_text(w, s), "bytes": minimal_bytes(w, s)}
+    cell.update(bench(call, be.sync))
+    outs = be.to_np(holder[0])
+    holder[0] = None
+    if is_jax:
+        be.last = None
+
+    def small_run(xs, ys):
+        out = f(be.to_dev(xs), be.to_dev(ys))
+        return be.to_np(out)
+
+    cell.update(check(np, w, host, outs, small_run))
+    for name, g in be.extras(w).items():
+        h = [None]
+
+        def xcall(g=g, h=h):
+            h[0] = g(*dev)
+        try:
+            x = bench(xcall, be.sync)
+            xc = check(np, w, host, be.to_np(h[0]))
+            cell.setdefault("extras", {})[name] = {"time_s": x["time_s"], "trials_s": x["trials_s"],
+                                                   "check": xc["check"], "rel_err": xc["rel_err"]}
+        except Exception as e:
+            cell.setdefault("extras", {})[name] = {"error": f"{type(e).__name__}: {e}"[:300]}
+    return cell
+
+
+def worker_main(args) -> int:
+    system = args.worker
+    res = {"system": system, "status": "starting", "cells": {}, "meta": {}}
+    rf = args.result_file
+    atomic_write_json(rf, res)
+    try:
+        import numpy as np
+    except Exception as e:
+        res.update(status="n/a", reason=f"numpy not importable ({type(e).__name__}: {e})")
+        atomic_write_json(rf, res)
+        log(f"n/a: {res['reason']}")
+        return 0
+    try:
+        be = make_backend(args.copy_via if system == "copy" else system, np)
+    except NotAvailable as e:
+        res.update(status="n/a", reason=str(e))
+        atomic_write_json(rf, res)
+        log(f"n/a: {e}")
+        return 0
+    except Exception as e:
+        res.update(status="n/a", reason=f"{type(e).__name__}: {e}"[:400])
+        atomic_write_json(rf, res)
+        log(f"n/a: {res['reason']}")
+        return 0
+    res["meta"] = be.meta
+    res["meta"]["python"] = platform.python_version()
+    res["status"] = "running"
+    atomic_write_json(rf, res)
+    log(f"device: {be.meta.get('device')}; packages: {be.meta.get('packages')}")
+
+    if hasattr(be, "copy_call"):
+        try:
+            c = measure_copy(be)
+            res["copy"] = c
+            log(f"copy reference (256 MiB D2D, {c['how']}): {c['time_s'] * 1e3:.3f} ms = "
+                f"{c['bandwidth_Bps'] / 1e12:.3f} TB/s")
+        except Exception as e:
+            res["copy"] = {"error": f"{type(e).__name__}: {e}"[:300]}
+            log(f"copy reference failed: {res['copy']['error']}")
+        be.cleanup()
+        atomic_write_json(rf, res)
+    if system == "copy":
+        res["status"] = "done"
+        atomic_write_json(rf, res)
+        return 0
+
+    sz = sizes(args.quick)
+    for w in [w for w in args.workloads.split(",") if w]:
+        if (system, w) in NOT_APPLICABLE:
+            res["cells"][w] = {"status": "not_applicable"}
+            atomic_write_json(rf, res)
+            continue
+        res["cells"][w] = {"status": "running"}
+        atomic_write_json(rf, res)
+        log(f"{w} ({size_text(w, sz[w])}) ...")
+        t0 = time.perf_counter()
+        try:
+            cell = run_cell(be, np, w, sz[w], args.quick)
+            log(f"{w}: {cell['time_s'] * 1e3:.4f} ms per call (first call {cell['first_call_s']:.2f} s), "
+                f"check {cell['check']} (rel. err {cell['rel_err']:.2e})")
+        except NotAvailable as e:
+            cell = {"status": "error", "reason": str(e)}
+        except Exception as e:
+            cell = {"status": "error", "reason": f"{type(e).__name__}: {e}".strip()[:400]}
+            log(f"{w}: FAILED: {cell['reason']}")
+            traceback.print_exc(limit=3)
+        cell["wall_s"] = time.perf_counter() - t0
+        res["cells"][w] = cell
+        atomic_write_json(rf, res)
+        try:
+            import gc
+            gc.collect()
+            be.cleanup()
+        except Exception:
+            pass
+    res["status"] = "done"
+    atomic_write_json(rf, res)
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Parent side: run the workers, read lazyfuse's JSON, write the report.
+# ----------------------------------------------------------------------------------------------------------------
+
+def run_worker(system: str, args, workloads: list, tmpdir: str, timeout: float) -> dict:
+    rf = os.path.join(tmpdir, f"result_{system}.json")
+    cmd = [args.python, "-u", os.path.abspath(__file__), "--worker", system, "--result-file", rf,
+           "--workloads", ",".join(workloads)]
+    if args.quick:
+        cmd.append("--quick")
+    if system == "copy":
+        cmd += ["--copy-via", args.copy_via]
+    env = dict(os.environ)
+    env["PYTHONUNBUFFERED"] = "1"
+    env["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false"
+    env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(tmpdir, f"inductor_{system}")
+    env["TRITON_CACHE_DIR"] = os.path.join(tmpdir, f"triton_{system}")
+    env.setdefault("CUPY_CACHE_DIR", os.path.join(tmpdir, "cupy_cache"))
+    tail = collections.deque(maxlen=40)
+    t0 = time.time()
+    log(f"== {system}: starting (time limit {timeout:.0f} s)")
+    try:
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True,
+                             errors="replace", bufsize=1, start_new_session=True)
+    except Exception as e:
+        return {"system": system, "status": "n/a", "reason": f"could not start worker: {e}", "cells": {}}
+
+    def reader():
+        for line in p.stdout:
+            tail.append(line.rstrip("\n"))
+            print(f"  [{system}] {line}", end="", flush=True)
+
+    th = threading.Thread(target=reader, daemon=True)
+    th.start()
+    timed_out = False
+    try:
+        rc = p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        log(f"== {system}: time limit of {timeout:.0f} s reached, killing its process group {p.pid}")
+        rc = None
+    # End the worker's process group (the worker and e.g. inductor's compile workers it started), if any is left.
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    if rc is None:
+        try:
+            rc = p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            rc = "killed"
+    th.join(timeout=5)
+    elapsed = time.time() - t0
+    res = None
+    try:
+        with open(rf) as f:
+            res = json.load(f)
+    except Exception:
+        pass
+    last = next((ln for ln in reversed(tail) if ln.strip()), "")
+    if timed_out:
+        why = f"time limit of {timeout:.0f} s for the system reached"
+    else:
+        why = f"worker exited with status {rc}" + (f": {last.strip()[:200]}" if last else "")
+    if res is None:
+        res = {"system": system, "status": "n/a", "reason": why, "cells": {}}
+    elif res.get("status") not in ("done", "n/a"):
+        res["status"] = "partial"
+        res["reason"] = why
+    if res.get("status") != "n/a" and system != "copy":
+        for w in workloads:
+            c = res["cells"].get(w)
+            if c is None or c.get("status") == "running":
+                res["cells"][w] = {"status": "error", "reason": why if c is None or not timed_out else
+                                   f"{why} (while running this workload)"}
+    res["elapsed_s"] = elapsed
+    res["returncode"] = rc
+    log(f"== {system}: {res.get('status')} in {elapsed:.1f} s" + (f" ({res.get('reason')})" if res.get("reason") else ""))
+    return res
+
+
+LF_FAMILIES = {"chain": "chain", "blackscholes": "blackscholes", "sumsq": "sumsq", "softmax": "softmax",
+               "rowvar": "rowvar", "heat2d": "heat2d", "tinychain": "tiny-chain"}
+UNIT_S = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def parse_lazyfuse(files: list) -> dict:
+    """Reads Google Benchmark JSON. Returns {"fused"|"eager": {workload: cell}, "copy": {...}, "files": [...]}."""
+    entries = collections.defaultdict(list)  # (mode, workload) -> [(kind, entry)]
+    copy_entries = []
+    out = {"fused": {}, "eager": {}, "copy": None, "files": [], "context": []}
+    for fn in files:
+        try:
+            with open(fn) as f:
+                data = json.load(f)
+        except Exception as e:
+            out["files"].append({"file": fn, "error": f"{type(e).__name__}: {e}"})
+            log(f"lazyfuse JSON {fn}: unreadable ({e})")
+            continue
+        out["files"].append({"file": fn})
+        ctx = data.get("context", {})
+        out["context"].append({k: ctx.get(k) for k in ("date", "host_name", "executable", "library_build_type")})
+        for e in data.get("benchmarks", []):
+            name = e.get("run_name") or re.sub(r"_(median|mean|stddev|cv)$", "", e.get("name", ""))
+            parts = name.split("/")
+            fam = parts[0]
+            argv = {}
+            for p in parts[1:]:
+                m = re.fullmatch(r"([A-Za-z_]\w*):(-?\d+)", p)
+                if m:
+                    argv[m.group(1)] = int(m.group(2))
+            kind = e.get("aggregate_name") if e.get("run_type") == "aggregate" else "iteration"
+            if kind not in ("median", "iteration"):
+                continue
+            if fam == "BM_CopyReference":
+                copy_entries.append((kind, e))
+                continue
+            key = re.sub(r"[^a-z0-9]", "", fam.lower().removeprefix("bm_"))
+            w = LF_FAMILIES.get(key)
+            if w is None:
+                continue
+            if w == "chain" and argv.get("n", 1 << 26) <= 4096:
+                w = "tiny-chain"
+            mode = "eager" if argv.get("eager", 0) else "fused"
+            entries[(mode, w)].append((kind, e, argv))
+
+    def pick(lst):
+        errs = [e for _, e, *_ in lst if e.get("error_occurred") or e.get("skipped")]
+        good = [(k, e, *rest) for k, e, *rest in lst if not (e.get("error_occurred") or e.get("skipped"))]
+        med = [t for t in good if t[0] == "median"]
+        if med:
+            return med[-1], None, len([t for t in good if t[0] == "iteration"])
+        its = [t for t in good if t[0] == "iteration"]
+        if its:
+            times = sorted(its, key=lambda t: t[1]["real_time"] * UNIT_S.get(t[1].get("time_unit", "ns"), 1e-9))
+            return times[len(times) // 2], None, len(its)
+        msg = (errs[-1].get("error_message") or "skipped") if errs else "no result"
+        return None, msg, 0
+
+    for (mode, w), lst in entries.items():
+        t, err, reps = pick(lst)
+        if t is None:
+            out[mode][w] = {"status": "error", "reason": f"lazyfuse: {err}"}
+            continue
+        e, argv = t[1], t[2] if len(t) > 2 else {}
+        ts = e["real_time"] * UNIT_S.get(e.get("time_unit", "ns"), 1e-9)
+        cell = {"status": "ok", "time_s": ts, "benchmark": e.get("name"), "repetitions": reps,
+                "args": argv, "source": "median aggregate" if t[0] == "median" else "median of iterations"}
+        for k in ("pct_of_copy", "event_ms", "GB_per_s", "kernels_per_call"):
+            if k in e:
+                cell[k] = e[k]
+        out[mode][w] = cell
+    if copy_entries:
+        t, err, _ = pick([(k, e, {}) for k, e in copy_entries])
+        if t is not None:
+            e = t[1]
+            ts = e["real_time"] * UNIT_S.get(e.get("time_unit", "ns"), 1e-9)
+            out["copy"] = {"time_s": ts, "bandwidth_Bps": 2 * COPY_BYTES / ts, "event_ms": e.get("event_ms")}
+    return out
+
+
+def lazyfuse_bytes(w: str, argv: dict):
+    full = sizes(False)[w]
+    if "n" in argv and w in ("chain", "blackscholes", "sumsq", "tiny-chain"):
+        full = {"n": argv["n"]}
+    elif "n" in argv and w == "heat2d":
+        full = {"n": argv["n"]}
+    elif w in ("softmax", "rowvar") and ("rows" in argv or "cols" in argv):
+        full = {"rows": argv.get("rows", full["rows"]), "cols": argv.get("cols", full["cols"])}
+    return minimal_bytes(w, full), size_text(w, full)
+
+
+def fmt_time(t: float) -> str:
+    if t < 1e-5:
+        return f"{t * 1e6:.2f} µs"
+    if t < 1e-4:
+        return f"{t * 1e6:.1f} µs"
+    if t < 1e-2:
+        return f"{t * 1e3:.3f} ms"
+    if t < 1e-1:
+        return f"{t * 1e3:.2f} ms"
+    return f"{t * 1e3:.1f} ms"
+
+
+def build_table(report: dict):
+    """Returns (columns, rows) where rows[w][col] = dict(text, time_s, wrong)."""
+    cols = []
+    if report.get("lazyfuse"):
+        cols += ["lazyfuse", "lazyfuse_eager"]
+    cols += report["systems_run"]
+    return cols
+
+
+def write_markdown(report: dict, path: str) -> None:
+    cols = build_table(report)
+    copy_bw = report["copy_reference"].get("bandwidth_Bps")
+    notes = []  # footnote texts, deduplicated
+
+    def note(text):
+        if text not in notes:
+            notes.append(text)
+        return f"[^{notes.index(text) + 1}]"
+
+    def pct(bytes_, t):
+        if bytes_ and copy_bw and t:
+            return f" ({100.0 * bytes_ / t / copy_bw:.0f}%)"
+        return ""
+
+    meta = report["meta"]
+    lines = ["# Peer benchmarks on the PERF_TARGETS.md workloads", ""]
+    lines.append(f"GPU: **{meta.get('gpu') or 'unknown'}**, driver {meta.get('driver') or 'unknown'}; "
+                 f"date {meta['date']}; host python {meta['python']}; mode: "
+                 + ("**quick (1/16 sizes: a smoke test, not comparable)**" if report["quick"] else "full size") + ".")
+    lines.append("")
+    vers = []
+    for s in report["systems_run"]:
+        r = report["systems"].get(s, {})
+        pk = r.get("meta", {}).get("packages")
+        extra = ""
+        m = r.get("meta", {})
+        if m.get("torch_cuda"):
+            extra = f", CUDA {m['torch_cuda']}"
+        if m.get("cuda_runtime"):
+            extra = f", CUDA runtime {m['cuda_runtime']}, driver API {m.get('cuda_driver')}"
+        if pk:
+            vers.append(f"{LABELS[s]}: " + ", ".join(f"{k} {v}" for k, v in pk.items()) + extra)
+        else:
+            vers.append(f"{LABELS[s]}: n/a ({r.get('reason', 'no result')})")
+    if report.get("lazyfuse"):
+        vers.append("lazyfuse: " + ", ".join(os.path.basename(f["file"]) + (" (unreadable)" if f.get("error") else "")
+                                             for f in report["lazyfuse"]["files"]))
+    lines.append("Versions: " + "; ".join(vers) + ".")
+    lines.append("")
+    cr = report["copy_reference"]
+    if copy_bw:
+        lines.append(f"Copy reference: 256 MiB device-to-device copy ({cr.get('how')}, in the `{cr.get('system')}` "
+                     f"worker of this run): {fmt_time(cr['time_s'])} = **{copy_bw / 1e12:.2f} TB/s** (read + written).")
+    else:
+        lines.append(f"Copy reference: n/a ({cr.get('reason', 'not measured')}); no percentages.")
+    others = []
+    for s in report["systems_run"]:
+        c = report["systems"].get(s, {}).get("copy")
+        if c and c.get("bandwidth_Bps"):
+            others.append(f"{LABELS[s]} {c['bandwidth_Bps'] / 1e12:.2f} TB/s")
+    lf = report.get("lazyfuse") or {}
+    if lf.get("copy"):
+        others.append(f"lazyfuse BM_CopyReference {lf['copy']['bandwidth_Bps'] / 1e12:.2f} TB/s")
+    if others:
+        lines.append(f"The same copy measured in each process: {', '.join(others)}.")
+    lines.append("")
+    lines.append(f"Timing: {WARMUP} warm-up calls, then the median of {TRIALS} trials, each the wall clock of {CALLS} "
+                 f"back-to-back calls followed by one device synchronize, divided by {CALLS}. Cells: time per call "
+                 f"(% of the copy reference = (minimal bytes / time) / copy bandwidth), then ok/WRONG: relative L2 "
+                 f"error against float64 numpy (≤ {TOL_ELEMENTWISE:g} arrays, ≤ {TOL_SUM:g} sums).")
+    lines.append("")
+    hdr = ["workload", "size", "minimal bytes", "copy ref."] + [LABELS[c] for c in cols]
+    lines.append("| " + " | ".join(hdr) + " |")
+    lines.append("|" + "|".join("---" for _ in hdr) + "|")
+    for w in report["workloads"]:
+        s = report["sizes"][w]
+        b = minimal_bytes(w, s)
+        row = [w, size_text(w, s), f"{b / 1e6:.0f} MB" if b else "–",
+               fmt_time(b / copy_bw) if (b and copy_bw) else "–"]
+        for c in cols:
+            if c.startswith("lazyfuse"):
+                cell = (lf.get("eager" if c == "lazyfuse_eager" else "fused") or {}).get(w)
+                if cell is None:
+                    row.append("–")
+                    continue
+                if cell.get("status") != "ok":
+                    row.append("n/a" + note(f"{LABELS[c]}, {w}: {cell.get('reason')}"))
+                    continue
+                lb, lsz = lazyfuse_bytes(w, cell.get("args", {}))
+                txt = fmt_time(cell["time_s"])
+                if copy_bw:
+                    txt += pct(lb, cell["time_s"])
+                elif cell.get("pct_of_copy") is not None and lb:
+                    txt += f" ({cell['pct_of_copy']:.0f}% of its own copy ref.)"
+                if lsz != size_text(w, s):
+                    txt += note(f"{LABELS[c]}, {w}: measured at size {lsz}, the peers at {size_text(w, s)}")
+                row.append(txt)
+                continue
+            r = report["systems"].get(c) or {"status": "n/a", "reason": "not run (interrupted)"}
+            if (c, w) in NOT_APPLICABLE:
+                row.append("–")
+                continue
+            if r.get("status") == "n/a":
+                row.append("n/a" + note(f"{LABELS[c]}: {r.get('reason')}"))
+                continue
+            cell = r.get("cells", {}).get(w)
+            if cell is None:
+                row.append("n/a" + note(f"{LABELS[c]}, {w}: no result"))
+                continue
+            if cell.get("status") == "not_applicable":
+                row.append("–")
+                continue
+            if cell.get("status") != "ok":
+                row.append("n/a" + note(f"{LABELS[c]}, {w}: {cell.get('reason')}"))
+                continue
+            txt = fmt_time(cell["time_s"]) + pct(b, cell["time_s"])
+            if cell.get("check") == "ok":
+                txt += " ok"
+            else:
+                txt += " **WRONG**" + note(f"{LABELS[c]}, {w}: relative L2 error {cell.get('rel_err'):.3g} > "
+                                           f"{cell.get('tol'):g} (checked on {cell.get('check_on')})")
+            if c == "cupy_fused" and w in FUSED_HOW:
+                txt += f" ({FUSED_HOW[w]})"
+            for xn, x in (cell.get("extras") or {}).items():
+                if "time_s" in x:
+                    txt += note(f"{LABELS[c]}, {w}, `{xn}`: {fmt_time(x['time_s'])}{pct(b, x['time_s'])} "
+                                f"{x.get('check')}")
+                else:
+                    txt += note(f"{LABELS[c]}, {w}, `{xn}`: failed: {x.get('error')}")
+            row.append(txt)
+        lines.append("| " + " | ".join(str(x).replace("|", "\\|") for x in row) + " |")
+    lines.append("")
+    lines.append("n/a: the system did not run the workload (reason in the note); –: no such variant.")
+    fc = []
+    for c in report["systems_run"]:
+        cells = report["systems"].get(c, {}).get("cells", {})
+        got = [f"{w} {cells[w]['first_call_s']:.2f} s" for w in report["workloads"]
+               if cells.get(w, {}).get("status") == "ok" and "first_call_s" in cells[w]]
+        if got and c in ("cupy_fused", "torch_compile", "jax"):
+            fc.append(f"{LABELS[c]}: " + ", ".join(got))
+    if fc:
+        lines.append("")
+        lines.append("First call, synchronized (includes compilation; caches were empty for torch.compile and "
+                     "Triton, CuPy's kernel cache in a temp dir, JAX without a persistent cache): " + "; ".join(fc)
+                     + ".")
+    lines.append("")
+    for i, t in enumerate(notes):
+        lines.append(f"[^{i + 1}]: {str(t).replace(chr(10), ' ')}")
+    lines.append("")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
+def write_png(report: dict, path: str) -> str | None:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.lines import Line2D
+        from matplotlib.patches import Patch
+    except Exception as e:
+        return f"matplotlib not importable ({type(e).__name__}: {e}); no PNG written"
+    cols = build_table(report)
+    wl = report["workloads"]
+    copy_bw = report["copy_reference"].get("bandwidth_Bps")
+    lf = report.get("lazyfuse") or {}
+    data = {}  # (w, c) -> (time_s, wrong)
+    for w in wl:
+        for c in cols:
+            if c.startswith("lazyfuse"):
+                cell = (lf.get("eager" if c == "lazyfuse_eager" else "fused") or {}).get(w)
+                if cell and cell.get("status") == "ok":
+                    data[(w, c)] = (cell["time_s"], False)
+            else:
+                cell = report["systems"].get(c, {}).get("cells", {}).get(w)
+                if cell and cell.get("status") == "ok":
+                    data[(w, c)] = (cell["time_s"], cell.get("check") != "ok")
+    fig, ax = plt.subplots(figsize=(max(10, 1.9 * len(wl) + 2), 6.5))
+    width = 0.84 / max(1, len(cols))
+    handles = []
+    all_t = [v[0] * 1e3 for v in data.values()]
+    for w_i, w in enumerate(wl):
+        b = minimal_bytes(w, report["sizes"][w])
+        if b and copy_bw:
+            all_t.append(b / copy_bw * 1e3)
+    lo = min(all_t) / 3 if all_t else 1e-3
+    hi = max(all_t) * 9 if all_t else 1e2
+    for j, c in enumerate(cols):
+        xs, hs, wrong = [], [], []
+        for i, w in enumerate(wl):
+            if (w, c) in data:
+                xs.append(i - 0.42 + width * (j + 0.5))
+                hs.append(data[(w, c)][0] * 1e3)
+                wrong.append(data[(w, c)][1])
+        bars = ax.bar(xs, hs, width * 0.95, color=COLORS.get(c, "gray"), edgecolor="black", linewidth=0.4, zorder=2)
+        handles.append(Patch(facecolor=COLORS.get(c, "gray"), edgecolor="black", linewidth=0.4,
+                             label=LABELS[c] + ("" if hs else " (no result)")))
+        for bar, h, bad in zip(bars, hs, wrong):
+            if bad:
+                bar.set_hatch("xx")
+                bar.set_edgecolor("red")
+            label = fmt_time(h / 1e3).replace(" ms", "").replace(" µs", "µs")
+            ax.text(bar.get_x() + bar.get_width() / 2, h * 1.08, label + (" WRONG" if bad else ""),
+                    ha="center", va="bottom", rotation=90, fontsize=6.5)
+        for i, w in enumerate(wl):
+            if (w, c) not in data:
+                cell_na = (c, w) not in NOT_APPLICABLE and not (
+                    c.startswith("lazyfuse") and w not in (lf.get("eager" if c == "lazyfuse_eager" else "fused") or {}))
+                ax.text(i - 0.42 + width * (j + 0.5), lo * 1.15, "n/a" if cell_na else "–", ha="center",
+                        va="bottom", rotation=90, fontsize=6.5, color="gray")
+    first = True
+    for i, w in enumerate(wl):
+        b = minimal_bytes(w, report["sizes"][w])
+        if b and copy_bw:
+            t = b / copy_bw * 1e3
+            ax.hlines(t, i - 0.45, i + 0.45, colors="black", linestyles="--", linewidth=1.3, zorder=3)
+            if first:
+                handles.append(Line2D([], [], color="black", linestyle="--", linewidth=1.3,
+                                      label="copy reference: minimal bytes / copy bandwidth"))
+            first = False
+    ax.set_yscale("log")
+    ax.set_ylim(lo, hi)
+    ax.set_xticks(range(len(wl)))
+    ax.set_xticklabels([f"{w}\n{size_text(w, report['sizes'][w])}" for w in wl], fontsize=9)
+    ax.set_ylabel("time per call, ms (log scale; lower is better)")
+    gpu = report["meta"].get("gpu") or "unknown GPU"
+    ttl = f"Peers on {gpu}: median time per call ({TRIALS} trials × {CALLS} calls + sync)"
+    if report["quick"]:
+        ttl += " — QUICK (1/16 sizes)"
+    ax.set_title(ttl, fontsize=11)
+    ax.grid(axis="y", which="both", alpha=0.3, zorder=0)
+    if any(v[1] for v in data.values()):
+        handles.append(Patch(facecolor="white", edgecolor="red", hatch="xx", label="WRONG result"))
+    ax.legend(handles=handles, fontsize=8.5, ncol=min(5, len(handles)), loc="upper center",
+              bbox_to_anchor=(0.5, -0.11), frameon=False)
+    fig.tight_layout()
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
+    return None
+
+
+def gpu_info() -> dict:
+    exe = shutil.which("nvidia-smi")
+    if not exe:
+        return {}
+    try:
+        out = subprocess.run([exe, "--query-gpu=name,driver_version", "--format=csv,noheader"], capture_output=True,
+                             text=True, timeout=30).stdout.strip().splitlines()
+        if out:
+            name, drv = [x.strip() for x in out[0].split(",", 1)]
+            return {"gpu": name, "driver": drv}
+    except Exception:
+        pass
+    return {}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out-md", default="peers.md")
+    ap.add_argument("--out-png", default="peers.png")
+    ap.add_argument("--out-json", default="peers.json")
+    ap.add_argument("--systems", default=",".join(SYSTEMS),
+                    help="comma list of " + ",".join(SYSTEMS) + " ('numpy' = CPU self-test of the harness)")
+    ap.add_argument("--workloads", default=",".join(WORKLOADS))
+    ap.add_argument("--quick", action="store_true", help="1/16 sizes: a smoke test")
+    ap.add_argument("--lazyfuse-json", nargs="*", default=[], metavar="FILE",
+                    help="Google Benchmark JSON of lazyfuse's bench programs (--benchmark_out_format=json)")
+    ap.add_argument("--timeout", type=float, default=180.0, help="time limit of each system's worker, seconds")
+    ap.add_argument("--python", default=sys.executable, help="interpreter for the workers")
+    ap.add_argument("--copy-via", choices=["cupy", "torch"], default="cupy",
+                    help="library that measures the common copy reference (the other is tried if it fails)")
+    ap.add_argument("--from-json", metavar="FILE",
+                    help="run nothing: rewrite the Markdown and PNG from a JSON this script wrote earlier")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--result-file", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        return worker_main(args)
+
+    if args.from_json:
+        with open(args.from_json) as f:
+            report = json.load(f)
+        if args.lazyfuse_json:
+            report["lazyfuse"] = parse_lazyfuse(args.lazyfuse_json)
+        write_markdown(report, args.out_md)
+        err = write_png(report, args.out_png)
+        log(f"wrote {args.out_md}" + (f"; PNG: {err}" if err else f", {args.out_png}"))
+        return 0
+
+    systems = [s.strip() for s in args.systems.split(",") if s.strip()]
+    workloads = [w.strip() for w in args.workloads.split(",") if w.strip()]
+    bad = [s for s in systems if s not in SYSTEMS + TEST_SYSTEMS] + [w for w in workloads if w not in WORKLOADS]
+    if bad:
+        ap.error(f"unknown system/workload: {', '.join(bad)} (systems: {', '.join(SYSTEMS)}; "
+                 f"workloads: {', '.join(WORKLOADS)})")
+    for p in (args.out_md, args.out_png, args.out_json):
+        os.makedirs(os.path.dirname(os.path.abspath(p)), exist_ok=True)
+    t_start = time.time()
+    tmpdir = tempfile.mkdtemp(prefix="lazyfuse_peers_")
+    meta = {"date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+            "python": platform.python_version(), "host": platform.node(), "argv": sys.argv, **gpu_info()}
+    log(f"peers: systems {systems}, workloads {workloads}, {'quick' if args.quick else 'full size'}; "
+        f"GPU {meta.get('gpu', 'unknown')}, driver {meta.get('driver', 'unknown')}; temp dir {tmpdir}")
+    report = {"meta": meta, "quick": args.quick, "workloads": workloads, "systems_run": systems,
+              "sizes": {w: sizes(args.quick)[w] for w in workloads}, "systems": {},
+              "timing": {"warmup": WARMUP, "trials": TRIALS, "calls_per_trial": CALLS},
+              "tolerances": {"elementwise": TOL_ELEMENTWISE, "sum": TOL_SUM, "sumsq_check_n": SUMSQ_CHECK_N}}
+
+    def finish():
+        cr = report.get("copy_reference") or {}
+        if not cr.get("bandwidth_Bps"):  # fall back to a worker's own copy measurement
+            for s in systems:
+                c = report["systems"].get(s, {}).get("copy")
+                if c and c.get("bandwidth_Bps"):
+                    cr = dict(c, system=s)
+                    break
+        report["copy_reference"] = cr
+        if not meta.get("gpu"):  # no nvidia-smi: the device name a worker saw
+            for s in systems:
+                dev = report["systems"].get(s, {}).get("meta", {}).get("device")
+                if dev and s != "numpy":
+                    meta["gpu"] = dev
+                    break
+        for s in report["systems"].values():
+            if not isinstance(s, dict):
+                continue
+            for w, c in s.get("cells", {}).items():
+                if c.get("status") == "ok" and c.get("bytes") and cr.get("bandwidth_Bps"):
+                    c["pct_of_copy"] = 100.0 * c["bytes"] / c["time_s"] / cr["bandwidth_Bps"]
+        if args.lazyfuse_json:
+            report["lazyfuse"] = parse_lazyfuse(args.lazyfuse_json)
+        report["total_s"] = time.time() - t_start
+        atomic_write_json(args.out_json, report)
+        write_markdown(report, args.out_md)
+        err = write_png(report, args.out_png)
+        if err:
+            report["png_error"] = err
+            atomic_write_json(args.out_json, report)
+            log(f"PNG: {err}")
+        log(f"wrote {args.out_md}, {args.out_json}" + ("" if err else f", {args.out_png}") +
+            f" (total {report['total_s']:.0f} s)")
+
+    try:
+        # The common copy reference, in its own process (the workers measure it too, for the record).
+        copy_res = None
+        if any(s != "numpy" for s in systems):
+            for via in [args.copy_via] + [v for v in ("cupy", "torch") if v != args.copy_via]:
+                args_copy = argparse.Namespace(**vars(args))
+                args_copy.copy_via = via
+                r = run_worker("copy", args_copy, [], tmpdir, min(args.timeout, 120))
+                if r.get("copy", {}).get("bandwidth_Bps"):
+                    copy_res = dict(r["copy"], system=f"copy/{via}")
+                    break
+                log(f"copy reference via {via}: n/a ({r.get('reason') or r.get('copy', {}).get('error')})")
+        report["copy_reference"] = copy_res or {"reason": "neither cupy nor torch could measure it"}
+        for s in systems:
+            report["systems"][s] = run_worker(s, args, workloads, tmpdir, args.timeout)
+            atomic_write_json(args.out_json, report)  # partial results survive anything that follows
+    except KeyboardInterrupt:
+        log("interrupted: writing what completed")
+    finally:
+        finish()
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,297 @@
+// The graph layer: hash-consing (equal expressions are one node), the structural hash, release of history,
+// bounded laziness over a million ops, and iterative destruction of a million-deep graph.
+// Backend-agnostic: the same tests run on the CPU backend and on a GPU.
+#include <lazyfuse/lazyfuse.hpp>
+
+#include "graph/Node.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace lf = lazyfuse;
+using lf::Array;
+using lf::DType;
+using lf::slice;
+using lf::none;
+using lf::graph::live_node_count;
+
+namespace {
+
+// Sets a configuration value for one scope and forgets the override afterwards (even when a test fails).
+class ConfigOverride {
+public:
+  ConfigOverride(std::string name, const std::string& value) : name_(std::move(name)) { lf::config::set(name_, value); }
+  ~ConfigOverride() { lf::config::reset(name_); }
+  ConfigOverride(const ConfigOverride&) = delete;
+  ConfigOverride& operator=(const ConfigOverride&) = delete;
+
+private:
+  std::string name_;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+Array vec(std::vector<float> v) { return lf::asarray(v); }
+
+// ---- hash-consing -------------------------------------------------------------------------------------------
+
+TEST(HashConsing, EqualExpressionsAreOneNode) {
+  Array a = vec({1, 2, 3}), b = vec({4, 5, 6});
+  EXPECT_EQ((a + b).node(), (a + b).node());
+  EXPECT_EQ((a + b).node().get(), (a + b).node().get());
+  Array p = a + 1.0, q = a + 1.0;
+  EXPECT_EQ(p.node(), q.node());
+  EXPECT_EQ((a * b + 2.0f).node(), (a * b + 2.0f).node());
+  EXPECT_EQ(lf::sin(a).node(), lf::sin(a).node());
+  // Views are hash-consed too.
+  Array c = (a + b).T();
+  EXPECT_EQ(a(slice(none, none, -1)).node(), a(slice(none, none, -1)).node());
+  EXPECT_EQ((a + b)(slice(1, none)).node(), (a + b)(slice(1, none)).node());
+  EXPECT_EQ(lf::roll(a + b, 1).node(), lf::roll(a + b, 1).node());
+  EXPECT_EQ(c.node(), (a + b).node()); // a 1-D transpose is the array itself
+  // A whole-array view is the array itself.
+  EXPECT_EQ(a(lf::all_of).node(), a.node());
+  Array m = lf::asarray({{1.0, 2.0}, {3.0, 4.0}});
+  EXPECT_EQ(m.T().T().node(), m.node());
+  EXPECT_EQ((m * 2.0).T().T().node(), (m * 2.0).node());
+  // Still the same node after it was materialized, while it is alive.
+  Array s = a + b;
+  s.eval();
+  EXPECT_TRUE(s.is_materialized());
+  EXPECT_EQ((a + b).node(), s.node());
+}
+
+TEST(HashConsing, DifferentExpressionsAreDifferentNodes) {
+  Array a = vec({1, 2, 3}), b = vec({4, 5, 6});
+  Array p1 = a + 1.0, p2 = a + 2.0;
+  EXPECT_NE(p1.node(), p2.node());
+  EXPECT_NE(p1.node()->hash, p2.node()->hash);
+  Array ai = lf::arange(3);
+  EXPECT_NE((ai + 1).node(), (ai + 2).node());
+  EXPECT_EQ((ai + 1).node(), (ai + 1).node());
+  EXPECT_NE((a + b).node(), (b + a).node());
+  EXPECT_NE((a + b).node(), (a - b).node());
+  EXPECT_NE((a + b).node(), (a + b).astype(DType::Float64).node());
+  EXPECT_NE(lf::roll(a, 1).node(), lf::roll(a, 2).node());
+  EXPECT_NE(a(slice(none, none, -1)).node(), a(slice(none, none, 2)).node());
+  EXPECT_NE(lf::zeros({2, 3}).node(), lf::zeros({3, 2}).node());
+  EXPECT_NE(lf::zeros({3}).node(), lf::zeros({3}, DType::Float32).node());
+  EXPECT_NE(lf::full({3}, 0.0).node(), lf::full({3}, -0.0).node()) << "0.0 and -0.0 are different values";
+  // The same data uploaded twice is two buffers, and expressions over them are different nodes.
+  Array a2 = vec({1, 2, 3});
+  EXPECT_NE(a.node(), a2.node());
+  EXPECT_NE((a + b).node(), (a2 + b).node());
+}
+
+TEST(HashConsing, HashExcludesBufferIdentity) {
+  Array a = vec({1, 2, 3}), b = vec({4, 5, 6});
+  Array c = vec({7, 8, 9}), d = vec({0, 0, 0});
+  EXPECT_EQ(a.node()->hash, c.node()->hash);
+  Array x = (a + b) * 2.0f, y = (c + d) * 2.0f;
+  EXPECT_NE(x.node(), y.node());
+  EXPECT_EQ(x.node()->hash, y.node()->hash);
+  EXPECT_NE(x.node()->serial, y.node()->serial);
+  Array vx = lf::flip(a * b)(slice(1, none)), vy = lf::flip(c * d)(slice(1, none));
+  EXPECT_NE(vx.node(), vy.node());
+  EXPECT_EQ(vx.node()->hash, vy.node()->hash);
+  // Structure still matters: a different op, shape or view gives a different hash.
+  EXPECT_NE((a + b).node()->hash, (a - b).node()->hash);
+  EXPECT_NE(lf::flip(a * b).node()->hash, lf::roll(a * b, 1).node()->hash);
+}
+
+TEST(HashConsing, HashDoesNotDependOnCreationOrder) {
+  // Build (a + b) * (c - d) + sin(a) twice, creating the inputs and the subexpressions in opposite orders.
+  std::uint64_t h1, h2;
+  {
+    Array a = vec({1, 2}), b = vec({3, 4}), c = vec({5, 6}), d = vec({7, 8});
+    Array s = a + b;
+    Array t = c - d;
+    Array u = lf::sin(a);
+    h1 = (s * t + u).node()->hash;
+  }
+  {
+    Array d = vec({0, 1}), c = vec({2, 3}), b = vec({4, 5}), a = vec({6, 7});
+    Array u = lf::sin(a);
+    Array t = c - d;
+    Array unrelated = (a * 3.0f)(slice(none, none, -1)); // shifts every counter in between
+    Array s = a + b;
+    h2 = (s * t + u).node()->hash;
+  }
+  EXPECT_EQ(h1, h2);
+  // And in the same scope, with the first expression still alive.
+  Array a = vec({1, 2}), b = vec({3, 4});
+  Array e1 = lf::exp(a) + b;
+  Array b2 = vec({3, 4}), a2 = vec({1, 2});
+  Array e2 = b2 + 0.0f;
+  Array e3 = lf::exp(a2) + b2;
+  EXPECT_NE(e1.node(), e3.node());
+  EXPECT_EQ(e1.node()->hash, e3.node()->hash);
+}
+
+// ---- memory: history is released ----------------------------------------------------------------------------
+
+TEST(Release, LoopWithEvalKeepsNodeCountBounded) {
+  Array x = lf::zeros({16}, DType::Float32) + 0.0f;
+  x.eval();
+  const std::size_t before = live_node_count();
+  std::size_t peak = before;
+  for (int i = 0; i < 1000; ++i) {
+    x = x * 2.0f + 1.0f;
+    x.eval();
+    x = x * 0.5f; // x_{n+1} = x_n + 0.5: exact in float32
+    x.eval();
+    peak = std::max(peak, live_node_count());
+  }
+  const std::size_t after = live_node_count();
+  EXPECT_LE(after, before + 8) << "before " << before << ", after " << after;
+  EXPECT_LE(peak, before + 16) << "before " << before << ", peak " << peak;
+  auto h = x.get<float>();
+  for (std::size_t i = 0; i < h.size(); ++i) EXPECT_EQ(h[i], 500.0f);
+}
+
+TEST(Release, LoopWithoutEvalKeepsNodeCountBounded) {
+  // Bounded laziness: without explicit evaluation the graph is cut at LAZYFUSE_MAX_DEPTH and history freed.
+  Array x = lf::ones({8}, DType::Float32) * 1.0f;
+  x.eval();
+  const std::size_t before = live_node_count();
+  std::size_t peak = before;
+  for (int i = 0; i < 5000; ++i) {
+    x = x * 1.0f + 1.0f;
+    peak = std::max(peak, live_node_count());
+  }
+  x.eval();
+  const std::size_t after = live_node_count();
+  EXPECT_LE(after, before + 8) << "before " << before << ", after " << after;
+  const int max_depth = std::stoi(lf::config::get("LAZYFUSE_MAX_DEPTH"));
+  EXPECT_LE(peak, before + std::size_t(4 * max_depth + 16)) << "before " << before << ", peak " << peak;
+  EXPECT_EQ(x.get<float>()[0], 5001.0f);
+}
+
+TEST(Release, DroppedExpressionsFreeTheirNodes) {
+  const std::size_t before = live_node_count();
+  {
+    Array a = vec({1, 2, 3});
+    Array e = a;
+    for (int i = 0; i < 30; ++i) e = lf::flip(e + 1.0f)(slice(none, none, 1)); // 60 deep: below LAZYFUSE_MAX_DEPTH
+    EXPECT_FALSE(e.is_materialized());
+    EXPECT_GT(live_node_count(), before + 60);
+  }
+  EXPECT_EQ(live_node_count(), before);
+}
+
+// ---- eval of several arrays -----------------------------------------------------------------------------------
+
+TEST(Eval, SeveralArraysAreAllMaterialized) {
+  Array a = vec({1, 2, 3}), b = vec({10, 20, 30});
+  Array s = a + b, p = a * b;
+  EXPECT_FALSE(s.is_materialized());
+  EXPECT_FALSE(p.is_materialized());
+  lf::eval(s, p);
+  EXPECT_TRUE(s.is_materialized());
+  EXPECT_TRUE(p.is_materialized());
+  EXPECT_EQ(s.get<float>().to_vector(), (std::vector<float>{11, 22, 33}));
+  EXPECT_EQ(p.get<float>().to_vector(), (std::vector<float>{10, 40, 90}));
+  // Different shapes, a view, a repeated argument and an already materialized one.
+  Array m = lf::asarray({{1.0, 2.0}, {3.0, 4.0}});
+  Array t = (m * 2.0).T(), u = lf::exp(a)(slice(none, none, -1)), r = lf::roll(b - 1.0f, 1);
+  lf::eval(t, u, t, a, r);
+  EXPECT_TRUE(t.is_materialized());
+  EXPECT_TRUE(u.is_materialized());
+  EXPECT_TRUE(r.is_materialized());
+  EXPECT_TRUE(a.is_materialized());
+  EXPECT_EQ(t.get<double>().to_vector(), (std::vector<double>{2, 6, 4, 8}));
+  EXPECT_EQ(r.get<float>().to_vector(), (std::vector<float>{29, 9, 19}));
+  auto hu = u.get<float>();
+  EXPECT_NEAR(hu[0], std::exp(3.0f), 1e-3);
+  EXPECT_NEAR(hu[2], std::exp(1.0f), 1e-5);
+}
+
+// ---- a million ops ----------------------------------------------------------------------------------------------
+
+TEST(MillionOps, ChainWithBoundedLaziness) {
+  auto t0 = std::chrono::steady_clock::now();
+  Array x = vec({0, 1, 2, 3});
+  for (int i = 0; i < 1000000; ++i) x = x + 1.0f;
+  const double build_s = seconds_since(t0);
+  auto h = x.get<float>();
+  std::printf("[ info     ] 1e6 x = x + 1.0f: built in %.2f s, total %.2f s\n", build_s, seconds_since(t0));
+  EXPECT_EQ(h.to_vector(), (std::vector<float>{1000000, 1000001, 1000002, 1000003}));
+}
+
+// A chain of `depth` nodes alternating an op and a view, with bounded laziness switched off.
+Array deep_chain(const Array& start, int depth) {
+  Array x = start;
+  for (int i = 0; i < depth / 2; ++i) {
+    x = x + 1.0f;
+    x = lf::flip(x); // a view of an expression: one more node each time
+  }
+  return x;
+}
+
+TEST(MillionOps, MillionDeepChainIsDestroyedWithoutStackOverflow) {
+  ConfigOverride depth("LAZYFUSE_MAX_DEPTH", "2000000");
+  const std::size_t before = live_node_count();
+  auto t0 = std::chrono::steady_clock::now();
+  {
+    Array x = deep_chain(vec({0, 1, 2, 3}), 1000000);
+    EXPECT_FALSE(x.is_materialized());
+    EXPECT_GE(x.node()->depth, 1000000);
+    EXPECT_GE(live_node_count(), before + 1000000);
+    std::printf("[ info     ] 1e6-deep chain built in %.2f s\n", seconds_since(t0));
+    t0 = std::chrono::steady_clock::now();
+  } // the whole chain goes here: a recursive destructor would overflow the stack
+  std::printf("[ info     ] 1e6-deep chain destroyed in %.2f s\n", seconds_since(t0));
+  EXPECT_LE(live_node_count(), before + 4);
+}
+
+TEST(MillionOps, DeepChainIsEvaluated) {
+  // 10,000 deep, not 100,000: with the default LAZYFUSE_MAX_KERNEL_NODES the partitioner splits a chain one node
+  // at a time (see DeepChainIsSplitIntoFewKernels), which is quadratic or worse: 5,000 deep takes about 7 s on
+  // the 2-core CPU machine, 10,000 about 30 s, 20,000 about 210 s; 100,000 would take hours.
+  ConfigOverride depth("LAZYFUSE_MAX_DEPTH", "2000000");
+  constexpr int kDepth = 10000;
+  auto t0 = std::chrono::steady_clock::now();
+  Array x = deep_chain(vec({0, 1, 2, 3}), kDepth);
+  EXPECT_FALSE(x.is_materialized());
+  x.eval();
+  EXPECT_TRUE(x.is_materialized());
+  std::printf("[ info     ] %d-deep chain evaluated in %.2f s\n", kDepth, seconds_since(t0));
+  // kDepth / 2 additions and an even number of flips.
+  const float n = float(kDepth / 2);
+  EXPECT_EQ(x.get<float>().to_vector(), (std::vector<float>{n, n + 1, n + 2, n + 3}));
+}
+
+TEST(MillionOps, DeepChainIsSplitIntoFewKernels) {
+  // A chain over budget should be cut into pieces of about LAZYFUSE_MAX_KERNEL_NODES nodes, not peeled one node
+  // per kernel.
+  ConfigOverride depth("LAZYFUSE_MAX_DEPTH", "2000000");
+  constexpr int kDepth = 2000;
+  const int max_nodes = std::stoi(lf::config::get("LAZYFUSE_MAX_KERNEL_NODES"));
+  Array x = deep_chain(vec({0, 1, 2, 3}), kDepth);
+  const auto before = lf::kernel_cache_stats().kernels_launched;
+  x.eval();
+  const auto launched = lf::kernel_cache_stats().kernels_launched - before;
+  EXPECT_LE(launched, std::uint64_t(2 * (kDepth / max_nodes + 1)))
+      << kDepth << " nodes, at most " << max_nodes << " per kernel";
+  const float n = float(kDepth / 2);
+  EXPECT_EQ(x.get<float>().to_vector(), (std::vector<float>{n, n + 1, n + 2, n + 3}));
+}
+
+TEST(MillionOps, ConfigIsRestored) {
+  // The tests above restore LAZYFUSE_MAX_DEPTH; a chain deeper than the default is cut again.
+  ASSERT_NE(lf::config::get("LAZYFUSE_MAX_DEPTH"), "2000000");
+  Array x = vec({0});
+  for (int i = 0; i < 1000; ++i) x = x + 1.0f;
+  EXPECT_LE(x.node()->depth, std::stoi(lf::config::get("LAZYFUSE_MAX_DEPTH")));
+  EXPECT_EQ(x.item<float>(), 1000.0f);
+}
+
+} // namespace

@@ -25,8 +25,12 @@ const NodePtr& node_of(const Array& a, const char* op = "operation") {
   return a.node();
 }
 
+// Views (axis maps, reshapes) are index arithmetic of their consumer's kernel, also in eager mode (as in CuPy,
+// where they are free).
 bool computes(const graph::Node& n) {
-  return n.kind != graph::NodeKind::Fill && n.kind != graph::NodeKind::Buffer;
+  using graph::NodeKind;
+  return n.kind != NodeKind::Fill && n.kind != NodeKind::Buffer && n.kind != NodeKind::AxisMap &&
+         n.kind != NodeKind::Reshape;
 }
 
 // Every new array passes here. Bounded laziness: a graph deeper than LAZYFUSE_MAX_DEPTH is materialized now, so

@@ -197,3 +197,99 @@ TEST(Fusion, PlansOverBudgetAreSplitDeterministically) {
     ASSERT_NEAR(h[i], r, 1e-5f);
   }
 }
+
+// ---- reductions ---------------------------------------------------------------------------------------------
+
+TEST(FusionReductions, SumOfSquaredDifferencesIsOneKernel) {
+  auto x = random_f32({1 << 14}), y = random_f32({1 << 14});
+  Array r;
+  EXPECT_EQ(kernels_of([&] { r = sum(square(x - y)).eval(); }), 1u);
+  auto hx = x.get<float>(), hy = y.get<float>();
+  double ref = 0;
+  for (std::size_t i = 0; i < hx.size(); ++i) ref += (double(hx[i]) - hy[i]) * (double(hx[i]) - hy[i]);
+  EXPECT_NEAR(r.item<float>(), ref, 1e-5 * ref);
+}
+
+TEST(FusionReductions, SoftmaxOverRowsIsOneKernel) {
+  auto m = random_f32({300, 64}, -5, 5);
+  Array s;
+  EXPECT_EQ(kernels_of([&] {
+              auto e = exp(m - max(m, 1, true));
+              s = (e / sum(e, 1, true)).eval();
+            }),
+            1u);
+  auto hm = m.get<float>(), hs = s.get<float>();
+  for (int i = 0; i < 300; ++i) {
+    double mx = -1e30, total = 0;
+    for (int j = 0; j < 64; ++j) mx = std::max(mx, double(hm(i, j)));
+    for (int j = 0; j < 64; ++j) total += std::exp(hm(i, j) - mx);
+    for (int j = 0; j < 64; ++j) ASSERT_NEAR(hs(i, j), std::exp(hm(i, j) - mx) / total, 1e-6) << i << ", " << j;
+  }
+}
+
+TEST(FusionReductions, LayerNormWithColumnScaleAndShiftIsOneKernel) {
+  auto m = random_f32({400, 48}), gamma = random_f32({48}), beta = random_f32({48});
+  Array out;
+  EXPECT_EQ(kernels_of([&] {
+              auto mu = mean(m, 1, true);
+              out = ((m - mu) / sqrt(var(m, 1, 0, true) + 1e-5f) * gamma + beta).eval();
+            }),
+            1u);
+  auto hm = m.get<float>(), hg = gamma.get<float>(), hb = beta.get<float>(), ho = out.get<float>();
+  for (int i = 0; i < 400; ++i) {
+    double mu = 0, v = 0;
+    for (int j = 0; j < 48; ++j) mu += hm(i, j);
+    mu /= 48;
+    for (int j = 0; j < 48; ++j) v += (hm(i, j) - mu) * (hm(i, j) - mu);
+    v /= 48;
+    for (int j = 0; j < 48; ++j)
+      ASSERT_NEAR(ho(i, j), (hm(i, j) - mu) / std::sqrt(v + 1e-5) * hg[std::size_t(j)] + hb[std::size_t(j)], 2e-5);
+  }
+}
+
+TEST(FusionReductions, MeanAndVarianceOfTheSameRowsAreOneKernel) {
+  auto m = random_f32({500, 33});
+  Array mu, v;
+  EXPECT_EQ(kernels_of([&] {
+              mu = mean(m, 1);
+              v = var(m, 1);
+              eval(mu, v);
+            }),
+            1u);
+  Array rv;
+  EXPECT_EQ(kernels_of([&] { rv = (mean(m * m, 1) - square(mean(m, 1))).eval(); }), 1u);
+  auto hm = m.get<float>(), hmu = mu.get<float>(), hv = v.get<float>(), hrv = rv.get<float>();
+  for (int i = 0; i < 500; ++i) {
+    double s = 0, q = 0;
+    for (int j = 0; j < 33; ++j) s += hm(i, j);
+    s /= 33;
+    for (int j = 0; j < 33; ++j) q += (hm(i, j) - s) * (hm(i, j) - s);
+    ASSERT_NEAR(hmu[std::size_t(i)], s, 1e-6);
+    ASSERT_NEAR(hv[std::size_t(i)], q / 33, 1e-5);
+    ASSERT_NEAR(hrv[std::size_t(i)], q / 33, 1e-5);
+  }
+}
+
+TEST(FusionReductions, SiblingReductionsOfOneInputShareAKernel) {
+  auto m = random_f32({300, 20});
+  Array lo, hi;
+  EXPECT_EQ(kernels_of([&] {
+              lo = min(m, 1);
+              hi = max(m, 1);
+              eval(lo, hi);
+            }),
+            1u);
+}
+
+TEST(FusionReductions, SliceOfAReducedArrayStoresTheReductionFirst) {
+  auto m = random_f32({300, 20});
+  auto s = sum(m, 1);
+  auto d = s(slice(1, none)) - s(slice(none, -1));
+  EXPECT_EQ(kernels_of([&] { d.eval(); }), 2u);
+  auto hm = m.get<float>(), hd = d.get<float>();
+  for (int i = 0; i + 1 < 300; ++i) {
+    double a = 0, b = 0;
+    for (int j = 0; j < 20; ++j) a += hm(i + 1, j), b += hm(i, j);
+    ASSERT_NEAR(hd[std::size_t(i)], a - b, 1e-4);
+  }
+}

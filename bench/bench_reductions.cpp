@@ -1,0 +1,65 @@
+// The reduction workloads of shared/PERF_TARGETS.md (sumsq, softmax, rowvar) and a column sum, fused and in eager
+// mode, beside a device-to-device copy. Timing and checks: bench/common.h.
+#include "common.h"
+
+using namespace lazyfuse_bench;
+
+namespace {
+
+constexpr std::int64_t kRows = 16384, kCols = 4096;
+
+Array random_matrix(std::uint64_t seed) { return random_f32(kRows * kCols, -3, 3, seed).reshape({kRows, kCols}).eval(); }
+
+// Eager kernels per call are counted by running the expression in eager mode on the CPU backend.
+void BM_SumSq(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const bool eager = state.range(0) != 0;
+  const std::int64_t n = std::int64_t(1) << 26;
+  auto x = random_f32(n, -2, 2, 11).eval(), y = random_f32(n, -2, 2, 12).eval();
+  Mode mode(eager);
+  measure(
+      state, [&] { sum(square(x - y)).eval(); }, eager ? 3 : 1, 2.0 * 4.0 * double(n));
+}
+
+void BM_Softmax(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const bool eager = state.range(0) != 0;
+  auto m = random_matrix(13);
+  Mode mode(eager);
+  measure(
+      state,
+      [&] {
+        auto e = exp(m - max(m, 1, true));
+        (e / sum(e, 1, true)).eval();
+      },
+      eager ? 5 : 1, 2.0 * 4.0 * double(kRows * kCols));
+}
+
+void BM_RowVar(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const bool eager = state.range(0) != 0;
+  auto m = random_matrix(14);
+  Mode mode(eager);
+  measure(
+      state, [&] { (mean(m * m, 1) - square(mean(m, 1))).eval(); }, eager ? 7 : 1,
+      4.0 * double(kRows * kCols) + 4.0 * kRows);
+}
+
+void BM_ColumnSum(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const bool eager = state.range(0) != 0;
+  auto m = random_matrix(15);
+  Mode mode(eager);
+  measure(
+      state, [&] { sum(m, 0).eval(); }, 1, 4.0 * double(kRows * kCols) + 4.0 * kCols);
+}
+
+} // namespace
+
+BENCHMARK(BM_CopyReference)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SumSq)->ArgName("eager")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Softmax)->ArgName("eager")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RowVar)->ArgName("eager")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ColumnSum)->ArgName("eager")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();

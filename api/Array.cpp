@@ -39,7 +39,9 @@ bool computes(const graph::Node& n) {
 Array wrap(NodePtr n);
 } // namespace
 
-Array wrap_node(NodePtr n) { return wrap(std::move(n)); }
+Array wrap_node(NodePtr n) {
+  return wrap(std::move(n));
+}
 
 namespace {
 Array wrap(NodePtr n) {
@@ -67,16 +69,30 @@ std::vector<NodePtr> nodes_of(const std::vector<Array>& arrays, const char* op) 
 
 // ---- properties -----------------------------------------------------------------------------------------
 
-DType Array::dtype() const { return node_of(*this)->dtype; }
-const Shape& Array::shape() const { return node_of(*this)->shape; }
-std::int64_t Array::ndim() const { return node_of(*this)->ndim(); }
-std::int64_t Array::size() const { return node_of(*this)->size(); }
-bool Array::is_materialized() const { return node_of(*this)->materialized(); }
+DType Array::dtype() const {
+  return node_of(*this)->dtype;
+}
+const Shape& Array::shape() const {
+  return node_of(*this)->shape;
+}
+std::int64_t Array::ndim() const {
+  return node_of(*this)->ndim();
+}
+std::int64_t Array::size() const {
+  return node_of(*this)->size();
+}
+bool Array::is_materialized() const {
+  return node_of(*this)->materialized();
+}
 
 // ---- views --------------------------------------------------------------------------------------------
 
-Array Array::reshape(Shape s) const { return wrap(graph::reshape(node_of(*this, "reshape"), std::move(s))); }
-Array Array::transpose() const { return wrap(graph::transpose(node_of(*this, "transpose"), {})); }
+Array Array::reshape(Shape s) const {
+  return wrap(graph::reshape(node_of(*this, "reshape"), std::move(s)));
+}
+Array Array::transpose() const {
+  return wrap(graph::transpose(node_of(*this, "transpose"), {}));
+}
 Array Array::transpose(std::vector<int> axes) const {
   return wrap(graph::transpose(node_of(*this, "transpose"), std::move(axes)));
 }
@@ -89,12 +105,22 @@ Array Array::At::set(const Array& value) const {
 Array& Array::set_at(const std::vector<Index>& index, const Array& value) {
   return *this = wrap(graph::set_slice(node_of(*this, "set_at"), index, node_of(value, "set_at")));
 }
-Array Array::astype(DType type) const { return wrap(graph::make_cast(node_of(*this, "astype"), type)); }
+Array Array::astype(DType type) const {
+  return wrap(graph::make_cast(node_of(*this, "astype"), type));
+}
 
-Array& Array::operator+=(const Array& o) { return *this = *this + o; }
-Array& Array::operator-=(const Array& o) { return *this = *this - o; }
-Array& Array::operator*=(const Array& o) { return *this = *this * o; }
-Array& Array::operator/=(const Array& o) { return *this = *this / o; }
+Array& Array::operator+=(const Array& o) {
+  return *this = *this + o;
+}
+Array& Array::operator-=(const Array& o) {
+  return *this = *this - o;
+}
+Array& Array::operator*=(const Array& o) {
+  return *this = *this * o;
+}
+Array& Array::operator/=(const Array& o) {
+  return *this = *this / o;
+}
 
 // ---- materialization -------------------------------------------------------------------------------------
 
@@ -103,7 +129,9 @@ const Array& Array::eval() const {
   return *this;
 }
 
-void Array::get_into(DType as, void* out) const { runtime::download(node_of(*this, "get"), as, out); }
+void Array::get_into(DType as, void* out) const {
+  runtime::download(node_of(*this, "get"), as, out);
+}
 
 void Array::check_item() const {
   if (size() != 1)
@@ -125,7 +153,9 @@ void eval_arrays(std::span<const Array* const> arrays) {
 // ---- elementwise ------------------------------------------------------------------------------------------
 
 namespace detail {
-Array unary(UnaryOp op, const Array& a) { return wrap(graph::make_unary(op, node_of(a))); }
+Array unary(UnaryOp op, const Array& a) {
+  return wrap(graph::make_unary(op, node_of(a)));
+}
 Array binary(BinaryOp op, const Array& a, const Array& b) {
   return wrap(graph::make_binary(op, node_of(a), node_of(b)));
 }
@@ -135,7 +165,9 @@ Array binary(BinaryOp op, const Array& a, WeakScalar b) {
 Array binary(BinaryOp op, WeakScalar a, const Array& b) {
   return wrap(graph::make_binary_weak(op, node_of(b), a, true));
 }
-Array scalar_array(WeakScalar s, DType type) { return Array(graph::make_weak_fill(s, type, "scalar")); }
+Array scalar_array(WeakScalar s, DType type) {
+  return Array(graph::make_weak_fill(s, type, "scalar"));
+}
 Array where_weak(const Array& cond, const Array* a, WeakScalar sa, const Array* b, WeakScalar sb) {
   // The scalars take the type the array operand gives them (NumPy 2's weak scalars); two scalars promote
   // between themselves.
@@ -159,8 +191,12 @@ Array where_weak(const Array& cond, const Array* a, WeakScalar sa, const Array* 
 Array where(const Array& cond, const Array& a, const Array& b) {
   return wrap(graph::make_where(node_of(cond, "where"), node_of(a, "where"), node_of(b, "where")));
 }
-Array clip(const Array& a, const Array& lo, const Array& hi) { return minimum(maximum(a, lo), hi); }
-Array astype(const Array& a, DType type) { return a.astype(type); }
+Array clip(const Array& a, const Array& lo, const Array& hi) {
+  return minimum(maximum(a, lo), hi);
+}
+Array astype(const Array& a, DType type) {
+  return a.astype(type);
+}
 
 // ---- creation ---------------------------------------------------------------------------------------------
 
@@ -212,9 +248,9 @@ template <Element T> Array asarray(std::initializer_list<std::initializer_list<s
   return from_host(flat.data(), flat.size(), dtype_of<T>(), Shape{std::int64_t(v.size()), rows, cols}, "asarray");
 }
 
-#define LAZYFUSE_INSTANTIATE(T)                                                                                \
-  template Array asarray<T>(std::span<const T>, Shape);                                                        \
-  template Array asarray<T>(std::initializer_list<std::initializer_list<T>>);                                  \
+#define LAZYFUSE_INSTANTIATE(T)                                                                                        \
+  template Array asarray<T>(std::span<const T>, Shape);                                                                \
+  template Array asarray<T>(std::initializer_list<std::initializer_list<T>>);                                          \
   template Array asarray<T>(std::initializer_list<std::initializer_list<std::initializer_list<T>>>);
 LAZYFUSE_INSTANTIATE(bool)
 LAZYFUSE_INSTANTIATE(std::int32_t)
@@ -232,16 +268,34 @@ Array asarray_as(DType type, std::span<const double> values, Shape shape) {
   return asarray(values, std::move(shape)).astype(type);
 }
 
-Array zeros(Shape shape, DType type) { return full(std::move(shape), 0, type); }
-Array ones(Shape shape, DType type) { return full(std::move(shape), 1, type); }
-Array full(Shape shape, double value, DType type) { return Array(graph::make_fill_like(std::move(shape), type, value)); }
-Array empty(Shape shape, DType type) { return zeros(std::move(shape), type); }
-Array zeros_like(const Array& a) { return zeros(a.shape(), a.dtype()); }
-Array ones_like(const Array& a) { return ones(a.shape(), a.dtype()); }
-Array full_like(const Array& a, double value) { return full(a.shape(), value, a.dtype()); }
-Array empty_like(const Array& a) { return empty(a.shape(), a.dtype()); }
+Array zeros(Shape shape, DType type) {
+  return full(std::move(shape), 0, type);
+}
+Array ones(Shape shape, DType type) {
+  return full(std::move(shape), 1, type);
+}
+Array full(Shape shape, double value, DType type) {
+  return Array(graph::make_fill_like(std::move(shape), type, value));
+}
+Array empty(Shape shape, DType type) {
+  return zeros(std::move(shape), type);
+}
+Array zeros_like(const Array& a) {
+  return zeros(a.shape(), a.dtype());
+}
+Array ones_like(const Array& a) {
+  return ones(a.shape(), a.dtype());
+}
+Array full_like(const Array& a, double value) {
+  return full(a.shape(), value, a.dtype());
+}
+Array empty_like(const Array& a) {
+  return empty(a.shape(), a.dtype());
+}
 
-Array arange(std::int64_t stop) { return arange(0, double(stop), 1, DType::Int64); }
+Array arange(std::int64_t stop) {
+  return arange(0, double(stop), 1, DType::Int64);
+}
 
 Array arange(double start, double stop, double step, std::optional<DType> type) {
   if (step == 0) throw Error("arange: step must not be zero");
@@ -263,7 +317,8 @@ Array linspace(double start, double stop, std::int64_t num, bool endpoint, DType
   const std::int64_t div = endpoint ? num - 1 : num;
   const double step = div > 0 ? (stop - start) / double(div) : 0;
   NodePtr n = graph::make_iota({num}, DType::Float64, 0, start, step);
-  if (endpoint && num > 1) n = graph::set_slice(n, {Index(std::int64_t(num - 1))}, graph::make_fill({}, DType::Float64, stop, 0));
+  if (endpoint && num > 1)
+    n = graph::set_slice(n, {Index(std::int64_t(num - 1))}, graph::make_fill({}, DType::Float64, stop, 0));
   return wrap(graph::make_cast(n, type));
 }
 
@@ -289,7 +344,8 @@ private:
 };
 } // namespace
 
-Array from_pointer(void* data, Shape shape, DType type, std::vector<std::int64_t> strides, std::shared_ptr<void> owner) {
+Array from_pointer(void* data, Shape shape, DType type, std::vector<std::int64_t> strides,
+                   std::shared_ptr<void> owner) {
   if (strides.empty()) strides = graph::contiguous_strides(shape);
   if (strides.size() != shape.size())
     throw ShapeError("from_pointer: " + std::to_string(strides.size()) + " strides for shape " +
@@ -312,23 +368,39 @@ Array from_pointer(void* data, Shape shape, DType type, std::vector<std::int64_t
 
 // ---- shape manipulation --------------------------------------------------------------------------------
 
-Array reshape(const Array& a, Shape shape) { return a.reshape(std::move(shape)); }
-Array transpose(const Array& a) { return a.transpose(); }
-Array transpose(const Array& a, std::vector<int> axes) { return a.transpose(std::move(axes)); }
-Array permute(const Array& a, std::vector<int> axes) { return a.transpose(std::move(axes)); }
-Array expand_dims(const Array& a, int axis) { return wrap(graph::expand_dims(node_of(a, "expand_dims"), axis)); }
+Array reshape(const Array& a, Shape shape) {
+  return a.reshape(std::move(shape));
+}
+Array transpose(const Array& a) {
+  return a.transpose();
+}
+Array transpose(const Array& a, std::vector<int> axes) {
+  return a.transpose(std::move(axes));
+}
+Array permute(const Array& a, std::vector<int> axes) {
+  return a.transpose(std::move(axes));
+}
+Array expand_dims(const Array& a, int axis) {
+  return wrap(graph::expand_dims(node_of(a, "expand_dims"), axis));
+}
 Array squeeze(const Array& a, std::optional<std::vector<int>> axes) {
   return wrap(graph::squeeze(node_of(a, "squeeze"), std::move(axes)));
 }
-Array broadcast_to(const Array& a, Shape shape) { return wrap(graph::broadcast_to(node_of(a, "broadcast_to"), shape)); }
-Array flip(const Array& a, std::optional<int> axis) { return wrap(graph::flip(node_of(a, "flip"), axis)); }
+Array broadcast_to(const Array& a, Shape shape) {
+  return wrap(graph::broadcast_to(node_of(a, "broadcast_to"), shape));
+}
+Array flip(const Array& a, std::optional<int> axis) {
+  return wrap(graph::flip(node_of(a, "flip"), axis));
+}
 Array roll(const Array& a, std::int64_t shift, std::optional<int> axis) {
   return wrap(graph::roll(node_of(a, "roll"), shift, axis));
 }
 Array concatenate(const std::vector<Array>& arrays, int axis) {
   return wrap(graph::concatenate(nodes_of(arrays, "concatenate"), axis));
 }
-Array stack(const std::vector<Array>& arrays, int axis) { return wrap(graph::stack(nodes_of(arrays, "stack"), axis)); }
+Array stack(const std::vector<Array>& arrays, int axis) {
+  return wrap(graph::stack(nodes_of(arrays, "stack"), axis));
+}
 Array pad(const Array& a, const std::vector<std::pair<std::int64_t, std::int64_t>>& widths, double value) {
   return wrap(graph::pad(node_of(a, "pad"), widths, value));
 }
@@ -337,7 +409,9 @@ Array pad(const Array& a, const std::vector<std::pair<std::int64_t, std::int64_t
 
 namespace {
 
-std::string format_element(bool v) { return v ? "True" : "False"; }
+std::string format_element(bool v) {
+  return v ? "True" : "False";
+}
 template <class T> std::string format_element(T v) {
   if constexpr (std::is_floating_point_v<T>) {
     if (std::isnan(v)) return "nan";

@@ -9,8 +9,8 @@
 
 namespace lazyfuse {
 
-using graph::NodePtr;
 using detail::ReduceOp;
+using graph::NodePtr;
 
 Array wrap_node(NodePtr n); // api/Array.cpp: bounded laziness and eager mode
 
@@ -33,14 +33,24 @@ std::int64_t reduced_count(const Array& a, const Axes& axes) {
   return n;
 }
 
-DType mean_type(DType t) { return is_floating(t) ? t : DType::Float64; }
+DType mean_type(DType t) {
+  return is_floating(t) ? t : DType::Float64;
+}
 
 } // namespace
 
-Array sum(const Array& a, Axes axes, bool keepdims) { return reduce(ReduceOp::Sum, a, axes, keepdims); }
-Array prod(const Array& a, Axes axes, bool keepdims) { return reduce(ReduceOp::Prod, a, axes, keepdims); }
-Array min(const Array& a, Axes axes, bool keepdims) { return reduce(ReduceOp::Min, a, axes, keepdims); }
-Array max(const Array& a, Axes axes, bool keepdims) { return reduce(ReduceOp::Max, a, axes, keepdims); }
+Array sum(const Array& a, Axes axes, bool keepdims) {
+  return reduce(ReduceOp::Sum, a, axes, keepdims);
+}
+Array prod(const Array& a, Axes axes, bool keepdims) {
+  return reduce(ReduceOp::Prod, a, axes, keepdims);
+}
+Array min(const Array& a, Axes axes, bool keepdims) {
+  return reduce(ReduceOp::Min, a, axes, keepdims);
+}
+Array max(const Array& a, Axes axes, bool keepdims) {
+  return reduce(ReduceOp::Max, a, axes, keepdims);
+}
 Array any(const Array& a, Axes axes, bool keepdims) {
   return reduce(ReduceOp::Any, a.astype(DType::Bool), axes, keepdims);
 }
@@ -71,11 +81,14 @@ Array var(const Array& a, Axes axes, int ddof, bool keepdims) {
   const Array x = a.astype(t);
   const std::int64_t n = reduced_count(a, axes);
   const Array m = mean(x, axes, true);
-  const double denom = n - ddof > 0 ? double(n - ddof) : std::numeric_limits<double>::quiet_NaN();
+  // NumPy divides by max(n - ddof, 0): too few elements give inf (or nan for 0/0), with a warning we cannot give.
+  const double denom = double(std::max<std::int64_t>(n - ddof, 0));
   return sum(square(x - m), axes, keepdims) / denom;
 }
 
-Array stddev(const Array& a, Axes axes, int ddof, bool keepdims) { return sqrt(var(a, std::move(axes), ddof, keepdims)); }
+Array stddev(const Array& a, Axes axes, int ddof, bool keepdims) {
+  return sqrt(var(a, std::move(axes), ddof, keepdims));
+}
 
 Array logsumexp(const Array& a, Axes axes, bool keepdims) {
   const Array x = a.astype(mean_type(a.dtype()));

@@ -8,7 +8,9 @@ namespace {
 
 constexpr std::int64_t kRows = 16384, kCols = 4096;
 
-Array random_matrix(std::uint64_t seed) { return random_f32(kRows * kCols, -3, 3, seed).reshape({kRows, kCols}).eval(); }
+Array random_matrix(std::uint64_t seed) {
+  return random_f32(kRows * kCols, -3, 3, seed).reshape({kRows, kCols}).eval();
+}
 
 // Eager kernels per call are counted by running the expression in eager mode on the CPU backend.
 void BM_SumSq(benchmark::State& state) {
@@ -60,6 +62,12 @@ BENCHMARK(BM_CopyReference)->UseManualTime()->Iterations(1)->Unit(benchmark::kMi
 BENCHMARK(BM_SumSq)->ArgName("eager")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Softmax)->ArgName("eager")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RowVar)->ArgName("eager")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_ColumnSum)->ArgName("eager")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ColumnSum)
+    ->ArgName("eager")
+    ->Arg(0)
+    ->Arg(1)
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -6,7 +6,9 @@ using namespace lazyfuse_bench;
 
 namespace {
 
-Array chain(const Array& x, const Array& y) { return sqrt(abs(sin(x) * cos(y) + x * y * 0.5f - exp(-x * x))); }
+Array chain(const Array& x, const Array& y) {
+  return sqrt(abs(sin(x) * cos(y) + x * y * 0.5f - exp(-x * x)));
+}
 // Eager: sin, cos, *, x*y, *0.5, +, -x, *x, exp, -, abs, sqrt.
 constexpr std::uint64_t kChainOps = 12;
 
@@ -48,8 +50,8 @@ void BM_BlackScholes(benchmark::State& state) {
 void heat_step(const Array& u) {
   auto in = slice(1, -1);
   auto c = u(in, in);
-  auto step = c + 0.1f * (u(slice(0, -2), in) + u(slice(2, none), in) + u(in, slice(2, none)) + u(in, slice(0, -2)) -
-                          4.0f * c);
+  auto step =
+      c + 0.1f * (u(slice(0, -2), in) + u(slice(2, none), in) + u(in, slice(2, none)) + u(in, slice(0, -2)) - 4.0f * c);
   u.at(in, in).set(step).eval();
 }
 // Eager: three additions of the neighbours, 4*c, -, *0.1, +, and the slice assignment (the shifted views are
@@ -76,7 +78,13 @@ BENCHMARK(BM_Chain)
     ->UseManualTime()
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_BlackScholes)->ArgName("eager")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BlackScholes)
+    ->ArgName("eager")
+    ->Arg(0)
+    ->Arg(1)
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Heat2d)->ArgName("eager")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 // tiny-chain: the chain on 1,024 elements, already compiled: the cost of one materialization.
 BENCHMARK(BM_Chain)

@@ -21,7 +21,6 @@ namespace lazyfuse_bench {
 
 using namespace lazyfuse;
 
-
 inline constexpr int kCalls = 20;
 inline double g_copy_bytes_per_second = 0; // set by BM_CopyReference, registered first
 
@@ -39,7 +38,9 @@ inline bool has_gpu(benchmark::State& state) {
   return false;
 }
 
-inline cudaStream_t stream() { return static_cast<cudaStream_t>(current_stream_native()); }
+inline cudaStream_t stream() {
+  return static_cast<cudaStream_t>(current_stream_native());
+}
 
 struct Mode {
   explicit Mode(bool eager) { config::set_eager(eager); }
@@ -47,7 +48,8 @@ struct Mode {
 };
 
 // Runs `call` as the peers were timed and records the counters. `bytes`: minimal bytes of one call.
-template <class F> inline void measure(benchmark::State& state, F&& call, std::uint64_t kernels_per_call, double bytes) {
+template <class F>
+inline void measure(benchmark::State& state, F&& call, std::uint64_t kernels_per_call, double bytes) {
   for (int w = 0; w < 3; ++w) call();
   lazyfuse::sync();
   cudaEvent_t start, stop;

@@ -31,7 +31,9 @@ constexpr const char* kPreludeDefinitions = "#define LF_HD __device__ __forceinl
                                             "#define LF_INF_D __longlong_as_double(0x7ff0000000000000LL)\n"
                                             "typedef int lf_i32;\ntypedef long long lf_i64;\n";
 
-std::string v(int id) { return "v" + std::to_string(id); }
+std::string v(int id) {
+  return "v" + std::to_string(id);
+}
 
 // Coordinate k of linear index `lin` in unravel group g, computed from scratch.
 std::string coord_expr(const KernelIR& ir, const Instr& in) {
@@ -123,7 +125,6 @@ void print_body(std::ostringstream& os, const KernelIR& ir, Mode mode, const std
   }
 }
 
-
 // Block-wide reductions written out here (not CUB: its headers cost NVRTC over a second per kernel). Each is a
 // fixed tree (warp shuffles, then one warp over the warps' results), so results are the same bits every run.
 constexpr const char* kReductionHelpers = R"(
@@ -206,7 +207,8 @@ std::string render_reduction(const KernelIR& ir) {
     sep();
     os << "const " << (ir.params[k].is_index ? "idx_t" : cuda_type(ir.params[k].dtype)) << " p" << k;
   }
-  if (split) os << ", unsigned char* __restrict__ lf_partials, unsigned int* __restrict__ lf_tickets, const idx_t lf_splits";
+  if (split)
+    os << ", unsigned char* __restrict__ lf_partials, unsigned int* __restrict__ lf_tickets, const idx_t lf_splits";
   os << ") {\n";
   os << "  __shared__ double lf_shared[64];\n";
   // Parameters and constants first: they are visible in every loop.
@@ -300,7 +302,8 @@ std::string render_reduction(const KernelIR& ir) {
         if (split) {
           // Partial of this block: 16 bytes (value, then index) per (loop, outer, split).
           os << indent << "if (threadIdx.x == 0) {\n";
-          os << indent << "  unsigned char* lf_p = lf_partials + ((idx_t)" << in.slot << " * n * lf_splits + lf_o * lf_splits + lf_s) * 16;\n";
+          os << indent << "  unsigned char* lf_p = lf_partials + ((idx_t)" << in.slot
+             << " * n * lf_splits + lf_o * lf_splits + lf_s) * 16;\n";
           os << indent << "  *reinterpret_cast<" << t << "*>(lf_p) = " << a << ";\n";
           if (is_arg(acc->fn)) os << indent << "  *reinterpret_cast<lf_i64*>(lf_p + 8) = " << a << "_i;\n";
           os << indent << "}\n";
@@ -349,8 +352,8 @@ std::string render_reduction(const KernelIR& ir) {
           os << "    lf_block_argreduce(" << a << ", " << a << "_i, lf_" << name << "_op(), lf_" << name << "_identity<"
              << at << ">(), " << shared << ", reinterpret_cast<lf_i64*>(lf_shared + 32));\n";
         else
-          os << "    " << a << " = lf_block_reduce(" << a << ", lf_" << name << "_op(), lf_" << name << "_identity<" << at
-             << ">(), " << shared << ");\n";
+          os << "    " << a << " = lf_block_reduce(" << a << ", lf_" << name << "_op(), lf_" << name << "_identity<"
+             << at << ">(), " << shared << ");\n";
         os << "    const " << t << " " << v(int(k)) << " = " << a << (is_arg(acc->fn) ? "_i" : "") << ";\n";
         continue;
       }
@@ -404,8 +407,7 @@ std::string render_cuda(const KernelIR& ir) {
     if (in.op == IrOp::Coord && in.a == root_lin) root_group[std::size_t(in.slot)] = true;
   auto param = [&](int instr) { return "p" + std::to_string(ir.code[std::size_t(instr)].slot); };
   os << "  const idx_t step = (idx_t)gridDim.x * blockDim.x * " << V << ";\n";
-  os << "  for (idx_t base = ((idx_t)blockIdx.x * blockDim.x + threadIdx.x) * " << V
-     << "; base < n; base += step) {\n";
+  os << "  for (idx_t base = ((idx_t)blockIdx.x * blockDim.x + threadIdx.x) * " << V << "; base < n; base += step) {\n";
   std::string vector_ok = "base + " + std::to_string(V) + " <= n";
   for (std::size_t g = 0; g < ir.unravels.size(); ++g) {
     if (!root_group[g]) continue;
@@ -421,8 +423,8 @@ std::string render_cuda(const KernelIR& ir) {
       }
     }
     // The thread's elements must not wrap into the next row for the last coordinate to step by j.
-    vector_ok += " && " + u + "_c" + std::to_string(dims.size() - 1) + " + " + std::to_string(V) +
-                 " <= " + param(dims.back());
+    vector_ok +=
+        " && " + u + "_c" + std::to_string(dims.size() - 1) + " + " + std::to_string(V) + " <= " + param(dims.back());
   }
   os << "    if (" << vector_ok << ") {\n";
   // Vector loads of the contiguous inputs first, so all of them are in flight before any arithmetic.
@@ -435,7 +437,8 @@ std::string render_cuda(const KernelIR& ir) {
       os << "      const lf_vec<" << t << "> l" << k << " = *reinterpret_cast<const lf_vec<" << t << ">*>(in" << k
          << " + base);\n";
     }
-  for (std::size_t k = 0; k < ir.outputs.size(); ++k) os << "      lf_vec<" << cuda_type(ir.outputs[k]) << "> s" << k << ";\n";
+  for (std::size_t k = 0; k < ir.outputs.size(); ++k)
+    os << "      lf_vec<" << cuda_type(ir.outputs[k]) << "> s" << k << ";\n";
   os << "#pragma unroll\n";
   os << "      for (int j = 0; j < " << V << "; ++j) {\n";
   os << "        const idx_t i = base + j;\n";

@@ -90,8 +90,8 @@ void KernelIR::finalize() {
 
 std::string to_string(const KernelIR& k) {
   std::ostringstream os;
-  os << "kernel " << k.name << " (" << (k.index32 ? "int32" : "int64") << " indices, " << k.inputs.size()
-     << " inputs, " << k.outputs.size() << " outputs, " << k.params.size() << " params)\n";
+  os << "kernel " << k.name << " (" << (k.index32 ? "int32" : "int64") << " indices, " << k.inputs.size() << " inputs, "
+     << k.outputs.size() << " outputs, " << k.params.size() << " params)\n";
   for (std::size_t n = 0; n < k.code.size(); ++n) {
     const Instr& i = k.code[n];
     os << "  %" << n << " = " << ir_op_name(i.op);

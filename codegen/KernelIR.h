@@ -117,7 +117,7 @@ struct KernelArgs {
   std::vector<const void*> inputs; // first element of each input (offsets already applied)
   std::vector<void*> outputs;      // C-contiguous outputs of n elements
   std::vector<ParamValue> params;
-  std::int64_t n = 0; // output elements (elementwise) or outer elements (reductions)
+  std::int64_t n = 0;       // output elements (elementwise) or outer elements (reductions)
   std::int64_t reduced = 0; // reduction kernels: elements each reduction combines per outer element
 };
 

@@ -276,7 +276,7 @@ private:
   bool visible(int id) const { return region_of_[std::size_t(id)] == 0 || region_of_[std::size_t(id)] == region_; }
   std::size_t probe(const Instr& i) const {
     const std::size_t mask = cse_.size() - 1;
-    for (std::size_t k = InstrHash{}(i) & mask;; k = (k + 1) & mask)
+    for (std::size_t k = InstrHash{}(i)&mask;; k = (k + 1) & mask)
       if (cse_[k] < 0 || (out_.ir.code[std::size_t(cse_[k])] == i && visible(cse_[k]))) return k;
   }
   int index_op(IrOp op, int a, int b) {
@@ -412,7 +412,6 @@ private:
     std::vector<std::pair<NodePtr, int>> children;
     int aux = -1; // SetSlice: the region predicate
   };
-
 
   int value_of(const NodePtr& root, int root_frame) {
     std::vector<Task> stack;

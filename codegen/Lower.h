@@ -8,7 +8,7 @@ namespace lazyfuse::codegen {
 
 struct LoweredKernel {
   KernelIR ir;
-  KernelArgs args;                        // inputs, params and n; outputs are for the runtime to fill
+  KernelArgs args;                         // inputs, params and n; outputs are for the runtime to fill
   std::vector<graph::NodePtr> input_nodes; // keep the read buffers alive until the kernel has run
 };
 

@@ -1,5 +1,5 @@
-#include <lazyfuse/lazyfuse.hpp>
 #include <iostream>
+#include <lazyfuse/lazyfuse.hpp>
 using namespace lazyfuse;
 int main() {
   auto x = asarray<float>({1.f, 2.f, 3.f, 4.f});

@@ -46,8 +46,8 @@ struct Info {
 // Partitioning runs under the runtime's evaluation lock, so sources are read without copies.
 struct Subgraph {
   std::vector<NodePtr> order;
-  std::vector<Info> info;                        // parallel to order
-  std::unordered_map<const Node*, int> index;    // node -> position in order
+  std::vector<Info> info;                     // parallel to order
+  std::unordered_map<const Node*, int> index; // node -> position in order
 
   int find(const Node* n) const {
     auto it = index.find(n);
@@ -188,7 +188,8 @@ struct ReductionCheck {
       if (info.stored && !info.root && !is_output) continue;
       auto push = [&](const NodePtr& src, Mapping sm, int red) {
         int j = g.find(src.get());
-        if (j >= 0 && (!g.info[std::size_t(j)].stored || g.info[std::size_t(j)].root)) stack.push_back({j, std::move(sm), red});
+        if (j >= 0 && (!g.info[std::size_t(j)].stored || g.info[std::size_t(j)].root))
+          stack.push_back({j, std::move(sm), red});
       };
       const auto& srcs = n.sources_unlocked();
       switch (n.kind) {
@@ -244,7 +245,9 @@ Shape ReductionDomain::outer_shape() const {
     if (!std::binary_search(axes.begin(), axes.end(), std::int32_t(k))) s.push_back(in_shape[k]);
   return s;
 }
-std::int64_t ReductionDomain::outer_size() const { return graph::shape_size(outer_shape()); }
+std::int64_t ReductionDomain::outer_size() const {
+  return graph::shape_size(outer_shape());
+}
 std::int64_t ReductionDomain::reduced_size() const {
   std::int64_t n = 1;
   for (auto a : axes) n *= in_shape[std::size_t(a)];
@@ -291,10 +294,37 @@ std::vector<KernelPlan> partition(const std::vector<NodePtr>& roots_in, const Pa
       it->push_back(r);
   }
 
+  // The node budget, in one pass over the post-order: when a node's inlined subtree would exceed max_nodes, its
+  // largest inlined sources are stored until it fits. A chain of any length is cut into full kernels in linear
+  // time; the loop below then settles what this tree count cannot see (shared nodes, the input budget).
+  if (int(g.order.size()) > options.max_nodes) {
+    std::vector<std::int64_t> below(g.order.size(), 0);
+    for (std::size_t k = 0; k < g.order.size(); ++k) {
+      std::vector<std::pair<std::int64_t, int>> parts;
+      std::int64_t total = 1;
+      for (auto& src : g.order[k]->sources_unlocked()) {
+        int j = g.find(src.get());
+        if (j < 0 || g.info[std::size_t(j)].stored) continue;
+        parts.push_back({below[std::size_t(j)], j});
+        total += below[std::size_t(j)];
+      }
+      std::sort(parts.begin(), parts.end(), [](auto& a, auto& b) { return a.first > b.first; });
+      for (auto& [count, j] : parts) {
+        if (total <= options.max_nodes) break;
+        Info& child = g.info[std::size_t(j)];
+        if (child.root || child.node->kind == NodeKind::Fill) continue;
+        child.stored = true;
+        reasons[std::size_t(j)] = "split: a kernel inlines at most " + std::to_string(options.max_nodes) + " nodes";
+        total -= count;
+      }
+      below[k] = total;
+    }
+  }
+
   // Enforce the budgets: store the largest inlined piece that fits a kernel (the earliest in post-order on a tie)
   // until every plan fits. Each round stores one more node, so this ends. Most graphs fit whole and skip the loop.
-  const bool everything_fits = int(g.order.size()) <= options.max_nodes &&
-                               measure(g, roots).inputs <= options.max_inputs;
+  const bool everything_fits =
+      int(g.order.size()) <= options.max_nodes && measure(g, roots).inputs <= options.max_inputs;
   for (int round = 0; !everything_fits; ++round) {
     LAZYFUSE_ASSERT(round <= int(g.order.size()) + 1, "partition budget loop did not converge");
     bool changed = false;
@@ -416,8 +446,8 @@ std::vector<KernelPlan> partition(const std::vector<NodePtr>& roots_in, const Pa
       Region r = measure(g, plans[k].outputs);
       config::log("fusion", "plan " + std::to_string(k) + ": " + std::to_string(plans[k].outputs.size()) +
                                 " output(s) of shape " + graph::format_shape(plans[k].shape) + ", " +
-                                std::to_string(r.nodes) + " nodes inlined, " + std::to_string(r.inputs) +
-                                " inputs (" + plans[k].reason + ")");
+                                std::to_string(r.nodes) + " nodes inlined, " + std::to_string(r.inputs) + " inputs (" +
+                                plans[k].reason + ")");
     }
   }
   return plans;

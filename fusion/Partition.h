@@ -17,7 +17,7 @@ struct ReductionDomain {
   Shape in_shape;
   std::vector<std::int32_t> axes;
   bool operator==(const ReductionDomain&) const = default;
-  Shape outer_shape() const;   // in_shape without the reduced axes
+  Shape outer_shape() const; // in_shape without the reduced axes
   std::int64_t outer_size() const;
   std::int64_t reduced_size() const;
 };
@@ -51,9 +51,9 @@ struct PartitionOptions {
 ///    concatenation, padding) are inlined into their consumers as index arithmetic.
 ///  - Recompute or store: a node used by several consumers is recomputed in each (inside one kernel the IR's CSE
 ///    computes it once per index frame) unless it is *expensive*, has at least two consumers and at least one of
-///    them is a view (so it is read at shifted indices): then it is stored once by an earlier kernel. Expensive: a subtree cost of at least 24, where a
-///    transcendental op costs 4 and any other op 1 (tinygrad stores a buffer read by >3 consumers; Inductor
-///    inlines up to ~30 ops).
+///    them is a view (so it is read at shifted indices): then it is stored once by an earlier kernel. Expensive: a
+///    subtree cost of at least 24, where a transcendental op costs 4 and any other op 1 (tinygrad stores a buffer read
+///    by >3 consumers; Inductor inlines up to ~30 ops).
 ///  - Budgets: a plan inlines at most `max_nodes` nodes and reads at most `max_inputs` buffers; past that, the
 ///    inlined node with the largest subtree that still fits `max_nodes` is stored first (the earliest on a tie),
 ///    and the plan is re-measured: a long chain becomes few, full kernels.

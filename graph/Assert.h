@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define LAZYFUSE_ASSERT(cond, msg)                                                                             \
-  do {                                                                                                         \
-    if (!(cond)) {                                                                                             \
-      std::fprintf(stderr, "lazyfuse internal error at %s:%d: %s (%s)\n", __FILE__, __LINE__, msg, #cond);     \
-      std::abort();                                                                                            \
-    }                                                                                                          \
+#define LAZYFUSE_ASSERT(cond, msg)                                                                                     \
+  do {                                                                                                                 \
+    if (!(cond)) {                                                                                                     \
+      std::fprintf(stderr, "lazyfuse internal error at %s:%d: %s (%s)\n", __FILE__, __LINE__, msg, #cond);             \
+      std::abort();                                                                                                    \
+    }                                                                                                                  \
   } while (0)

@@ -4,9 +4,9 @@
 
 #include <atomic>
 #include <cctype>
-#include <iterator>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -245,8 +245,12 @@ std::vector<Setting> all() {
   return out;
 }
 
-void set_eager(bool eager) { set("LAZYFUSE_MODE", eager ? "eager" : "lazy"); }
-bool eager() { return snapshot().eager; }
+void set_eager(bool eager) {
+  set("LAZYFUSE_MODE", eager ? "eager" : "lazy");
+}
+bool eager() {
+  return snapshot().eager;
+}
 
 bool log_enabled(std::string_view channel) {
   const std::uint32_t mask = snapshot().log_mask;

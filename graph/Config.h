@@ -29,7 +29,7 @@ struct Snapshot {
   std::string gpu_memory_limit; // bytes or percent, "" for none
   bool pool_enabled = true;
   bool per_thread_default_stream = false;
-  int cpu_threads = 0;         // 0: hardware concurrency
+  int cpu_threads = 0; // 0: hardware concurrency
 };
 
 /// The current settings. The reference stays valid until the next `set`/`reset`.

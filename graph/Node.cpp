@@ -99,13 +99,14 @@ InternTable& table() {
   return *t;
 }
 
-bool same_double(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool same_double(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
 
 bool same_structure(const Node& a, const NodeSpec& b, const std::vector<std::uint64_t>& b_src_serials,
                     const BufferView* buffer_b) {
   if (a.kind != b.kind || a.dtype != b.dtype || a.op != b.op || a.shape != b.shape) return false;
-  if (!same_double(a.fvalue, b.fvalue) || a.ivalue != b.ivalue || !same_double(a.fstep, b.fstep) ||
-      a.shift != b.shift)
+  if (!same_double(a.fvalue, b.fvalue) || a.ivalue != b.ivalue || !same_double(a.fstep, b.fstep) || a.shift != b.shift)
     return false;
   if (a.axes != b.axes || a.region != b.region || a.reduce_axes != b.reduce_axes || a.src_serials != b_src_serials)
     return false;
@@ -157,7 +158,9 @@ void release_iteratively(std::vector<NodePtr>&& nodes) {
 
 } // namespace
 
-std::int64_t Node::size() const { return shape_size(shape); }
+std::int64_t Node::size() const {
+  return shape_size(shape);
+}
 
 std::vector<NodePtr> Node::sources() const {
   std::lock_guard lock(mutex_);
@@ -224,7 +227,9 @@ NodePtr intern(NodeSpec&& spec, std::vector<NodePtr> srcs, std::shared_ptr<const
   return node;
 }
 
-std::size_t live_node_count() { return g_live_nodes.load(); }
+std::size_t live_node_count() {
+  return g_live_nodes.load();
+}
 
 std::vector<std::int64_t> contiguous_strides(const Shape& shape) {
   std::vector<std::int64_t> strides(shape.size());

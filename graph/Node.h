@@ -84,13 +84,13 @@ struct NodeSpec {
   NodeKind kind = NodeKind::Fill;
   DType dtype = DType::Float32;
   Shape shape;
-  int op = 0;                        // UnaryOp / BinaryOp
-  double fvalue = 0;                 // Fill value (float types), Iota start
-  std::int64_t ivalue = 0;           // Fill value (integer types), Iota/Roll axis
-  double fstep = 0;                  // Iota step
-  std::int64_t shift = 0;            // Roll
-  std::vector<AxisEntry> axes;       // AxisMap: one per source axis
-  std::vector<RegionAxis> region;    // SetSlice: one per base axis
+  int op = 0;                            // UnaryOp / BinaryOp
+  double fvalue = 0;                     // Fill value (float types), Iota start
+  std::int64_t ivalue = 0;               // Fill value (integer types), Iota/Roll axis
+  double fstep = 0;                      // Iota step
+  std::int64_t shift = 0;                // Roll
+  std::vector<AxisEntry> axes;           // AxisMap: one per source axis
+  std::vector<RegionAxis> region;        // SetSlice: one per base axis
   std::vector<std::int32_t> reduce_axes; // Reduce: sorted axes of the source
 };
 

@@ -31,45 +31,45 @@ namespace lazyfuse::graph {
 
 ResultRule rule_of(UnaryOp op) {
   switch (op) {
-#define LAZYFUSE_UNARY(Enum, name, rule)                                                                       \
-  case UnaryOp::Enum: return ResultRule::rule;
-#include <lazyfuse/ops.def>
+#define LAZYFUSE_UNARY(Enum, name, rule)                                                                               \
+  case UnaryOp::Enum: return ResultRule::rule;                                                                         \
+      #include <lazyfuse/ops.def>
   }
   return ResultRule::Arith;
 }
 
 ResultRule rule_of(BinaryOp op) {
   switch (op) {
-#define LAZYFUSE_BINARY(Enum, name, rule)                                                                      \
-  case BinaryOp::Enum: return ResultRule::rule;
-#include <lazyfuse/ops.def>
+#define LAZYFUSE_BINARY(Enum, name, rule)                                                                              \
+  case BinaryOp::Enum: return ResultRule::rule;                                                                        \
+      #include <lazyfuse/ops.def>
   }
   return ResultRule::Arith;
 }
 
 std::string_view name_of(UnaryOp op) {
   switch (op) {
-#define LAZYFUSE_UNARY(Enum, name, rule)                                                                       \
-  case UnaryOp::Enum: return #name;
-#include <lazyfuse/ops.def>
+#define LAZYFUSE_UNARY(Enum, name, rule)                                                                               \
+  case UnaryOp::Enum: return #name;                                                                                    \
+      #include <lazyfuse/ops.def>
   }
   return "?";
 }
 
 std::string_view name_of(BinaryOp op) {
   switch (op) {
-#define LAZYFUSE_BINARY(Enum, name, rule)                                                                      \
-  case BinaryOp::Enum: return #name;
-#include <lazyfuse/ops.def>
+#define LAZYFUSE_BINARY(Enum, name, rule)                                                                              \
+  case BinaryOp::Enum: return #name;                                                                                   \
+      #include <lazyfuse/ops.def>
   }
   return "?";
 }
 
 std::string_view name_of(ReduceOp op) {
   switch (op) {
-#define LAZYFUSE_REDUCE(Enum, name)                                                                            \
-  case ReduceOp::Enum: return #name;
-#include <lazyfuse/ops.def>
+#define LAZYFUSE_REDUCE(Enum, name)                                                                                    \
+  case ReduceOp::Enum: return #name;                                                                                   \
+      #include <lazyfuse/ops.def>
   }
   return "?";
 }
@@ -123,7 +123,11 @@ std::optional<OpTypes> types_for(ResultRule rule, DType t, DType bool_float) {
 }
 } // namespace
 
-std::optional<OpTypes> unary_types(UnaryOp op, DType t) { return types_for(rule_of(op), t, DType::Float32); }
-std::optional<OpTypes> binary_types(BinaryOp op, DType t) { return types_for(rule_of(op), t, DType::Float64); }
+std::optional<OpTypes> unary_types(UnaryOp op, DType t) {
+  return types_for(rule_of(op), t, DType::Float32);
+}
+std::optional<OpTypes> binary_types(BinaryOp op, DType t) {
+  return types_for(rule_of(op), t, DType::Float64);
+}
 
 } // namespace lazyfuse::graph

@@ -1,8 +1,8 @@
 #include "runtime/CpuBackend.h"
 
 #include "graph/Assert.h"
-#include "graph/Ops.h"
 #include "graph/HostOps.h"
+#include "graph/Ops.h"
 
 #include <algorithm>
 #include <climits>
@@ -105,7 +105,8 @@ private:
     for (std::size_t k = begin + 1; k < end; ++k)
       if (code[k].op == IrOp::Accumulate) acc_id = k;
     if (fin.fn == codegen::kNoReduce) {
-      for (loop_base_ = 0; loop_base_ < n; loop_base_ += kChunk) body(begin, end, int(std::min<std::int64_t>(kChunk, n - loop_base_)));
+      for (loop_base_ = 0; loop_base_ < n; loop_base_ += kChunk)
+        body(begin, end, int(std::min<std::int64_t>(kChunk, n - loop_base_)));
       return end;
     }
     const Instr& acc = code[acc_id];
@@ -146,8 +147,8 @@ private:
 
   // A combining reduction in pairwise order: a tree inside each column, and a binary counter of column partials,
   // so the rounding error grows with log n, not n.
-  template <class T> void reduce_loop(std::size_t begin, std::size_t end, const Instr& acc, graph::ReduceOp op,
-                                      std::int64_t n) {
+  template <class T>
+  void reduce_loop(std::size_t begin, std::size_t end, const Instr& acc, graph::ReduceOp op, std::int64_t n) {
     auto combine = [op](T a, T b) -> T {
       using namespace lazyfuse_opmath;
       switch (op) {
@@ -327,19 +328,19 @@ private:
 
   void unary(int j, const Instr& in, int len) {
     switch (graph::UnaryOp(in.fn)) {
-#define LAZYFUSE_UNARY(Enum, name, rule)                                                                       \
-  case graph::UnaryOp::Enum:                                                                                   \
-    with_type(type_of(in.a), [&]<class T>() {                                                                  \
-      if constexpr (requires(T x) { lazyfuse_opmath::lf_##name(x); }) {                                                 \
-        using R = decltype(lazyfuse_opmath::lf_##name(T{}));                                                            \
-        LAZYFUSE_ASSERT(dtype_of<R>() == in.dtype, "unary result type differs from the IR's");                 \
-        const T* a = col<T>(in.a);                                                                             \
-        R* o = col<R>(j);                                                                                      \
-        for (int e = 0; e < len; ++e) o[e] = lazyfuse_opmath::lf_##name(a[e]);                                          \
-      } else {                                                                                                 \
-        LAZYFUSE_ASSERT(false, "unary op not defined for its compute type");                                   \
-      }                                                                                                        \
-    });                                                                                                        \
+#define LAZYFUSE_UNARY(Enum, name, rule)                                                                               \
+  case graph::UnaryOp::Enum:                                                                                           \
+    with_type(type_of(in.a), [&]<class T>() {                                                                          \
+      if constexpr (requires(T x) { lazyfuse_opmath::lf_##name(x); }) {                                                \
+        using R = decltype(lazyfuse_opmath::lf_##name(T{}));                                                           \
+        LAZYFUSE_ASSERT(dtype_of<R>() == in.dtype, "unary result type differs from the IR's");                         \
+        const T* a = col<T>(in.a);                                                                                     \
+        R* o = col<R>(j);                                                                                              \
+        for (int e = 0; e < len; ++e) o[e] = lazyfuse_opmath::lf_##name(a[e]);                                         \
+      } else {                                                                                                         \
+        LAZYFUSE_ASSERT(false, "unary op not defined for its compute type");                                           \
+      }                                                                                                                \
+    });                                                                                                                \
     break;
 #include <lazyfuse/ops.def>
     }
@@ -347,19 +348,19 @@ private:
 
   void binary(int j, const Instr& in, int len) {
     switch (graph::BinaryOp(in.fn)) {
-#define LAZYFUSE_BINARY(Enum, name, rule)                                                                      \
-  case graph::BinaryOp::Enum:                                                                                  \
-    with_type(type_of(in.a), [&]<class T>() {                                                                  \
-      if constexpr (requires(T x) { lazyfuse_opmath::lf_##name(x, x); }) {                                              \
-        using R = decltype(lazyfuse_opmath::lf_##name(T{}, T{}));                                                       \
-        LAZYFUSE_ASSERT(dtype_of<R>() == in.dtype, "binary result type differs from the IR's");                \
-        const T *a = col<T>(in.a), *b = col<T>(in.b);                                                          \
-        R* o = col<R>(j);                                                                                      \
-        for (int e = 0; e < len; ++e) o[e] = lazyfuse_opmath::lf_##name(a[e], b[e]);                                    \
-      } else {                                                                                                 \
-        LAZYFUSE_ASSERT(false, "binary op not defined for its compute type");                                  \
-      }                                                                                                        \
-    });                                                                                                        \
+#define LAZYFUSE_BINARY(Enum, name, rule)                                                                              \
+  case graph::BinaryOp::Enum:                                                                                          \
+    with_type(type_of(in.a), [&]<class T>() {                                                                          \
+      if constexpr (requires(T x) { lazyfuse_opmath::lf_##name(x, x); }) {                                             \
+        using R = decltype(lazyfuse_opmath::lf_##name(T{}, T{}));                                                      \
+        LAZYFUSE_ASSERT(dtype_of<R>() == in.dtype, "binary result type differs from the IR's");                        \
+        const T *a = col<T>(in.a), *b = col<T>(in.b);                                                                  \
+        R* o = col<R>(j);                                                                                              \
+        for (int e = 0; e < len; ++e) o[e] = lazyfuse_opmath::lf_##name(a[e], b[e]);                                   \
+      } else {                                                                                                         \
+        LAZYFUSE_ASSERT(false, "binary op not defined for its compute type");                                          \
+      }                                                                                                                \
+    });                                                                                                                \
     break;
 #include <lazyfuse/ops.def>
     }

@@ -136,6 +136,4 @@ int function_attribute(CUfunction f, CUfunction_attribute attribute);
 /// Allows `f` to be launched with up to `bytes` of dynamic shared memory (needed above 48 KiB).
 void set_max_dynamic_shared_bytes(CUfunction f, int bytes);
 
-
-
 } // namespace lazyfuse::runtime::cuda

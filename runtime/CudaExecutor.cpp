@@ -23,16 +23,21 @@ namespace {
 class DeviceStorage : public graph::Storage {
 public:
   DeviceStorage(std::size_t n, cudaStream_t stream)
-      : allocation_(MemoryPool::for_device(current_device()), std::max<std::size_t>(n, 1), stream) {
+      : allocation_(MemoryPool::for_device(current_device()), std::max<std::size_t>(n, 1), stream),
+        producer_(tag_of(stream)) {
     data = allocation_.get();
     bytes = n;
     on_device = true;
   }
   ~DeviceStorage() override {
     try {
-      for (cudaStream_t reader : readers_) {
+      const bool producer_live = is_live(producer_);
+      // The block goes back on a stream that exists; a destroyed producer's work is already complete.
+      if (!producer_live) allocation_.set_stream(current_stream());
+      for (const StreamTag& reader : readers_) {
+        if (!is_live(reader)) continue;
         Event done;
-        done.record(reader);
+        done.record(reader.stream);
         done.wait_on(allocation_.stream());
       }
     } catch (const std::exception&) {
@@ -42,20 +47,24 @@ public:
 
   /// Makes work queued next on `stream` wait for the producer of this buffer, when that is another stream.
   void use_on(cudaStream_t stream) {
-    if (stream == allocation_.stream()) return;
+    if (stream == producer_.stream) return;
     std::lock_guard lock(mutex_);
-    if (std::find(readers_.begin(), readers_.end(), stream) != readers_.end()) return;
-    Event produced;
-    produced.record(allocation_.stream());
-    produced.wait_on(stream);
-    readers_.push_back(stream);
+    for (auto& r : readers_)
+      if (r.stream == stream && is_live(r)) return;
+    if (is_live(producer_)) {
+      Event produced;
+      produced.record(producer_.stream);
+      produced.wait_on(stream);
+    }
+    readers_.push_back(tag_of(stream));
   }
 
 private:
   // Returned to the pool on the producing stream: reusable there at once, elsewhere after an event.
   DeviceAllocation allocation_;
+  StreamTag producer_;
   std::mutex mutex_;
-  std::vector<cudaStream_t> readers_;
+  std::vector<StreamTag> readers_;
 };
 
 void use_on_current_stream(const graph::Storage& storage) {

@@ -324,7 +324,9 @@ std::string kernel_cache_key(std::string_view source, const std::vector<std::str
   return out;
 }
 
-std::string default_kernel_cache_dir() { return config::snapshot().cache_dir; }
+std::string default_kernel_cache_dir() {
+  return config::snapshot().cache_dir;
+}
 
 DiskCache::DiskCache(std::string dir) : dir_(std::move(dir)) {
   if (dir_.empty()) return;

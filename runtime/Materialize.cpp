@@ -173,11 +173,17 @@ void download(const graph::NodePtr& node, DType as, void* out) {
 
 namespace lazyfuse {
 
-Backend backend() { return runtime::executor().kind(); }
+Backend backend() {
+  return runtime::executor().kind();
+}
 
-void sync() { runtime::executor().synchronize(); }
+void sync() {
+  runtime::executor().synchronize();
+}
 
-void clear_kernel_cache() { runtime::executor().forget_kernels(); }
+void clear_kernel_cache() {
+  runtime::executor().forget_kernels();
+}
 
 KernelCacheStats kernel_cache_stats() {
   auto& c = runtime::counters();

@@ -1,6 +1,9 @@
 // Devices and streams of include/lazyfuse/runtime.hpp, and the internal Event of runtime/Streams.h.
 #include "runtime/Streams.h"
 
+#include <mutex>
+#include <unordered_map>
+
 #include "graph/Config.h"
 
 #include "graph/Assert.h"
@@ -29,9 +32,28 @@ char no_guard_tag;
 void* const kNoGuard = &no_guard_tag;
 thread_local void* current_guarded_stream = kNoGuard;
 
+// Owned streams alive now, with their generation.
+struct LiveStreams {
+  std::mutex mutex;
+  std::unordered_map<cudaStream_t, std::uint64_t> generation;
+  std::uint64_t next = 1;
+};
+LiveStreams& live_streams() {
+  static auto* l = new LiveStreams;
+  return *l;
+}
+
 void destroy_stream(void* native, bool owned) noexcept {
   if (!owned || !native) return;
   auto s = static_cast<cudaStream_t>(native);
+  // Buffers produced on this stream may still be read elsewhere: finish its work, so that readers (which check
+  // is_live) need not wait for a stream that no longer exists.
+  (void)cudaStreamSynchronize(s);
+  {
+    auto& l = live_streams();
+    std::lock_guard lock(l.mutex);
+    l.generation.erase(s);
+  }
   // Before the handle is gone: blocks the pool cached for this stream must not be matched to a later stream
   // that the driver hands the same handle value.
   runtime::MemoryPool::stream_destroyed(s);
@@ -41,6 +63,22 @@ void destroy_stream(void* native, bool owned) noexcept {
 }
 
 } // namespace
+
+namespace runtime {
+StreamTag tag_of(cudaStream_t stream) {
+  auto& l = live_streams();
+  std::lock_guard lock(l.mutex);
+  auto it = l.generation.find(stream);
+  return {stream, it == l.generation.end() ? 0 : it->second};
+}
+bool is_live(const StreamTag& tag) {
+  if (tag.generation == 0) return true;
+  auto& l = live_streams();
+  std::lock_guard lock(l.mutex);
+  auto it = l.generation.find(tag.stream);
+  return it != l.generation.end() && it->second == tag.generation;
+}
+} // namespace runtime
 
 int device_count() {
   return cu::availability().device_count;
@@ -85,6 +123,9 @@ Stream::Stream() {
   LAZYFUSE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   native_ = s;
   owned_ = true;
+  auto& l = live_streams();
+  std::lock_guard lock(l.mutex);
+  l.generation[s] = l.next++;
 }
 
 Stream Stream::wrap(void* native_stream) {

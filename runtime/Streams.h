@@ -5,6 +5,8 @@
 
 #include <lazyfuse/runtime.hpp>
 
+#include <cstdint>
+
 namespace lazyfuse::runtime {
 
 /// The handle that stands for "the default stream": cudaStreamPerThread with
@@ -17,6 +19,17 @@ cudaStream_t current_stream();
 
 /// A CUDA event for ordering work across streams (RAII, move-only). Created without timing, which makes
 /// record and wait cheaper; not for measuring time.
+/// A stream as it was when a buffer used it: streams lazyfuse owns carry a generation, so that a handle the driver
+/// reuses after a destroy is not mistaken for the old stream. Streams lazyfuse does not own have generation 0.
+struct StreamTag {
+  cudaStream_t stream = nullptr;
+  std::uint64_t generation = 0;
+};
+StreamTag tag_of(cudaStream_t stream);
+/// False once the owned stream the tag names was destroyed. Its work is then complete (a Stream synchronizes
+/// before it is destroyed), so nothing needs to wait for it, and nothing may be queued on it.
+bool is_live(const StreamTag& tag);
+
 class Event {
 public:
   /// Creates an event on the current device. Throws BackendError without CUDA.

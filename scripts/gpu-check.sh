@@ -5,7 +5,7 @@
 #   LOG_DIR=$OUT scripts/gpu-check.sh [build] [test] [memcheck] [bench]     (no stage named: all four)
 #
 #   build     cmake --preset gpu (Ninja, Release, build/gpu) and build with all cores
-#   test      LAZYFUSE_REQUIRE_GPU=1 ctest --test-dir build/gpu --output-on-failure -j4 (a skipped gpu test fails)
+#   test      LAZYFUSE_REQUIRE_GPU=1 ctest --test-dir build/gpu --output-on-failure -j8 (a skipped gpu test fails)
 #   memcheck  compute-sanitizer --tool memcheck on the gpu-labelled test programs (tests/test_*{cuda,gpu}*),
 #             LAZYFUSE_POOL=none, LAZYFUSE_RANDOM_GRAPHS=50
 #   bench     every program in build/gpu/bench, JSON results (5 repetitions, aggregates only)
@@ -152,7 +152,7 @@ if [[ -n ${WANT[test]:-} ]]; then
   else
     rc=0
     # shellcheck disable=SC2086
-    LAZYFUSE_REQUIRE_GPU=1 run_limited 999999 "$log" ctest --test-dir "$BUILD_DIR" --output-on-failure -j4 \
+    LAZYFUSE_REQUIRE_GPU=1 run_limited 999999 "$log" ctest --test-dir "$BUILD_DIR" --output-on-failure -j8 \
       --output-junit "$WORK/ctest-junit.xml" ${CTEST_ARGS:-} || rc=$?
     total=$(sed -n 's/.*tests passed, \([0-9]*\) tests\{0,1\} failed out of \([0-9]*\).*/\2/p' "$log" | tail -1)
     failed=$(sed -n 's/.*tests passed, \([0-9]*\) tests\{0,1\} failed out of \([0-9]*\).*/\1/p' "$log" | tail -1)

@@ -62,8 +62,7 @@ int run_and_check(int id, const lazyfuse::Shape& shape, double k, std::uint32_t 
   for (std::size_t i = 0; i < x.size(); ++i) {
     const double want = reference(id, x[i], y[i], k);
     if (!(std::fabs(h[i] - want) <= 1e-12 * (1 + std::fabs(want)))) {
-      if (wrong < 5)
-        ADD_FAILURE() << "structure " << id << " element " << i << ": got " << h[i] << ", want " << want;
+      if (wrong < 5) ADD_FAILURE() << "structure " << id << " element " << i << ": got " << h[i] << ", want " << want;
       ++wrong;
     }
   }

@@ -38,7 +38,9 @@ void expect_in_order(const std::string& text, std::initializer_list<std::string>
   }
 }
 
-Array chain(const Array& x, const Array& y) { return sqrt(abs(sin(x) * cos(y) + x * y * 0.5f - exp(-x * x))); }
+Array chain(const Array& x, const Array& y) {
+  return sqrt(abs(sin(x) * cos(y) + x * y * 0.5f - exp(-x * x)));
+}
 
 } // namespace
 
@@ -47,11 +49,11 @@ TEST(Codegen, ChainRendersVectorLoadsAndNoIncludes) {
   auto k = lowered({chain(x, y)});
   std::string src = codegen::render_cuda(k.ir);
   EXPECT_EQ(src.find("#include"), std::string::npos);
-  expect_in_order(src, {"extern \"C\" __global__ void __launch_bounds__(256) " + k.ir.name + "(",
-                        "const float* __restrict__ in0", "const float* __restrict__ in1", "float* __restrict__ out0",
-                        "const idx_t n", "const float p", "lf_vec<float> l0 = *reinterpret_cast<const lf_vec<float>*>(in0 + base)",
-                        "lf_sin(", "lf_cos(", "lf_exp(", "lf_sqrt(", "s0.v[j] = ",
-                        "*reinterpret_cast<lf_vec<float>*>(out0 + base) = s0;", "out0[i] = "});
+  expect_in_order(
+      src, {"extern \"C\" __global__ void __launch_bounds__(256) " + k.ir.name + "(", "const float* __restrict__ in0",
+            "const float* __restrict__ in1", "float* __restrict__ out0", "const idx_t n", "const float p",
+            "lf_vec<float> l0 = *reinterpret_cast<const lf_vec<float>*>(in0 + base)", "lf_sin(", "lf_cos(", "lf_exp(",
+            "lf_sqrt(", "s0.v[j] = ", "*reinterpret_cast<lf_vec<float>*>(out0 + base) = s0;", "out0[i] = "});
   EXPECT_EQ(k.ir.inputs.size(), 2u);
   EXPECT_TRUE(k.ir.index32);
 }

@@ -51,12 +51,12 @@ std::string why_no_gpu() {
   }
 }
 
-#define LAZYFUSE_SKIP_WITHOUT_GPU()                                                                           \
-  do {                                                                                                        \
-    if (const std::string why = why_no_gpu(); !why.empty()) {                                                 \
-      if (require_gpu()) FAIL() << "LAZYFUSE_REQUIRE_GPU=1 but " << why;                                     \
-      GTEST_SKIP() << why;                                                                                    \
-    }                                                                                                         \
+#define LAZYFUSE_SKIP_WITHOUT_GPU()                                                                                    \
+  do {                                                                                                                 \
+    if (const std::string why = why_no_gpu(); !why.empty()) {                                                          \
+      if (require_gpu()) FAIL() << "LAZYFUSE_REQUIRE_GPU=1 but " << why;                                               \
+      GTEST_SKIP() << why;                                                                                             \
+    }                                                                                                                  \
   } while (0)
 
 // ---- expressions and references -----------------------------------------------------------------------------
@@ -120,7 +120,9 @@ std::vector<std::string> files_ending(const fs::path& dir, const std::string& su
   return out;
 }
 
-std::vector<std::string> all_files(const fs::path& dir) { return files_ending(dir, ""); }
+std::vector<std::string> all_files(const fs::path& dir) {
+  return files_ending(dir, "");
+}
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -217,8 +219,8 @@ TEST(CudaCacheChild, Run) {
   int k = 0;
   for (int id : ids) EXPECT_EQ(run_and_check(id, 2000 + 37 * id, 0.5 + k++), 0) << id;
   const Delta d = lazyfuse::kernel_cache_stats() - s0;
-  std::ofstream(std::getenv("LAZYFUSE_CACHE_TEST_OUT")) << d.memory_hits << ' ' << d.disk_hits << ' ' << d.misses
-                                                          << '\n';
+  std::ofstream(std::getenv("LAZYFUSE_CACHE_TEST_OUT"))
+      << d.memory_hits << ' ' << d.disk_hits << ' ' << d.misses << '\n';
 }
 
 // ---- the tests ------------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-#include <lazyfuse/config.hpp>
 #include "runtime/DiskCache.h"
+#include <lazyfuse/config.hpp>
 
 #include <gtest/gtest.h>
 
@@ -124,19 +124,19 @@ TEST(KernelCacheKey, ChangesWithEveryInput) {
 // for the fallback directory.
 TEST(KernelCacheKey, DefaultDirectoryFollowsSettings) {
   {
-  ScopedEnv b("XDG_CACHE_HOME"), c("HOME");
-  ::setenv("XDG_CACHE_HOME", "/x/xdg", 1);
-  ::setenv("HOME", "/x/home", 1);
-  lazyfuse::config::set("LAZYFUSE_CACHE_DIR", "/x/lf");
-  EXPECT_EQ(lazyfuse::runtime::default_kernel_cache_dir(), "/x/lf");
-  lazyfuse::config::set("LAZYFUSE_CACHE_DIR", "");
-  EXPECT_EQ(lazyfuse::runtime::default_kernel_cache_dir(), "/x/xdg/lazyfuse/kernels");
-  ::unsetenv("XDG_CACHE_HOME");
-  lazyfuse::config::set("LAZYFUSE_CACHE_DIR", "");
-  EXPECT_EQ(lazyfuse::runtime::default_kernel_cache_dir(), "/x/home/.cache/lazyfuse/kernels");
-  ::unsetenv("HOME");
-  lazyfuse::config::set("LAZYFUSE_CACHE_DIR", "");
-  EXPECT_EQ(lazyfuse::runtime::default_kernel_cache_dir(), "");
+    ScopedEnv b("XDG_CACHE_HOME"), c("HOME");
+    ::setenv("XDG_CACHE_HOME", "/x/xdg", 1);
+    ::setenv("HOME", "/x/home", 1);
+    lazyfuse::config::set("LAZYFUSE_CACHE_DIR", "/x/lf");
+    EXPECT_EQ(lazyfuse::runtime::default_kernel_cache_dir(), "/x/lf");
+    lazyfuse::config::set("LAZYFUSE_CACHE_DIR", "");
+    EXPECT_EQ(lazyfuse::runtime::default_kernel_cache_dir(), "/x/xdg/lazyfuse/kernels");
+    ::unsetenv("XDG_CACHE_HOME");
+    lazyfuse::config::set("LAZYFUSE_CACHE_DIR", "");
+    EXPECT_EQ(lazyfuse::runtime::default_kernel_cache_dir(), "/x/home/.cache/lazyfuse/kernels");
+    ::unsetenv("HOME");
+    lazyfuse::config::set("LAZYFUSE_CACHE_DIR", "");
+    EXPECT_EQ(lazyfuse::runtime::default_kernel_cache_dir(), "");
   }
   lazyfuse::config::reset("LAZYFUSE_CACHE_DIR"); // with HOME back
 }

@@ -31,9 +31,13 @@ template <class F> std::uint64_t kernels_of(F&& f) {
   return kernel_cache_stats().kernels_launched - before;
 }
 
-Array chain(const Array& x, const Array& y) { return sqrt(abs(sin(x) * cos(y) + x * y * 0.5 - exp(-x * x))); }
+Array chain(const Array& x, const Array& y) {
+  return sqrt(abs(sin(x) * cos(y) + x * y * 0.5 - exp(-x * x)));
+}
 
-double ncdf(double x) { return 0.5 * (1 + std::erf(x / std::sqrt(2.0))); }
+double ncdf(double x) {
+  return 0.5 * (1 + std::erf(x / std::sqrt(2.0)));
+}
 
 } // namespace
 

@@ -57,7 +57,9 @@ std::vector<std::string> lines_starting_with(const std::string& text, const std:
   return out;
 }
 
-bool contains(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+bool contains(const std::string& s, const std::string& what) {
+  return s.find(what) != std::string::npos;
+}
 
 TEST(LazyfuseInfo, ExitsZeroAndListsEverySetting) {
   const InfoRun r = run_info();

@@ -43,9 +43,15 @@ constexpr ld kInf = std::numeric_limits<ld>::infinity();
 constexpr i64 kI32Min = std::numeric_limits<std::int32_t>::min(), kI32Max = std::numeric_limits<std::int32_t>::max();
 constexpr i64 kI64Min = std::numeric_limits<i64>::min(), kI64Max = std::numeric_limits<i64>::max();
 
-std::string name(DType t) { return std::string(lf::dtype_name(t)); }
-bool is_float(DType t) { return t == DType::Float32 || t == DType::Float64; }
-bool is_int(DType t) { return t == DType::Int32 || t == DType::Int64; }
+std::string name(DType t) {
+  return std::string(lf::dtype_name(t));
+}
+bool is_float(DType t) {
+  return t == DType::Float32 || t == DType::Float64;
+}
+bool is_int(DType t) {
+  return t == DType::Int32 || t == DType::Int64;
+}
 
 // ---- random seeds -----------------------------------------------------------------------------------------
 
@@ -58,7 +64,9 @@ struct Seed {
     std::random_device rd;
     return (u64(rd()) << 32) ^ u64(rd());
   }
-  std::string trace() const { return "seed " + std::to_string(value) + " (replay: LAZYFUSE_TEST_SEED=" + std::to_string(value) + ")"; }
+  std::string trace() const {
+    return "seed " + std::to_string(value) + " (replay: LAZYFUSE_TEST_SEED=" + std::to_string(value) + ")";
+  }
 };
 
 // ---- host data ------------------------------------------------------------------------------------------
@@ -91,7 +99,9 @@ Array to_array(const Host& h, const Shape& shape) {
   }
   return {};
 }
-Array to_array(const Host& h) { return to_array(h, Shape{i64(h.size())}); }
+Array to_array(const Host& h) {
+  return to_array(h, Shape{i64(h.size())});
+}
 
 template <class T> std::vector<ld> read_typed(const Array& a) {
   auto h = a.get<T>();
@@ -117,13 +127,13 @@ Host read(const Array& a) {
 
 /// Where an op's inputs are drawn from. Zeros are redrawn unless zero_frac > 0 (then that fraction is zero).
 struct Domain {
-  ld flo = -100, fhi = 100;       // floats: uniform in [flo, fhi]
-  ld ilo = -1000, ihi = 1000;     // integers: uniform in [ilo, ihi], clamped to the dtype's range
-  bool log_uniform = false;       // floats: log-uniform in [flo, fhi] (both > 0), all exponents equally likely
-  bool halves = false;            // floats: multiples of 0.5 (ties for comparisons)
-  ld min_abs = 0;                 // floats: |x| >= min_abs
-  double zero_frac = 0;           // fraction of exact zeros (logical ops, casts to bool)
-  double special_frac = 0;        // floats: fraction of NaN / +inf / -inf
+  ld flo = -100, fhi = 100;   // floats: uniform in [flo, fhi]
+  ld ilo = -1000, ihi = 1000; // integers: uniform in [ilo, ihi], clamped to the dtype's range
+  bool log_uniform = false;   // floats: log-uniform in [flo, fhi] (both > 0), all exponents equally likely
+  bool halves = false;        // floats: multiples of 0.5 (ties for comparisons)
+  ld min_abs = 0;             // floats: |x| >= min_abs
+  double zero_frac = 0;       // fraction of exact zeros (logical ops, casts to bool)
+  double special_frac = 0;    // floats: fraction of NaN / +inf / -inf
 };
 constexpr ld kWide = 1e30L; // an integer range this wide is the dtype's whole range
 
@@ -180,13 +190,13 @@ DType promote(DType a, DType b) {
 
 /// How an op's compute and result types follow from its (promoted) operand type.
 enum class Rule {
-  Arith,       // computes and returns t
-  NoBool,      // as Arith; bool operands are a DTypeError
-  BoolToInt,   // as Arith; bool computes in int32 (NumPy: int8)
-  Float,       // float types as they are; integers -> float64; bool -> float32 (unary) or float64 (binary)
-  Rounding,    // floats as Float; integers unchanged; bool -> float32 (unary)
-  Predicate,   // computes in t, returns bool
-  Logical,     // computes and returns bool
+  Arith,     // computes and returns t
+  NoBool,    // as Arith; bool operands are a DTypeError
+  BoolToInt, // as Arith; bool computes in int32 (NumPy: int8)
+  Float,     // float types as they are; integers -> float64; bool -> float32 (unary) or float64 (binary)
+  Rounding,  // floats as Float; integers unchanged; bool -> float32 (unary)
+  Predicate, // computes in t, returns bool
+  Logical,   // computes and returns bool
 };
 
 struct Types {
@@ -225,16 +235,20 @@ ld to_compute(ld x, DType c) {
   return x;
 }
 
-int bits(DType t) { return t == DType::Int32 ? 32 : 64; }
+int bits(DType t) {
+  return t == DType::Int32 ? 32 : 64;
+}
 /// Two's complement wraparound to the integer type's width.
-i64 wrap(u64 v, int nbits) { return nbits == 32 ? i64(std::int32_t(std::uint32_t(v))) : i64(v); }
+i64 wrap(u64 v, int nbits) {
+  return nbits == 32 ? i64(std::int32_t(std::uint32_t(v))) : i64(v);
+}
 
 // ---- comparison -----------------------------------------------------------------------------------------
 
 enum class Tol {
-  Exact,   // bit-for-bit (modulo -0.0 == 0.0): integers, bools, rounding, comparisons
-  Ulp,     // correctly rounded IEEE operations (+ - * / sqrt): within 1 ulp of the exact value
-  Approx,  // transcendental functions: a few ulp (CUDA: <= 2-4 ulp; powf <= 8 ulp)
+  Exact,  // bit-for-bit (modulo -0.0 == 0.0): integers, bools, rounding, comparisons
+  Ulp,    // correctly rounded IEEE operations (+ - * / sqrt): within 1 ulp of the exact value
+  Approx, // transcendental functions: a few ulp (CUDA: <= 2-4 ulp; powf <= 8 ulp)
 };
 
 ld max_rel(DType t, Tol tol) {
@@ -333,8 +347,12 @@ i128 floor_div128(i128 a, i128 b) {
   if (a % b != 0 && ((a < 0) != (b < 0))) --q;
   return q;
 }
-i64 int_floor_divide(i64 a, i64 b, int nb) { return b == 0 ? 0 : wrap(u64(floor_div128(a, b)), nb); }
-i64 int_remainder(i64 a, i64 b, int nb) { return b == 0 ? 0 : wrap(u64(i128(a) - floor_div128(a, b) * b), nb); }
+i64 int_floor_divide(i64 a, i64 b, int nb) {
+  return b == 0 ? 0 : wrap(u64(floor_div128(a, b)), nb);
+}
+i64 int_remainder(i64 a, i64 b, int nb) {
+  return b == 0 ? 0 : wrap(u64(i128(a) - floor_div128(a, b) * b), nb);
+}
 // Negative exponents (an error in NumPy) give 0 unless the base is +-1 (lazyfuse's documented choice).
 i64 int_power(i64 a, i64 b, int nb) {
   if (b < 0) return a == 1 ? 1 : (a == -1 ? (b % 2 ? -1 : 1) : 0);
@@ -346,8 +364,12 @@ i64 int_power(i64 a, i64 b, int nb) {
 
 // ---- float references -----------------------------------------------------------------------------------
 
-ld nan_min(ld a, ld b) { return std::isnan(a) ? a : std::isnan(b) ? b : std::min(a, b); }
-ld nan_max(ld a, ld b) { return std::isnan(a) ? a : std::isnan(b) ? b : std::max(a, b); }
+ld nan_min(ld a, ld b) {
+  return std::isnan(a) ? a : std::isnan(b) ? b : std::min(a, b);
+}
+ld nan_max(ld a, ld b) {
+  return std::isnan(a) ? a : std::isnan(b) ? b : std::max(a, b);
+}
 // Python's float divmod: the remainder has the divisor's sign; the quotient is floor(a / b) exactly.
 ld py_mod(ld a, ld b) {
   ld m = std::fmod(a, b);
@@ -369,13 +391,15 @@ struct UnaryCase {
   const char* name;
   Array (*fn)(const Array&);
   Rule rule;
-  Tol tol;                 // for float results
+  Tol tol; // for float results
   Domain dom;
-  ld (*fref)(ld);          // float and bool compute types (bool: on 0/1, result != 0)
-  i64 (*iref)(i64, int);   // integer compute types (bit width given)
+  ld (*fref)(ld);        // float and bool compute types (bool: on 0/1, result != 0)
+  i64 (*iref)(i64, int); // integer compute types (bit width given)
 };
 
-i64 identity(i64 x, int) { return x; }
+i64 identity(i64 x, int) {
+  return x;
+}
 
 const std::vector<UnaryCase>& unary_cases() {
   const Domain any{};
@@ -483,8 +507,8 @@ struct BinaryCase {
   Rule rule;
   Tol tol;
   Domain da, db;
-  ld (*fref)(ld, ld);             // float and bool compute types (bool: on 0/1, result != 0)
-  i64 (*iref)(i64, i64, int);     // integer compute types
+  ld (*fref)(ld, ld);         // float and bool compute types (bool: on 0/1, result != 0)
+  i64 (*iref)(i64, i64, int); // integer compute types
 };
 
 const std::vector<BinaryCase>& binary_cases() {
@@ -511,40 +535,40 @@ const std::vector<BinaryCase>& binary_cases() {
        [](ld a, ld b) { return a + b; }, [](i64 a, i64 b, int nb) { return wrap(u64(a) + u64(b), nb); }},
       {"subtract", [](const Array& a, const Array& b) { return lf::subtract(a, b); }, Rule::NoBool, Tol::Ulp, wide,
        wide, [](ld a, ld b) { return a - b; }, [](i64 a, i64 b, int nb) { return wrap(u64(a) - u64(b), nb); }},
-      {"multiply", [](const Array& a, const Array& b) { return lf::multiply(a, b); }, Rule::Arith, Tol::Ulp, wide,
-       wide, [](ld a, ld b) { return a * b; }, [](i64 a, i64 b, int nb) { return wrap(u64(a) * u64(b), nb); }},
-      {"true_divide", [](const Array& a, const Array& b) { return lf::true_divide(a, b); }, Rule::Float, Tol::Ulp,
-       any, nonzero, [](ld a, ld b) { return a / b; }, nullptr},
+      {"multiply", [](const Array& a, const Array& b) { return lf::multiply(a, b); }, Rule::Arith, Tol::Ulp, wide, wide,
+       [](ld a, ld b) { return a * b; }, [](i64 a, i64 b, int nb) { return wrap(u64(a) * u64(b), nb); }},
+      {"true_divide", [](const Array& a, const Array& b) { return lf::true_divide(a, b); }, Rule::Float, Tol::Ulp, any,
+       nonzero, [](ld a, ld b) { return a / b; }, nullptr},
       {"floor_divide", [](const Array& a, const Array& b) { return lf::floor_divide(a, b); }, Rule::BoolToInt,
        Tol::Exact, numer, denom, py_floordiv, int_floor_divide},
       {"remainder", [](const Array& a, const Array& b) { return lf::remainder(a, b); }, Rule::BoolToInt, Tol::Ulp,
        numer, denom, py_mod, int_remainder},
       {"power", [](const Array& a, const Array& b) { return lf::power(a, b); }, Rule::BoolToInt, Tol::Approx, base,
        expo, [](ld a, ld b) { return std::pow(a, b); }, int_power},
-      {"minimum", [](const Array& a, const Array& b) { return lf::minimum(a, b); }, Rule::Arith, Tol::Exact, wide,
-       wide, nan_min, [](i64 a, i64 b, int) { return std::min(a, b); }},
-      {"maximum", [](const Array& a, const Array& b) { return lf::maximum(a, b); }, Rule::Arith, Tol::Exact, wide,
-       wide, nan_max, [](i64 a, i64 b, int) { return std::max(a, b); }},
+      {"minimum", [](const Array& a, const Array& b) { return lf::minimum(a, b); }, Rule::Arith, Tol::Exact, wide, wide,
+       nan_min, [](i64 a, i64 b, int) { return std::min(a, b); }},
+      {"maximum", [](const Array& a, const Array& b) { return lf::maximum(a, b); }, Rule::Arith, Tol::Exact, wide, wide,
+       nan_max, [](i64 a, i64 b, int) { return std::max(a, b); }},
       {"atan2", [](const Array& a, const Array& b) { return lf::atan2(a, b); }, Rule::Float, Tol::Approx, any, any,
        [](ld a, ld b) { return std::atan2(a, b); }, nullptr},
-      {"equal", [](const Array& a, const Array& b) { return lf::equal(a, b); }, Rule::Predicate, Tol::Exact, ties,
-       ties, [](ld a, ld b) { return ld(a == b); }, [](i64 a, i64 b, int) { return i64(a == b); }},
+      {"equal", [](const Array& a, const Array& b) { return lf::equal(a, b); }, Rule::Predicate, Tol::Exact, ties, ties,
+       [](ld a, ld b) { return ld(a == b); }, [](i64 a, i64 b, int) { return i64(a == b); }},
       {"not_equal", [](const Array& a, const Array& b) { return lf::not_equal(a, b); }, Rule::Predicate, Tol::Exact,
        ties, ties, [](ld a, ld b) { return ld(a != b); }, [](i64 a, i64 b, int) { return i64(a != b); }},
       {"less", [](const Array& a, const Array& b) { return lf::less(a, b); }, Rule::Predicate, Tol::Exact, ties, ties,
        [](ld a, ld b) { return ld(a < b); }, [](i64 a, i64 b, int) { return i64(a < b); }},
-      {"less_equal", [](const Array& a, const Array& b) { return lf::less_equal(a, b); }, Rule::Predicate,
-       Tol::Exact, ties, ties, [](ld a, ld b) { return ld(a <= b); }, [](i64 a, i64 b, int) { return i64(a <= b); }},
+      {"less_equal", [](const Array& a, const Array& b) { return lf::less_equal(a, b); }, Rule::Predicate, Tol::Exact,
+       ties, ties, [](ld a, ld b) { return ld(a <= b); }, [](i64 a, i64 b, int) { return i64(a <= b); }},
       {"greater", [](const Array& a, const Array& b) { return lf::greater(a, b); }, Rule::Predicate, Tol::Exact, ties,
        ties, [](ld a, ld b) { return ld(a > b); }, [](i64 a, i64 b, int) { return i64(a > b); }},
       {"greater_equal", [](const Array& a, const Array& b) { return lf::greater_equal(a, b); }, Rule::Predicate,
        Tol::Exact, ties, ties, [](ld a, ld b) { return ld(a >= b); }, [](i64 a, i64 b, int) { return i64(a >= b); }},
-      {"logical_and", [](const Array& a, const Array& b) { return lf::logical_and(a, b); }, Rule::Logical,
-       Tol::Exact, logical, logical, [](ld a, ld b) { return ld(a != 0 && b != 0); }, nullptr},
+      {"logical_and", [](const Array& a, const Array& b) { return lf::logical_and(a, b); }, Rule::Logical, Tol::Exact,
+       logical, logical, [](ld a, ld b) { return ld(a != 0 && b != 0); }, nullptr},
       {"logical_or", [](const Array& a, const Array& b) { return lf::logical_or(a, b); }, Rule::Logical, Tol::Exact,
        logical, logical, [](ld a, ld b) { return ld(a != 0 || b != 0); }, nullptr},
-      {"logical_xor", [](const Array& a, const Array& b) { return lf::logical_xor(a, b); }, Rule::Logical,
-       Tol::Exact, logical, logical, [](ld a, ld b) { return ld((a != 0) != (b != 0)); }, nullptr},
+      {"logical_xor", [](const Array& a, const Array& b) { return lf::logical_xor(a, b); }, Rule::Logical, Tol::Exact,
+       logical, logical, [](ld a, ld b) { return ld((a != 0) != (b != 0)); }, nullptr},
   };
   return cases;
 }
@@ -646,50 +670,62 @@ TEST(UnaryOps, SpecialValues) {
       if (c.rule != Rule::Float && c.rule != Rule::Rounding) continue;
       check_specials(c.name, c.fn, t, {{kNaN, kNaN}});
     }
-    check_specials("negative", [](const Array& a) { return lf::negative(a); }, t,
-                   {{0.0L, -0.0L}, {-0.0L, 0.0L}, {kInf, -kInf}, {kNaN, kNaN}}, true);
-    check_specials("abs", [](const Array& a) { return lf::abs(a); }, t,
-                   {{-0.0L, 0.0L}, {-kInf, kInf}, {kNaN, kNaN}}, true);
+    check_specials(
+        "negative", [](const Array& a) { return lf::negative(a); }, t,
+        {{0.0L, -0.0L}, {-0.0L, 0.0L}, {kInf, -kInf}, {kNaN, kNaN}}, true);
+    check_specials(
+        "abs", [](const Array& a) { return lf::abs(a); }, t, {{-0.0L, 0.0L}, {-kInf, kInf}, {kNaN, kNaN}}, true);
     check_specials("sign", [](const Array& a) { return lf::sign(a); }, t,
                    {{-kInf, -1}, {kInf, 1}, {0.0L, 0}, {kNaN, kNaN}, {-1e-30L, -1}});
-    check_specials("sqrt", [](const Array& a) { return lf::sqrt(a); }, t,
-                   {{-1, kNaN}, {kInf, kInf}, {-0.0L, -0.0L}, {0.0L, 0.0L}, {-kInf, kNaN}}, true);
-    check_specials("rsqrt", [](const Array& a) { return lf::rsqrt(a); }, t,
-                   {{0.0L, kInf}, {kInf, 0}, {-1, kNaN}}, true);
-    check_specials("reciprocal", [](const Array& a) { return lf::reciprocal(a); }, t,
-                   {{0.0L, kInf}, {-0.0L, -kInf}, {kInf, 0.0L}, {-kInf, -0.0L}}, true);
+    check_specials(
+        "sqrt", [](const Array& a) { return lf::sqrt(a); }, t,
+        {{-1, kNaN}, {kInf, kInf}, {-0.0L, -0.0L}, {0.0L, 0.0L}, {-kInf, kNaN}}, true);
+    check_specials(
+        "rsqrt", [](const Array& a) { return lf::rsqrt(a); }, t, {{0.0L, kInf}, {kInf, 0}, {-1, kNaN}}, true);
+    check_specials(
+        "reciprocal", [](const Array& a) { return lf::reciprocal(a); }, t,
+        {{0.0L, kInf}, {-0.0L, -kInf}, {kInf, 0.0L}, {-kInf, -0.0L}}, true);
     check_specials("exp", [](const Array& a) { return lf::exp(a); }, t,
                    {{kInf, kInf}, {-kInf, 0}, {1000, kInf}, {0, 1}});
     check_specials("exp2", [](const Array& a) { return lf::exp2(a); }, t, {{kInf, kInf}, {-kInf, 0}, {0, 1}});
-    check_specials("expm1", [](const Array& a) { return lf::expm1(a); }, t,
-                   {{kInf, kInf}, {-kInf, -1}, {-0.0L, -0.0L}}, true);
+    check_specials(
+        "expm1", [](const Array& a) { return lf::expm1(a); }, t, {{kInf, kInf}, {-kInf, -1}, {-0.0L, -0.0L}}, true);
     check_specials("log", [](const Array& a) { return lf::log(a); }, t,
                    {{0.0L, -kInf}, {-0.0L, -kInf}, {-1, kNaN}, {kInf, kInf}, {1, 0}});
     check_specials("log2", [](const Array& a) { return lf::log2(a); }, t, {{0.0L, -kInf}, {-1, kNaN}, {1, 0}});
     check_specials("log10", [](const Array& a) { return lf::log10(a); }, t, {{0.0L, -kInf}, {-1, kNaN}, {1, 0}});
-    check_specials("log1p", [](const Array& a) { return lf::log1p(a); }, t,
-                   {{-1, -kInf}, {-2, kNaN}, {kInf, kInf}, {-0.0L, -0.0L}}, true);
-    check_specials("sin", [](const Array& a) { return lf::sin(a); }, t, {{kInf, kNaN}, {-kInf, kNaN}, {-0.0L, -0.0L}}, true);
+    check_specials(
+        "log1p", [](const Array& a) { return lf::log1p(a); }, t,
+        {{-1, -kInf}, {-2, kNaN}, {kInf, kInf}, {-0.0L, -0.0L}}, true);
+    check_specials(
+        "sin", [](const Array& a) { return lf::sin(a); }, t, {{kInf, kNaN}, {-kInf, kNaN}, {-0.0L, -0.0L}}, true);
     check_specials("cos", [](const Array& a) { return lf::cos(a); }, t, {{kInf, kNaN}, {0, 1}});
-    check_specials("tan", [](const Array& a) { return lf::tan(a); }, t, {{kInf, kNaN}, {-0.0L, -0.0L}}, true);
+    check_specials(
+        "tan", [](const Array& a) { return lf::tan(a); }, t, {{kInf, kNaN}, {-0.0L, -0.0L}}, true);
     check_specials("asin", [](const Array& a) { return lf::asin(a); }, t, {{2, kNaN}, {-1.5, kNaN}, {0, 0}});
     check_specials("acos", [](const Array& a) { return lf::acos(a); }, t, {{2, kNaN}, {1, 0}});
-    check_specials("atan", [](const Array& a) { return lf::atan(a); }, t,
-                   {{-0.0L, -0.0L}, {kNaN, kNaN}}, true);
-    check_specials("sinh", [](const Array& a) { return lf::sinh(a); }, t, {{kInf, kInf}, {-kInf, -kInf}, {-0.0L, -0.0L}}, true);
+    check_specials(
+        "atan", [](const Array& a) { return lf::atan(a); }, t, {{-0.0L, -0.0L}, {kNaN, kNaN}}, true);
+    check_specials(
+        "sinh", [](const Array& a) { return lf::sinh(a); }, t, {{kInf, kInf}, {-kInf, -kInf}, {-0.0L, -0.0L}}, true);
     check_specials("cosh", [](const Array& a) { return lf::cosh(a); }, t, {{kInf, kInf}, {-kInf, kInf}, {0, 1}});
-    check_specials("tanh", [](const Array& a) { return lf::tanh(a); }, t, {{kInf, 1}, {-kInf, -1}, {-0.0L, -0.0L}}, true);
-    check_specials("erf", [](const Array& a) { return lf::erf(a); }, t, {{kInf, 1}, {-kInf, -1}, {-0.0L, -0.0L}}, true);
+    check_specials(
+        "tanh", [](const Array& a) { return lf::tanh(a); }, t, {{kInf, 1}, {-kInf, -1}, {-0.0L, -0.0L}}, true);
+    check_specials(
+        "erf", [](const Array& a) { return lf::erf(a); }, t, {{kInf, 1}, {-kInf, -1}, {-0.0L, -0.0L}}, true);
     // Rounding: -0.0 results, infinities, and rint's ties to even.
-    check_specials("floor", [](const Array& a) { return lf::floor(a); }, t,
-                   {{-0.5, -1}, {0.5, 0}, {-0.0L, -0.0L}, {kInf, kInf}, {-kInf, -kInf}, {-2.5, -3}}, true);
-    check_specials("ceil", [](const Array& a) { return lf::ceil(a); }, t,
-                   {{-0.5, -0.0L}, {0.5, 1}, {kInf, kInf}, {-kInf, -kInf}, {2.5, 3}}, true);
-    check_specials("trunc", [](const Array& a) { return lf::trunc(a); }, t,
-                   {{-0.5, -0.0L}, {-1.7, -1}, {1.7, 1}, {kInf, kInf}}, true);
-    check_specials("rint", [](const Array& a) { return lf::rint(a); }, t,
-                   {{0.5, 0}, {1.5, 2}, {2.5, 2}, {-2.5, -2}, {-0.5, -0.0L}, {3.5, 4}, {kInf, kInf}, {-kInf, -kInf}},
-                   true);
+    check_specials(
+        "floor", [](const Array& a) { return lf::floor(a); }, t,
+        {{-0.5, -1}, {0.5, 0}, {-0.0L, -0.0L}, {kInf, kInf}, {-kInf, -kInf}, {-2.5, -3}}, true);
+    check_specials(
+        "ceil", [](const Array& a) { return lf::ceil(a); }, t,
+        {{-0.5, -0.0L}, {0.5, 1}, {kInf, kInf}, {-kInf, -kInf}, {2.5, 3}}, true);
+    check_specials(
+        "trunc", [](const Array& a) { return lf::trunc(a); }, t, {{-0.5, -0.0L}, {-1.7, -1}, {1.7, 1}, {kInf, kInf}},
+        true);
+    check_specials(
+        "rint", [](const Array& a) { return lf::rint(a); }, t,
+        {{0.5, 0}, {1.5, 2}, {2.5, 2}, {-2.5, -2}, {-0.5, -0.0L}, {3.5, 4}, {kInf, kInf}, {-kInf, -kInf}}, true);
     check_specials("isnan", [](const Array& a) { return lf::isnan(a); }, t,
                    {{kNaN, 1}, {kInf, 0}, {-kInf, 0}, {0, 0}, {1e-40L, 0}});
     check_specials("isinf", [](const Array& a) { return lf::isinf(a); }, t,
@@ -715,7 +751,8 @@ TEST(UnaryOps, SpecialValues) {
     check_specials("isfinite", [](const Array& a) { return lf::isfinite(a); }, t, {{lo, 1}, {hi, 1}});
     check_specials("logical_not", [](const Array& a) { return lf::logical_not(a); }, t, {{lo, 0}, {0, 1}});
     // The Float rule: integers compute in float64.
-    check_specials("sqrt", [](const Array& a) { return lf::sqrt(a); }, t, {{hi, ld(std::sqrt(double(hi)))}, {-4, kNaN}, {16, 4}});
+    check_specials("sqrt", [](const Array& a) { return lf::sqrt(a); }, t,
+                   {{hi, ld(std::sqrt(double(hi)))}, {-4, kNaN}, {16, 4}});
     check_specials("reciprocal", [](const Array& a) { return lf::reciprocal(a); }, t, {{0, kInf}, {-4, -0.25}});
   }
 }
@@ -783,8 +820,8 @@ void check_specials2(const char* what, Array (*fn)(const Array&, const Array&), 
     ld want = round_to(out.dtype, rows[k].out), got = out.v[k];
     bool ok = std::isnan(want) ? std::isnan(got) : got == want;
     if (ok && check_sign && !std::isnan(want)) ok = std::signbit(got) == std::signbit(want);
-    EXPECT_TRUE(ok) << what << "(" << fmt(rows[k].a) << ", " << fmt(rows[k].b) << ") = " << fmt(got)
-                    << ", expected " << fmt(want);
+    EXPECT_TRUE(ok) << what << "(" << fmt(rows[k].a) << ", " << fmt(rows[k].b) << ") = " << fmt(got) << ", expected "
+                    << fmt(want);
   }
 }
 
@@ -793,30 +830,61 @@ void check_specials2(const char* what, Array (*fn)(const Array&, const Array&), 
 TEST(BinaryOps, SpecialValuesFloat) {
   const ld pi = std::acos(ld(-1));
   for (DType t : {DType::Float32, DType::Float64}) {
-    check_specials2("add", LF_FN2(add), t, {{kInf, -kInf, kNaN}, {kNaN, 1, kNaN}, {-0.0L, -0.0L, -0.0L}, {-0.0L, 0.0L, 0.0L}}, true);
-    check_specials2("subtract", LF_FN2(subtract), t, {{kInf, kInf, kNaN}, {0.0L, 0.0L, 0.0L}, {-0.0L, 0.0L, -0.0L}}, true);
-    check_specials2("multiply", LF_FN2(multiply), t, {{kInf, 0, kNaN}, {-0.0L, 5, -0.0L}, {-kInf, -2, kInf}}, true);
-    check_specials2("true_divide", LF_FN2(true_divide), t,
-                    {{1, 0.0L, kInf}, {-1, 0.0L, -kInf}, {1, -0.0L, -kInf}, {0, 0, kNaN}, {kInf, kInf, kNaN}, {1, kInf, 0}},
+    check_specials2("add", LF_FN2(add), t,
+                    {{kInf, -kInf, kNaN}, {kNaN, 1, kNaN}, {-0.0L, -0.0L, -0.0L}, {-0.0L, 0.0L, 0.0L}}, true);
+    check_specials2("subtract", LF_FN2(subtract), t, {{kInf, kInf, kNaN}, {0.0L, 0.0L, 0.0L}, {-0.0L, 0.0L, -0.0L}},
                     true);
+    check_specials2("multiply", LF_FN2(multiply), t, {{kInf, 0, kNaN}, {-0.0L, 5, -0.0L}, {-kInf, -2, kInf}}, true);
+    check_specials2(
+        "true_divide", LF_FN2(true_divide), t,
+        {{1, 0.0L, kInf}, {-1, 0.0L, -kInf}, {1, -0.0L, -kInf}, {0, 0, kNaN}, {kInf, kInf, kNaN}, {1, kInf, 0}}, true);
     // Python semantics: the remainder takes the divisor's sign; x % 0 is NaN; x // 0 is +-inf (NaN for 0 // 0).
     check_specials2("floor_divide", LF_FN2(floor_divide), t,
-                    {{7, 2, 3}, {-7, 2, -4}, {7, -2, -4}, {-7, -2, 3}, {1, 0.0L, kInf}, {-1, 0.0L, -kInf}, {0, 0, kNaN},
-                     {6, 3, 2}, {-6, 3, -2}, {0.5, 0.25, 2}, {kNaN, 1, kNaN}},
+                    {{7, 2, 3},
+                     {-7, 2, -4},
+                     {7, -2, -4},
+                     {-7, -2, 3},
+                     {1, 0.0L, kInf},
+                     {-1, 0.0L, -kInf},
+                     {0, 0, kNaN},
+                     {6, 3, 2},
+                     {-6, 3, -2},
+                     {0.5, 0.25, 2},
+                     {kNaN, 1, kNaN}},
                     false);
     check_specials2("remainder", LF_FN2(remainder), t,
-                    {{7, 2, 1}, {-7, 2, 1}, {7, -2, -1}, {-7, -2, -1}, {5, 0.0L, kNaN}, {-0.0L, 3, 0.0L}, {6, -3, -0.0L},
-                     {5.5, 2, 1.5}, {kInf, 2, kNaN}, {5, kInf, 5}, {-5, kInf, kInf}, {kNaN, 2, kNaN}},
+                    {{7, 2, 1},
+                     {-7, 2, 1},
+                     {7, -2, -1},
+                     {-7, -2, -1},
+                     {5, 0.0L, kNaN},
+                     {-0.0L, 3, 0.0L},
+                     {6, -3, -0.0L},
+                     {5.5, 2, 1.5},
+                     {kInf, 2, kNaN},
+                     {5, kInf, 5},
+                     {-5, kInf, kInf},
+                     {kNaN, 2, kNaN}},
                     true);
     check_specials2("power", LF_FN2(power), t,
-                    {{0, -1, kInf}, {-8, 1.0L / 3, kNaN}, {kNaN, 0, 1}, {1, kNaN, 1}, {0, 0, 1}, {kInf, -1, 0},
-                     {kInf, 2, kInf}, {0, 3, 0}});
+                    {{0, -1, kInf},
+                     {-8, 1.0L / 3, kNaN},
+                     {kNaN, 0, 1},
+                     {1, kNaN, 1},
+                     {0, 0, 1},
+                     {kInf, -1, 0},
+                     {kInf, 2, kInf},
+                     {0, 3, 0}});
     check_specials2("minimum", LF_FN2(minimum), t,
                     {{kNaN, 1, kNaN}, {1, kNaN, kNaN}, {-kInf, 1, -kInf}, {kInf, 1, 1}, {kNaN, kNaN, kNaN}});
     check_specials2("maximum", LF_FN2(maximum), t,
                     {{kNaN, 1, kNaN}, {1, kNaN, kNaN}, {-kInf, 1, 1}, {kInf, 1, kInf}, {kNaN, -kInf, kNaN}});
     check_specials2("atan2", LF_FN2(atan2), t,
-                    {{0.0L, -0.0L, pi}, {-0.0L, -0.0L, -pi}, {0.0L, 0.0L, 0.0L}, {-0.0L, 0.0L, -0.0L}, {kNaN, 1, kNaN},
+                    {{0.0L, -0.0L, pi},
+                     {-0.0L, -0.0L, -pi},
+                     {0.0L, 0.0L, 0.0L},
+                     {-0.0L, 0.0L, -0.0L},
+                     {kNaN, 1, kNaN},
                      {1, 0, pi / 2}},
                     true);
     check_specials2("equal", LF_FN2(equal), t, {{kNaN, kNaN, 0}, {-0.0L, 0.0L, 1}, {kInf, kInf, 1}});
@@ -842,15 +910,32 @@ TEST(BinaryOps, SpecialValuesInteger) {
     check_specials2("multiply", LF_FN2(multiply), t, {{hi, 2, -2}, {lo, -1, lo}, {lo, 2, 0}});
     // Floor division and modulo round toward -inf; division by zero gives 0; MIN // -1 wraps to MIN.
     check_specials2("floor_divide", LF_FN2(floor_divide), t,
-                    {{7, 2, 3}, {-7, 2, -4}, {7, -2, -4}, {-7, -2, 3}, {5, 0, 0}, {0, 0, 0}, {lo, -1, lo}, {lo, 1, lo},
-                     {hi, -1, -hi}, {-1, hi, -1}});
-    check_specials2("remainder", LF_FN2(remainder), t,
-                    {{7, 2, 1}, {-7, 2, 1}, {7, -2, -1}, {-7, -2, -1}, {5, 0, 0}, {lo, -1, 0}, {lo, hi, hi - 1},
-                     {-1, hi, hi - 1}});
+                    {{7, 2, 3},
+                     {-7, 2, -4},
+                     {7, -2, -4},
+                     {-7, -2, 3},
+                     {5, 0, 0},
+                     {0, 0, 0},
+                     {lo, -1, lo},
+                     {lo, 1, lo},
+                     {hi, -1, -hi},
+                     {-1, hi, -1}});
+    check_specials2(
+        "remainder", LF_FN2(remainder), t,
+        {{7, 2, 1}, {-7, 2, 1}, {7, -2, -1}, {-7, -2, -1}, {5, 0, 0}, {lo, -1, 0}, {lo, hi, hi - 1}, {-1, hi, hi - 1}});
     // Integer powers wrap; negative exponents give 0 unless the base is +-1.
     check_specials2("power", LF_FN2(power), t,
-                    {{2, -1, 0}, {1, -5, 1}, {-1, -3, -1}, {-1, -4, 1}, {0, 0, 1}, {0, 5, 0}, {-2, 3, -8}, {3, 0, 1},
-                     {2, ld(t == DType::Int32 ? 31 : 63), lo}, {2, ld(t == DType::Int32 ? 32 : 64), 0}, {-1, 1000001, -1},
+                    {{2, -1, 0},
+                     {1, -5, 1},
+                     {-1, -3, -1},
+                     {-1, -4, 1},
+                     {0, 0, 1},
+                     {0, 5, 0},
+                     {-2, 3, -8},
+                     {3, 0, 1},
+                     {2, ld(t == DType::Int32 ? 31 : 63), lo},
+                     {2, ld(t == DType::Int32 ? 32 : 64), 0},
+                     {-1, 1000001, -1},
                      {0, -1, 0}});
     check_specials2("minimum", LF_FN2(minimum), t, {{lo, hi, lo}, {hi, lo, lo}});
     check_specials2("maximum", LF_FN2(maximum), t, {{lo, hi, hi}, {hi, lo, hi}});
@@ -909,11 +994,13 @@ TEST(BinaryOps, Broadcasting) {
   };
   std::vector<Case> cases = {
       {A + R, [&](std::size_t i, std::size_t j) { return a.v[i * 4 + j] + row.v[j]; }, DType::Float32},
-      {A * C, [&](std::size_t i, std::size_t j) { return ld(double(a.v[i * 4 + j]) * double(col.v[i])); }, DType::Float64},
+      {A * C, [&](std::size_t i, std::size_t j) { return ld(double(a.v[i * 4 + j]) * double(col.v[i])); },
+       DType::Float64},
       {C - R, [&](std::size_t i, std::size_t j) { return ld(double(col.v[i]) - double(row.v[j])); }, DType::Float64},
       {lf::maximum(R, C), [&](std::size_t i, std::size_t j) { return nan_max(row.v[j], col.v[i]); }, DType::Float64},
       {lf::less(A, S), [&](std::size_t i, std::size_t j) { return ld(a.v[i * 4 + j] < s.v[0]); }, DType::Bool},
-      {A / S, [&](std::size_t i, std::size_t j) { return ld(double(a.v[i * 4 + j]) / double(s.v[0])); }, DType::Float64},
+      {A / S, [&](std::size_t i, std::size_t j) { return ld(double(a.v[i * 4 + j]) / double(s.v[0])); },
+       DType::Float64},
   };
   for (auto& c : cases) {
     EXPECT_EQ(c.out.shape(), (Shape{3, 4}));
@@ -960,8 +1047,8 @@ TEST(WeakScalars, KeepTheArrayTypeAndValues) {
        [&](std::size_t k) { return ld(wrap(u64(i64(i32.v[k])) + 2147483647u, 32)); }, Tol::Exact},
       {"7 - i32", 7 - I32, DType::Int32, [&](std::size_t k) { return 7 - i32.v[k]; }, Tol::Exact},
       {"i32 * true", I32 * true, DType::Int32, [&](std::size_t k) { return i32.v[k]; }, Tol::Exact},
-      {"i64 + (1 << 40)", I64 + (i64(1) << 40), DType::Int64, [&](std::size_t k) { return i64h.v[k] + ld(i64(1) << 40); },
-       Tol::Exact},
+      {"i64 + (1 << 40)", I64 + (i64(1) << 40), DType::Int64,
+       [&](std::size_t k) { return i64h.v[k] + ld(i64(1) << 40); }, Tol::Exact},
       {"i64 * 2.0", I64 * 2.0, DType::Float64, [&](std::size_t k) { return i64h.v[k] * 2; }, Tol::Ulp},
       {"bool + 1", B + 1, DType::Int64, [&](std::size_t k) { return bh.v[k] + 1; }, Tol::Exact},
       {"bool * 2.5", B * 2.5, DType::Float64, [&](std::size_t k) { return bh.v[k] * 2.5L; }, Tol::Ulp},
@@ -974,7 +1061,8 @@ TEST(WeakScalars, KeepTheArrayTypeAndValues) {
        [&](std::size_t k) { return ld(int_floor_divide(i64(i32.v[k]), 7, 32)); }, Tol::Exact},
       {"100 % i32", 100 % I32, DType::Int32, [&](std::size_t k) { return ld(int_remainder(100, i64(i32.v[k]), 32)); },
        Tol::Exact},
-      {"pow(f32, 2)", lf::power(F32, 2), DType::Float32, [&](std::size_t k) { return f32.v[k] * f32.v[k]; }, Tol::Approx},
+      {"pow(f32, 2)", lf::power(F32, 2), DType::Float32, [&](std::size_t k) { return f32.v[k] * f32.v[k]; },
+       Tol::Approx},
       {"maximum(i32, 0)", lf::maximum(I32, 0), DType::Int32, [&](std::size_t k) { return std::max(i32.v[k], ld(0)); },
        Tol::Exact},
   };
@@ -1026,7 +1114,8 @@ TEST(Where, EveryDTypePair) {
         for (const Shape& shape : {Shape{7}, Shape{70000}}) {
           SCOPED_TRACE("where(" + name(tc) + ", " + name(ta) + ", " + name(tb) + ") " + shape_text(shape));
           const std::size_t n = numel(shape);
-          Host c = random_host(tc, n, cd, seed.rng), a = random_host(ta, n, d, seed.rng), b = random_host(tb, n, d, seed.rng);
+          Host c = random_host(tc, n, cd, seed.rng), a = random_host(ta, n, d, seed.rng),
+               b = random_host(tb, n, d, seed.rng);
           Array w = lf::where(to_array(c, shape), to_array(a, shape), to_array(b, shape));
           const DType t = promote(ta, tb);
           EXPECT_EQ(name(w.dtype()), name(t));
@@ -1092,7 +1181,8 @@ TEST(Clip, ArraysAndScalars) {
       Domain lo_d{}, span{};
       lo_d.flo = -50, lo_d.fhi = 0, lo_d.ilo = -50, lo_d.ihi = -1;
       span.flo = 1, span.fhi = 60, span.ilo = 1, span.ihi = 60;
-      Host x = random_host(t, n, d, seed.rng), lo = random_host(t, n, lo_d, seed.rng), w = random_host(t, n, span, seed.rng);
+      Host x = random_host(t, n, d, seed.rng), lo = random_host(t, n, lo_d, seed.rng),
+           w = random_host(t, n, span, seed.rng);
       Host hi{t, std::vector<ld>(n)};
       for (std::size_t k = 0; k < n; ++k) hi.v[k] = t == DType::Bool ? 1 : round_to(t, lo.v[k] + w.v[k]);
       Array y = lf::clip(to_array(x, shape), to_array(lo, shape), to_array(hi, shape));
@@ -1125,7 +1215,8 @@ TEST(Clip, ArraysAndScalars) {
                 .get<float>();
   EXPECT_TRUE(std::isnan(hn[0]));
   EXPECT_EQ(hn[1], 1.0f);
-  EXPECT_EQ(lf::clip(lf::asarray<std::int32_t>({1}), lf::asarray({0.f}), lf::asarray<i64>({2})).dtype(), DType::Float64);
+  EXPECT_EQ(lf::clip(lf::asarray<std::int32_t>({1}), lf::asarray({0.f}), lf::asarray<i64>({2})).dtype(),
+            DType::Float64);
 }
 
 /// NumPy's astype (C casts), with float -> int saturating and NaN -> 0 (lazyfuse's documented choice).
@@ -1220,7 +1311,9 @@ TEST(Astype, SpecialValues) {
   EXPECT_EQ(tof[1], -9223372036854775808.0f);
   auto tob = big.astype(DType::Bool).get<bool>();
   EXPECT_TRUE(tob[0] && tob[1] && tob[2] && tob[3]);
-  auto f64 = lf::asarray({1e300, -1e300, 1e-300, std::numeric_limits<double>::quiet_NaN()}).astype(DType::Float32).get<float>();
+  auto f64 = lf::asarray({1e300, -1e300, 1e-300, std::numeric_limits<double>::quiet_NaN()})
+                 .astype(DType::Float32)
+                 .get<float>();
   EXPECT_EQ(f64[0], std::numeric_limits<float>::infinity());
   EXPECT_EQ(f64[1], -std::numeric_limits<float>::infinity());
   EXPECT_EQ(f64[2], 0.0f);
@@ -1229,8 +1322,17 @@ TEST(Astype, SpecialValues) {
 
 // A constant array (lf::full) converts like any other: the same saturating float -> int rules, NaN -> 0.
 TEST(Astype, ConstantArraysConvertLikeDataArrays) {
-  const double values[] = {3e9, -3e9, 1e19, -1e19, 9.3e18, 2.7, -2.7, std::numeric_limits<double>::quiet_NaN(),
-                           std::numeric_limits<double>::infinity(), -0.0, 2147483647.5};
+  const double values[] = {3e9,
+                           -3e9,
+                           1e19,
+                           -1e19,
+                           9.3e18,
+                           2.7,
+                           -2.7,
+                           std::numeric_limits<double>::quiet_NaN(),
+                           std::numeric_limits<double>::infinity(),
+                           -0.0,
+                           2147483647.5};
   for (DType from : {DType::Float32, DType::Float64}) {
     for (DType to : kTypes) {
       for (double v : values) {

@@ -32,7 +32,9 @@ constexpr DType kPromote[5][5] = {
     /* float32 */ {F32, F64, F64, F32, F64},
     /* float64 */ {F64, F64, F64, F64, F64},
 };
-DType promoted(DType a, DType b) { return kPromote[int(a)][int(b)]; }
+DType promoted(DType a, DType b) {
+  return kPromote[int(a)][int(b)];
+}
 
 // NEP 50: an array of type t with a Python bool / int / float scalar (lazyfuse: C++ bool / integer / floating).
 constexpr ScalarKind kKinds[] = {ScalarKind::Bool, ScalarKind::Int, ScalarKind::Float};
@@ -44,9 +46,13 @@ constexpr DType kWeak[5][3] = {
     /* float32 */ {F32, F32, F32},
     /* float64 */ {F64, F64, F64},
 };
-DType weak(DType t, ScalarKind k) { return kWeak[int(t)][int(k)]; }
+DType weak(DType t, ScalarKind k) {
+  return kWeak[int(t)][int(k)];
+}
 
-std::string name(DType t) { return std::string(lf::dtype_name(t)); }
+std::string name(DType t) {
+  return std::string(lf::dtype_name(t));
+}
 
 struct Seed {
   std::uint64_t value;
@@ -57,7 +63,9 @@ struct Seed {
     std::random_device rd;
     return (std::uint64_t(rd()) << 32) ^ std::uint64_t(rd());
   }
-  std::string trace() const { return "seed " + std::to_string(value) + " (replay: LAZYFUSE_TEST_SEED=" + std::to_string(value) + ")"; }
+  std::string trace() const {
+    return "seed " + std::to_string(value) + " (replay: LAZYFUSE_TEST_SEED=" + std::to_string(value) + ")";
+  }
 };
 
 /// Random nonzero multiples of 1/8 in [-100, 100] (integers for integer types, 0/1 for bool): exact in every type,

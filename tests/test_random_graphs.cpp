@@ -15,8 +15,9 @@
 //  * errors of the inputs propagate through each op's Lipschitz bound on the interval [x - e, x + e].
 // Discrete ops (floor, ceil, trunc, comparisons, float->int/bool casts, where's condition) give an exact result
 // when the interval of their input cannot cross a discontinuity, and otherwise mark the element "uncertain"
-// (error = inf): uncertain elements are skipped, and their share is reported, and a run fails when over 10% of its cases are "blind" (mostly uncertain).
-// So integer/bool results are compared exactly, float results within a bound that is a few ulps per op.
+// (error = inf): uncertain elements are skipped, and their share is reported, and a run fails when over 10% of its
+// cases are "blind" (mostly uncertain). So integer/bool results are compared exactly, float results within a bound that
+// is a few ulps per op.
 //
 // Environment: LAZYFUSE_RANDOM_GRAPHS = number of cases (default 300), LAZYFUSE_RANDOM_SEED = base seed
 // (default: random, printed), LAZYFUSE_RANDOM_CASE = run only that case number (to reproduce one failure),
@@ -64,8 +65,12 @@ constexpr i64 kMaxElements = 300000;
 // dtype rules of NumPy 2 (written out independently of the library)
 // ---------------------------------------------------------------------------------------------------------
 
-bool isf(DType t) { return t == DType::Float32 || t == DType::Float64; }
-bool isi(DType t) { return t == DType::Int32 || t == DType::Int64; }
+bool isf(DType t) {
+  return t == DType::Float32 || t == DType::Float64;
+}
+bool isi(DType t) {
+  return t == DType::Int32 || t == DType::Int64;
+}
 
 const char* dname(DType t) {
   switch (t) {
@@ -103,7 +108,9 @@ DType promote(DType a, DType b) {
 
 // A weak C++ scalar (NEP 50): bool, integer or floating kind.
 enum class Kind { Bool, Int, Float };
-DType natural(Kind k) { return k == Kind::Bool ? DType::Bool : (k == Kind::Int ? DType::Int64 : DType::Float64); }
+DType natural(Kind k) {
+  return k == Kind::Bool ? DType::Bool : (k == Kind::Int ? DType::Int64 : DType::Float64);
+}
 DType promote_weak(DType t, Kind k) {
   switch (k) {
   case Kind::Bool: return t;
@@ -160,7 +167,9 @@ HT make_ht(DType dt, Shape shape) {
   return r;
 }
 
-double wrap32(double x) { return double(std::int32_t(std::uint32_t(std::uint64_t(i64(x))))); }
+double wrap32(double x) {
+  return double(std::int32_t(std::uint32_t(std::uint64_t(i64(x)))));
+}
 
 // x as the dtype holds it.
 double rnd(DType t, double x) {
@@ -379,13 +388,17 @@ HT ref_unary(U op, const HT& x0) {
 
 enum class B { Add, Sub, Mul, Div, Min, Max, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Xor, FloorDiv, Rem };
 const char* bname(B op) {
-  static const char* names[] = {"add",     "subtract",  "multiply",   "true_divide",   "minimum",     "maximum",
-                                "equal",   "not_equal", "less",       "less_equal",    "greater",     "greater_equal",
+  static const char* names[] = {"add",         "subtract",   "multiply",    "true_divide",  "minimum",  "maximum",
+                                "equal",       "not_equal",  "less",        "less_equal",   "greater",  "greater_equal",
                                 "logical_and", "logical_or", "logical_xor", "floor_divide", "remainder"};
   return names[int(op)];
 }
-bool is_compare(B op) { return op >= B::Eq && op <= B::Ge; }
-bool is_logical(B op) { return op >= B::And && op <= B::Xor; }
+bool is_compare(B op) {
+  return op >= B::Eq && op <= B::Ge;
+}
+bool is_logical(B op) {
+  return op >= B::And && op <= B::Xor;
+}
 
 std::optional<std::pair<DType, DType>> binary_types(B op, DType t) {
   switch (op) {
@@ -505,7 +518,8 @@ HT ref_binary_t(B op, const HT& a0, const HT& b0, DType t) {
         out = rnd(c, q);
         const bool exact = std::fma(out, y, -x) == 0;
         double prop = 0;
-        if (!exact_in) prop = std::fabs(y) > ey * kSafety ? (ex + std::fabs(q) * ey) / (std::fabs(y) - ey * kSafety) : kInf;
+        if (!exact_in)
+          prop = std::fabs(y) > ey * kSafety ? (ex + std::fabs(q) * ey) / (std::fabs(y) - ey * kSafety) : kInf;
         err = finish(c, out, prop, exact);
         break;
       }
@@ -523,7 +537,9 @@ HT ref_binary_t(B op, const HT& a0, const HT& b0, DType t) {
   return r;
 }
 
-HT ref_binary(B op, const HT& a, const HT& b) { return ref_binary_t(op, a, b, promote(a.dt, b.dt)); }
+HT ref_binary(B op, const HT& a, const HT& b) {
+  return ref_binary_t(op, a, b, promote(a.dt, b.dt));
+}
 
 HT ref_where_t(const HT& c0, const HT& a0, const HT& b0, DType t) {
   auto s1 = broadcast_shape(a0.shape, b0.shape);
@@ -780,7 +796,7 @@ double minabs(const HT& a) {
 // ---------------------------------------------------------------------------------------------------------
 
 struct Sc {
-  int cpp = 0;  // 0 bool, 1 int, 2 long long, 3 double, 4 float
+  int cpp = 0; // 0 bool, 1 int, 2 long long, 3 double, 4 float
   bool b = false;
   int i = 0;
   double f = 0;
@@ -846,7 +862,7 @@ struct Val {
 
 struct Stats {
   i64 cases = 0, blind_cases = 0, ops = 0, checked = 0, uncertain = 0, float32_checked = 0, exact_checked = 0;
-  double worst_ratio = 0;  // largest |library - reference| / tolerance seen
+  double worst_ratio = 0; // largest |library - reference| / tolerance seen
 };
 
 class Case {
@@ -951,7 +967,8 @@ private:
     }
     if (kind < 15 && t != DType::Bool) {
       // arange(...).reshape(shape): an iota node.
-      const double step = isf(t) ? 0.25 : 1, start = isf(t) ? -0.375 * double(std::min<i64>(n, 16)) : double(uni(-5, 5));
+      const double step = isf(t) ? 0.25 : 1,
+                   start = isf(t) ? -0.375 * double(std::min<i64>(n, 16)) : double(uni(-5, 5));
       for (i64 i = 0; i < n; ++i) h.v[std::size_t(i)] = rnd(t, start + double(i) * step);
       std::ostringstream os;
       os.precision(17);
@@ -1004,7 +1021,8 @@ private:
     if (chance(0.25)) out = s;
     for (auto& d : out)
       if (chance(0.3)) d = 1;
-    if (grow && out.size() == s.size() && out.size() < 4 && chance(0.2) && numel(s) * 3 <= kMaxElements) out.insert(out.begin(), uni(1, 3));
+    if (grow && out.size() == s.size() && out.size() < 4 && chance(0.2) && numel(s) * 3 <= kMaxElements)
+      out.insert(out.begin(), uni(1, 3));
     return out;
   }
 
@@ -1016,7 +1034,7 @@ private:
     do s.i = int(uni(-5, 5));
     while (nonzero && s.i == 0);
     s.f = unif(0.25, small ? 2.0 : 4.0) * (chance(0.5) ? 1 : -1);
-    if (chance(0.3)) s.f = std::round(s.f * 4) / 4 + (s.f > 0 ? 0.25 : -0.25);  // exactly representable
+    if (chance(0.3)) s.f = std::round(s.f * 4) / 4 + (s.f > 0 ? 0.25 : -0.25); // exactly representable
     return s;
   }
 
@@ -1045,7 +1063,7 @@ private:
     const int n = int(s.size());
     int axis = 0;
     bool ellipsis = false;
-    int stop_at = chance(0.3) ? int(uni(0, n)) : n;  // leave trailing axes implicit
+    int stop_at = chance(0.3) ? int(uni(0, n)) : n; // leave trailing axes implicit
     while (axis < stop_at) {
       if (allow_newaxis && chance(0.1)) idx.push_back(lf::NewAxis{});
       if (!ellipsis && chance(0.08)) {
@@ -1138,20 +1156,21 @@ bool Case::op_unary(std::size_t xi) {
     if (m > 1000) return false;
     add(lf::square(x.a), ref_unary(U::Square, x.r), "lf::square(" + x.name + ")");
     return true;
-  case 3: {  // sqrt(abs(x) + 1)
-    HT r = ref_unary(U::Sqrt, ref_binary_t(B::Add, ref_unary(U::Abs, x.r), scalar_ht(Sc{1, false, 1, 0}, promote_weak(t, Kind::Int)),
+  case 3: { // sqrt(abs(x) + 1)
+    HT r = ref_unary(U::Sqrt, ref_binary_t(B::Add, ref_unary(U::Abs, x.r),
+                                           scalar_ht(Sc{1, false, 1, 0}, promote_weak(t, Kind::Int)),
                                            promote_weak(t, Kind::Int)));
     add(lf::sqrt(lf::abs(x.a) + 1), r, "lf::sqrt(lf::abs(" + x.name + ") + 1)");
     return true;
   }
-  case 4: {  // exp(clip(x, -8.0, 8.0))
+  case 4: { // exp(clip(x, -8.0, 8.0))
     const DType w = promote_weak(t, Kind::Float);
     HT c = ref_binary_t(B::Max, x.r, scalar_ht(Sc{3, false, 0, -8.0}, w), w);
     c = ref_binary_t(B::Min, c, scalar_ht(Sc{3, false, 0, 8.0}, w), w);
     add(lf::exp(lf::clip(x.a, -8.0, 8.0)), ref_unary(U::Exp, c), "lf::exp(lf::clip(" + x.name + ", -8.0, 8.0))");
     return true;
   }
-  case 5: {  // log(abs(x) + 1.5)
+  case 5: { // log(abs(x) + 1.5)
     const DType w = promote_weak(t, Kind::Float);
     HT r = ref_unary(U::Log, ref_binary_t(B::Add, ref_unary(U::Abs, x.r), scalar_ht(Sc{3, false, 0, 1.5}, w), w));
     add(lf::log(lf::abs(x.a) + 1.5), r, "lf::log(lf::abs(" + x.name + ") + 1.5)");
@@ -1171,7 +1190,7 @@ bool Case::op_unary(std::size_t xi) {
   case 11: add(lf::ceil(x.a), ref_unary(U::Ceil, x.r), "lf::ceil(" + x.name + ")"); return true;
   case 12: add(lf::trunc(x.a), ref_unary(U::Trunc, x.r), "lf::trunc(" + x.name + ")"); return true;
   case 13: add(lf::logical_not(x.a), ref_unary(U::Not, x.r), "lf::logical_not(" + x.name + ")"); return true;
-  case 14: {  // the operators
+  case 14: { // the operators
     if (t == DType::Bool) {
       add(!x.a, ref_unary(U::Not, x.r), "!" + x.name);
       return true;
@@ -1179,7 +1198,7 @@ bool Case::op_unary(std::size_t xi) {
     add(-x.a, ref_unary(U::Neg, x.r), "-" + x.name);
     return true;
   }
-  default: {  // sqrt of a value known to be >= 1 in a float type directly
+  default: { // sqrt of a value known to be >= 1 in a float type directly
     if (!isf(t) || minabs(x.r) < 0.5) return false;
     HT sq = ref_unary(U::Square, x.r);
     if (maxabs(sq) > kMaxMagnitude) return false;
@@ -1219,7 +1238,7 @@ bool Case::op_binary(std::size_t xi) {
     add(a.a * b.a, ref_binary(B::Mul, a.r, b.r), an + " * " + bn);
     return true;
   case 6:
-  case 7: {  // a / (abs(b) + 1), or a / b when b is bounded away from zero
+  case 7: { // a / (abs(b) + 1), or a / b when b is bounded away from zero
     if (isf(b.r.dt) && minabs(b.r) >= 0.5 && chance(0.5)) {
       if (ma / minabs(b.r) > kMaxMagnitude) return false;
       add(lf::true_divide(a.a, b.a), ref_binary(B::Div, a.r, b.r), "lf::true_divide(" + an + ", " + bn + ")");
@@ -1233,7 +1252,9 @@ bool Case::op_binary(std::size_t xi) {
   case 8: add(lf::minimum(a.a, b.a), ref_binary(B::Min, a.r, b.r), "lf::minimum(" + an + ", " + bn + ")"); return true;
   case 9: add(lf::maximum(a.a, b.a), ref_binary(B::Max, a.r, b.r), "lf::maximum(" + an + ", " + bn + ")"); return true;
   case 10: add(a.a < b.a, ref_binary(B::Lt, a.r, b.r), an + " < " + bn); return true;
-  case 11: add(lf::less_equal(a.a, b.a), ref_binary(B::Le, a.r, b.r), "lf::less_equal(" + an + ", " + bn + ")"); return true;
+  case 11:
+    add(lf::less_equal(a.a, b.a), ref_binary(B::Le, a.r, b.r), "lf::less_equal(" + an + ", " + bn + ")");
+    return true;
   case 12: add(a.a > b.a, ref_binary(B::Gt, a.r, b.r), an + " > " + bn); return true;
   case 13: add(a.a >= b.a, ref_binary(B::Ge, a.r, b.r), an + " >= " + bn); return true;
   case 14:
@@ -1249,7 +1270,7 @@ bool Case::op_binary(std::size_t xi) {
         ref_binary(op, a.r, b.r), std::string("lf::") + bname(op) + "(" + an + ", " + bn + ")");
     return true;
   }
-  default: {  // integer floor_divide / remainder by abs(b) + 1
+  default: { // integer floor_divide / remainder by abs(b) + 1
     if (!isi(a.r.dt) || !isi(b.r.dt)) return false;
     const DType w = promote_weak(b.r.dt, Kind::Int);
     HT d = ref_binary_t(B::Add, ref_unary(U::Abs, b.r), scalar_ht(Sc{1, false, 1, 0}, w), w);
@@ -1281,14 +1302,17 @@ bool Case::op_scalar(std::size_t xi) {
   case 0:
   case 1:
     if (m + sv > kMaxMagnitude) return false;
-    return bin(B::Add, [](auto p, auto q) { return lf::add(p, q); }, "add");
+    return bin(
+        B::Add, [](auto p, auto q) { return lf::add(p, q); }, "add");
   case 2:
     if (m + sv > kMaxMagnitude || t == DType::Bool) return false;
-    return bin(B::Sub, [](auto p, auto q) { return lf::subtract(p, q); }, "subtract");
+    return bin(
+        B::Sub, [](auto p, auto q) { return lf::subtract(p, q); }, "subtract");
   case 3:
   case 4:
     if (m * sv > kMaxMagnitude) return false;
-    return bin(B::Mul, [](auto p, auto q) { return lf::multiply(p, q); }, "multiply");
+    return bin(
+        B::Mul, [](auto p, auto q) { return lf::multiply(p, q); }, "multiply");
   case 5: {
     if (!left) {
       if (m / sv > kMaxMagnitude) return false;
@@ -1304,21 +1328,37 @@ bool Case::op_scalar(std::size_t xi) {
     add(out, ref_binary_t(B::Div, scalar_ht(s, t2), d, t2), st + " / (lf::abs(" + xn + ") + 0.5)");
     return true;
   }
-  case 6: return bin(B::Min, [](auto p, auto q) { return lf::minimum(p, q); }, "minimum");
-  case 7: return bin(B::Max, [](auto p, auto q) { return lf::maximum(p, q); }, "maximum");
+  case 6:
+    return bin(
+        B::Min, [](auto p, auto q) { return lf::minimum(p, q); }, "minimum");
+  case 7:
+    return bin(
+        B::Max, [](auto p, auto q) { return lf::maximum(p, q); }, "maximum");
   case 8: {
     static const B cmp[] = {B::Eq, B::Ne, B::Lt, B::Le, B::Gt, B::Ge};
     B op = cmp[uni(0, 5)];
     switch (op) {
-    case B::Eq: return bin(op, [](auto p, auto q) { return lf::equal(p, q); }, "equal");
-    case B::Ne: return bin(op, [](auto p, auto q) { return lf::not_equal(p, q); }, "not_equal");
-    case B::Lt: return bin(op, [](auto p, auto q) { return lf::less(p, q); }, "less");
-    case B::Le: return bin(op, [](auto p, auto q) { return lf::less_equal(p, q); }, "less_equal");
-    case B::Gt: return bin(op, [](auto p, auto q) { return lf::greater(p, q); }, "greater");
-    default: return bin(op, [](auto p, auto q) { return lf::greater_equal(p, q); }, "greater_equal");
+    case B::Eq:
+      return bin(
+          op, [](auto p, auto q) { return lf::equal(p, q); }, "equal");
+    case B::Ne:
+      return bin(
+          op, [](auto p, auto q) { return lf::not_equal(p, q); }, "not_equal");
+    case B::Lt:
+      return bin(
+          op, [](auto p, auto q) { return lf::less(p, q); }, "less");
+    case B::Le:
+      return bin(
+          op, [](auto p, auto q) { return lf::less_equal(p, q); }, "less_equal");
+    case B::Gt:
+      return bin(
+          op, [](auto p, auto q) { return lf::greater(p, q); }, "greater");
+    default:
+      return bin(
+          op, [](auto p, auto q) { return lf::greater_equal(p, q); }, "greater_equal");
     }
   }
-  case 9: {  // clip(x, lo, hi) with two scalars of possibly different kinds
+  case 9: { // clip(x, lo, hi) with two scalars of possibly different kinds
     Sc lo = rand_scalar(false, true), hi = rand_scalar(false, true);
     if (lo.kind() == Kind::Bool || hi.kind() == Kind::Bool) return false;
     if (lo.value() > hi.value()) std::swap(lo, hi);
@@ -1330,7 +1370,7 @@ bool Case::op_scalar(std::size_t xi) {
     add(out, c, "lf::clip(" + xn + ", " + lo.text() + ", " + hi.text() + ")");
     return true;
   }
-  default: {  // compound assignment
+  default: { // compound assignment
     if (m * sv > kMaxMagnitude || m + sv > kMaxMagnitude) return false;
     Array acc = x.a;
     if (chance(0.5)) {
@@ -1348,7 +1388,7 @@ bool Case::op_scalar(std::size_t xi) {
 bool Case::op_where(std::size_t xi) {
   const Val c = pool_[xi];
   const int kind = int(uni(0, 3));
-  if (kind == 0) {  // two arrays
+  if (kind == 0) { // two arrays
     const Val a = pool_[partner(c.r.shape)];
     auto s = broadcast_shape(c.r.shape, a.r.shape);
     const Val b = pool_[partner(*s)];
@@ -1358,7 +1398,7 @@ bool Case::op_where(std::size_t xi) {
         "lf::where(" + c.name + ", " + a.name + ", " + b.name + ")");
     return true;
   }
-  if (kind == 1) {  // array and scalar
+  if (kind == 1) { // array and scalar
     const Val a = pool_[partner(c.r.shape)];
     const Sc s = rand_scalar(false);
     const DType t = promote_weak(a.r.dt, s.kind());
@@ -1366,8 +1406,7 @@ bool Case::op_where(std::size_t xi) {
     Array out = s.apply([&](auto v) { return left ? lf::where(c.a, v, a.a) : lf::where(c.a, a.a, v); });
     HT r = left ? ref_where_t(c.r, scalar_ht(s, t), a.r, promote(t, a.r.dt))
                 : ref_where_t(c.r, a.r, scalar_ht(s, t), promote(a.r.dt, t));
-    add(out, r,
-        "lf::where(" + c.name + ", " + (left ? s.text() + ", " + a.name : a.name + ", " + s.text()) + ")");
+    add(out, r, "lf::where(" + c.name + ", " + (left ? s.text() + ", " + a.name : a.name + ", " + s.text()) + ")");
     return true;
   }
   // two scalars: they promote between themselves
@@ -1395,9 +1434,7 @@ bool Case::op_view(std::size_t xi) {
   const Shape& s = x.r.shape;
   const int n = int(s.size());
   switch (int(uni(0, 10))) {
-  case 0:
-    add(x.a.T(), ref_transpose(x.r, {}), x.name + ".T()");
-    return true;
+  case 0: add(x.a.T(), ref_transpose(x.r, {}), x.name + ".T()"); return true;
   case 1: {
     std::vector<int> perm(std::size_t(n), 0);
     std::iota(perm.begin(), perm.end(), 0);
@@ -1416,7 +1453,7 @@ bool Case::op_view(std::size_t xi) {
     add(x.a.index_with(idx), ref_index(x.r, idx), x.name + "(" + index_text(idx) + ")");
     return true;
   }
-  case 4: {  // broadcast_to a larger shape
+  case 4: { // broadcast_to a larger shape
     Shape to = s;
     for (auto& d : to)
       if (d == 1 && chance(0.6)) d = uni(1, 5);
@@ -1425,7 +1462,7 @@ bool Case::op_view(std::size_t xi) {
     add(lf::broadcast_to(x.a, to), ref_broadcast(x.r, to), "lf::broadcast_to(" + x.name + ", " + shape_str(to) + ")");
     return true;
   }
-  case 5: {  // reshape into a random factorization (possibly with -1)
+  case 5: { // reshape into a random factorization (possibly with -1)
     i64 rest = x.r.size();
     if (rest == 0) return false;
     Shape to;
@@ -1438,8 +1475,10 @@ bool Case::op_view(std::size_t xi) {
       to.push_back(d);
       rest /= d;
     }
-    if (rank > 0) to.push_back(rest);
-    else if (rest != 1) to = {rest};
+    if (rank > 0)
+      to.push_back(rest);
+    else if (rest != 1)
+      to = {rest};
     std::shuffle(to.begin(), to.end(), rng_);
     Shape call = to;
     if (!call.empty() && chance(0.4)) call[std::size_t(uni(0, i64(call.size()) - 1))] = -1;
@@ -1497,12 +1536,13 @@ bool Case::op_view(std::size_t xi) {
       }
     for (int k = 0; k < n; ++k)
       if (std::find(ones.begin(), ones.end(), k) == ones.end() ||
-          (std::find(axes.begin(), axes.end(), k) == axes.end() && std::find(axes.begin(), axes.end(), k - n) == axes.end()))
+          (std::find(axes.begin(), axes.end(), k) == axes.end() &&
+           std::find(axes.begin(), axes.end(), k - n) == axes.end()))
         to.push_back(s[std::size_t(k)]);
     add(lf::squeeze(x.a, axes), ref_reshape(x.r, to), "lf::squeeze(" + x.name + ", std::vector<int>{" + text + "})");
     return true;
   }
-  default: {  // ravel
+  default: { // ravel
     add(x.a.ravel(), ref_reshape(x.r, {x.r.size()}), x.name + ".ravel()");
     return true;
   }
@@ -1514,7 +1554,7 @@ bool Case::op_combine(std::size_t xi) {
   const Shape& s = x.r.shape;
   const int n = int(s.size());
   switch (int(uni(0, 4))) {
-  case 0: {  // concatenate with 1-2 arrays that differ along the axis
+  case 0: { // concatenate with 1-2 arrays that differ along the axis
     if (n == 0) return false;
     int ax = int(uni(-n, n - 1));
     const auto A = std::size_t(ax < 0 ? ax + n : ax);
@@ -1550,10 +1590,11 @@ bool Case::op_combine(std::size_t xi) {
       refs.push_back(p.r);
       text += (text.empty() ? "" : ", ") + p.name;
     }
-    add(lf::concatenate(arrays, ax), ref_concat(refs, ax), "lf::concatenate({" + text + "}, " + std::to_string(ax) + ")");
+    add(lf::concatenate(arrays, ax), ref_concat(refs, ax),
+        "lf::concatenate({" + text + "}, " + std::to_string(ax) + ")");
     return true;
   }
-  case 1: {  // stack x with a transformed x and/or a new leaf of the same shape
+  case 1: { // stack x with a transformed x and/or a new leaf of the same shape
     if (n >= 4 || x.r.size() * 3 > kMaxElements) return false;
     std::vector<Val> parts{x};
     parts.push_back(chance(0.5) ? leaf(s, rand_dtype()) : x);
@@ -1570,7 +1611,7 @@ bool Case::op_combine(std::size_t xi) {
     add(lf::stack(arrays, ax), ref_stack(refs, ax), "lf::stack({" + text + "}, " + std::to_string(ax) + ")");
     return true;
   }
-  case 2: {  // pad
+  case 2: { // pad
     if (n == 0) return false;
     std::vector<std::pair<i64, i64>> w;
     Shape out = s;
@@ -1578,7 +1619,8 @@ bool Case::op_combine(std::size_t xi) {
     int pairs = chance(0.3) ? 1 : n;
     for (int k = 0; k < pairs; ++k) {
       w.push_back({uni(0, 2), uni(0, 2)});
-      text += (text.empty() ? "{" : ", {") + std::to_string(w.back().first) + ", " + std::to_string(w.back().second) + "}";
+      text +=
+          (text.empty() ? "{" : ", {") + std::to_string(w.back().first) + ", " + std::to_string(w.back().second) + "}";
     }
     for (int k = 0; k < n; ++k) {
       auto [lo, hi] = pairs == 1 ? w[0] : w[std::size_t(k)];
@@ -1591,7 +1633,7 @@ bool Case::op_combine(std::size_t xi) {
     add(lf::pad(x.a, w, c), ref_pad(x.r, w, c), os.str());
     return true;
   }
-  default: {  // at().set / set_at
+  default: { // at().set / set_at
     auto idx = rand_index(s, chance(0.03), chance(0.5));
     HT region = ref_index(iota_like(s), idx);
     const bool scalar = chance(0.35);
@@ -1690,8 +1732,7 @@ void Case::check(const Val& v, const std::string& how) {
           rem /= v.r.shape[std::size_t(k)];
         }
         ADD_FAILURE() << std::setprecision(17) << v.name << "[" << shape_str(idx) << "] (" << dname(v.r.dt)
-                      << "): library " << out << ", reference " << ref << ", |diff| " << diff << " > tolerance "
-                      << err;
+                      << "): library " << out << ", reference " << ref << ", |diff| " << diff << " > tolerance " << err;
       }
     }
   }
@@ -1769,7 +1810,7 @@ std::uint64_t env_u64(const char* name, std::uint64_t fallback) {
   return std::strtoull(s, nullptr, 10);
 }
 
-std::uint64_t mix(std::uint64_t x) {  // splitmix64
+std::uint64_t mix(std::uint64_t x) { // splitmix64
   x += 0x9e3779b97f4a7c15ull;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
@@ -1814,8 +1855,7 @@ void run_cases(std::uint64_t base_seed, i64 count, const char* label) {
               static_cast<long long>(stats.exact_checked), static_cast<long long>(stats.float32_checked),
               static_cast<long long>(stats.uncertain),
               100.0 * double(stats.uncertain) / double(std::max<i64>(1, stats.checked + stats.uncertain)),
-              static_cast<long long>(stats.blind_cases),
-              stats.worst_ratio, secs);
+              static_cast<long long>(stats.blind_cases), stats.worst_ratio, secs);
   // The test must keep its power: uncertain elements (near a discontinuity) must stay rare.
   // (A case is "blind" when most of its result elements are uncertain.)
   if (stats.cases >= 50) {
@@ -1832,6 +1872,8 @@ TEST(RandomGraphs, Differential) {
 }
 
 // A fixed seed: a regression this catches always reproduces.
-TEST(RandomGraphs, FixedSeed) { run_cases(20240601, 150, "fixed seed"); }
+TEST(RandomGraphs, FixedSeed) {
+  run_cases(20240601, 150, "fixed seed");
+}
 
 } // namespace

@@ -45,9 +45,15 @@ constexpr ld kInf = std::numeric_limits<ld>::infinity();
 constexpr double dNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double dInf = std::numeric_limits<double>::infinity();
 
-std::string name(DType t) { return std::string(lf::dtype_name(t)); }
-bool is_float(DType t) { return t == DType::Float32 || t == DType::Float64; }
-double tol_of(DType t) { return t == DType::Float32 ? 1e-5 : 1e-12; }
+std::string name(DType t) {
+  return std::string(lf::dtype_name(t));
+}
+bool is_float(DType t) {
+  return t == DType::Float32 || t == DType::Float64;
+}
+double tol_of(DType t) {
+  return t == DType::Float32 ? 1e-5 : 1e-12;
+}
 
 std::string str(const Shape& s) {
   std::ostringstream os;
@@ -78,8 +84,8 @@ struct Seed {
     return "seed " + std::to_string(value) + " (replay: LAZYFUSE_TEST_SEED=" + std::to_string(value) + ")";
   }
 };
-#define SEEDED(s)                                                                                                 \
-  Seed s;                                                                                                         \
+#define SEEDED(s)                                                                                                      \
+  Seed s;                                                                                                              \
   SCOPED_TRACE(s.trace())
 
 // ---- host data ------------------------------------------------------------------------------------------
@@ -240,13 +246,26 @@ struct OpCase {
 };
 
 const OpCase kOps[] = {
-    {"sum", R::Sum},         {"prod", R::Prod},     {"min", R::Min},           {"max", R::Max},
-    {"argmax", R::ArgMax},   {"argmin", R::ArgMin}, {"any", R::Any},           {"all", R::All},
-    {"mean", R::Mean},       {"var", R::Var, 0},    {"var(ddof=1)", R::Var, 1}, {"std", R::Std, 0},
-    {"std(ddof=1)", R::Std, 1}, {"count_nonzero", R::CountNonzero}, {"logsumexp", R::LogSumExp},
+    {"sum", R::Sum},
+    {"prod", R::Prod},
+    {"min", R::Min},
+    {"max", R::Max},
+    {"argmax", R::ArgMax},
+    {"argmin", R::ArgMin},
+    {"any", R::Any},
+    {"all", R::All},
+    {"mean", R::Mean},
+    {"var", R::Var, 0},
+    {"var(ddof=1)", R::Var, 1},
+    {"std", R::Std, 0},
+    {"std(ddof=1)", R::Std, 1},
+    {"count_nonzero", R::CountNonzero},
+    {"logsumexp", R::LogSumExp},
 };
 
-bool is_arg(R r) { return r == R::ArgMax || r == R::ArgMin; }
+bool is_arg(R r) {
+  return r == R::ArgMax || r == R::ArgMin;
+}
 
 DType result_type(R r, DType t) {
   switch (r) {
@@ -412,8 +431,12 @@ void sweep(const OpCase& op) {
 
 // ---- helpers for the hand-written tests -----------------------------------------------------------------
 
-Array f64(const std::vector<double>& v, Shape shape) { return lf::asarray_as(DType::Float64, v, std::move(shape)); }
-Array typed(DType t, const std::vector<double>& v, Shape shape) { return lf::asarray_as(t, v, std::move(shape)); }
+Array f64(const std::vector<double>& v, Shape shape) {
+  return lf::asarray_as(DType::Float64, v, std::move(shape));
+}
+Array typed(DType t, const std::vector<double>& v, Shape shape) {
+  return lf::asarray_as(t, v, std::move(shape));
+}
 
 std::vector<double> uniform(std::size_t n, double lo, double hi, std::mt19937_64& rng, DType t = DType::Float64) {
   std::vector<double> v(n);
@@ -448,27 +471,59 @@ template <class F> std::string thrown_message(F&& f) {
   return "<nothing thrown>";
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 } // namespace
 
 // ---- every reduction x every dtype x axes x keepdims ------------------------------------------------------
 
-TEST(ReductionSweep, Sum) { sweep(kOps[0]); }
-TEST(ReductionSweep, Prod) { sweep(kOps[1]); }
-TEST(ReductionSweep, Min) { sweep(kOps[2]); }
-TEST(ReductionSweep, Max) { sweep(kOps[3]); }
-TEST(ReductionSweep, ArgMax) { sweep(kOps[4]); }
-TEST(ReductionSweep, ArgMin) { sweep(kOps[5]); }
-TEST(ReductionSweep, Any) { sweep(kOps[6]); }
-TEST(ReductionSweep, All) { sweep(kOps[7]); }
-TEST(ReductionSweep, Mean) { sweep(kOps[8]); }
-TEST(ReductionSweep, VarDdof0) { sweep(kOps[9]); }
-TEST(ReductionSweep, VarDdof1) { sweep(kOps[10]); }
-TEST(ReductionSweep, StdDdof0) { sweep(kOps[11]); }
-TEST(ReductionSweep, StdDdof1) { sweep(kOps[12]); }
-TEST(ReductionSweep, CountNonzero) { sweep(kOps[13]); }
-TEST(ReductionSweep, LogSumExp) { sweep(kOps[14]); }
+TEST(ReductionSweep, Sum) {
+  sweep(kOps[0]);
+}
+TEST(ReductionSweep, Prod) {
+  sweep(kOps[1]);
+}
+TEST(ReductionSweep, Min) {
+  sweep(kOps[2]);
+}
+TEST(ReductionSweep, Max) {
+  sweep(kOps[3]);
+}
+TEST(ReductionSweep, ArgMax) {
+  sweep(kOps[4]);
+}
+TEST(ReductionSweep, ArgMin) {
+  sweep(kOps[5]);
+}
+TEST(ReductionSweep, Any) {
+  sweep(kOps[6]);
+}
+TEST(ReductionSweep, All) {
+  sweep(kOps[7]);
+}
+TEST(ReductionSweep, Mean) {
+  sweep(kOps[8]);
+}
+TEST(ReductionSweep, VarDdof0) {
+  sweep(kOps[9]);
+}
+TEST(ReductionSweep, VarDdof1) {
+  sweep(kOps[10]);
+}
+TEST(ReductionSweep, StdDdof0) {
+  sweep(kOps[11]);
+}
+TEST(ReductionSweep, StdDdof1) {
+  sweep(kOps[12]);
+}
+TEST(ReductionSweep, CountNonzero) {
+  sweep(kOps[13]);
+}
+TEST(ReductionSweep, LogSumExp) {
+  sweep(kOps[14]);
+}
 
 TEST(ReductionSweep, AminAmaxAreMinMax) {
   SEEDED(seed);
@@ -616,7 +671,8 @@ TEST(ReductionFused, ReductionsOfViews) {
     Array ai = lf::argmax(rev, 0);
     Array ni = lf::argmin(rev, 0);
     ASSERT_EQ(r.shape(), (Shape{cols}));
-    std::vector<ld> want(static_cast<std::size_t>(cols)), wa(static_cast<std::size_t>(cols)), wn(static_cast<std::size_t>(cols)), zero(static_cast<std::size_t>(cols), 0);
+    std::vector<ld> want(static_cast<std::size_t>(cols)), wa(static_cast<std::size_t>(cols)),
+        wn(static_cast<std::size_t>(cols)), zero(static_cast<std::size_t>(cols), 0);
     for (i64 j = 0; j < cols; ++j) {
       ld mx = -kInf, mn = kInf;
       i64 amx = 0, amn = 0;
@@ -713,11 +769,11 @@ TEST(ReductionNaN, PropagationAndFirstNaNIndex) {
     SCOPED_TRACE(name(t));
     // Rows: no NaN; NaN at 3; NaNs at 2 and 5 with +inf before; NaN at 0 then -inf; zeros and one NaN.
     const std::vector<double> v = {
-        1, 5, 2, 5, -1, 0, 3,                 //
-        1, 2, 3, dNaN, 9, -9, 4,              //
-        dInf, 1, dNaN, 2, 3, dNaN, -dInf,     //
-        dNaN, -dInf, -dInf, 1, 1, 1, 1,       //
-        0, 0, 0, 0, 0, dNaN, 0,               //
+        1,    5,     2,     5,    -1, 0,    3,     //
+        1,    2,     3,     dNaN, 9,  -9,   4,     //
+        dInf, 1,     dNaN,  2,    3,  dNaN, -dInf, //
+        dNaN, -dInf, -dInf, 1,    1,  1,    1,     //
+        0,    0,     0,     0,    0,  dNaN, 0,     //
     };
     const Array x = typed(t, v, {5, 7});
     const auto nan_rows = std::vector<bool>{false, true, true, true, true};
@@ -744,8 +800,8 @@ TEST(ReductionNaN, PropagationAndFirstNaNIndex) {
     // Columns: max over axis 0 propagates per column.
     const auto cmax = read(lf::max(x, 0));
     for (std::size_t j = 0; j < 7; ++j) {
-      const bool has_nan = std::isnan(v[7 + j]) || std::isnan(v[14 + j]) || std::isnan(v[21 + j]) ||
-                           std::isnan(v[28 + j]);
+      const bool has_nan =
+          std::isnan(v[7 + j]) || std::isnan(v[14 + j]) || std::isnan(v[21 + j]) || std::isnan(v[28 + j]);
       EXPECT_EQ(std::isnan(cmax[j]), has_nan) << "max column " << j;
     }
     // any/all: NaN is true.
@@ -803,12 +859,12 @@ TEST(ReductionLogSumExp, Infinities) {
     SCOPED_TRACE(name(t));
     const Array x = typed(t,
                           {
-                              1, 2, 3, 4,                  // finite
-                              1, dInf, 3, 4,               // +inf -> +inf
-                              -dInf, -dInf, -dInf, -dInf,  // all -inf -> -inf
-                              -dInf, 0, -dInf, 0,          // -inf terms vanish: log 2
-                              dInf, -dInf, 0, 1,           // +inf wins over -inf
-                              1000, 1000, -dInf, 999,      // large: no overflow
+                              1,     2,     3,     4,     // finite
+                              1,     dInf,  3,     4,     // +inf -> +inf
+                              -dInf, -dInf, -dInf, -dInf, // all -inf -> -inf
+                              -dInf, 0,     -dInf, 0,     // -inf terms vanish: log 2
+                              dInf,  -dInf, 0,     1,     // +inf wins over -inf
+                              1000,  1000,  -dInf, 999,   // large: no overflow
                           },
                           {6, 4});
     Array r = lf::logsumexp(x, 1);
@@ -817,8 +873,8 @@ TEST(ReductionLogSumExp, Infinities) {
     const ld big = 1000 + std::log(2 + std::exp(-1.0L));
     const ld finite = std::log(std::exp(1.0L) + std::exp(2.0L) + std::exp(3.0L) + std::exp(4.0L));
     const double tol = tol_of(t);
-    expect_values(r, {finite, kInf, -kInf, std::log(2.0L), kInf, big},
-                  {tol * finite, 0, 0, tol, 0, tol * big}, "logsumexp rows");
+    expect_values(r, {finite, kInf, -kInf, std::log(2.0L), kInf, big}, {tol * finite, 0, 0, tol, 0, tol * big},
+                  "logsumexp rows");
     Array k = lf::logsumexp(x, 1, true);
     EXPECT_EQ(k.shape(), (Shape{6, 1}));
     EXPECT_EQ(lf::logsumexp(x).item<double>(), dInf) << "a +inf anywhere gives +inf";
@@ -873,16 +929,21 @@ TEST(ReductionEmpty, MaxMinArgOfEmptyThrow) {
       std::function<Array()> f;
     };
     const std::vector<Case> cases = {
-        {"max", [&] { return lf::max(e); }},        {"max", [&] { return lf::max(e2, 1); }},
-        {"max", [&] { return lf::amax(e2); }},      {"min", [&] { return lf::min(e); }},
-        {"min", [&] { return lf::min(e2, -1, true); }}, {"argmax", [&] { return lf::argmax(e); }},
-        {"argmax", [&] { return lf::argmax(e2, 1); }}, {"argmin", [&] { return lf::argmin(e2); }},
+        {"max", [&] { return lf::max(e); }},
+        {"max", [&] { return lf::max(e2, 1); }},
+        {"max", [&] { return lf::amax(e2); }},
+        {"min", [&] { return lf::min(e); }},
+        {"min", [&] { return lf::min(e2, -1, true); }},
+        {"argmax", [&] { return lf::argmax(e); }},
+        {"argmax", [&] { return lf::argmax(e2, 1); }},
+        {"argmin", [&] { return lf::argmin(e2); }},
         {"argmin", [&] { return lf::argmin(e2, 1); }},
     };
     for (const auto& c : cases) {
       const std::string msg = thrown_message(c.f);
       EXPECT_TRUE(contains(msg, c.op) && contains(msg, "zero-size")) << c.op << ": message \"" << msg << "\"";
-      EXPECT_FALSE(contains(msg, "<not a lazyfuse::Error>") || contains(msg, "<nothing thrown>")) << c.op << ": " << msg;
+      EXPECT_FALSE(contains(msg, "<not a lazyfuse::Error>") || contains(msg, "<nothing thrown>"))
+          << c.op << ": " << msg;
     }
     // Reducing a non-empty axis of an empty array is fine (NumPy: np.max(np.zeros((3, 0)), axis=0) -> shape (0,)).
     Array m0 = lf::max(e2, 0);
@@ -953,18 +1014,12 @@ TEST(ReductionErrors, AxisOutOfRange) {
     std::function<Array()> f;
   };
   const std::vector<Case> cases = {
-      {"sum", "3", [&] { return lf::sum(x, 3); }},
-      {"sum", "-4", [&] { return lf::sum(x, -4); }},
-      {"max", "5", [&] { return lf::max(x, {0, 5}); }},
-      {"argmax", "3", [&] { return lf::argmax(x, 3); }},
-      {"argmin", "-4", [&] { return lf::argmin(x, -4); }},
-      {"prod", "7", [&] { return lf::prod(x, 7, true); }},
-      {"any", "3", [&] { return lf::any(x, 3); }},
-      {"all", "3", [&] { return lf::all(x, 3); }},
-      {"", "3", [&] { return lf::mean(x, 3); }},
-      {"", "-5", [&] { return lf::var(x, -5); }},
-      {"", "4", [&] { return lf::stddev(x, {1, 4}); }},
-      {"", "3", [&] { return lf::logsumexp(x, 3); }},
+      {"sum", "3", [&] { return lf::sum(x, 3); }},         {"sum", "-4", [&] { return lf::sum(x, -4); }},
+      {"max", "5", [&] { return lf::max(x, {0, 5}); }},    {"argmax", "3", [&] { return lf::argmax(x, 3); }},
+      {"argmin", "-4", [&] { return lf::argmin(x, -4); }}, {"prod", "7", [&] { return lf::prod(x, 7, true); }},
+      {"any", "3", [&] { return lf::any(x, 3); }},         {"all", "3", [&] { return lf::all(x, 3); }},
+      {"", "3", [&] { return lf::mean(x, 3); }},           {"", "-5", [&] { return lf::var(x, -5); }},
+      {"", "4", [&] { return lf::stddev(x, {1, 4}); }},    {"", "3", [&] { return lf::logsumexp(x, 3); }},
       {"", "3", [&] { return lf::count_nonzero(x, 3); }},
   };
   for (const auto& c : cases) {
@@ -979,8 +1034,8 @@ TEST(ReductionErrors, AxisOutOfRange) {
       ADD_FAILURE() << c.op << " axis " << c.axis << ": threw something other than IndexError: " << e.what();
       continue;
     }
-    EXPECT_TRUE(contains(msg, std::string("axis ") + c.axis)) << "message should name the axis " << c.axis << ": "
-                                                              << msg;
+    EXPECT_TRUE(contains(msg, std::string("axis ") + c.axis))
+        << "message should name the axis " << c.axis << ": " << msg;
     EXPECT_TRUE(contains(msg, "3")) << "message should name ndim 3: " << msg;
     EXPECT_TRUE(contains(msg, c.op)) << "message should name " << c.op << ": " << msg;
   }
@@ -989,12 +1044,9 @@ TEST(ReductionErrors, AxisOutOfRange) {
 TEST(ReductionErrors, DuplicateAxes) {
   const Array x = lf::zeros({2, 3, 4});
   const std::vector<std::function<Array()>> cases = {
-      [&] { return lf::sum(x, {0, 0}); },
-      [&] { return lf::max(x, {1, -2}); },
-      [&] { return lf::mean(x, {2, 0, -1}); },
-      [&] { return lf::var(x, {0, -3}); },
-      [&] { return lf::any(x, {1, 1}); },
-      [&] { return lf::logsumexp(x, {2, 2}); },
+      [&] { return lf::sum(x, {0, 0}); },      [&] { return lf::max(x, {1, -2}); },
+      [&] { return lf::mean(x, {2, 0, -1}); }, [&] { return lf::var(x, {0, -3}); },
+      [&] { return lf::any(x, {1, 1}); },      [&] { return lf::logsumexp(x, {2, 2}); },
   };
   for (std::size_t k = 0; k < cases.size(); ++k) {
     const std::string msg = thrown_message(cases[k]);
@@ -1113,7 +1165,7 @@ TEST(ReductionTies, FirstIndexWins) {
       const i64 rows = shape[0], cols = shape[1];
       std::vector<double> v(std::size_t(rows * cols), t == DType::Bool ? 0.0 : 1.0);
       for (i64 i = 0; i < rows; ++i) {
-        const i64 a = (i * 7 + 3) % cols, b = cols - 1 - (i % 3); // both hold the maximum
+        const i64 a = (i * 7 + 3) % cols, b = cols - 1 - (i % 3);       // both hold the maximum
         const i64 c1 = (i * 5 + 1) % cols, c2 = (c1 + cols / 2) % cols; // both hold the minimum (not bool)
         v[std::size_t(i * cols + b)] = hi;
         v[std::size_t(i * cols + a)] = hi;
@@ -1168,8 +1220,8 @@ TEST(ReductionNorm, VectorNorms) {
     for (double ord : {1.0, 2.0, dInf, -dInf, 0.0, 3.0})
       for (int axis : {0, 1, -1})
         for (bool kd : {false, true}) {
-          const std::string ctx = "norm ord " + std::to_string(ord) + " axis " + std::to_string(axis) +
-                                  (kd ? " keepdims" : "");
+          const std::string ctx =
+              "norm ord " + std::to_string(ord) + " axis " + std::to_string(axis) + (kd ? " keepdims" : "");
           Array r = lf::linalg::norm(m, ord, axis, kd);
           const Groups gr = group(h, std::vector<int>{axis}, kd);
           EXPECT_EQ(r.dtype(), rt) << ctx;
@@ -1334,8 +1386,8 @@ TEST(ReductionViews, SweepOverTransposedInputs) {
         if (op.r == R::Prod) continue; // general data makes products overflow/zero; products are swept above
         for (const AxesList& axes : axis_choices(nd, is_arg(op.r))) {
           const bool keepdims = (axes && axes->size() == 1);
-          const std::string ctx = std::string(op.name) + " of transposed " + name(t) + " " + str(h.shape) +
-                                  " axes " + str(axes);
+          const std::string ctx =
+              std::string(op.name) + " of transposed " + name(t) + " " + str(h.shape) + " axes " + str(axes);
           Array r = call(op, view, axes, keepdims);
           const Groups gr = group(h, axes, keepdims);
           ASSERT_EQ(r.shape(), gr.shape) << ctx;
@@ -1387,7 +1439,7 @@ TEST(ReductionFused, SeveralReductionsEvaluatedTogether) {
   const auto v = uniform(std::size_t(rows * cols), -1, 2, seed.rng);
   const Array m = f64(v, {rows, cols});
   Array s = lf::sum(m, 1), mx = lf::max(m, 1), am = lf::argmax(m, 1), mu = lf::mean(m, 1), c = lf::sum(m, 0);
-  Array centered = m - lf::mean(m, 0); // broadcast of a column reduction against its input
+  Array centered = m - lf::mean(m, 0);                            // broadcast of a column reduction against its input
   Array nested = lf::sum(lf::max(m.reshape({rows, 8, 8}), 2), 0); // a reduction of a reduction
   lf::eval(s, mx, am, mu, c, centered, nested);
   std::vector<ld> ws, wmx, wam, wmu, ts, zero(static_cast<std::size_t>(rows), 0), wc(static_cast<std::size_t>(cols), 0),
@@ -1401,7 +1453,8 @@ TEST(ReductionFused, SeveralReductionsEvaluatedTogether) {
       if (x > best) best = x, bi = j;
       wc[std::size_t(j)] += x, tc[std::size_t(j)] += 1e-12L * std::fabs(x);
     }
-    ws.push_back(sum), ts.push_back(1e-12L * abs), wmx.push_back(best), wam.push_back(ld(bi)), wmu.push_back(sum / cols);
+    ws.push_back(sum), ts.push_back(1e-12L * abs), wmx.push_back(best), wam.push_back(ld(bi)),
+        wmu.push_back(sum / cols);
   }
   expect_values(s, ws, ts, "sum(m, 1)");
   expect_values(mx, wmx, zero, "max(m, 1)");

@@ -39,8 +39,12 @@ int env_int(const char* name, int fallback, int lo, int hi) {
   int x = std::atoi(v);
   return std::min(hi, std::max(lo, x));
 }
-int iterations() { return env_int("LAZYFUSE_THREAD_ITERS", 20, 1, 100000); }
-int thread_count() { return env_int("LAZYFUSE_THREAD_COUNT", 6, 2, 64); }
+int iterations() {
+  return env_int("LAZYFUSE_THREAD_ITERS", 20, 1, 100000);
+}
+int thread_count() {
+  return env_int("LAZYFUSE_THREAD_COUNT", 6, 2, 64);
+}
 
 std::uint64_t seed() {
   static const std::uint64_t s = [] {
@@ -75,12 +79,11 @@ template <class T>
                                    double rtol = 1e-12) {
   if (a.shape() != shape) return ::testing::AssertionFailure() << "shape mismatch";
   auto got = a.get<T>();
-  if (got.size() != want.size())
-    return ::testing::AssertionFailure() << "size " << got.size() << " != " << want.size();
+  if (got.size() != want.size()) return ::testing::AssertionFailure() << "size " << got.size() << " != " << want.size();
   for (std::size_t i = 0; i < want.size(); ++i)
     if (!close(double(got[i]), want[i], rtol))
-      return ::testing::AssertionFailure() << "element " << i << ": got " << double(got[i]) << ", want " << want[i]
-                                           << " (seed " << seed() << ")";
+      return ::testing::AssertionFailure()
+             << "element " << i << ": got " << double(got[i]) << ", want " << want[i] << " (seed " << seed() << ")";
   return ::testing::AssertionSuccess();
 }
 
@@ -103,15 +106,15 @@ void run_threads(int n, const std::function<void(int)>& body) {
     });
   for (auto& th : threads) th.join();
   for (int t = 0; t < n; ++t)
-    EXPECT_TRUE(errors[std::size_t(t)].empty()) << "thread " << t << " threw: " << errors[std::size_t(t)]
-                                                << " (seed " << seed() << ")";
+    EXPECT_TRUE(errors[std::size_t(t)].empty())
+        << "thread " << t << " threw: " << errors[std::size_t(t)] << " (seed " << seed() << ")";
 }
 
 constexpr std::int64_t R = 16, C = 24;
 
 // Leaves every thread reads, and their host copies.
 struct Shared {
-  std::vector<double> a, b; // a: (R, C), b: (C,)
+  std::vector<double> a, b;     // a: (R, C), b: (C,)
   std::vector<std::int32_t> ai; // (R, C) in [0, 99]
   Array A, B, Ai;
 };
@@ -267,7 +270,8 @@ TEST(Threads, OneThreadMaterializesWhileOthersBuildOnTop) {
     // A lazy array shared by all threads; thread 0 materializes it while the others build and evaluate on it.
     const double k = 3.0 + round;
     Array L = sh.A * k + lf::cos(sh.B);
-    auto rL = map2([&](auto i, auto j) { return sh.a[std::size_t(i * C + j)] * k + std::cos(sh.b[std::size_t(j)]); }, R, C);
+    auto rL =
+        map2([&](auto i, auto j) { return sh.a[std::size_t(i * C + j)] * k + std::cos(sh.b[std::size_t(j)]); }, R, C);
     ASSERT_FALSE(L.is_materialized());
     std::barrier sync(n);
     run_threads(n, [&](int t) {
@@ -290,9 +294,9 @@ TEST(Threads, OneThreadMaterializesWhileOthersBuildOnTop) {
               return (l + own[std::size_t(i * C + j)]) * l - rep;
             },
             R, C);
-        auto r_side = map2(
-            [&](auto i, auto j) { return rL[std::size_t((2 * i + 1) * C + j)] * own[std::size_t(2 * i * C + j)]; },
-            R / 2, C);
+        auto r_side =
+            map2([&](auto i, auto j) { return rL[std::size_t((2 * i + 1) * C + j)] * own[std::size_t(2 * i * C + j)]; },
+                 R / 2, C);
         if ((t + rep) % 2) lf::eval(top, side);
         EXPECT_TRUE(Matches<double>(top, r_top, {R, C}));
         EXPECT_TRUE(Matches<double>(side, r_side, {R / 2, C}));
@@ -392,7 +396,8 @@ TEST(Threads, LargeArrayUsesTheBackendsOwnThreadsFromSeveralHostThreads) {
     std::vector<double> r(static_cast<std::size_t>(N));
     for (std::int64_t i = 0; i < 256; ++i)
       for (std::int64_t j = 0; j < 256; ++j)
-        r[std::size_t(i * 256 + j)] = std::max(big[std::size_t(i * 256 + j)] * (t + 1), 0.0) + big[std::size_t(j * 256 + i)];
+        r[std::size_t(i * 256 + j)] =
+            std::max(big[std::size_t(i * 256 + j)] * (t + 1), 0.0) + big[std::size_t(j * 256 + i)];
     EXPECT_TRUE(Matches<double>(e, r, {256, 256}));
   });
 }

@@ -75,7 +75,9 @@ Ref iota_ref(const Shape& shape, double start = 0) {
   return r;
 }
 
-Array to_array(const Ref& r) { return lf::asarray(r.v, r.shape); }
+Array to_array(const Ref& r) {
+  return lf::asarray(r.v, r.shape);
+}
 
 // One component of a reference index, with every axis written out: an integer (drops the axis), an explicit
 // list of the selected positions (keeps the axis), or a new axis of size 1.
@@ -84,16 +86,24 @@ struct Sel {
   std::int64_t k = 0;
   std::vector<std::int64_t> list;
 };
-Sel I(std::int64_t k) { return {Sel::Int, k, {}}; }
-Sel L(std::vector<std::int64_t> list) { return {Sel::List, 0, std::move(list)}; }
-Sel N() { return {Sel::New, 0, {}}; }
+Sel I(std::int64_t k) {
+  return {Sel::Int, k, {}};
+}
+Sel L(std::vector<std::int64_t> list) {
+  return {Sel::List, 0, std::move(list)};
+}
+Sel N() {
+  return {Sel::New, 0, {}};
+}
 // `count` positions start, start + step, ... (written out by the test author: no slice arithmetic here).
 std::vector<std::int64_t> seq(std::int64_t start, std::int64_t count, std::int64_t step = 1) {
   std::vector<std::int64_t> v;
   for (std::int64_t i = 0; i < count; ++i) v.push_back(start + i * step);
   return v;
 }
-Sel All(std::int64_t n) { return L(seq(0, n)); }
+Sel All(std::int64_t n) {
+  return L(seq(0, n));
+}
 
 Ref select(const Ref& in, const std::vector<Sel>& sels) {
   Shape out;
@@ -144,8 +154,12 @@ Ref transpose_ref(const Ref& in, const std::vector<int>& axes) {
   return ::testing::AssertionSuccess();
 }
 
-Ref vec_ref(std::vector<double> v) { return Ref{{std::int64_t(v.size())}, std::move(v)}; }
-Ref mat_ref(std::int64_t rows, std::int64_t cols, std::vector<double> v) { return Ref{{rows, cols}, std::move(v)}; }
+Ref vec_ref(std::vector<double> v) {
+  return Ref{{std::int64_t(v.size())}, std::move(v)};
+}
+Ref mat_ref(std::int64_t rows, std::int64_t cols, std::vector<double> v) {
+  return Ref{{rows, cols}, std::move(v)};
+}
 
 // EXPECT_THROW, then the message must contain every given substring.
 template <class E> void expect_message(const std::function<void()>& f, std::initializer_list<std::string> parts) {
@@ -153,16 +167,17 @@ template <class E> void expect_message(const std::function<void()>& f, std::init
     f();
   } catch (const E& e) {
     const std::string what = e.what();
-    for (auto& p : parts) EXPECT_NE(what.find(p), std::string::npos) << "message \"" << what << "\" lacks \"" << p << "\"";
+    for (auto& p : parts)
+      EXPECT_NE(what.find(p), std::string::npos) << "message \"" << what << "\" lacks \"" << p << "\"";
     return;
   } catch (...) {
     return; // EXPECT_THROW already reported the wrong type
   }
 }
-#define EXPECT_ERROR(stmt, Type, ...)                                                                            \
-  do {                                                                                                           \
-    EXPECT_THROW((void)(stmt), Type);                                                                            \
-    expect_message<Type>([&] { (void)(stmt); }, {__VA_ARGS__});                                                  \
+#define EXPECT_ERROR(stmt, Type, ...)                                                                                  \
+  do {                                                                                                                 \
+    EXPECT_THROW((void)(stmt), Type);                                                                                  \
+    expect_message<Type>([&] { (void)(stmt); }, {__VA_ARGS__});                                                        \
   } while (0)
 
 // ---- reshape ----------------------------------------------------------------------------------------------
@@ -267,17 +282,21 @@ TEST(Squeeze, AllAndGivenAxes) {
 
 TEST(BroadcastTo, Shapes) {
   Ref col = iota_ref({3, 1});
-  EXPECT_TRUE(Matches(lf::broadcast_to(to_array(col), {2, 3, 4}),
-                      make_ref({2, 3, 4}, [&](auto& i) { return col.at({i[1], 0}); })));
+  EXPECT_TRUE(Matches(lf::broadcast_to(to_array(col), {2, 3, 4}), make_ref({2, 3, 4}, [&](auto& i) {
+                        return col.at({i[1], 0});
+                      })));
   Ref row = iota_ref({4}, 10);
-  EXPECT_TRUE(Matches(lf::broadcast_to(to_array(row), {3, 4}), make_ref({3, 4}, [&](auto& i) { return row.at({i[1]}); })));
+  EXPECT_TRUE(
+      Matches(lf::broadcast_to(to_array(row), {3, 4}), make_ref({3, 4}, [&](auto& i) { return row.at({i[1]}); })));
   EXPECT_TRUE(Matches(lf::broadcast_to(lf::full({}, 2.5), {2, 2}), Ref{{2, 2}, {2.5, 2.5, 2.5, 2.5}}));
   EXPECT_TRUE(Matches(lf::broadcast_to(to_array(row), {4}), row));
   // Of a lazy expression and of a transposed view.
   EXPECT_TRUE(Matches(lf::broadcast_to(to_array(row) + 1.0, {2, 4}),
                       make_ref({2, 4}, [&](auto& i) { return row.at({i[1]}) + 1; })));
   Ref r = iota_ref({1, 3});
-  EXPECT_TRUE(Matches(lf::broadcast_to(to_array(r).T(), {3, 5}), make_ref({3, 5}, [&](auto& i) { return r.at({0, i[0]}); })));
+  EXPECT_TRUE(Matches(lf::broadcast_to(to_array(r).T(), {3, 5}), make_ref({3, 5}, [&](auto& i) {
+                        return r.at({0, i[0]});
+                      })));
 }
 
 TEST(Flip, OneAxisAndAll) {
@@ -315,16 +334,26 @@ TEST(Roll, AlongAxisAndFlattened2D) {
   auto mod = [](std::int64_t x, std::int64_t n) { return ((x % n) + n) % n; };
   for (std::int64_t shift : {1, -1, 5, -7}) {
     SCOPED_TRACE("shift " + std::to_string(shift));
-    EXPECT_TRUE(Matches(lf::roll(a, shift, 0), make_ref({3, 4}, [&](auto& i) { return r.at({mod(i[0] - shift, 3), i[1]}); })));
-    EXPECT_TRUE(Matches(lf::roll(a, shift, 1), make_ref({3, 4}, [&](auto& i) { return r.at({i[0], mod(i[1] - shift, 4)}); })));
-    EXPECT_TRUE(Matches(lf::roll(a, shift, -1), make_ref({3, 4}, [&](auto& i) { return r.at({i[0], mod(i[1] - shift, 4)}); })));
+    EXPECT_TRUE(Matches(lf::roll(a, shift, 0), make_ref({3, 4}, [&](auto& i) {
+                          return r.at({mod(i[0] - shift, 3), i[1]});
+                        })));
+    EXPECT_TRUE(Matches(lf::roll(a, shift, 1), make_ref({3, 4}, [&](auto& i) {
+                          return r.at({i[0], mod(i[1] - shift, 4)});
+                        })));
+    EXPECT_TRUE(Matches(lf::roll(a, shift, -1), make_ref({3, 4}, [&](auto& i) {
+                          return r.at({i[0], mod(i[1] - shift, 4)});
+                        })));
     // Flattened: roll the C-order sequence, keep the shape.
-    EXPECT_TRUE(Matches(lf::roll(a, shift), make_ref({3, 4}, [&](auto& i) { return r.v[std::size_t(mod(i[0] * 4 + i[1] - shift, 12))]; })));
+    EXPECT_TRUE(Matches(lf::roll(a, shift),
+                        make_ref({3, 4}, [&](auto& i) { return r.v[std::size_t(mod(i[0] * 4 + i[1] - shift, 12))]; })));
   }
   // Roll of a transposed view (flattened in the view's C order) and of an expression.
   Ref t = transpose_ref(r, {1, 0});
-  EXPECT_TRUE(Matches(lf::roll(a.T(), 2), make_ref({4, 3}, [&](auto& i) { return t.v[std::size_t(mod(i[0] * 3 + i[1] - 2, 12))]; })));
-  EXPECT_TRUE(Matches(lf::roll(a + 1.0, 1, 0), make_ref({3, 4}, [&](auto& i) { return r.at({mod(i[0] - 1, 3), i[1]}) + 1; })));
+  EXPECT_TRUE(Matches(lf::roll(a.T(), 2),
+                      make_ref({4, 3}, [&](auto& i) { return t.v[std::size_t(mod(i[0] * 3 + i[1] - 2, 12))]; })));
+  EXPECT_TRUE(Matches(lf::roll(a + 1.0, 1, 0), make_ref({3, 4}, [&](auto& i) {
+                        return r.at({mod(i[0] - 1, 3), i[1]}) + 1;
+                      })));
 }
 
 // ---- indexing -------------------------------------------------------------------------------------------
@@ -347,31 +376,31 @@ TEST(Indexing, Integers) {
 TEST(Indexing, OneDimensionalSlices) {
   Ref r = iota_ref({10});
   Array x = to_array(r);
-  EXPECT_TRUE(Matches(x(slice(none, none, -1)), select(r, {L({9, 8, 7, 6, 5, 4, 3, 2, 1, 0})})));  // x[::-1]
-  EXPECT_TRUE(Matches(x(slice(1, none)), select(r, {L(seq(1, 9))})));                              // x[1:]
-  EXPECT_TRUE(Matches(x(slice(none, -1)), select(r, {L(seq(0, 9))})));                             // x[:-1]
-  EXPECT_TRUE(Matches(x(slice(5, 1, -2)), select(r, {L({5, 3})})));                                // x[5:1:-2]
-  EXPECT_TRUE(Matches(x(slice(-3, none)), select(r, {L({7, 8, 9})})));                             // x[-3:]
-  EXPECT_TRUE(Matches(x(slice(none, none, 3)), select(r, {L({0, 3, 6, 9})})));                     // x[::3]
-  EXPECT_TRUE(Matches(x(slice(1, none, 4)), select(r, {L({1, 5, 9})})));                           // x[1::4]
-  EXPECT_TRUE(Matches(x(slice(8, -12, -3)), select(r, {L({8, 5, 2})})));                           // x[8:-12:-3]
+  EXPECT_TRUE(Matches(x(slice(none, none, -1)), select(r, {L({9, 8, 7, 6, 5, 4, 3, 2, 1, 0})}))); // x[::-1]
+  EXPECT_TRUE(Matches(x(slice(1, none)), select(r, {L(seq(1, 9))})));                             // x[1:]
+  EXPECT_TRUE(Matches(x(slice(none, -1)), select(r, {L(seq(0, 9))})));                            // x[:-1]
+  EXPECT_TRUE(Matches(x(slice(5, 1, -2)), select(r, {L({5, 3})})));                               // x[5:1:-2]
+  EXPECT_TRUE(Matches(x(slice(-3, none)), select(r, {L({7, 8, 9})})));                            // x[-3:]
+  EXPECT_TRUE(Matches(x(slice(none, none, 3)), select(r, {L({0, 3, 6, 9})})));                    // x[::3]
+  EXPECT_TRUE(Matches(x(slice(1, none, 4)), select(r, {L({1, 5, 9})})));                          // x[1::4]
+  EXPECT_TRUE(Matches(x(slice(8, -12, -3)), select(r, {L({8, 5, 2})})));                          // x[8:-12:-3]
   EXPECT_TRUE(Matches(x(slice(none, -100, -1)), select(r, {L({9, 8, 7, 6, 5, 4, 3, 2, 1, 0})}))); // x[:-100:-1]
-  EXPECT_TRUE(Matches(x(slice(-100, 100)), r));                                                    // x[-100:100]
+  EXPECT_TRUE(Matches(x(slice(-100, 100)), r));                                                   // x[-100:100]
   EXPECT_TRUE(Matches(x(slice(100, none, -1)), select(r, {L({9, 8, 7, 6, 5, 4, 3, 2, 1, 0})})));  // x[100::-1]
-  EXPECT_TRUE(Matches(x(slice(-2, none, -4)), select(r, {L({8, 4, 0})})));                         // x[-2::-4]
+  EXPECT_TRUE(Matches(x(slice(-2, none, -4)), select(r, {L({8, 4, 0})})));                        // x[-2::-4]
   EXPECT_TRUE(Matches(x(slice(none, 3, -1)), select(r, {L({9, 8, 7, 6, 5, 4})})));                // x[:3:-1]
-  EXPECT_TRUE(Matches(x(slice(3, 4)), select(r, {L({3})})));                                       // x[3:4]
-  EXPECT_TRUE(Matches(x(all_of), r));                                                              // x[:]
+  EXPECT_TRUE(Matches(x(slice(3, 4)), select(r, {L({3})})));                                      // x[3:4]
+  EXPECT_TRUE(Matches(x(all_of), r));                                                             // x[:]
 }
 
 TEST(Indexing, EmptyResults) {
   Ref r = iota_ref({10});
   Array x = to_array(r);
-  EXPECT_TRUE(Matches(x(slice(3, 1)), Ref{{0}, {}}));            // x[3:1]
-  EXPECT_TRUE(Matches(x(slice(2, 8, -1)), Ref{{0}, {}}));        // x[2:8:-1]
-  EXPECT_TRUE(Matches(x(slice(10, none)), Ref{{0}, {}}));        // x[10:]
-  EXPECT_TRUE(Matches(x(slice(0, 0)), Ref{{0}, {}}));            // x[0:0]
-  EXPECT_TRUE(Matches(x(slice(-1, -1, -1)), Ref{{0}, {}}));      // x[-1:-1:-1]
+  EXPECT_TRUE(Matches(x(slice(3, 1)), Ref{{0}, {}}));       // x[3:1]
+  EXPECT_TRUE(Matches(x(slice(2, 8, -1)), Ref{{0}, {}}));   // x[2:8:-1]
+  EXPECT_TRUE(Matches(x(slice(10, none)), Ref{{0}, {}}));   // x[10:]
+  EXPECT_TRUE(Matches(x(slice(0, 0)), Ref{{0}, {}}));       // x[0:0]
+  EXPECT_TRUE(Matches(x(slice(-1, -1, -1)), Ref{{0}, {}})); // x[-1:-1:-1]
   Ref r2 = iota_ref({4, 5});
   Array y = to_array(r2);
   EXPECT_TRUE(Matches(y(slice(3, 1), all_of), Ref{{0, 5}, {}}));
@@ -425,15 +454,20 @@ TEST(Indexing, ViewsOfViews) {
   Array x = to_array(r);
   EXPECT_TRUE(Matches(x(slice(1, none))(slice(none, none, -1), 2), select(r, {L({3, 2, 1}), I(2)})));
   EXPECT_TRUE(Matches(x.T()(1), select(r, {All(4), I(1)})));
-  EXPECT_TRUE(Matches(x.T()(slice(none, none, 2))(slice(none, none, -1)), transpose_ref(select(r, {All(4), L({4, 2, 0})}), {1, 0})));
+  EXPECT_TRUE(Matches(x.T()(slice(none, none, 2))(slice(none, none, -1)),
+                      transpose_ref(select(r, {All(4), L({4, 2, 0})}), {1, 0})));
   EXPECT_TRUE(Matches(lf::flip(x)(0), select(r, {I(3), L({4, 3, 2, 1, 0})})));
   EXPECT_TRUE(Matches(x(slice(none, none, 2))(slice(none, none, -1)), select(r, {L({2, 0}), All(5)})));
   EXPECT_TRUE(Matches(x(slice(1, none))(slice(1, none))(slice(1, none)), select(r, {L({3}), All(5)})));
   EXPECT_TRUE(Matches(x(slice(none, none, -1), slice(none, none, -1))(slice(1, none, 2), slice(none, none, -3)),
                       select(r, {L({2, 0}), L({0, 3})})));
-  EXPECT_TRUE(Matches(x(newaxis)(0, ellipsis, newaxis)(slice(none, none, -1), 1), select(r, {L({3, 2, 1, 0}), I(1), N()})));
-  EXPECT_TRUE(Matches(lf::roll(x, 1, 1)(slice(1, 3)), make_ref({2, 5}, [&](auto& i) { return r.at({i[0] + 1, (i[1] + 4) % 5}); })));
-  EXPECT_TRUE(Matches(x.reshape({5, 4})(slice(none, none, -2)), Ref{{3, 4}, {16, 17, 18, 19, 8, 9, 10, 11, 0, 1, 2, 3}}));
+  EXPECT_TRUE(
+      Matches(x(newaxis)(0, ellipsis, newaxis)(slice(none, none, -1), 1), select(r, {L({3, 2, 1, 0}), I(1), N()})));
+  EXPECT_TRUE(Matches(lf::roll(x, 1, 1)(slice(1, 3)), make_ref({2, 5}, [&](auto& i) {
+                        return r.at({i[0] + 1, (i[1] + 4) % 5});
+                      })));
+  EXPECT_TRUE(
+      Matches(x.reshape({5, 4})(slice(none, none, -2)), Ref{{3, 4}, {16, 17, 18, 19, 8, 9, 10, 11, 0, 1, 2, 3}}));
 }
 
 TEST(Indexing, ViewsOfLazyExpressions) {
@@ -478,9 +512,9 @@ TEST(Indexing, ViewsOfMaterializedArrays) {
 TEST(SetSlice, ValueSemanticsScalar) {
   Ref r = iota_ref({4, 5});
   Array x = to_array(r);
-  Array y = x;             // another handle to the same value
-  Array row = x(1);        // a view of it
-  Array lazy = x + 0.0;    // an expression over it
+  Array y = x;          // another handle to the same value
+  Array row = x(1);     // a view of it
+  Array lazy = x + 0.0; // an expression over it
   Array z = x.at(1, slice(1, 4)).set(100.0);
   Ref want = r;
   for (int j = 1; j < 4; ++j) want.v[std::size_t(5 + j)] = 100;
@@ -521,9 +555,7 @@ TEST(SetSlice, BroadcastingValue) {
   Array x = to_array(r);
   // A row broadcast over rows.
   Array z = x.at(all_of, slice(1, 3)).set(lf::asarray({10.0, 20.0}));
-  EXPECT_TRUE(Matches(z, make_ref({4, 5}, [&](auto& i) {
-    return i[1] == 1 ? 10.0 : i[1] == 2 ? 20.0 : r.at(i);
-  })));
+  EXPECT_TRUE(Matches(z, make_ref({4, 5}, [&](auto& i) { return i[1] == 1 ? 10.0 : i[1] == 2 ? 20.0 : r.at(i); })));
   // A column broadcast over columns.
   Array col = lf::asarray(std::vector<double>{-1, -2, -3, -4}, {4, 1});
   Array z2 = x.at(all_of, slice(none, 2)).set(col);
@@ -552,40 +584,45 @@ TEST(SetSlice, NegativeStepAndStridedRegions) {
   Ref r2 = iota_ref({4, 5});
   Array y = to_array(r2);
   // y[::2, 1::2] = -1: rows 0, 2; columns 1, 3.
-  EXPECT_TRUE(Matches(y.at(slice(none, none, 2), slice(1, none, 2)).set(-1.0), make_ref({4, 5}, [&](auto& i) {
-    return (i[0] % 2 == 0 && i[1] % 2 == 1) ? -1.0 : r2.at(i);
-  })));
+  EXPECT_TRUE(Matches(y.at(slice(none, none, 2), slice(1, none, 2)).set(-1.0),
+                      make_ref({4, 5}, [&](auto& i) { return (i[0] % 2 == 0 && i[1] % 2 == 1) ? -1.0 : r2.at(i); })));
   // y[::-1, 4:0:-2] = v (4, 2): v[i][j] lands in row 3 - i, column 4 - 2j.
   Ref v = iota_ref({4, 2}, 1000);
   Array zz = y.at(slice(none, none, -1), slice(4, 0, -2)).set(to_array(v));
   EXPECT_TRUE(Matches(zz, make_ref({4, 5}, [&](auto& i) {
-    if (i[1] == 4 || i[1] == 2) return v.at({3 - i[0], (4 - i[1]) / 2});
-    return r2.at(i);
-  })));
+                        if (i[1] == 4 || i[1] == 2) return v.at({3 - i[0], (4 - i[1]) / 2});
+                        return r2.at(i);
+                      })));
   // A negative-step region whose value is a broadcast row, reversed in the region's order.
-  EXPECT_TRUE(Matches(y.at(slice(none, none, -3), slice(none, none, -1)).set(lf::asarray({1.0, 2.0, 3.0, 4.0, 5.0})),
-                      make_ref({4, 5}, [&](auto& i) { return (i[0] == 3 || i[0] == 0) ? 5.0 - double(i[1]) : r2.at(i); })));
+  EXPECT_TRUE(
+      Matches(y.at(slice(none, none, -3), slice(none, none, -1)).set(lf::asarray({1.0, 2.0, 3.0, 4.0, 5.0})),
+              make_ref({4, 5}, [&](auto& i) { return (i[0] == 3 || i[0] == 0) ? 5.0 - double(i[1]) : r2.at(i); })));
   EXPECT_TRUE(Matches(y, r2));
 }
 
 TEST(SetSlice, IntegerIndices) {
   Ref r = iota_ref({4, 5});
   Array x = to_array(r);
-  EXPECT_TRUE(Matches(x.at(2, 3).set(7.5), make_ref({4, 5}, [&](auto& i) { return (i[0] == 2 && i[1] == 3) ? 7.5 : r.at(i); })));
-  EXPECT_TRUE(Matches(x.at(-1, -1).set(-9.0), make_ref({4, 5}, [&](auto& i) { return (i[0] == 3 && i[1] == 4) ? -9.0 : r.at(i); })));
+  EXPECT_TRUE(Matches(x.at(2, 3).set(7.5),
+                      make_ref({4, 5}, [&](auto& i) { return (i[0] == 2 && i[1] == 3) ? 7.5 : r.at(i); })));
+  EXPECT_TRUE(Matches(x.at(-1, -1).set(-9.0),
+                      make_ref({4, 5}, [&](auto& i) { return (i[0] == 3 && i[1] == 4) ? -9.0 : r.at(i); })));
   EXPECT_TRUE(Matches(x.at(-1).set(lf::asarray({1.0, 2.0, 3.0, 4.0, 5.0})),
                       make_ref({4, 5}, [&](auto& i) { return i[0] == 3 ? 1.0 + double(i[1]) : r.at(i); })));
   EXPECT_TRUE(Matches(x.at(ellipsis, 0).set(lf::asarray({-1.0, -2.0, -3.0, -4.0})),
                       make_ref({4, 5}, [&](auto& i) { return i[1] == 0 ? -1.0 - double(i[0]) : r.at(i); })));
   EXPECT_TRUE(Matches(x.at(0).set(5.0), make_ref({4, 5}, [&](auto& i) { return i[0] == 0 ? 5.0 : r.at(i); })));
   // A value computed from the base itself: x[1] = x[2] * 10.
-  EXPECT_TRUE(Matches(x.at(1).set(x(2) * 10.0), make_ref({4, 5}, [&](auto& i) { return i[0] == 1 ? 10 * r.at({2, i[1]}) : r.at(i); })));
+  EXPECT_TRUE(Matches(x.at(1).set(x(2) * 10.0), make_ref({4, 5}, [&](auto& i) {
+                        return i[0] == 1 ? 10 * r.at({2, i[1]}) : r.at(i);
+                      })));
   // A lazy base.
-  EXPECT_TRUE(Matches((x + 1.0).at(0).set(0.0), make_ref({4, 5}, [&](auto& i) { return i[0] == 0 ? 0.0 : r.at(i) + 1; })));
+  EXPECT_TRUE(
+      Matches((x + 1.0).at(0).set(0.0), make_ref({4, 5}, [&](auto& i) { return i[0] == 0 ? 0.0 : r.at(i) + 1; })));
   // Chained.
   EXPECT_TRUE(Matches(x.at(0).set(1.0).at(3, 1).set(2.0), make_ref({4, 5}, [&](auto& i) {
-    return i[0] == 0 ? 1.0 : (i[0] == 3 && i[1] == 1) ? 2.0 : r.at(i);
-  })));
+                        return i[0] == 0 ? 1.0 : (i[0] == 3 && i[1] == 1) ? 2.0 : r.at(i);
+                      })));
   // An empty region leaves the array as it is.
   EXPECT_TRUE(Matches(x.at(slice(3, 1)).set(5.0), r));
   EXPECT_TRUE(Matches(x, r));
@@ -606,7 +643,8 @@ TEST(SetSlice, DTypes) {
   EXPECT_EQ(z3.dtype(), DType::Float32);
   EXPECT_EQ(z3.get<float>().to_vector(), (std::vector<float>{0, 1.5f, 2.5f}));
   Array xb = lf::zeros({4}, DType::Bool);
-  EXPECT_EQ(xb.at(slice(none, none, 2)).set(true).get<bool>().to_vector(), (std::vector<bool>{true, false, true, false}));
+  EXPECT_EQ(xb.at(slice(none, none, 2)).set(true).get<bool>().to_vector(),
+            (std::vector<bool>{true, false, true, false}));
 }
 
 TEST(SetSlice, SetAtRebindsOnlyThatHandle) {
@@ -618,7 +656,9 @@ TEST(SetSlice, SetAtRebindsOnlyThatHandle) {
   EXPECT_EQ(&ret, &x);
   EXPECT_NE(x.node(), old_node);
   EXPECT_EQ(y.node(), old_node);
-  Ref want = make_ref({3, 4}, [&](auto& i) { return (i[0] == 0 && i[1] == 1) ? 50.0 : (i[0] == 0 && i[1] == 2) ? 60.0 : r.at(i); });
+  Ref want = make_ref({3, 4}, [&](auto& i) {
+    return (i[0] == 0 && i[1] == 1) ? 50.0 : (i[0] == 0 && i[1] == 2) ? 60.0 : r.at(i);
+  });
   EXPECT_TRUE(Matches(x, want));
   EXPECT_TRUE(Matches(y, r));
   // A second set_at on the new version; y still sees the original.
@@ -695,12 +735,16 @@ TEST(Views, MoreOnBuffersAndExpressions) {
   // Rolling a view along its middle axis; rolling a roll.
   Ref r3 = iota_ref({2, 3, 4});
   Array y = to_array(r3);
-  EXPECT_TRUE(Matches(lf::roll(lf::flip(y, 2), 1, 1), make_ref({2, 3, 4}, [&](auto& i) { return r3.at({i[0], (i[1] + 2) % 3, 3 - i[2]}); })));
-  EXPECT_TRUE(Matches(lf::roll(lf::roll(y, 1, 2), -3, 2), make_ref({2, 3, 4}, [&](auto& i) { return r3.at({i[0], i[1], (i[2] + 2) % 4}); })));
+  EXPECT_TRUE(Matches(lf::roll(lf::flip(y, 2), 1, 1), make_ref({2, 3, 4}, [&](auto& i) {
+                        return r3.at({i[0], (i[1] + 2) % 3, 3 - i[2]});
+                      })));
+  EXPECT_TRUE(Matches(lf::roll(lf::roll(y, 1, 2), -3, 2), make_ref({2, 3, 4}, [&](auto& i) {
+                        return r3.at({i[0], i[1], (i[2] + 2) % 4});
+                      })));
   EXPECT_TRUE(Matches(lf::roll(lf::roll(y, 5), 1, 0), make_ref({2, 3, 4}, [&](auto& i) {
-    std::int64_t flat = (((i[0] + 1) % 2) * 12 + i[1] * 4 + i[2] - 5 + 24) % 24;
-    return r3.v[std::size_t(flat)];
-  })));
+                        std::int64_t flat = (((i[0] + 1) % 2) * 12 + i[1] * 4 + i[2] - 5 + 24) % 24;
+                        return r3.v[std::size_t(flat)];
+                      })));
   // Integer index into a view of an expression, and an item of it.
   EXPECT_EQ((y + 1.0)(slice(none, none, -1))(0, 2, -1).item<double>(), r3.at({1, 2, 3}) + 1);
   EXPECT_EQ(lf::broadcast_to(y(0, 1), {5, 4})(3, 2).item<double>(), r3.at({0, 1, 2}));
@@ -708,7 +752,9 @@ TEST(Views, MoreOnBuffersAndExpressions) {
   Array p = y(0) + y(1)(slice(none, none, -1));
   Array q = lf::squeeze(y(all_of, 2, newaxis)) * 2.0;
   lf::eval(p, q);
-  EXPECT_TRUE(Matches(p, make_ref({3, 4}, [&](auto& i) { return r3.at({0, i[0], i[1]}) + r3.at({1, 2 - i[0], i[1]}); })));
+  EXPECT_TRUE(Matches(p, make_ref({3, 4}, [&](auto& i) {
+                        return r3.at({0, i[0], i[1]}) + r3.at({1, 2 - i[0], i[1]});
+                      })));
   EXPECT_TRUE(Matches(q, make_ref({2, 4}, [&](auto& i) { return 2 * r3.at({i[0], 2, i[1]}); })));
 }
 
@@ -719,16 +765,17 @@ TEST(Views, LargerArrays) {
   Array x = to_array(r);
   EXPECT_TRUE(Matches(x.T(), transpose_ref(r, {1, 0})));
   EXPECT_TRUE(Matches(lf::flip(x), make_ref({R, C}, [&](auto& i) { return r.at({R - 1 - i[0], C - 1 - i[1]}); })));
-  EXPECT_TRUE(Matches(x(slice(none, none, -3), slice(1, none, 7)), make_ref({(R + 2) / 3, (C - 1 + 6) / 7}, [&](auto& i) {
-    return r.at({R - 1 - 3 * i[0], 1 + 7 * i[1]});
-  })));
+  EXPECT_TRUE(
+      Matches(x(slice(none, none, -3), slice(1, none, 7)), make_ref({(R + 2) / 3, (C - 1 + 6) / 7}, [&](auto& i) {
+                return r.at({R - 1 - 3 * i[0], 1 + 7 * i[1]});
+              })));
   EXPECT_TRUE(Matches(lf::roll(x.T(), 1000), make_ref({C, R}, [&](auto& i) {
-    std::int64_t flat = ((i[0] * R + i[1] - 1000) % (R * C) + R * C) % (R * C);
-    return r.at({flat % R, flat / R});
-  })));
+                        std::int64_t flat = ((i[0] * R + i[1] - 1000) % (R * C) + R * C) % (R * C);
+                        return r.at({flat % R, flat / R});
+                      })));
   EXPECT_TRUE(Matches(x.at(slice(none, none, 2), slice(none, none, -2)).set(-1.0), make_ref({R, C}, [&](auto& i) {
-    return (i[0] % 2 == 0 && (C - 1 - i[1]) % 2 == 0) ? -1.0 : r.at(i);
-  })));
+                        return (i[0] % 2 == 0 && (C - 1 - i[1]) % 2 == 0) ? -1.0 : r.at(i);
+                      })));
 }
 
 // ---- concatenate, stack, pad --------------------------------------------------------------------------------
@@ -738,8 +785,12 @@ TEST(Concatenate, Axes) {
   Ref rb = iota_ref({4, 3}, 100);
   Ref rc = iota_ref({2, 2}, 200);
   Array a = to_array(ra), b = to_array(rb), c = to_array(rc);
-  EXPECT_TRUE(Matches(lf::concatenate({a, b}), make_ref({6, 3}, [&](auto& i) { return i[0] < 2 ? ra.at(i) : rb.at({i[0] - 2, i[1]}); })));
-  EXPECT_TRUE(Matches(lf::concatenate({a, b}, 0), make_ref({6, 3}, [&](auto& i) { return i[0] < 2 ? ra.at(i) : rb.at({i[0] - 2, i[1]}); })));
+  EXPECT_TRUE(Matches(lf::concatenate({a, b}), make_ref({6, 3}, [&](auto& i) {
+                        return i[0] < 2 ? ra.at(i) : rb.at({i[0] - 2, i[1]});
+                      })));
+  EXPECT_TRUE(Matches(lf::concatenate({a, b}, 0), make_ref({6, 3}, [&](auto& i) {
+                        return i[0] < 2 ? ra.at(i) : rb.at({i[0] - 2, i[1]});
+                      })));
   Ref ac = make_ref({2, 5}, [&](auto& i) { return i[1] < 3 ? ra.at(i) : rc.at({i[0], i[1] - 3}); });
   EXPECT_TRUE(Matches(lf::concatenate({a, c}, 1), ac));
   EXPECT_TRUE(Matches(lf::concatenate({a, c}, -1), ac));
@@ -747,16 +798,18 @@ TEST(Concatenate, Axes) {
   Ref r1 = vec_ref({1, 2}), r2 = vec_ref({3}), r3 = vec_ref({4, 5, 6});
   EXPECT_TRUE(Matches(lf::concatenate({to_array(r1), to_array(r2), to_array(r3)}), vec_ref({1, 2, 3, 4, 5, 6})));
   EXPECT_TRUE(Matches(lf::concatenate({c, a, c}, 1), make_ref({2, 7}, [&](auto& i) {
-    return i[1] < 2 ? rc.at(i) : i[1] < 5 ? ra.at({i[0], i[1] - 2}) : rc.at({i[0], i[1] - 5});
-  })));
+                        return i[1] < 2 ? rc.at(i) : i[1] < 5 ? ra.at({i[0], i[1] - 2}) : rc.at({i[0], i[1] - 5});
+                      })));
   // One piece, and pieces that are views and expressions.
   EXPECT_TRUE(Matches(lf::concatenate({a}), ra));
   Ref t = transpose_ref(rb, {1, 0}); // (3, 4)
   EXPECT_TRUE(Matches(lf::concatenate({b.T(), a.T() + 1.0}, 1), make_ref({3, 6}, [&](auto& i) {
-    return i[1] < 4 ? t.at(i) : ra.at({i[1] - 4, i[0]}) + 1;
-  })));
+                        return i[1] < 4 ? t.at(i) : ra.at({i[1] - 4, i[0]}) + 1;
+                      })));
   // An empty piece.
-  EXPECT_TRUE(Matches(lf::concatenate({a, lf::zeros({0, 3}), a}), make_ref({4, 3}, [&](auto& i) { return ra.at({i[0] % 2, i[1]}); })));
+  EXPECT_TRUE(Matches(lf::concatenate({a, lf::zeros({0, 3}), a}), make_ref({4, 3}, [&](auto& i) {
+                        return ra.at({i[0] % 2, i[1]});
+                      })));
 }
 
 TEST(Concatenate, MixedDTypesPromote) {
@@ -784,14 +837,17 @@ TEST(Concatenate, MixedDTypesPromote) {
 TEST(Stack, NewAxisAtStartAndEnd) {
   Ref r0 = iota_ref({2, 3}), r1 = iota_ref({2, 3}, 10), r2 = iota_ref({2, 3}, 20);
   std::vector<Array> arrays{to_array(r0), to_array(r1), to_array(r2)};
-  auto pick = [&](std::int64_t k, std::int64_t i, std::int64_t j) { return (k == 0 ? r0 : k == 1 ? r1 : r2).at({i, j}); };
+  auto pick = [&](std::int64_t k, std::int64_t i, std::int64_t j) {
+    return (k == 0 ? r0 : k == 1 ? r1 : r2).at({i, j});
+  };
   EXPECT_TRUE(Matches(lf::stack(arrays), make_ref({3, 2, 3}, [&](auto& i) { return pick(i[0], i[1], i[2]); })));
   EXPECT_TRUE(Matches(lf::stack(arrays, 0), make_ref({3, 2, 3}, [&](auto& i) { return pick(i[0], i[1], i[2]); })));
   EXPECT_TRUE(Matches(lf::stack(arrays, 1), make_ref({2, 3, 3}, [&](auto& i) { return pick(i[1], i[0], i[2]); })));
   EXPECT_TRUE(Matches(lf::stack(arrays, 2), make_ref({2, 3, 3}, [&](auto& i) { return pick(i[2], i[0], i[1]); })));
   EXPECT_TRUE(Matches(lf::stack(arrays, -1), make_ref({2, 3, 3}, [&](auto& i) { return pick(i[2], i[0], i[1]); })));
   // 1-D pieces, and lazy pieces.
-  EXPECT_TRUE(Matches(lf::stack({lf::asarray({1.0, 2.0}), lf::asarray({3.0, 4.0}) * 2.0}, -1), mat_ref(2, 2, {1, 6, 2, 8})));
+  EXPECT_TRUE(
+      Matches(lf::stack({lf::asarray({1.0, 2.0}), lf::asarray({3.0, 4.0}) * 2.0}, -1), mat_ref(2, 2, {1, 6, 2, 8})));
   // Stacking 0-d arrays gives a 1-D array.
   EXPECT_TRUE(Matches(lf::stack({lf::full({}, 1.0), lf::full({}, 2.0)}), vec_ref({1, 2})));
 }
@@ -801,20 +857,20 @@ TEST(Pad, WidthsAndValues) {
   Array a = to_array(r);
   // Per-axis widths.
   EXPECT_TRUE(Matches(lf::pad(a, {{1, 2}, {0, 1}}), make_ref({5, 4}, [&](auto& i) {
-    std::int64_t y = i[0] - 1, x = i[1];
-    return (y >= 0 && y < 2 && x < 3) ? r.at({y, x}) : 0.0;
-  })));
+                        std::int64_t y = i[0] - 1, x = i[1];
+                        return (y >= 0 && y < 2 && x < 3) ? r.at({y, x}) : 0.0;
+                      })));
   // One pair for every axis, with a constant.
   EXPECT_TRUE(Matches(lf::pad(a, {{1, 1}}, 7.5), make_ref({4, 5}, [&](auto& i) {
-    std::int64_t y = i[0] - 1, x = i[1] - 1;
-    return (y >= 0 && y < 2 && x >= 0 && x < 3) ? r.at({y, x}) : 7.5;
-  })));
+                        std::int64_t y = i[0] - 1, x = i[1] - 1;
+                        return (y >= 0 && y < 2 && x >= 0 && x < 3) ? r.at({y, x}) : 7.5;
+                      })));
   // Zero widths; 1-D; a lazy input; an int array keeps its type.
   EXPECT_TRUE(Matches(lf::pad(a, {{0, 0}, {0, 0}}), r));
   EXPECT_TRUE(Matches(lf::pad(lf::asarray({1.0, 2.0}), {{2, 1}}, -1), vec_ref({-1, -1, 1, 2, -1})));
   EXPECT_TRUE(Matches(lf::pad(a.T() * 2.0, {{0, 1}, {1, 0}}), make_ref({4, 3}, [&](auto& i) {
-    return (i[0] < 3 && i[1] >= 1) ? 2 * r.at({i[1] - 1, i[0]}) : 0.0;
-  })));
+                        return (i[0] < 3 && i[1] >= 1) ? 2 * r.at({i[1] - 1, i[0]}) : 0.0;
+                      })));
   Array pi = lf::pad(lf::arange(3), {{1, 1}}, 9);
   EXPECT_EQ(pi.dtype(), DType::Int64);
   EXPECT_EQ(pi.get<std::int64_t>().to_vector(), (std::vector<std::int64_t>{9, 0, 1, 2, 9}));
@@ -1024,8 +1080,8 @@ TEST(Errors, ShapeOps) {
   EXPECT_ERROR(a.transpose({0}), lf::ShapeError, "axes don't match", "1 axes for 2 dimensions");
   EXPECT_ERROR(a.transpose({0, 0}), lf::ShapeError, "repeated axis 0");
   EXPECT_ERROR(a.transpose({0, 2}), lf::IndexError, "axis 2 is out of bounds");
-  EXPECT_ERROR(lf::squeeze(lf::zeros({1, 3}), std::vector<int>{1}), lf::ShapeError, "cannot select an axis to squeeze out",
-               "axis 1");
+  EXPECT_ERROR(lf::squeeze(lf::zeros({1, 3}), std::vector<int>{1}), lf::ShapeError,
+               "cannot select an axis to squeeze out", "axis 1");
   EXPECT_ERROR(lf::squeeze(lf::zeros({1, 3}), std::vector<int>{2}), lf::IndexError, "out of bounds");
   EXPECT_ERROR(lf::expand_dims(a, 3), lf::IndexError, "axis 3 is out of bounds");
   EXPECT_ERROR(lf::flip(a, 2), lf::IndexError, "axis 2 is out of bounds");
@@ -1038,7 +1094,8 @@ TEST(Errors, ShapeOps) {
 
 TEST(Errors, JoiningAndPadding) {
   Array a = lf::zeros({2, 3}), b = lf::zeros({2, 4}, DType::Int32);
-  EXPECT_ERROR(lf::concatenate({a, b}), lf::ShapeError, "concatenate", "array 0 (2, 3) float64", "array 1 (2, 4) int32");
+  EXPECT_ERROR(lf::concatenate({a, b}), lf::ShapeError, "concatenate", "array 0 (2, 3) float64",
+               "array 1 (2, 4) int32");
   EXPECT_ERROR(lf::concatenate({a, a, lf::zeros({2, 3, 1})}), lf::ShapeError, "array 0 (2, 3)", "array 2 (2, 3, 1)");
   EXPECT_ERROR(lf::concatenate({a, b}, 2), lf::IndexError, "axis 2 is out of bounds");
   EXPECT_ERROR(lf::concatenate({}), lf::ShapeError, "need at least one array");

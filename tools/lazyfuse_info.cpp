@@ -36,21 +36,22 @@ using lazyfuse::runtime::format_bytes;
 constexpr int kKeyWidth = 22;
 
 void usage(std::FILE* out) {
-  std::fprintf(out,
-               "usage: lazyfuse-info [-v | --verbose] [--version] [-h | --help]\n"
-               "\n"
-               "Prints the lazyfuse version, the backend in use, the CUDA devices, the NVRTC version, the memory\n"
-               "pool, every LAZYFUSE_* setting with its value and where it came from (default, environment or\n"
-               "C++), and the kernel cache (directory, entries, counters of this process).\n"
-               "\n"
-               "  -v, --verbose   also print a one-line description of each setting\n"
-               "      --version   print only the version\n"
-               "  -h, --help      print this help\n"
-               "\n"
-               "Settings are documented in docs/configuration.md. Exit status: 0, also without a GPU.\n");
+  std::fprintf(out, "usage: lazyfuse-info [-v | --verbose] [--version] [-h | --help]\n"
+                    "\n"
+                    "Prints the lazyfuse version, the backend in use, the CUDA devices, the NVRTC version, the memory\n"
+                    "pool, every LAZYFUSE_* setting with its value and where it came from (default, environment or\n"
+                    "C++), and the kernel cache (directory, entries, counters of this process).\n"
+                    "\n"
+                    "  -v, --verbose   also print a one-line description of each setting\n"
+                    "      --version   print only the version\n"
+                    "  -h, --help      print this help\n"
+                    "\n"
+                    "Settings are documented in docs/configuration.md. Exit status: 0, also without a GPU.\n");
 }
 
-void heading(std::string_view title) { std::cout << '\n' << title << '\n'; }
+void heading(std::string_view title) {
+  std::cout << '\n' << title << '\n';
+}
 
 void row(std::string_view key, const std::string& value, int indent = 2) {
   std::string k(std::size_t(indent), ' ');
@@ -107,7 +108,8 @@ void print_cuda() {
     try {
       const auto& info = cu::device_info(d);
       if (!versions_printed) {
-        row("driver version", cuda_version_text(info.driver_version) + " (" + std::to_string(info.driver_version) + ")");
+        row("driver version",
+            cuda_version_text(info.driver_version) + " (" + std::to_string(info.driver_version) + ")");
         row("runtime version",
             cuda_version_text(info.runtime_version) + " (" + std::to_string(info.runtime_version) + ")");
         versions_printed = true;
@@ -139,7 +141,7 @@ void print_nvrtc() {
 
 void print_memory_pool() {
   heading("Memory pool" + (cu::availability().ok ? " (device " + std::to_string(lazyfuse::current_device()) + ")"
-                                                   : std::string(" (no CUDA: all 0)")));
+                                                 : std::string(" (no CUDA: all 0)")));
   try {
     const std::size_t limit = lazyfuse::memory::get_limit();
     row("used", bytes_text(lazyfuse::memory::used_bytes()));
@@ -171,7 +173,8 @@ void print_kernel_cache() {
   heading("Kernel cache");
   const auto& cfg = config::snapshot();
   if (cfg.cache_in_memory) {
-    row("directory", "disabled: memory only (LAZYFUSE_CACHE_IN_MEMORY=" + config::get("LAZYFUSE_CACHE_IN_MEMORY") + ")");
+    row("directory",
+        "disabled: memory only (LAZYFUSE_CACHE_IN_MEMORY=" + config::get("LAZYFUSE_CACHE_IN_MEMORY") + ")");
   } else if (cfg.cache_dir.empty()) {
     row("directory", "disabled: memory only (no LAZYFUSE_CACHE_DIR, XDG_CACHE_HOME or HOME)");
   } else {

@@ -42,9 +42,15 @@ struct Slice {
 inline Slice slice(std::optional<std::int64_t> start, std::optional<std::int64_t> stop, std::int64_t step = 1) {
   return {start, stop, step};
 }
-inline Slice slice(None, std::optional<std::int64_t> stop, std::int64_t step = 1) { return {std::nullopt, stop, step}; }
-inline Slice slice(std::optional<std::int64_t> start, None, std::int64_t step = 1) { return {start, std::nullopt, step}; }
-inline Slice slice(None, None, std::int64_t step = 1) { return {std::nullopt, std::nullopt, step}; }
+inline Slice slice(None, std::optional<std::int64_t> stop, std::int64_t step = 1) {
+  return {std::nullopt, stop, step};
+}
+inline Slice slice(std::optional<std::int64_t> start, None, std::int64_t step = 1) {
+  return {start, std::nullopt, step};
+}
+inline Slice slice(None, None, std::int64_t step = 1) {
+  return {std::nullopt, std::nullopt, step};
+}
 /// NumPy's `:` (the whole axis).
 inline constexpr Slice all_of{};
 /// NumPy's `np.newaxis` / `None` in an index.
@@ -96,7 +102,8 @@ public:
 
   private:
     friend class Array;
-    At(std::shared_ptr<graph::Node> base, std::vector<Index> index) : base_(std::move(base)), index_(std::move(index)) {}
+    At(std::shared_ptr<graph::Node> base, std::vector<Index> index)
+        : base_(std::move(base)), index_(std::move(index)) {}
     std::shared_ptr<graph::Node> base_;
     std::vector<Index> index_;
   };
@@ -150,8 +157,8 @@ private:
 namespace detail {
 /// A weak scalar: its value plus its C++ kind; the array operand decides the result type.
 struct WeakScalar {
-  double f = 0;            // the value (exact for floats; rounded for huge integers)
-  std::int64_t i = 0;      // the value of a bool or integer that fits int64
+  double f = 0;       // the value (exact for floats; rounded for huge integers)
+  std::int64_t i = 0; // the value of a bool or integer that fits int64
   ScalarKind kind = ScalarKind::Float;
   bool beyond_int64 = false; // an unsigned integer above INT64_MAX: no integer array type holds it
 };
@@ -190,13 +197,11 @@ Array binary(BinaryOp op, WeakScalar a, const Array& b);
 /// Copies `data` (row-major, `shape`'s size) into a new array before returning.
 template <Element T> Array asarray(std::span<const T> data, Shape shape);
 template <Element T>
-  requires(!std::is_same_v<T, bool>)
-Array asarray(const std::vector<T>& data, Shape shape) {
+requires(!std::is_same_v<T, bool>) Array asarray(const std::vector<T>& data, Shape shape) {
   return asarray(std::span<const T>(data.data(), data.size()), std::move(shape));
 }
 template <Element T>
-  requires(!std::is_same_v<T, bool>)
-Array asarray(const std::vector<T>& data) {
+requires(!std::is_same_v<T, bool>) Array asarray(const std::vector<T>& data) {
   return asarray(std::span<const T>(data.data(), data.size()), Shape{std::int64_t(data.size())});
 }
 /// Small literals: `asarray({1.0, 2.0})`, `asarray({{1, 2}, {3, 4}})`.
@@ -232,25 +237,42 @@ Array from_pointer(void* data, Shape shape, DType type, std::vector<std::int64_t
                    std::shared_ptr<void> owner = nullptr);
 
 // ---- elementwise --------------------------------------------------------------------------------------
-#define LAZYFUSE_BINARY(OP, fn, rule)                                                                           \
-  inline Array fn(const Array& a, const Array& b) { return detail::binary(detail::BinaryOp::OP, a, b); }      \
-  template <Scalar S> Array fn(const Array& a, S b) { return detail::binary(detail::BinaryOp::OP, a, detail::weak(b)); } \
-  template <Scalar S> Array fn(S a, const Array& b) { return detail::binary(detail::BinaryOp::OP, detail::weak(a), b); }
+#define LAZYFUSE_BINARY(OP, fn, rule)                                                                                  \
+  inline Array fn(const Array& a, const Array& b) {                                                                    \
+    return detail::binary(detail::BinaryOp::OP, a, b);                                                                 \
+  }                                                                                                                    \
+  template <Scalar S> Array fn(const Array& a, S b) {                                                                  \
+    return detail::binary(detail::BinaryOp::OP, a, detail::weak(b));                                                   \
+  }                                                                                                                    \
+  template <Scalar S> Array fn(S a, const Array& b) {                                                                  \
+    return detail::binary(detail::BinaryOp::OP, detail::weak(a), b);                                                   \
+  }
 #include <lazyfuse/ops.def>
-#define LAZYFUSE_ALIAS(alias, fn)                                                                              \
-  inline Array alias(const Array& a, const Array& b) { return fn(a, b); }                                      \
-  template <Scalar S> Array alias(const Array& a, S b) { return fn(a, b); }                                     \
-  template <Scalar S> Array alias(S a, const Array& b) { return fn(a, b); }
+#define LAZYFUSE_ALIAS(alias, fn)                                                                                      \
+  inline Array alias(const Array& a, const Array& b) {                                                                 \
+    return fn(a, b);                                                                                                   \
+  }                                                                                                                    \
+  template <Scalar S> Array alias(const Array& a, S b) {                                                               \
+    return fn(a, b);                                                                                                   \
+  }                                                                                                                    \
+  template <Scalar S> Array alias(S a, const Array& b) {                                                               \
+    return fn(a, b);                                                                                                   \
+  }
 LAZYFUSE_ALIAS(divide, true_divide)
 LAZYFUSE_ALIAS(mod, remainder)
 LAZYFUSE_ALIAS(pow, power)
 #undef LAZYFUSE_ALIAS
 
-
-#define LAZYFUSE_DECLARE_OPERATOR(sym, fn)                                                                     \
-  inline Array operator sym(const Array& a, const Array& b) { return fn(a, b); }                               \
-  template <Scalar S> Array operator sym(const Array& a, S b) { return fn(a, b); }                              \
-  template <Scalar S> Array operator sym(S a, const Array& b) { return fn(a, b); }
+#define LAZYFUSE_DECLARE_OPERATOR(sym, fn)                                                                             \
+  inline Array operator sym(const Array& a, const Array& b) {                                                          \
+    return fn(a, b);                                                                                                   \
+  }                                                                                                                    \
+  template <Scalar S> Array operator sym(const Array& a, S b) {                                                        \
+    return fn(a, b);                                                                                                   \
+  }                                                                                                                    \
+  template <Scalar S> Array operator sym(S a, const Array& b) {                                                        \
+    return fn(a, b);                                                                                                   \
+  }
 LAZYFUSE_DECLARE_OPERATOR(+, add)
 LAZYFUSE_DECLARE_OPERATOR(-, subtract)
 LAZYFUSE_DECLARE_OPERATOR(*, multiply)
@@ -269,17 +291,30 @@ LAZYFUSE_DECLARE_OPERATOR(|, logical_or)
 LAZYFUSE_DECLARE_OPERATOR(^, logical_xor)
 #undef LAZYFUSE_DECLARE_OPERATOR
 
-#define LAZYFUSE_UNARY(OP, fn, rule) \
-  inline Array fn(const Array& a) { return detail::unary(detail::UnaryOp::OP, a); }
+#define LAZYFUSE_UNARY(OP, fn, rule)                                                                                   \
+  inline Array fn(const Array& a) {                                                                                    \
+    return detail::unary(detail::UnaryOp::OP, a);                                                                      \
+  }
 #include <lazyfuse/ops.def>
 
-
-inline Array operator-(const Array& a) { return negative(a); }
-inline Array operator+(const Array& a) { return a; }
-inline Array operator!(const Array& a) { return logical_not(a); }
-inline Array operator~(const Array& a) { return logical_not(a); }
-inline Array absolute(const Array& a) { return abs(a); }
-inline Array fabs(const Array& a) { return abs(a); }
+inline Array operator-(const Array& a) {
+  return negative(a);
+}
+inline Array operator+(const Array& a) {
+  return a;
+}
+inline Array operator!(const Array& a) {
+  return logical_not(a);
+}
+inline Array operator~(const Array& a) {
+  return logical_not(a);
+}
+inline Array absolute(const Array& a) {
+  return abs(a);
+}
+inline Array fabs(const Array& a) {
+  return abs(a);
+}
 
 /// `cond ? a : b` elementwise, broadcasting all three; the result type promotes a and b.
 Array where(const Array& cond, const Array& a, const Array& b);
@@ -288,7 +323,9 @@ template <Scalar S> Array where(const Array& cond, S a, const Array& b);
 template <Scalar S, Scalar R> Array where(const Array& cond, S a, R b);
 /// minimum(maximum(a, lo), hi), NaN-propagating.
 Array clip(const Array& a, const Array& lo, const Array& hi);
-template <Scalar S, Scalar R> Array clip(const Array& a, S lo, R hi) { return minimum(maximum(a, lo), hi); }
+template <Scalar S, Scalar R> Array clip(const Array& a, S lo, R hi) {
+  return minimum(maximum(a, lo), hi);
+}
 Array astype(const Array& a, DType type);
 
 // ---- shape manipulation (views and lazy copies) --------------------------------------------------------
@@ -327,8 +364,12 @@ Array sum(const Array& a, Axes axes = {}, bool keepdims = false);
 Array prod(const Array& a, Axes axes = {}, bool keepdims = false);
 Array min(const Array& a, Axes axes = {}, bool keepdims = false);
 Array max(const Array& a, Axes axes = {}, bool keepdims = false);
-inline Array amin(const Array& a, Axes axes = {}, bool keepdims = false) { return min(a, std::move(axes), keepdims); }
-inline Array amax(const Array& a, Axes axes = {}, bool keepdims = false) { return max(a, std::move(axes), keepdims); }
+inline Array amin(const Array& a, Axes axes = {}, bool keepdims = false) {
+  return min(a, std::move(axes), keepdims);
+}
+inline Array amax(const Array& a, Axes axes = {}, bool keepdims = false) {
+  return max(a, std::move(axes), keepdims);
+}
 /// Index of the first maximum (minimum) along `axis`, or in the flattened array; the first NaN wins, as in NumPy.
 Array argmax(const Array& a, std::optional<int> axis = std::nullopt, bool keepdims = false);
 Array argmin(const Array& a, std::optional<int> axis = std::nullopt, bool keepdims = false);
@@ -379,11 +420,21 @@ template <Element T> T Array::item() const {
   check_item();
   return get<T>()[0];
 }
-template <Scalar S> Array Array::At::set(S value) const { return set(detail::scalar_array(detail::weak(value), Array(base_).dtype())); }
-template <Scalar S> Array& Array::operator+=(S s) { return *this = *this + s; }
-template <Scalar S> Array& Array::operator-=(S s) { return *this = *this - s; }
-template <Scalar S> Array& Array::operator*=(S s) { return *this = *this * s; }
-template <Scalar S> Array& Array::operator/=(S s) { return *this = *this / s; }
+template <Scalar S> Array Array::At::set(S value) const {
+  return set(detail::scalar_array(detail::weak(value), Array(base_).dtype()));
+}
+template <Scalar S> Array& Array::operator+=(S s) {
+  return *this = *this + s;
+}
+template <Scalar S> Array& Array::operator-=(S s) {
+  return *this = *this - s;
+}
+template <Scalar S> Array& Array::operator*=(S s) {
+  return *this = *this * s;
+}
+template <Scalar S> Array& Array::operator/=(S s) {
+  return *this = *this / s;
+}
 namespace detail {
 Array where_weak(const Array& cond, const Array* a, WeakScalar sa, const Array* b, WeakScalar sb);
 } // namespace detail

@@ -39,8 +39,12 @@ constexpr std::string_view dtype_name(DType t) {
   return "?";
 }
 
-constexpr bool is_floating(DType t) { return t == DType::Float32 || t == DType::Float64; }
-constexpr bool is_integer(DType t) { return t == DType::Int32 || t == DType::Int64; }
+constexpr bool is_floating(DType t) {
+  return t == DType::Float32 || t == DType::Float64;
+}
+constexpr bool is_integer(DType t) {
+  return t == DType::Int32 || t == DType::Int64;
+}
 
 /// The kind of a C++ scalar in an expression. Scalars are "weak" as in NumPy 2 (NEP 50): they do
 /// not widen an array's type unless they are of a higher kind (a float scalar with an int array).
@@ -55,14 +59,24 @@ DType promote_weak(DType array_type, ScalarKind scalar);
 
 /// The C++ type of each DType, and back.
 template <class T> constexpr DType dtype_of();
-template <> constexpr DType dtype_of<bool>() { return DType::Bool; }
-template <> constexpr DType dtype_of<std::int32_t>() { return DType::Int32; }
-template <> constexpr DType dtype_of<std::int64_t>() { return DType::Int64; }
-template <> constexpr DType dtype_of<float>() { return DType::Float32; }
-template <> constexpr DType dtype_of<double>() { return DType::Float64; }
+template <> constexpr DType dtype_of<bool>() {
+  return DType::Bool;
+}
+template <> constexpr DType dtype_of<std::int32_t>() {
+  return DType::Int32;
+}
+template <> constexpr DType dtype_of<std::int64_t>() {
+  return DType::Int64;
+}
+template <> constexpr DType dtype_of<float>() {
+  return DType::Float32;
+}
+template <> constexpr DType dtype_of<double>() {
+  return DType::Float64;
+}
 
 template <class T>
 concept Element = std::is_same_v<T, bool> || std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
-                  std::is_same_v<T, float> || std::is_same_v<T, double>;
+    std::is_same_v<T, float> || std::is_same_v<T, double>;
 
 } // namespace lazyfuse

@@ -39,7 +39,9 @@ public:
   T& operator[](std::size_t i) noexcept { return data_[i]; }
   const T& operator[](std::size_t i) const noexcept { return data_[i]; }
   /// Element at a multi-index (row-major), e.g. h(i, j).
-  template <class... I> const T& operator()(I... index) const noexcept { return data_[offset({std::int64_t(index)...})]; }
+  template <class... I> const T& operator()(I... index) const noexcept {
+    return data_[offset({std::int64_t(index)...})];
+  }
   template <class... I> T& operator()(I... index) noexcept { return data_[offset({std::int64_t(index)...})]; }
   T* begin() noexcept { return data_.get(); }
   T* end() noexcept { return data_.get() + size_; }

@@ -97,10 +97,10 @@ std::size_t get_limit();
 
 /// Counters of the kernel cache, for tests, benchmarks and `lazyfuse-info`.
 struct KernelCacheStats {
-  std::uint64_t memory_hits = 0;   ///< structure seen before in this process: no source rendered
-  std::uint64_t disk_hits = 0;     ///< binary loaded from LAZYFUSE_CACHE_DIR
-  std::uint64_t misses = 0;        ///< compiled by NVRTC
-  double compile_seconds = 0;      ///< total NVRTC time
+  std::uint64_t memory_hits = 0;      ///< structure seen before in this process: no source rendered
+  std::uint64_t disk_hits = 0;        ///< binary loaded from LAZYFUSE_CACHE_DIR
+  std::uint64_t misses = 0;           ///< compiled by NVRTC
+  double compile_seconds = 0;         ///< total NVRTC time
   std::uint64_t kernels_launched = 0; ///< kernels run (GPU launches or CPU executions)
 };
 KernelCacheStats kernel_cache_stats();

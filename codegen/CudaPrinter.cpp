@@ -182,7 +182,8 @@ bool is_arg(std::uint8_t fn) {
 
 std::string render_reduction(const KernelIR& ir) {
   std::ostringstream os;
-  const bool split = ir.schedule == Schedule::Split;
+  const bool split = is_split(ir.schedule);
+  const bool column = is_column(ir.schedule);
   os << "// lazyfuse kernel " << ir.name << " (generated; self-contained: it includes no header)\n";
   os << kPreludeDefinitions;
   os << kPrelude << "\n" << kReductionHelpers << "\n";
@@ -230,7 +231,17 @@ std::string render_reduction(const KernelIR& ir) {
         if (a >= 0 && after_reduction[std::size_t(a)] && in.op != IrOp::LoopBegin) dep = true;
       after_reduction[k] = dep;
     }
-  if (split) {
+  if (column) {
+    // Blocks: lf_tiles groups of blockDim.x outer indices, times lf_splits parts of the reduced range.
+    os << "  const idx_t lf_tiles = (n + blockDim.x - 1) / blockDim.x;\n";
+    os << "  const idx_t lf_tile = blockIdx.x % lf_tiles;\n";
+    os << "  const idx_t lf_s = blockIdx.x / lf_tiles;\n";
+    if (!split) os << "  const idx_t lf_splits = 1;\n";
+    // Threads past the end compute on the last element (every read stays in bounds) and store nothing.
+    os << "  const bool lf_active = lf_tile * blockDim.x + threadIdx.x < n;\n";
+    os << "  const idx_t lf_o = lf_active ? lf_tile * blockDim.x + threadIdx.x : n - 1;\n";
+    os << (split ? "  {\n" : "  if (lf_active) {\n");
+  } else if (split) {
     os << "  const idx_t lf_o = blockIdx.x / lf_splits;\n  const idx_t lf_s = blockIdx.x % lf_splits;\n";
     os << "  if (lf_o >= n) return;\n  {\n";
   } else {
@@ -246,7 +257,10 @@ std::string render_reduction(const KernelIR& ir) {
     case IrOp::ScalarParam:
     case IrOp::IndexConst: return;
     case IrOp::OuterIndex: os << ind << "const idx_t " << v(int(k)) << " = lf_o;\n"; return;
-    case IrOp::Store: os << ind << "if (threadIdx.x == 0) out" << in.slot << "[lf_o] = " << v(in.a) << ";\n"; return;
+    case IrOp::Store:
+      os << ind << (column ? "if (lf_active) out" : "if (threadIdx.x == 0) out") << in.slot << "[lf_o] = " << v(in.a)
+         << ";\n";
+      return;
     default: break;
     }
     // Everything else prints as in elementwise kernels, one instruction at a time.
@@ -269,7 +283,10 @@ std::string render_reduction(const KernelIR& ir) {
         os << indent << t << " " << a << " = lf_" << name << "_identity<" << t << ">();\n";
         if (is_arg(acc->fn)) os << indent << "lf_i64 " << a << "_i = 9223372036854775807LL;\n";
       }
-      if (split)
+      if (column)
+        os << indent << "if (lf_active) for (idx_t " << v(int(k)) << " = lf_s; " << v(int(k)) << " < " << v(in.a)
+           << "; " << v(int(k)) << " += lf_splits) {\n";
+      else if (split)
         os << indent << "for (idx_t " << v(int(k)) << " = lf_s * blockDim.x + threadIdx.x; " << v(int(k)) << " < "
            << v(in.a) << "; " << v(int(k)) << " += lf_splits * blockDim.x) {\n";
       else
@@ -293,15 +310,18 @@ std::string render_reduction(const KernelIR& ir) {
         const char* t = cuda_type(acc->dtype);
         const std::string name(graph::name_of(graph::ReduceOp(acc->fn)));
         const std::string shared = "reinterpret_cast<" + std::string(t) + "*>(lf_shared)";
-        if (is_arg(acc->fn))
+        if (column) {
+          // Each thread holds its own outer element's reduction: nothing to combine across the block.
+        } else if (is_arg(acc->fn)) {
           os << indent << "lf_block_argreduce(" << a << ", " << a << "_i, lf_" << name << "_op(), lf_" << name
              << "_identity<" << t << ">(), " << shared << ", reinterpret_cast<lf_i64*>(lf_shared + 32));\n";
-        else
+        } else {
           os << indent << a << " = lf_block_reduce(" << a << ", lf_" << name << "_op(), lf_" << name << "_identity<"
              << t << ">(), " << shared << ");\n";
+        }
         if (split) {
           // Partial of this block: 16 bytes (value, then index) per (loop, outer, split).
-          os << indent << "if (threadIdx.x == 0) {\n";
+          os << indent << (column ? "if (lf_active) {\n" : "if (threadIdx.x == 0) {\n");
           os << indent << "  unsigned char* lf_p = lf_partials + ((idx_t)" << in.slot
              << " * n * lf_splits + lf_o * lf_splits + lf_s) * 16;\n";
           os << indent << "  *reinterpret_cast<" << t << "*>(lf_p) = " << a << ";\n";
@@ -327,7 +347,8 @@ std::string render_reduction(const KernelIR& ir) {
     // The last block to finish combines the partials in split order (fixed, so deterministic) and runs the rest.
     os << "    __shared__ bool lf_last;\n";
     os << "    __threadfence();\n    __syncthreads();\n";
-    os << "    if (threadIdx.x == 0) lf_last = atomicAdd(lf_tickets + lf_o, 1u) == (unsigned)(lf_splits - 1);\n";
+    os << "    if (threadIdx.x == 0) lf_last = atomicAdd(lf_tickets + " << (column ? "lf_tile" : "lf_o")
+       << ", 1u) == (unsigned)(lf_splits - 1);\n";
     os << "    __syncthreads();\n    if (!lf_last) return;\n    __threadfence();\n";
     for (std::size_t k : deferred) {
       const Instr& in = ir.code[k];
@@ -341,6 +362,23 @@ std::string render_reduction(const KernelIR& ir) {
         const std::string a = "lf_fin" + std::to_string(in.slot);
         os << "    " << at << " " << a << " = lf_" << name << "_identity<" << at << ">();\n";
         if (is_arg(acc->fn)) os << "    lf_i64 " << a << "_i = 9223372036854775807LL;\n";
+        if (column) {
+          // This thread's outer element: its partials in split order.
+          os << "    if (lf_active) for (idx_t lf_q = 0; lf_q < lf_splits; ++lf_q) {\n";
+          os << "      const volatile unsigned char* lf_p = lf_partials + ((idx_t)" << in.slot
+             << " * n * lf_splits + lf_o * lf_splits + lf_q) * 16;\n";
+          os << "      const " << at << " lf_v = *reinterpret_cast<const volatile " << at << "*>(lf_p);\n";
+          if (is_arg(acc->fn)) {
+            os << "      const lf_i64 lf_vi = *reinterpret_cast<const volatile lf_i64*>(lf_p + 8);\n";
+            os << "      if (lf_" << name << "_better(lf_v, lf_vi, " << a << ", " << a << "_i)) { " << a << " = lf_v; "
+               << a << "_i = lf_vi; }\n";
+          } else {
+            os << "      " << a << " = lf_" << name << "_combine(" << a << ", lf_v);\n";
+          }
+          os << "    }\n";
+          os << "    const " << t << " " << v(int(k)) << " = " << a << (is_arg(acc->fn) ? "_i" : "") << ";\n";
+          continue;
+        }
         os << "    if (threadIdx.x < lf_splits) {\n";
         os << "      const volatile unsigned char* lf_p = lf_partials + ((idx_t)" << in.slot
            << " * n * lf_splits + lf_o * lf_splits + threadIdx.x) * 16;\n";
@@ -359,7 +397,7 @@ std::string render_reduction(const KernelIR& ir) {
       }
       print_one(k, "    ");
     }
-    os << "    if (threadIdx.x == 0) lf_tickets[lf_o] = 0u;\n";
+    os << "    if (threadIdx.x == 0) lf_tickets[" << (column ? "lf_tile" : "lf_o") << "] = 0u;\n";
   }
   os << "  }\n}\n";
   return os.str();

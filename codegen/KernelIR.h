@@ -84,7 +84,18 @@ enum class Schedule : std::uint8_t {
   Elementwise, // every output element independently: grid-stride over i
   Row,         // a block per outer index: reductions loop over r with the block's threads, then a block reduce
   Split,       // each outer index's reductions split over several blocks, combined by the last block to finish
+  Column,      // a thread per outer index (the kept innermost axis walks with the threads: coalesced), looping
+               // over all r itself
+  ColumnSplit, // as Column, with r split over several blocks per group of outer indices, combined by the last
 };
+
+/// True for the schedules whose reductions are split over blocks (their loops must be independent).
+inline bool is_split(Schedule s) {
+  return s == Schedule::Split || s == Schedule::ColumnSplit;
+}
+inline bool is_column(Schedule s) {
+  return s == Schedule::Column || s == Schedule::ColumnSplit;
+}
 
 struct KernelIR {
   Schedule schedule = Schedule::Elementwise;

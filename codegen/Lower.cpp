@@ -238,7 +238,13 @@ private:
       end.slot = loop;
       emit(end);
     }
-    if (out_.args.n < fusion::kSplitBelowOuter && !full && !dependent) out_.ir.schedule = Schedule::Split;
+    // Outer reductions (the innermost axis kept): threads walk the contiguous axis. Otherwise a block per row, or
+    // rows split over blocks when there are few.
+    const bool inner_kept = !std::binary_search(d.axes.begin(), d.axes.end(), std::int32_t(d.in_shape.size()) - 1);
+    if (inner_kept && out_.args.n >= 32)
+      out_.ir.schedule = full || dependent ? Schedule::Column : Schedule::ColumnSplit;
+    else if (out_.args.n < fusion::kSplitBelowOuter && !full && !dependent)
+      out_.ir.schedule = Schedule::Split;
     out_.ir.index32 = fits_index32();
     out_.ir.finalize();
     return std::move(out_);

@@ -31,45 +31,50 @@ namespace lazyfuse::graph {
 
 ResultRule rule_of(UnaryOp op) {
   switch (op) {
-#define LAZYFUSE_UNARY(Enum, name, rule)                                                                               \
-  case UnaryOp::Enum: return ResultRule::rule;                                                                         \
-      #include <lazyfuse/ops.def>
+// clang-format off
+#define LAZYFUSE_UNARY(Enum, name, rule) case UnaryOp::Enum: return ResultRule::rule;
+#include <lazyfuse/ops.def>
+    // clang-format on
   }
   return ResultRule::Arith;
 }
 
 ResultRule rule_of(BinaryOp op) {
   switch (op) {
-#define LAZYFUSE_BINARY(Enum, name, rule)                                                                              \
-  case BinaryOp::Enum: return ResultRule::rule;                                                                        \
-      #include <lazyfuse/ops.def>
+// clang-format off
+#define LAZYFUSE_BINARY(Enum, name, rule) case BinaryOp::Enum: return ResultRule::rule;
+#include <lazyfuse/ops.def>
+    // clang-format on
   }
   return ResultRule::Arith;
 }
 
 std::string_view name_of(UnaryOp op) {
   switch (op) {
-#define LAZYFUSE_UNARY(Enum, name, rule)                                                                               \
-  case UnaryOp::Enum: return #name;                                                                                    \
-      #include <lazyfuse/ops.def>
+// clang-format off
+#define LAZYFUSE_UNARY(Enum, name, rule) case UnaryOp::Enum: return #name;
+#include <lazyfuse/ops.def>
+    // clang-format on
   }
   return "?";
 }
 
 std::string_view name_of(BinaryOp op) {
   switch (op) {
-#define LAZYFUSE_BINARY(Enum, name, rule)                                                                              \
-  case BinaryOp::Enum: return #name;                                                                                   \
-      #include <lazyfuse/ops.def>
+// clang-format off
+#define LAZYFUSE_BINARY(Enum, name, rule) case BinaryOp::Enum: return #name;
+#include <lazyfuse/ops.def>
+    // clang-format on
   }
   return "?";
 }
 
 std::string_view name_of(ReduceOp op) {
   switch (op) {
-#define LAZYFUSE_REDUCE(Enum, name)                                                                                    \
-  case ReduceOp::Enum: return #name;                                                                                   \
-      #include <lazyfuse/ops.def>
+// clang-format off
+#define LAZYFUSE_REDUCE(Enum, name) case ReduceOp::Enum: return #name;
+#include <lazyfuse/ops.def>
+    // clang-format on
   }
   return "?";
 }

@@ -155,16 +155,22 @@ public:
       break;
     }
     case codegen::Schedule::Row: blocks = std::min<std::int64_t>(k.args.n, kernel->grid_limit); break;
+    case codegen::Schedule::Column: blocks = (k.args.n + codegen::kBlockSize - 1) / codegen::kBlockSize; break;
+    case codegen::Schedule::ColumnSplit:
     case codegen::Schedule::Split: {
       // Enough blocks for two waves, each reading at least a few thousand elements; at most one partial per thread
       // of the combining block.
-      const std::int64_t want = std::max<std::int64_t>(1, 2 * kernel->grid_limit / std::max<std::int64_t>(1, k.args.n));
-      const std::int64_t useful = std::max<std::int64_t>(1, k.args.reduced / (codegen::kBlockSize * 8));
+      const bool column = k.ir.schedule == codegen::Schedule::ColumnSplit;
+      // Rows: blocks per outer element. Columns: blocks per tile of kBlockSize outer elements.
+      const std::int64_t groups = column ? (k.args.n + codegen::kBlockSize - 1) / codegen::kBlockSize : k.args.n;
+      const std::int64_t want = std::max<std::int64_t>(1, 2 * kernel->grid_limit / std::max<std::int64_t>(1, groups));
+      const std::int64_t per_part = column ? 16 : codegen::kBlockSize * 8; // elements each thread should read
+      const std::int64_t useful = std::max<std::int64_t>(1, k.args.reduced / per_part);
       const std::int64_t splits = std::min<std::int64_t>({want, useful, codegen::kBlockSize});
       std::int64_t loops = 0;
       for (auto& in : k.ir.code) loops += in.op == codegen::IrOp::LoopBegin;
       const std::size_t partial_bytes = std::size_t(loops * k.args.n * splits * 16);
-      const std::size_t ticket_bytes = std::size_t(k.args.n) * sizeof(unsigned);
+      const std::size_t ticket_bytes = std::size_t(groups) * sizeof(unsigned);
       scratch = allocate(partial_bytes + ticket_bytes + 256);
       auto* base = static_cast<unsigned char*>(scratch->data);
       auto* tickets = base + (partial_bytes + 255) / 256 * 256;
@@ -172,7 +178,7 @@ public:
       args.push(static_cast<void*>(base));
       args.push(static_cast<void*>(tickets));
       push_index(splits);
-      blocks = k.args.n * splits;
+      blocks = groups * splits;
       break;
     }
     }

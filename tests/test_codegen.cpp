@@ -146,6 +146,12 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
   samples.push_back(e / sum(e, 1, true));
   samples.push_back(mean(rows * rows, 1) - square(mean(rows, 1)));
   samples.push_back(sum(square(rows - rows.T().T() * 2.0f)));
+  // Outer reductions (the innermost axis kept): a thread per column, split over blocks or not.
+  auto cols = random_array({64, 300}, DType::Float32);
+  samples.push_back(sum(cols, 0));
+  samples.push_back(argmax(cols, 0));
+  samples.push_back(cols - mean(cols, 0, true));
+  samples.push_back(var(cols, 0));
   codegen::CompileOptions opt;
   opt.arch = 90;
   for (std::size_t k = 0; k < samples.size(); ++k) {

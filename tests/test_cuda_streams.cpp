@@ -338,10 +338,12 @@ TEST_F(CudaStreams, PerThreadDefaultStreamChild) {
       if (lf::current_stream_native() != static_cast<void*>(cudaStreamPerThread)) errors[std::size_t(t)] = "stream";
       Array a = lf::asarray(h, {std::int64_t(h.size())});
       auto got = (a * float(t + 1) + 1.0f).get<float>();
-      for (std::size_t i = 0; i < h.size(); ++i) const float w = h[i] * float(t + 1) + 1.0f;
-      if (!(std::abs(got[i] - w) <= kUlps * (std::abs(w) + 1))) {
-        errors[std::size_t(t)] = "value at " + std::to_string(i);
-        break;
+      for (std::size_t i = 0; i < h.size(); ++i) {
+        const float w = h[i] * float(t + 1) + 1.0f;
+        if (!(std::abs(got[i] - w) <= kUlps * (std::abs(w) + 1))) {
+          errors[std::size_t(t)] = "value at " + std::to_string(i);
+          break;
+        }
       }
     });
   for (auto& th : threads) th.join();

@@ -119,7 +119,8 @@ void print_body(std::ostringstream& os, const KernelIR& ir, Mode mode, const std
     case IrOp::OuterIndex:
     case IrOp::LoopBegin:
     case IrOp::Accumulate:
-    case IrOp::LoopEnd: break;
+    case IrOp::LoopEnd:
+    case IrOp::Result: break;
     }
     os << ";\n";
   }
@@ -226,7 +227,7 @@ std::string render_reduction(const KernelIR& ir) {
   if (split)
     for (std::size_t k = 0; k < ir.code.size(); ++k) {
       const Instr& in = ir.code[k];
-      bool dep = in.op == IrOp::LoopEnd || in.op == IrOp::Store;
+      bool dep = in.op == IrOp::Result || in.op == IrOp::Store;
       for (int a : {in.a, in.b, in.c})
         if (a >= 0 && after_reduction[std::size_t(a)] && in.op != IrOp::LoopBegin) dep = true;
       after_reduction[k] = dep;
@@ -257,6 +258,10 @@ std::string render_reduction(const KernelIR& ir) {
     case IrOp::ScalarParam:
     case IrOp::IndexConst: return;
     case IrOp::OuterIndex: os << ind << "const idx_t " << v(int(k)) << " = lf_o;\n"; return;
+    case IrOp::Result:
+      os << ind << "const " << cuda_type(in.dtype) << " " << v(int(k)) << " = lf_acc" << in.slot
+         << (is_arg(in.fn) ? "_vi" : "_v") << ";\n";
+      return;
     case IrOp::Store:
       os << ind << (column ? "if (lf_active) out" : "if (threadIdx.x == 0) out") << in.slot << "[lf_o] = " << v(in.a)
          << ";\n";
@@ -269,69 +274,94 @@ std::string render_reduction(const KernelIR& ir) {
   for (std::size_t k = 0; k < ir.code.size(); ++k) {
     const Instr& in = ir.code[k];
     if (in.op == IrOp::LoopBegin) {
-      // Find this loop's accumulate and end.
-      const Instr* acc = nullptr;
+      // This loop's accumulators and end.
+      std::vector<const Instr*> accs;
       std::size_t end = k + 1;
       for (; end < ir.code.size(); ++end) {
-        if (ir.code[end].op == IrOp::Accumulate && ir.code[end].slot == in.slot) acc = &ir.code[end];
+        if (ir.code[end].op == IrOp::Accumulate && ir.code[end].c == in.slot) accs.push_back(&ir.code[end]);
         if (ir.code[end].op == IrOp::LoopEnd && ir.code[end].slot == in.slot) break;
       }
-      const std::string a = "lf_acc" + std::to_string(in.slot);
-      if (acc) {
+      // Unrolled kUnroll times with independent accumulators, so that each thread has several loads in flight;
+      // the accumulators are combined in a fixed order afterwards (deterministic).
+      const std::string U = std::to_string(kUnroll);
+      const std::string r = v(int(k)), step = "lf_step" + std::to_string(in.slot);
+      for (const Instr* acc : accs) {
+        const std::string a = "lf_acc" + std::to_string(acc->slot);
         const char* t = cuda_type(acc->dtype);
         const std::string name(graph::name_of(graph::ReduceOp(acc->fn)));
-        os << indent << t << " " << a << " = lf_" << name << "_identity<" << t << ">();\n";
-        if (is_arg(acc->fn)) os << indent << "lf_i64 " << a << "_i = 9223372036854775807LL;\n";
+        os << indent << t << " " << a << "[" << U << "];\n";
+        if (is_arg(acc->fn)) os << indent << "lf_i64 " << a << "_i[" << U << "];\n";
+        os << indent << "for (int lf_u = 0; lf_u < " << U << "; ++lf_u) {\n";
+        os << indent << "  " << a << "[lf_u] = lf_" << name << "_identity<" << t << ">();\n";
+        if (is_arg(acc->fn)) os << indent << "  " << a << "_i[lf_u] = 9223372036854775807LL;\n";
+        os << indent << "}\n";
       }
-      if (column)
-        os << indent << "if (lf_active) for (idx_t " << v(int(k)) << " = lf_s; " << v(int(k)) << " < " << v(in.a)
-           << "; " << v(int(k)) << " += lf_splits) {\n";
-      else if (split)
-        os << indent << "for (idx_t " << v(int(k)) << " = lf_s * blockDim.x + threadIdx.x; " << v(int(k)) << " < "
-           << v(in.a) << "; " << v(int(k)) << " += lf_splits * blockDim.x) {\n";
-      else
-        os << indent << "for (idx_t " << v(int(k)) << " = threadIdx.x; " << v(int(k)) << " < " << v(in.a) << "; "
-           << v(int(k)) << " += blockDim.x) {\n";
+      std::string start;
+      if (column) {
+        start = "lf_s";
+        os << indent << "const idx_t " << step << " = lf_splits;\n";
+      } else if (split) {
+        start = "lf_s * blockDim.x + threadIdx.x";
+        os << indent << "const idx_t " << step << " = lf_splits * blockDim.x;\n";
+      } else {
+        start = "threadIdx.x";
+        os << indent << "const idx_t " << step << " = blockDim.x;\n";
+      }
+      os << indent << (column ? "if (lf_active) " : "") << "for (idx_t lf_r0 = " << start << "; lf_r0 < " << v(in.a)
+         << "; lf_r0 += " << U << " * " << step << ") {\n";
+      os << "#pragma unroll\n";
+      os << indent << "for (int lf_u = 0; lf_u < " << U << "; ++lf_u) {\n";
+      os << indent << "  const idx_t " << r << " = lf_r0 + lf_u * " << step << ";\n";
+      os << indent << "  if (" << r << " < " << v(in.a) << ") {\n";
       for (std::size_t b = k + 1; b < end; ++b) {
         const Instr& bi = ir.code[b];
         if (bi.op == IrOp::Accumulate) {
+          const std::string a = "lf_acc" + std::to_string(bi.slot);
           const std::string name(graph::name_of(graph::ReduceOp(bi.fn)));
           if (is_arg(bi.fn))
-            os << indent << "  if (lf_" << name << "_better(" << v(bi.a) << ", (lf_i64)" << v(bi.b) << ", " << a << ", "
-               << a << "_i)) { " << a << " = " << v(bi.a) << "; " << a << "_i = (lf_i64)" << v(bi.b) << "; }\n";
+            os << indent << "    if (lf_" << name << "_better(" << v(bi.a) << ", (lf_i64)" << v(bi.b) << ", " << a
+               << "[lf_u], " << a << "_i[lf_u])) { " << a << "[lf_u] = " << v(bi.a) << "; " << a
+               << "_i[lf_u] = (lf_i64)" << v(bi.b) << "; }\n";
           else
-            os << indent << "  " << a << " = lf_" << name << "_combine(" << a << ", " << v(bi.a) << ");\n";
+            os << indent << "    " << a << "[lf_u] = lf_" << name << "_combine(" << a << "[lf_u], " << v(bi.a)
+               << ");\n";
           continue;
         }
-        print_one(b, indent + "  ");
+        print_one(b, indent + "    ");
       }
-      os << indent << "}\n";
-      if (acc) {
-        const char* t = cuda_type(acc->dtype);
+      os << indent << "  }\n" << indent << "}\n" << indent << "}\n";
+      for (const Instr* acc : accs) {
+        const std::string a = "lf_acc" + std::to_string(acc->slot);
         const std::string name(graph::name_of(graph::ReduceOp(acc->fn)));
+        const char* t = cuda_type(acc->dtype);
+        // Fold the unrolled accumulators into the first, in order.
+        os << indent << "for (int lf_u = 1; lf_u < " << U << "; ++lf_u) {\n";
+        if (is_arg(acc->fn))
+          os << indent << "  if (lf_" << name << "_better(" << a << "[lf_u], " << a << "_i[lf_u], " << a << "[0], " << a
+             << "_i[0])) { " << a << "[0] = " << a << "[lf_u]; " << a << "_i[0] = " << a << "_i[lf_u]; }\n";
+        else
+          os << indent << "  " << a << "[0] = lf_" << name << "_combine(" << a << "[0], " << a << "[lf_u]);\n";
+        os << indent << "}\n";
+        os << indent << t << " " << a << "_v = " << a << "[0];\n";
+        if (is_arg(acc->fn)) os << indent << "lf_i64 " << a << "_vi = " << a << "_i[0];\n";
         const std::string shared = "reinterpret_cast<" + std::string(t) + "*>(lf_shared)";
         if (column) {
           // Each thread holds its own outer element's reduction: nothing to combine across the block.
         } else if (is_arg(acc->fn)) {
-          os << indent << "lf_block_argreduce(" << a << ", " << a << "_i, lf_" << name << "_op(), lf_" << name
+          os << indent << "lf_block_argreduce(" << a << "_v, " << a << "_vi, lf_" << name << "_op(), lf_" << name
              << "_identity<" << t << ">(), " << shared << ", reinterpret_cast<lf_i64*>(lf_shared + 32));\n";
         } else {
-          os << indent << a << " = lf_block_reduce(" << a << ", lf_" << name << "_op(), lf_" << name << "_identity<"
+          os << indent << a << "_v = lf_block_reduce(" << a << "_v, lf_" << name << "_op(), lf_" << name << "_identity<"
              << t << ">(), " << shared << ");\n";
         }
         if (split) {
-          // Partial of this block: 16 bytes (value, then index) per (loop, outer, split).
+          // Partial of this block: 16 bytes (value, then index) per (accumulator, outer, split).
           os << indent << (column ? "if (lf_active) {\n" : "if (threadIdx.x == 0) {\n");
-          os << indent << "  unsigned char* lf_p = lf_partials + ((idx_t)" << in.slot
+          os << indent << "  unsigned char* lf_p = lf_partials + ((idx_t)" << acc->slot
              << " * n * lf_splits + lf_o * lf_splits + lf_s) * 16;\n";
-          os << indent << "  *reinterpret_cast<" << t << "*>(lf_p) = " << a << ";\n";
-          if (is_arg(acc->fn)) os << indent << "  *reinterpret_cast<lf_i64*>(lf_p + 8) = " << a << "_i;\n";
+          os << indent << "  *reinterpret_cast<" << t << "*>(lf_p) = " << a << "_v;\n";
+          if (is_arg(acc->fn)) os << indent << "  *reinterpret_cast<lf_i64*>(lf_p + 8) = " << a << "_vi;\n";
           os << indent << "}\n";
-          deferred.push_back(end);
-        } else {
-          const Instr& fin = ir.code[end];
-          os << indent << "const " << cuda_type(fin.dtype) << " " << v(int(end)) << " = " << a
-             << (is_arg(acc->fn) ? "_i" : "") << ";\n";
         }
       }
       k = end;
@@ -352,7 +382,7 @@ std::string render_reduction(const KernelIR& ir) {
     os << "    __syncthreads();\n    if (!lf_last) return;\n    __threadfence();\n";
     for (std::size_t k : deferred) {
       const Instr& in = ir.code[k];
-      if (in.op == IrOp::LoopEnd && in.fn != kNoReduce) {
+      if (in.op == IrOp::Result) {
         const char* t = cuda_type(ir.code[std::size_t(k)].dtype);
         const Instr* acc = nullptr;
         for (auto& c : ir.code)
@@ -379,11 +409,18 @@ std::string render_reduction(const KernelIR& ir) {
           os << "    const " << t << " " << v(int(k)) << " = " << a << (is_arg(acc->fn) ? "_i" : "") << ";\n";
           continue;
         }
-        os << "    if (threadIdx.x < lf_splits) {\n";
+        // Each thread folds the partials q = threadIdx.x, + blockDim.x, ... in order, then the block tree.
+        os << "    for (idx_t lf_q = threadIdx.x; lf_q < lf_splits; lf_q += blockDim.x) {\n";
         os << "      const volatile unsigned char* lf_p = lf_partials + ((idx_t)" << in.slot
-           << " * n * lf_splits + lf_o * lf_splits + threadIdx.x) * 16;\n";
-        os << "      " << a << " = *reinterpret_cast<const volatile " << at << "*>(lf_p);\n";
-        if (is_arg(acc->fn)) os << "      " << a << "_i = *reinterpret_cast<const volatile lf_i64*>(lf_p + 8);\n";
+           << " * n * lf_splits + lf_o * lf_splits + lf_q) * 16;\n";
+        os << "      const " << at << " lf_v = *reinterpret_cast<const volatile " << at << "*>(lf_p);\n";
+        if (is_arg(acc->fn)) {
+          os << "      const lf_i64 lf_vi = *reinterpret_cast<const volatile lf_i64*>(lf_p + 8);\n";
+          os << "      if (lf_" << name << "_better(lf_v, lf_vi, " << a << ", " << a << "_i)) { " << a << " = lf_v; "
+             << a << "_i = lf_vi; }\n";
+        } else {
+          os << "      " << a << " = lf_" << name << "_combine(" << a << ", lf_v);\n";
+        }
         os << "    }\n";
         const std::string shared = "reinterpret_cast<" + std::string(at) + "*>(lf_shared)";
         if (is_arg(acc->fn))

@@ -12,6 +12,10 @@ namespace lazyfuse::codegen {
 inline constexpr int kElementsPerThread = 4;
 /// Threads per block the printed kernels are written for (__launch_bounds__).
 inline constexpr int kBlockSize = 256;
+/// Reduction loops run this many iterations per trip, with as many independent accumulators.
+inline constexpr int kUnroll = 4;
+/// Most blocks one outer element's reduction is split over (Split schedule).
+inline constexpr int kMaxSplits = 1024;
 
 /// Renders `ir` as CUDA C with no #include: the op prelude (graph/OpMath.inc) and one `extern "C"` kernel named
 /// ir.name, whose parameters are: inputs (const T* __restrict__), outputs (T* __restrict__), n, then the IR's

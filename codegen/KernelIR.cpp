@@ -36,6 +36,7 @@ const char* ir_op_name(IrOp op) {
   case IrOp::LoopBegin: return "loop_begin";
   case IrOp::Accumulate: return "accumulate";
   case IrOp::LoopEnd: return "loop_end";
+  case IrOp::Result: return "result";
   case IrOp::StoreAt: return "store_at";
   }
   return "?";
@@ -97,8 +98,7 @@ std::string to_string(const KernelIR& k) {
     os << "  %" << n << " = " << ir_op_name(i.op);
     if (i.op == IrOp::Unary) os << "." << graph::name_of(graph::UnaryOp(i.fn));
     if (i.op == IrOp::Binary) os << "." << graph::name_of(graph::BinaryOp(i.fn));
-    if (i.op == IrOp::Accumulate || (i.op == IrOp::LoopEnd && i.fn != kNoReduce))
-      os << "." << graph::name_of(graph::ReduceOp(i.fn));
+    if (i.op == IrOp::Accumulate || i.op == IrOp::Result) os << "." << graph::name_of(graph::ReduceOp(i.fn));
     if (!is_index_op(i.op) && !is_predicate_op(i.op)) os << ":" << dtype_name(i.dtype);
     for (int a : {i.a, i.b, i.c})
       if (a >= 0) os << " %" << a;

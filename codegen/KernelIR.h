@@ -46,13 +46,11 @@ enum class IrOp : std::uint8_t {
   // Reduction kernels (KernelIR::schedule != Elementwise).
   OuterIndex, // the outer (kept-axes) linear index o
   LoopBegin,  // starts loop `slot` over the reduced elements r in [0, IndexParam a); the value is r
-  Accumulate, // combines value a (with index b for arg reductions) into loop `slot`'s accumulator; fn = ReduceOp
-  LoopEnd,    // ends loop `slot`; the value (of dtype) is its reduction over all r, or nothing for a store loop
+  Accumulate, // combines value a (with index b for arg reductions) into accumulator `slot` of loop c; fn = ReduceOp
+  LoopEnd,    // ends loop `slot`
+  Result,     // the value (of dtype) of accumulator `slot` over all r; fn = ReduceOp
   StoreAt,    // outputs[slot][a] = b (full-shape outputs, inside a loop)
 };
-
-/// LoopEnd.fn of a loop that only stores (no reduction).
-inline constexpr std::uint8_t kNoReduce = 0xff;
 
 const char* ir_op_name(IrOp op);
 bool is_index_op(IrOp op);     // produces an index

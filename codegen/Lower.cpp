@@ -157,31 +157,59 @@ private:
                                                                                              : o_coords[ko++]);
       return frame_id(std::move(f));
     };
-    int loops = 0;
+    // Does a reduction read another inlined reduction? Then it needs that one's result: a later loop. Independent
+    // reductions share one loop, so they read their inputs once (mean and variance of the same rows, min and max).
+    auto reads_reduction = [&](const NodePtr& red) {
+      std::vector<const Node*> stack{red->sources_unlocked()[0].get()}, seen;
+      while (!stack.empty()) {
+        const Node* n = stack.back();
+        stack.pop_back();
+        if (n->materialized() || std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
+        seen.push_back(n);
+        if (n->kind == NodeKind::Reduce) return true;
+        for (auto& s : n->sources_unlocked()) stack.push_back(s.get());
+      }
+      return false;
+    };
+    int loops = 0, accumulators = 0, open_loop = -1, r = -1, frame = -1;
     bool dependent = false;
-    for (auto& red : reductions) {
-      const int loop = loops++;
-      region_ = loop + 1;
-      Instr begin{IrOp::LoopBegin, DType::Int64};
-      begin.slot = loop;
-      begin.a = n_reduced;
-      const int r = emit(begin);
-      const std::size_t code_before = out_.ir.code.size();
-      const NodePtr& src = red->sources_unlocked()[0];
-      const int v = value_of(src, full_frame(r));
-      for (std::size_t k = code_before; k < out_.ir.code.size(); ++k)
-        for (int operand : {out_.ir.code[k].a, out_.ir.code[k].b, out_.ir.code[k].c})
-          if (operand >= 0 && out_.ir.code[std::size_t(operand)].op == IrOp::LoopEnd) dependent = true;
-      Instr acc{IrOp::Accumulate, src->dtype, std::uint8_t(red->op)};
-      acc.slot = loop;
-      acc.a = v;
-      acc.b = r;
-      emit(acc);
+    std::vector<std::pair<const Node*, int>> pending; // reductions of the open loop, with their accumulators
+    auto close_loop = [&] {
       region_ = 0;
-      Instr end{IrOp::LoopEnd, red->dtype, std::uint8_t(red->op)};
-      end.slot = loop;
-      memo_.insert(red.get(), -1, emit(end));
+      Instr end{IrOp::LoopEnd, DType::Bool};
+      end.slot = open_loop;
+      emit(end);
+      for (auto& [red, acc] : pending) {
+        Instr result{IrOp::Result, red->dtype, std::uint8_t(red->op)};
+        result.slot = acc;
+        memo_.insert(red, -1, emit(result));
+      }
+      pending.clear();
+      open_loop = -1;
+    };
+    for (auto& red : reductions) {
+      const bool reads = reads_reduction(red);
+      dependent = dependent || reads;
+      if (open_loop >= 0 && reads) close_loop();
+      if (open_loop < 0) {
+        open_loop = loops++;
+        region_ = open_loop + 1;
+        Instr begin{IrOp::LoopBegin, DType::Int64};
+        begin.slot = open_loop;
+        begin.a = n_reduced;
+        r = emit(begin);
+        frame = full_frame(r);
+      }
+      const NodePtr& src = red->sources_unlocked()[0];
+      Instr acc{IrOp::Accumulate, src->dtype, std::uint8_t(red->op)};
+      acc.slot = accumulators++;
+      acc.a = value_of(src, frame);
+      acc.b = r;
+      acc.c = open_loop;
+      emit(acc);
+      pending.push_back({red.get(), acc.slot});
     }
+    if (open_loop >= 0) close_loop();
     // Reduced outputs at the outer index, then full-shape outputs in one more loop.
     bool full = false;
     for (std::size_t k = 0; k < plan_.outputs.size(); ++k) {
@@ -234,7 +262,7 @@ private:
         region_of_.push_back(region_);
       }
       region_ = 0;
-      Instr end{IrOp::LoopEnd, DType::Bool, kNoReduce};
+      Instr end{IrOp::LoopEnd, DType::Bool};
       end.slot = loop;
       emit(end);
     }

@@ -5,8 +5,10 @@
 #include "graph/Ops.h"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -93,63 +95,21 @@ private:
     return itemsize(in.dtype);
   }
 
-  // Runs the loop that starts at `begin`; returns the position of its LoopEnd.
-  std::size_t run_loop(std::size_t begin) {
-    const auto& code = ir_.code;
-    const Instr& head = code[begin];
-    std::size_t end = begin + 1;
-    while (!(code[end].op == IrOp::LoopEnd && code[end].slot == head.slot)) ++end;
-    const std::int64_t n = param_of(head.a);
-    const Instr& fin = code[end];
-    std::size_t acc_id = 0;
-    for (std::size_t k = begin + 1; k < end; ++k)
-      if (code[k].op == IrOp::Accumulate) acc_id = k;
-    if (fin.fn == codegen::kNoReduce) {
-      for (loop_base_ = 0; loop_base_ < n; loop_base_ += kChunk)
-        body(begin, end, int(std::min<std::int64_t>(kChunk, n - loop_base_)));
-      return end;
-    }
-    const Instr& acc = code[acc_id];
-    with_type(acc.dtype, [&]<class T>() {
-      const auto op = graph::ReduceOp(acc.fn);
-      if (op == graph::ReduceOp::ArgMax || op == graph::ReduceOp::ArgMin) {
-        T best = op == graph::ReduceOp::ArgMax ? lazyfuse_opmath::lf_max_identity<T>()
-                                               : lazyfuse_opmath::lf_min_identity<T>();
-        std::int64_t best_index = INT64_MAX;
-        for (loop_base_ = 0; loop_base_ < n; loop_base_ += kChunk) {
-          const int len = int(std::min<std::int64_t>(kChunk, n - loop_base_));
-          body(begin, end, len);
-          const T* v = col<T>(acc.a);
-          const std::int64_t* idx = col<std::int64_t>(acc.b);
-          for (int e = 0; e < len; ++e) {
-            bool better = op == graph::ReduceOp::ArgMax
-                              ? lazyfuse_opmath::lf_argmax_better(v[e], idx[e], best, best_index)
-                              : lazyfuse_opmath::lf_argmin_better(v[e], idx[e], best, best_index);
-            if (better) best = v[e], best_index = idx[e];
-          }
-        }
-        std::fill_n(col<std::int64_t>(int(end)), kChunk, best_index == INT64_MAX ? 0 : best_index);
-        return;
-      }
-      reduce_loop<T>(begin, end, acc, op, n);
-    });
-    return end;
-  }
-
-  void body(std::size_t begin, std::size_t end, int len) {
-    for (std::size_t k = begin; k < end; ++k) {
-      const IrOp op = ir_.code[k].op;
-      if (op == IrOp::Accumulate || op == IrOp::IndexParam || op == IrOp::ScalarParam || op == IrOp::IndexConst)
-        continue;
-      exec(k, len, 0);
-    }
-  }
+  // One accumulator of a loop: folds columns of values in; gives the reduction's result at the end.
+  struct Accumulator {
+    virtual ~Accumulator() = default;
+    virtual void fold(Interpreter& in, const Instr& acc, int len) = 0;
+    virtual void finish(void* out) = 0; // the Result's value (T, or int64 for arg reductions)
+  };
 
   // A combining reduction in pairwise order: a tree inside each column, and a binary counter of column partials,
   // so the rounding error grows with log n, not n.
-  template <class T>
-  void reduce_loop(std::size_t begin, std::size_t end, const Instr& acc, graph::ReduceOp op, std::int64_t n) {
-    auto combine = [op](T a, T b) -> T {
+  template <class T> struct Pairwise final : Accumulator {
+    explicit Pairwise(graph::ReduceOp op) : op(op) {}
+    graph::ReduceOp op;
+    T levels[64];
+    bool used[64] = {};
+    T combine(T a, T b) const {
       using namespace lazyfuse_opmath;
       switch (op) {
       case graph::ReduceOp::Sum: return lf_sum_combine(a, b);
@@ -160,8 +120,8 @@ private:
       case graph::ReduceOp::All: return lf_all_combine(a, b);
       default: return a;
       }
-    };
-    auto identity = [op]() -> T {
+    }
+    T identity() const {
       using namespace lazyfuse_opmath;
       switch (op) {
       case graph::ReduceOp::Sum: return lf_sum_identity<T>();
@@ -172,14 +132,10 @@ private:
       case graph::ReduceOp::All: return lf_all_identity<T>();
       default: return T{};
       }
-    };
-    T levels[64];
-    bool used[64] = {};
-    T scratch[kChunk];
-    for (loop_base_ = 0; loop_base_ < n; loop_base_ += kChunk) {
-      const int len = int(std::min<std::int64_t>(kChunk, n - loop_base_));
-      body(begin, end, len);
-      std::copy_n(col<T>(acc.a), len, scratch);
+    }
+    void fold(Interpreter& in, const Instr& acc, int len) override {
+      T scratch[kChunk];
+      std::copy_n(in.col<T>(acc.a), len, scratch);
       for (int m = len; m > 1;) {
         const int half = (m + 1) / 2;
         for (int e = 0; e + half < m; ++e) scratch[e] = combine(scratch[e], scratch[e + half]);
@@ -194,11 +150,79 @@ private:
       levels[level] = partial;
       used[level] = true;
     }
-    T result = identity();
-    for (int level = 0; level < 64; ++level)
-      if (used[level]) result = combine(levels[level], result);
-    const Instr& fin = ir_.code[end];
-    with_type(fin.dtype, [&]<class R>() { std::fill_n(col<R>(int(end)), kChunk, R(result)); });
+    void finish(void* out) override {
+      T result = identity();
+      for (int level = 0; level < 64; ++level)
+        if (used[level]) result = combine(levels[level], result);
+      std::memcpy(out, &result, sizeof(T));
+    }
+  };
+
+  template <class T> struct Arg final : Accumulator {
+    explicit Arg(graph::ReduceOp op)
+        : max(op == graph::ReduceOp::ArgMax),
+          best(max ? lazyfuse_opmath::lf_max_identity<T>() : lazyfuse_opmath::lf_min_identity<T>()) {}
+    bool max;
+    T best;
+    std::int64_t best_index = INT64_MAX;
+    void fold(Interpreter& in, const Instr& acc, int len) override {
+      const T* v = in.col<T>(acc.a);
+      const std::int64_t* idx = in.col<std::int64_t>(acc.b);
+      for (int e = 0; e < len; ++e) {
+        const bool better = max ? lazyfuse_opmath::lf_argmax_better(v[e], idx[e], best, best_index)
+                                : lazyfuse_opmath::lf_argmin_better(v[e], idx[e], best, best_index);
+        if (better) best = v[e], best_index = idx[e];
+      }
+    }
+    void finish(void* out) override {
+      const std::int64_t index = best_index == INT64_MAX ? 0 : best_index;
+      std::memcpy(out, &index, sizeof index);
+    }
+  };
+
+  // Results of the last loops, by accumulator, 16 bytes each (read by Result instructions).
+  std::vector<std::array<std::byte, 16>> results_;
+
+  // Runs the loop that starts at `begin`; returns the position of its LoopEnd.
+  std::size_t run_loop(std::size_t begin) {
+    const auto& code = ir_.code;
+    const Instr& head = code[begin];
+    std::size_t end = begin + 1;
+    while (!(code[end].op == IrOp::LoopEnd && code[end].slot == head.slot)) ++end;
+    const std::int64_t n = param_of(head.a);
+    std::vector<std::pair<std::size_t, std::unique_ptr<Accumulator>>> accs;
+    for (std::size_t k = begin + 1; k < end; ++k) {
+      const Instr& acc = code[k];
+      if (acc.op != IrOp::Accumulate) continue;
+      with_type(acc.dtype, [&]<class T>() {
+        const auto op = graph::ReduceOp(acc.fn);
+        if (op == graph::ReduceOp::ArgMax || op == graph::ReduceOp::ArgMin)
+          accs.push_back({k, std::make_unique<Arg<T>>(op)});
+        else
+          accs.push_back({k, std::make_unique<Pairwise<T>>(op)});
+      });
+    }
+    for (loop_base_ = 0; loop_base_ < n; loop_base_ += kChunk) {
+      const int len = int(std::min<std::int64_t>(kChunk, n - loop_base_));
+      body(begin, end, len);
+      for (auto& [k, acc] : accs) acc->fold(*this, code[k], len);
+    }
+    for (auto& [k, acc] : accs) {
+      const auto slot = std::size_t(code[k].slot);
+      if (results_.size() <= slot) results_.resize(slot + 1);
+      acc->finish(results_[slot].data());
+    }
+    return end;
+  }
+
+  void body(std::size_t begin, std::size_t end, int len) {
+    exec(begin, len, 0); // the loop index first: the body reads it
+    for (std::size_t k = begin + 1; k < end; ++k) {
+      const IrOp op = ir_.code[k].op;
+      if (op == IrOp::Accumulate || op == IrOp::IndexParam || op == IrOp::ScalarParam || op == IrOp::IndexConst)
+        continue;
+      exec(k, len, 0);
+    }
   }
 
   void exec(std::size_t id, int len, std::int64_t i0) {
@@ -306,6 +330,13 @@ private:
         for (int e = 0; e < len; ++e) o[e] = loop_base_ + e;
         break;
       }
+      case IrOp::Result:
+        with_type(in.dtype, [&]<class T>() {
+          T value;
+          std::memcpy(&value, results_[std::size_t(in.slot)].data(), sizeof(T));
+          std::fill_n(col<T>(j), len, value);
+        });
+        break;
       case IrOp::Accumulate:
       case IrOp::LoopEnd: LAZYFUSE_ASSERT(false, "reduction instruction outside a reduction loop"); break;
       }

@@ -31,15 +31,17 @@ public:
   }
   ~DeviceStorage() override {
     try {
-      const bool producer_live = is_live(producer_);
-      // The block goes back on a stream that exists; a destroyed producer's work is already complete.
-      if (!producer_live) allocation_.set_stream(current_stream());
-      for (const StreamTag& reader : readers_) {
-        if (!is_live(reader)) continue;
-        Event done;
-        done.record(reader.stream);
-        done.wait_on(allocation_.stream());
-      }
+      with_stream_state(producer_, [&](bool producer_live) {
+        // The block goes back on a stream that exists; a destroyed producer's work is already complete.
+        if (!producer_live) allocation_.set_stream(current_stream());
+        for (const StreamTag& reader : readers_) {
+          if (!is_live_locked(reader)) continue;
+          Event done;
+          done.record(reader.stream);
+          done.wait_on(allocation_.stream());
+        }
+        allocation_.reset();
+      });
     } catch (const std::exception&) {
       // Destructors must not throw; a failing CUDA call here means the context is already broken.
     }
@@ -51,11 +53,12 @@ public:
     std::lock_guard lock(mutex_);
     for (auto& r : readers_)
       if (r.stream == stream && is_live(r)) return;
-    if (is_live(producer_)) {
+    with_stream_state(producer_, [&](bool live) {
+      if (!live) return; // its work is complete
       Event produced;
       produced.record(producer_.stream);
       produced.wait_on(stream);
-    }
+    });
     readers_.push_back(tag_of(stream));
   }
 
@@ -163,12 +166,14 @@ public:
       const bool column = k.ir.schedule == codegen::Schedule::ColumnSplit;
       // Rows: blocks per outer element. Columns: blocks per tile of kBlockSize outer elements.
       const std::int64_t groups = column ? (k.args.n + codegen::kBlockSize - 1) / codegen::kBlockSize : k.args.n;
-      const std::int64_t want = std::max<std::int64_t>(1, 2 * kernel->grid_limit / std::max<std::int64_t>(1, groups));
+      const std::int64_t want = std::max<std::int64_t>(1, 4 * kernel->grid_limit / std::max<std::int64_t>(1, groups));
       const std::int64_t per_part = column ? 16 : codegen::kBlockSize * 8; // elements each thread should read
       const std::int64_t useful = std::max<std::int64_t>(1, k.args.reduced / per_part);
-      const std::int64_t splits = std::min<std::int64_t>({want, useful, codegen::kBlockSize});
+      // Column partials are folded by one thread each, row partials by a whole block.
+      const std::int64_t cap = column ? codegen::kBlockSize : codegen::kMaxSplits;
+      const std::int64_t splits = std::min<std::int64_t>({want, useful, cap});
       std::int64_t loops = 0;
-      for (auto& in : k.ir.code) loops += in.op == codegen::IrOp::LoopBegin;
+      for (auto& in : k.ir.code) loops += in.op == codegen::IrOp::Accumulate; // one partial per accumulator
       const std::size_t partial_bytes = std::size_t(loops * k.args.n * splits * 16);
       const std::size_t ticket_bytes = std::size_t(groups) * sizeof(unsigned);
       scratch = allocate(partial_bytes + ticket_bytes + 256);

@@ -49,11 +49,9 @@ void destroy_stream(void* native, bool owned) noexcept {
   // Buffers produced on this stream may still be read elsewhere: finish its work, so that readers (which check
   // is_live) need not wait for a stream that no longer exists.
   (void)cudaStreamSynchronize(s);
-  {
-    auto& l = live_streams();
-    std::lock_guard lock(l.mutex);
-    l.generation.erase(s);
-  }
+  auto& l = live_streams();
+  std::lock_guard lock(l.mutex); // held until the handle is gone: see with_stream_state
+  l.generation.erase(s);
   // Before the handle is gone: blocks the pool cached for this stream must not be matched to a later stream
   // that the driver hands the same handle value.
   runtime::MemoryPool::stream_destroyed(s);
@@ -72,11 +70,19 @@ StreamTag tag_of(cudaStream_t stream) {
   return {stream, it == l.generation.end() ? 0 : it->second};
 }
 bool is_live(const StreamTag& tag) {
+  bool live = true;
+  with_stream_state(tag, [&](bool l) { live = l; });
+  return live;
+}
+bool is_live_locked(const StreamTag& tag) {
   if (tag.generation == 0) return true;
   auto& l = live_streams();
-  std::lock_guard lock(l.mutex);
   auto it = l.generation.find(tag.stream);
   return it != l.generation.end() && it->second == tag.generation;
+}
+void with_stream_state(const StreamTag& tag, const std::function<void(bool)>& f) {
+  std::lock_guard lock(live_streams().mutex);
+  f(is_live_locked(tag));
 }
 } // namespace runtime
 

@@ -6,6 +6,7 @@
 #include <lazyfuse/runtime.hpp>
 
 #include <cstdint>
+#include <functional>
 
 namespace lazyfuse::runtime {
 
@@ -29,6 +30,11 @@ StreamTag tag_of(cudaStream_t stream);
 /// False once the owned stream the tag names was destroyed. Its work is then complete (a Stream synchronizes
 /// before it is destroyed), so nothing needs to wait for it, and nothing may be queued on it.
 bool is_live(const StreamTag& tag);
+/// Runs `f(live)` while no owned stream can be destroyed, so that work queued on the tag's stream inside `f` (when
+/// `live`) cannot race with its destruction.
+void with_stream_state(const StreamTag& tag, const std::function<void(bool live)>& f);
+/// is_live for code running inside with_stream_state's `f` (which holds the lock is_live takes).
+bool is_live_locked(const StreamTag& tag);
 
 class Event {
 public:

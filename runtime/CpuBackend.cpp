@@ -134,7 +134,7 @@ private:
       }
     }
     void fold(Interpreter& in, const Instr& acc, int len) override {
-      T scratch[kChunk];
+      T scratch[kChunk] = {}; // len >= 1 always; the initializer keeps -O3 from warning
       std::copy_n(in.col<T>(acc.a), len, scratch);
       for (int m = len; m > 1;) {
         const int half = (m + 1) / 2;

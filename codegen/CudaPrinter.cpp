@@ -148,6 +148,9 @@ template <class T, class Op> __device__ __forceinline__ T lf_block_reduce(T v, O
   __syncthreads();
   return shared[0];
 }
+// Partials of other blocks: read from L2 (cache-global), never from a stale L1 line.
+template <class T> __device__ __forceinline__ T lf_load_partial(const unsigned char* p) { return __ldcg(reinterpret_cast<const T*>(p)); }
+template <> __device__ __forceinline__ bool lf_load_partial<bool>(const unsigned char* p) { return *reinterpret_cast<const volatile bool*>(p); }
 struct lf_argmax_op { template <class T> __device__ __forceinline__ bool operator()(T v, lf_i64 i, T b, lf_i64 j) const { return lf_argmax_better(v, i, b, j); } };
 struct lf_argmin_op { template <class T> __device__ __forceinline__ bool operator()(T v, lf_i64 i, T b, lf_i64 j) const { return lf_argmin_better(v, i, b, j); } };
 template <class T, class Better> __device__ __forceinline__ void lf_block_argreduce(T& v, lf_i64& i, Better better, T identity, T* shared, lf_i64* shared_index) {
@@ -394,12 +397,13 @@ std::string render_reduction(const KernelIR& ir) {
         if (is_arg(acc->fn)) os << "    lf_i64 " << a << "_i = 9223372036854775807LL;\n";
         if (column) {
           // This thread's outer element: its partials in split order.
-          os << "    if (lf_active) for (idx_t lf_q = 0; lf_q < lf_splits; ++lf_q) {\n";
-          os << "      const volatile unsigned char* lf_p = lf_partials + ((idx_t)" << in.slot
+          os << "#pragma unroll 8\n";
+          os << "    for (idx_t lf_q = 0; lf_q < lf_splits; ++lf_q) {\n";
+          os << "      const unsigned char* lf_p = lf_partials + ((idx_t)" << in.slot
              << " * n * lf_splits + lf_o * lf_splits + lf_q) * 16;\n";
-          os << "      const " << at << " lf_v = *reinterpret_cast<const volatile " << at << "*>(lf_p);\n";
+          os << "      const " << at << " lf_v = lf_load_partial<" << at << ">(lf_p);\n";
           if (is_arg(acc->fn)) {
-            os << "      const lf_i64 lf_vi = *reinterpret_cast<const volatile lf_i64*>(lf_p + 8);\n";
+            os << "      const lf_i64 lf_vi = lf_load_partial<lf_i64>(lf_p + 8);\n";
             os << "      if (lf_" << name << "_better(lf_v, lf_vi, " << a << ", " << a << "_i)) { " << a << " = lf_v; "
                << a << "_i = lf_vi; }\n";
           } else {
@@ -411,11 +415,11 @@ std::string render_reduction(const KernelIR& ir) {
         }
         // Each thread folds the partials q = threadIdx.x, + blockDim.x, ... in order, then the block tree.
         os << "    for (idx_t lf_q = threadIdx.x; lf_q < lf_splits; lf_q += blockDim.x) {\n";
-        os << "      const volatile unsigned char* lf_p = lf_partials + ((idx_t)" << in.slot
+        os << "      const unsigned char* lf_p = lf_partials + ((idx_t)" << in.slot
            << " * n * lf_splits + lf_o * lf_splits + lf_q) * 16;\n";
-        os << "      const " << at << " lf_v = *reinterpret_cast<const volatile " << at << "*>(lf_p);\n";
+        os << "      const " << at << " lf_v = lf_load_partial<" << at << ">(lf_p);\n";
         if (is_arg(acc->fn)) {
-          os << "      const lf_i64 lf_vi = *reinterpret_cast<const volatile lf_i64*>(lf_p + 8);\n";
+          os << "      const lf_i64 lf_vi = lf_load_partial<lf_i64>(lf_p + 8);\n";
           os << "      if (lf_" << name << "_better(lf_v, lf_vi, " << a << ", " << a << "_i)) { " << a << " = lf_v; "
              << a << "_i = lf_vi; }\n";
         } else {

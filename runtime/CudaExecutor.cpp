@@ -166,11 +166,13 @@ public:
       const bool column = k.ir.schedule == codegen::Schedule::ColumnSplit;
       // Rows: blocks per outer element. Columns: blocks per tile of kBlockSize outer elements.
       const std::int64_t groups = column ? (k.args.n + codegen::kBlockSize - 1) / codegen::kBlockSize : k.args.n;
-      const std::int64_t want = std::max<std::int64_t>(1, 4 * kernel->grid_limit / std::max<std::int64_t>(1, groups));
+      const std::int64_t waves = column ? 2 : 4;
+      const std::int64_t want =
+          std::max<std::int64_t>(1, waves * kernel->grid_limit / std::max<std::int64_t>(1, groups));
       const std::int64_t per_part = column ? 16 : codegen::kBlockSize * 8; // elements each thread should read
       const std::int64_t useful = std::max<std::int64_t>(1, k.args.reduced / per_part);
-      // Column partials are folded by one thread each, row partials by a whole block.
-      const std::int64_t cap = column ? codegen::kBlockSize : codegen::kMaxSplits;
+      // Column partials are folded by one thread each (keep them few), row partials by a whole block.
+      const std::int64_t cap = column ? 64 : codegen::kMaxSplits;
       const std::int64_t splits = std::min<std::int64_t>({want, useful, cap});
       std::int64_t loops = 0;
       for (auto& in : k.ir.code) loops += in.op == codegen::IrOp::Accumulate; // one partial per accumulator

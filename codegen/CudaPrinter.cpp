@@ -184,13 +184,16 @@ bool is_arg(std::uint8_t fn) {
   return graph::ReduceOp(fn) == graph::ReduceOp::ArgMax || graph::ReduceOp(fn) == graph::ReduceOp::ArgMin;
 }
 
-std::string render_reduction(const KernelIR& ir) {
-  std::ostringstream os;
-  const bool split = is_split(ir.schedule);
-  const bool column = is_column(ir.schedule);
+// The text before a kernel's body: the prelude and the signature up to its last parameter (inputs, outputs, n,
+// then the IR's parameters in slot order).
+void print_header(std::ostringstream& os, const KernelIR& ir, bool reduction) {
   os << "// lazyfuse kernel " << ir.name << " (generated; self-contained: it includes no header)\n";
   os << kPreludeDefinitions;
-  os << kPrelude << "\n" << kReductionHelpers << "\n";
+  os << kPrelude << "\n";
+  if (reduction) os << kReductionHelpers << "\n";
+  if (!reduction)
+    os << "template <class T> struct alignas(sizeof(T) * " << kElementsPerThread << ") lf_vec { T v["
+       << kElementsPerThread << "]; };\n\n";
   os << "typedef " << (ir.index32 ? "int" : "long long") << " idx_t;\n\n";
   os << "extern \"C\" __global__ void __launch_bounds__(" << kBlockSize << ") " << ir.name << "(";
   bool first = true;
@@ -212,6 +215,13 @@ std::string render_reduction(const KernelIR& ir) {
     sep();
     os << "const " << (ir.params[k].is_index ? "idx_t" : cuda_type(ir.params[k].dtype)) << " p" << k;
   }
+}
+
+std::string render_reduction(const KernelIR& ir) {
+  std::ostringstream os;
+  const bool split = is_split(ir.schedule);
+  const bool column = is_column(ir.schedule);
+  print_header(os, ir, true);
   if (split)
     os << ", unsigned char* __restrict__ lf_partials, unsigned int* __restrict__ lf_tickets, const idx_t lf_splits";
   os << ") {\n";
@@ -449,32 +459,7 @@ std::string render_reduction(const KernelIR& ir) {
 std::string render_cuda(const KernelIR& ir) {
   if (ir.schedule != Schedule::Elementwise) return render_reduction(ir);
   std::ostringstream os;
-  os << "// lazyfuse kernel " << ir.name << " (generated; self-contained: it includes no header)\n";
-  os << kPreludeDefinitions;
-  os << kPrelude << "\n";
-  os << "template <class T> struct alignas(sizeof(T) * " << kElementsPerThread << ") lf_vec { T v["
-     << kElementsPerThread << "]; };\n\n";
-  os << "typedef " << (ir.index32 ? "int" : "long long") << " idx_t;\n\n";
-  os << "extern \"C\" __global__ void __launch_bounds__(" << kBlockSize << ") " << ir.name << "(";
-  bool first = true;
-  auto sep = [&] {
-    if (!first) os << ", ";
-    first = false;
-  };
-  for (std::size_t k = 0; k < ir.inputs.size(); ++k) {
-    sep();
-    os << "const " << cuda_type(ir.inputs[k].dtype) << "* __restrict__ in" << k;
-  }
-  for (std::size_t k = 0; k < ir.outputs.size(); ++k) {
-    sep();
-    os << cuda_type(ir.outputs[k]) << "* __restrict__ out" << k;
-  }
-  sep();
-  os << "const idx_t n";
-  for (std::size_t k = 0; k < ir.params.size(); ++k) {
-    sep();
-    os << "const " << (ir.params[k].is_index ? "idx_t" : cuda_type(ir.params[k].dtype)) << " p" << k;
-  }
+  print_header(os, ir, false);
   os << ") {\n";
   constexpr int V = kElementsPerThread;
   int root_lin = -1;

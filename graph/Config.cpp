@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 
@@ -49,6 +50,8 @@ struct State {
   std::map<std::string, std::string, std::less<>> overrides;
   std::map<std::string, std::string, std::less<>> environment;
   std::atomic<const Snapshot*> current{nullptr};
+  // Every snapshot ever built: readers may still hold a reference to an older one, so none is freed.
+  std::vector<std::unique_ptr<const Snapshot>> history;
   std::uint64_t generation = 0;
 };
 
@@ -161,7 +164,9 @@ void validate(const Definition& d, const std::string& v) {
 }
 
 const Snapshot* build_locked(State& s) {
-  auto* snap = new Snapshot; // never freed: readers may hold a reference across a later `set`
+  auto owned = std::make_unique<Snapshot>();
+  Snapshot* snap = owned.get();
+  s.history.push_back(std::move(owned)); // kept: readers may hold a reference across a later `set`
   auto get = [&](const char* name) { return value_locked(s, *find(name)).first; };
   snap->generation = ++s.generation;
   snap->backend = get("LAZYFUSE_BACKEND");

@@ -409,22 +409,10 @@ std::string render_reduction(const KernelIR& ir) {
           // This thread's outer element: its partials in split order.
           os << "#pragma unroll 8\n";
           os << "    for (idx_t lf_q = 0; lf_q < lf_splits; ++lf_q) {\n";
-          os << "      const unsigned char* lf_p = lf_partials + ((idx_t)" << in.slot
-             << " * n * lf_splits + lf_o * lf_splits + lf_q) * 16;\n";
-          os << "      const " << at << " lf_v = lf_load_partial<" << at << ">(lf_p);\n";
-          if (is_arg(acc->fn)) {
-            os << "      const lf_i64 lf_vi = lf_load_partial<lf_i64>(lf_p + 8);\n";
-            os << "      if (lf_" << name << "_better(lf_v, lf_vi, " << a << ", " << a << "_i)) { " << a << " = lf_v; "
-               << a << "_i = lf_vi; }\n";
-          } else {
-            os << "      " << a << " = lf_" << name << "_combine(" << a << ", lf_v);\n";
-          }
-          os << "    }\n";
-          os << "    const " << t << " " << v(int(k)) << " = " << a << (is_arg(acc->fn) ? "_i" : "") << ";\n";
-          continue;
+        } else {
+          // Each thread folds the partials q = threadIdx.x, + blockDim.x, ... in order, then the block tree.
+          os << "    for (idx_t lf_q = threadIdx.x; lf_q < lf_splits; lf_q += blockDim.x) {\n";
         }
-        // Each thread folds the partials q = threadIdx.x, + blockDim.x, ... in order, then the block tree.
-        os << "    for (idx_t lf_q = threadIdx.x; lf_q < lf_splits; lf_q += blockDim.x) {\n";
         os << "      const unsigned char* lf_p = lf_partials + ((idx_t)" << in.slot
            << " * n * lf_splits + lf_o * lf_splits + lf_q) * 16;\n";
         os << "      const " << at << " lf_v = lf_load_partial<" << at << ">(lf_p);\n";
@@ -436,6 +424,10 @@ std::string render_reduction(const KernelIR& ir) {
           os << "      " << a << " = lf_" << name << "_combine(" << a << ", lf_v);\n";
         }
         os << "    }\n";
+        if (column) {
+          os << "    const " << t << " " << v(int(k)) << " = " << a << (is_arg(acc->fn) ? "_i" : "") << ";\n";
+          continue;
+        }
         const std::string shared = "reinterpret_cast<" + std::string(at) + "*>(lf_shared)";
         if (is_arg(acc->fn))
           os << "    lf_block_argreduce(" << a << ", " << a << "_i, lf_" << name << "_op(), lf_" << name << "_identity<"

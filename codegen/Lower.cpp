@@ -447,7 +447,14 @@ private:
     int aux = -1; // SetSlice: the region predicate
   };
 
+  // A fill becomes a fresh parameter at each use: hash-consing makes equal scalars one node, and sharing one
+  // parameter between their uses would make the kernel's structure depend on which scalar values happen to be
+  // equal (x * 0.5 + y * 0.5 against x * 0.5 + y * 0.7), so a new scalar could need a new kernel.
+  static bool is_scalar(const Node& n) { return n.kind == NodeKind::Fill && !n.materialized(); }
+  int scalar_of(const Node& n) { return scalar_param(n.dtype, n.fvalue, n.ivalue); }
+
   int value_of(const NodePtr& root, int root_frame) {
+    if (is_scalar(*root)) return scalar_of(*root);
     std::vector<Task> stack;
     stack.push_back({root, root_frame, false, {}, -1});
     while (!stack.empty()) {
@@ -466,6 +473,7 @@ private:
         auto children = t.children;
         stack.push_back(std::move(t));
         for (auto it = children.rbegin(); it != children.rend(); ++it) {
+          if (is_scalar(*it->first)) continue; // resolved by child(), once per use
           if (memo_find(it->first.get(), memo_frame_of(*it->first, it->second)) < 0)
             stack.push_back({it->first, it->second, false, {}, -1});
         }
@@ -480,15 +488,16 @@ private:
     return memo_.find(n, frame, [&](int id) { return visible(id); });
   }
 
-  // A fill's value does not depend on the index: one parameter serves every frame. Neither does an inlined
-  // reduction's within its kernel: it is the reduction of the current outer element.
+  // An inlined reduction's value does not depend on the index within its kernel: it is the reduction of the
+  // current outer element.
   static int memo_frame_of(const Node& n, int frame) {
     if (n.materialized()) return frame;
-    return n.kind == NodeKind::Fill || n.kind == NodeKind::Reduce ? -1 : frame;
+    return n.kind == NodeKind::Reduce ? -1 : frame;
   }
 
   int child(const Task& t, std::size_t k) {
     auto& [node, frame] = t.children[k];
+    if (is_scalar(*node)) return scalar_of(*node);
     return memo_.at(node.get(), memo_frame_of(*node, frame));
   }
 

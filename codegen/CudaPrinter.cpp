@@ -23,7 +23,9 @@ const char* cuda_type(DType t) {
 
 namespace {
 
-enum class Mode { Vector, Scalar };
+// Vector: a thread's kElementsPerThread consecutive elements, i = base + j. Coalesced: element j of a thread is
+// i = base + 32 * j (a warp's lanes take consecutive elements). Scalar: one element i, unravelled from scratch.
+enum class Mode { Vector, Coalesced, Scalar };
 
 // What graph/OpMath.inc expects each side to define (runtime/../graph/HostOps.h is the host's).
 constexpr const char* kPreludeDefinitions = "#define LF_HD __device__ __forceinline__\n"
@@ -45,8 +47,8 @@ std::string coord_expr(const KernelIR& ir, const Instr& in) {
   return e;
 }
 
-// `root_lin`: the LinearIndex instruction; in vector mode its unravelled coordinates come from u<g>_c<k>, computed
-// once per thread for `base`, with the last one stepped by j.
+// `root_lin`: the LinearIndex instruction; in vector and coalesced mode its unravelled coordinates come from
+// u<g>_c<k>, unravelled once per thread for `base`, with the last one stepped by j (or 32 * j).
 void print_body(std::ostringstream& os, const KernelIR& ir, Mode mode, const std::string& indent, int root_lin,
                 std::size_t only = std::size_t(-1)) {
   for (std::size_t n = only == std::size_t(-1) ? 0 : only; n < ir.code.size(); ++n) {
@@ -82,9 +84,10 @@ void print_body(std::ostringstream& os, const KernelIR& ir, Mode mode, const std
     case IrOp::IDiv: os << v(in.a) << " / " << v(in.b); break;
     case IrOp::IMod: os << v(in.a) << " % " << v(in.b); break;
     case IrOp::Coord:
-      if (mode == Mode::Vector && in.a == root_lin) {
+      if (mode != Mode::Scalar && in.a == root_lin) {
         os << "u" << in.slot << "_c" << in.imm;
-        if (std::size_t(in.imm) + 1 == ir.unravels[std::size_t(in.slot)].size()) os << " + j";
+        if (std::size_t(in.imm) + 1 == ir.unravels[std::size_t(in.slot)].size())
+          os << (mode == Mode::Vector ? " + j" : " + 32 * j");
       } else {
         os << coord_expr(ir, in);
       }
@@ -462,25 +465,65 @@ std::string render_cuda(const KernelIR& ir) {
   for (auto& in : ir.code)
     if (in.op == IrOp::Coord && in.a == root_lin) root_group[std::size_t(in.slot)] = true;
   auto param = [&](int instr) { return "p" + std::to_string(ir.code[std::size_t(instr)].slot); };
+  // Unravels `from` into u<g>_c<k> for each group of the output's linear index.
+  auto unravel = [&](const std::string& indent, const std::string& from) {
+    for (std::size_t g = 0; g < ir.unravels.size(); ++g) {
+      if (!root_group[g]) continue;
+      const auto& dims = ir.unravels[g];
+      const std::string u = "u" + std::to_string(g);
+      os << indent << "idx_t " << u << "_rest = " << from << ";\n";
+      for (std::size_t k = dims.size(); k-- > 0;) {
+        os << indent << "const idx_t " << u << "_c" << k << " = " << u << "_rest";
+        if (k > 0)
+          os << " % " << param(dims[k]) << ";\n" << indent << u << "_rest = " << u << "_rest / " << param(dims[k]);
+        os << ";\n";
+      }
+    }
+  };
+  bool gathers = false;
+  for (auto& in : ir.code) gathers = gathers || in.op == IrOp::Load;
+  if (gathers) {
+    // A kernel that reads through index arithmetic (shifted, strided, broadcast or transposed views): in vector
+    // mode a thread's elements are consecutive, so each warp-wide scalar load touches four times the cache lines
+    // it uses, and on the H200 the L1 then held a stencil to ~60% of the copy bandwidth. Here a warp's 32 lanes
+    // take 32 consecutive elements per step, so every load and store is coalesced; each thread still has
+    // kElementsPerThread independent elements, whose loads the compiler can issue together when none of them
+    // wraps a row (else each element unravels its own index).
+    os << "  const idx_t lf_lane = threadIdx.x & 31;\n";
+    os << "  const idx_t step = (idx_t)gridDim.x * blockDim.x * " << V << ";\n";
+    os << "  for (idx_t base = ((idx_t)blockIdx.x * blockDim.x + (threadIdx.x - lf_lane)) * " << V
+       << " + lf_lane; base < n; base += step) {\n";
+    std::string fast = "base + " + std::to_string(32 * (V - 1)) + " < n";
+    unravel("    ", "base");
+    for (std::size_t g = 0; g < ir.unravels.size(); ++g)
+      if (root_group[g])
+        fast += " && u" + std::to_string(g) + "_c" + std::to_string(ir.unravels[g].size() - 1) + " + " +
+                std::to_string(32 * (V - 1)) + " < " + param(ir.unravels[g].back());
+    os << "    if (" << fast << ") {\n";
+    os << "#pragma unroll\n";
+    os << "      for (int j = 0; j < " << V << "; ++j) {\n";
+    os << "        const idx_t i = base + 32 * j;\n";
+    print_body(os, ir, Mode::Coalesced, "        ", root_lin);
+    os << "      }\n";
+    os << "    } else {\n";
+    os << "      for (idx_t i = base; i < n && i < base + " << 32 * V << "; i += 32) {\n";
+    print_body(os, ir, Mode::Scalar, "        ", root_lin);
+    os << "      }\n";
+    os << "    }\n";
+    os << "  }\n";
+    os << "}\n";
+    return os.str();
+  }
   os << "  const idx_t step = (idx_t)gridDim.x * blockDim.x * " << V << ";\n";
   os << "  for (idx_t base = ((idx_t)blockIdx.x * blockDim.x + threadIdx.x) * " << V << "; base < n; base += step) {\n";
   std::string vector_ok = "base + " + std::to_string(V) + " <= n";
+  unravel("    ", "base");
   for (std::size_t g = 0; g < ir.unravels.size(); ++g) {
     if (!root_group[g]) continue;
     const auto& dims = ir.unravels[g];
-    const std::string u = "u" + std::to_string(g);
-    os << "    idx_t " << u << "_rest = base;\n";
-    for (std::size_t k = dims.size(); k-- > 0;) {
-      if (k == 0) {
-        os << "    const idx_t " << u << "_c0 = " << u << "_rest;\n";
-      } else {
-        os << "    const idx_t " << u << "_c" << k << " = " << u << "_rest % " << param(dims[k]) << ";\n";
-        os << "    " << u << "_rest = " << u << "_rest / " << param(dims[k]) << ";\n";
-      }
-    }
     // The thread's elements must not wrap into the next row for the last coordinate to step by j.
-    vector_ok +=
-        " && " + u + "_c" + std::to_string(dims.size() - 1) + " + " + std::to_string(V) + " <= " + param(dims.back());
+    vector_ok += " && u" + std::to_string(g) + "_c" + std::to_string(dims.size() - 1) + " + " + std::to_string(V) +
+                 " <= " + param(dims.back());
   }
   os << "    if (" << vector_ok << ") {\n";
   // Vector loads of the contiguous inputs first, so all of them are in flight before any arithmetic.

@@ -339,16 +339,19 @@ private:
     i.slot = int(out_.ir.params.size());
     out_.ir.params.push_back({true, DType::Int64});
     out_.args.params.push_back({value, 0});
+    out_.scalar_sources.push_back(nullptr);
     max_param_ = std::max(max_param_, value < 0 ? -value : value);
     int id = emit(i);
     if (!key.empty()) param_keys_.emplace_back(key, id);
     return id;
   }
-  int scalar_param(DType t, double f, std::int64_t iv) {
+  // `fill`: the Fill node holding the value, if it is one (a value that may differ in an equal graph).
+  int scalar_param(DType t, double f, std::int64_t iv, const Node* fill = nullptr) {
     Instr i{IrOp::ScalarParam, t};
     i.slot = int(out_.ir.params.size());
     out_.ir.params.push_back({false, t});
     out_.args.params.push_back({iv, f});
+    out_.scalar_sources.push_back(fill);
     return emit(i);
   }
   int and_pred(int p, int q) { return p < 0 ? q : (q < 0 ? p : pred_op(IrOp::PAnd, p, q)); }
@@ -393,12 +396,13 @@ private:
     return c;
   }
 
-  int input_slot(const graph::BufferView& v, DType t) {
+  int input_slot(const Node& n, const graph::BufferView& v, DType t) {
     for (auto& in : input_slots_)
       if (in.serial == v.storage->serial && in.offset == v.offset) return in.slot;
     int slot = int(out_.ir.inputs.size());
     out_.ir.inputs.push_back({t});
     out_.args.inputs.push_back(static_cast<const char*>(v.storage->data) + v.offset * std::int64_t(itemsize(t)));
+    out_.input_sources.push_back(&n);
     max_storage_elems_ = std::max<std::int64_t>(max_storage_elems_, std::int64_t(v.storage->bytes / itemsize(t)));
     input_slots_.push_back({v.storage->serial, v.offset, slot});
     return slot;
@@ -406,7 +410,7 @@ private:
 
   int load(const NodePtr& n, const graph::BufferView& v, int fid) {
     const Frame& f = frames_[std::size_t(fid)];
-    int slot = input_slot(v, n->dtype);
+    int slot = input_slot(*n, v, n->dtype);
     if (std::find(out_.input_nodes.begin(), out_.input_nodes.end(), n) == out_.input_nodes.end())
       out_.input_nodes.push_back(n);
     if (contiguous(v, n->shape) && f.lin >= 0) {
@@ -451,7 +455,7 @@ private:
   // parameter between their uses would make the kernel's structure depend on which scalar values happen to be
   // equal (x * 0.5 + y * 0.5 against x * 0.5 + y * 0.7), so a new scalar could need a new kernel.
   static bool is_scalar(const Node& n) { return n.kind == NodeKind::Fill && !n.materialized(); }
-  int scalar_of(const Node& n) { return scalar_param(n.dtype, n.fvalue, n.ivalue); }
+  int scalar_of(const Node& n) { return scalar_param(n.dtype, n.fvalue, n.ivalue, &n); }
 
   int value_of(const NodePtr& root, int root_frame) {
     if (is_scalar(*root)) return scalar_of(*root);
@@ -596,7 +600,7 @@ private:
     switch (n.kind) {
     case NodeKind::Buffer:
     case NodeKind::Reduce: break;
-    case NodeKind::Fill: return scalar_param(n.dtype, n.fvalue, n.ivalue);
+    case NodeKind::Fill: return scalar_of(n);
     case NodeKind::Iota: {
       auto c = coords(t.frame, n.shape);
       Instr conv{IrOp::IndexToValue, n.dtype};

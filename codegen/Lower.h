@@ -10,6 +10,12 @@ struct LoweredKernel {
   KernelIR ir;
   KernelArgs args;                         // inputs, params and n; outputs are for the runtime to fill
   std::vector<graph::NodePtr> input_nodes; // keep the read buffers alive until the kernel has run
+  // Where the launch's varying values come from, so that a kernel can be re-run over an equal graph with other
+  // buffers and scalars (runtime/PlanCache.h). Valid while the graph is: per input slot, the node whose buffer it
+  // reads; per parameter slot, the Fill node of a scalar parameter (null for the rest, which are functions of
+  // the graph's structure).
+  std::vector<const graph::Node*> input_sources;
+  std::vector<const graph::Node*> scalar_sources;
 };
 
 /// Lowers `plan`. Every node reachable from its outputs that is not materialized is inlined, so the plans of

@@ -112,6 +112,8 @@ public:
   const std::vector<NodePtr>& sources_unlocked() const { return srcs_; }
   /// The buffer holding the value, or null.
   std::shared_ptr<const BufferView> buffer() const;
+  /// The same without a lock or a reference count, under the evaluation lock (see sources_unlocked).
+  const BufferView* buffer_unlocked() const { return buffer_.get(); }
   bool materialized() const { return buffer() != nullptr; }
   /// Attaches the value and drops the sources, so a loop `x = f(x); x.eval();` keeps no history alive.
   void set_buffer(std::shared_ptr<const BufferView> view);

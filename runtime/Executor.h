@@ -37,7 +37,7 @@ Executor& cpu_executor();
 
 /// Counters shared by all executors.
 struct Counters {
-  std::atomic<std::uint64_t> memory_hits{0}, disk_hits{0}, misses{0}, kernels_launched{0};
+  std::atomic<std::uint64_t> memory_hits{0}, disk_hits{0}, misses{0}, kernels_launched{0}, plan_hits{0};
   std::atomic<std::uint64_t> compile_nanoseconds{0};
 };
 Counters& counters();
@@ -47,4 +47,8 @@ Counters& counters();
 namespace lazyfuse::runtime {
 /// The CUDA executor, or null with `reason` set when no usable device is present.
 std::unique_ptr<Executor> make_cuda_executor(std::string& reason);
+/// Makes work queued next on the current stream wait for the stream that produced `storage`, when that is another
+/// stream, and keeps the block from reuse until this stream is done with it. Nothing for other storage (CPU).
+/// Executor::run does this for a kernel's inputs; code that launches on its own (runtime/Accelerators.cpp) calls it.
+void use_on_current_stream(const graph::Storage& storage);
 } // namespace lazyfuse::runtime

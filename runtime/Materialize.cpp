@@ -5,8 +5,10 @@
 #include "graph/Assert.h"
 #include "graph/Build.h"
 #include "graph/Config.h"
+#include "runtime/Accelerators.h"
 #include "runtime/CpuBackend.h"
 #include "runtime/Executor.h"
+#include "runtime/PlanCache.h"
 
 #include <lazyfuse/error.hpp>
 
@@ -14,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <span>
 #include <unordered_set>
 
 namespace lazyfuse::runtime {
@@ -115,21 +118,41 @@ std::recursive_mutex& evaluation_mutex() {
 
 namespace {
 
-// Runs one plan and returns its outputs' buffers (without attaching them).
-std::vector<std::shared_ptr<graph::BufferView>> run_plan(const fusion::KernelPlan& plan) {
-  codegen::LoweredKernel k = codegen::lower(plan);
+// Runs a lowered kernel computing `outputs` (nodes of `shape`) and returns their buffers (without attaching them).
+std::vector<std::shared_ptr<graph::BufferView>> run_kernel(const codegen::LoweredKernel& k, const Shape& shape,
+                                                           std::span<graph::Node* const> outputs) {
   Executor& ex = executor();
   std::vector<std::shared_ptr<graph::BufferView>> views;
-  std::vector<void*> outputs;
-  for (auto& o : plan.outputs) {
+  std::vector<void*> buffers;
+  for (const graph::Node* o : outputs) {
     auto v = std::make_shared<graph::BufferView>();
-    v->storage = ex.allocate(std::size_t(graph::shape_size(plan.shape)) * itemsize(o->dtype));
-    v->strides = graph::contiguous_strides(plan.shape);
-    outputs.push_back(v->storage->data);
+    v->storage = ex.allocate(std::size_t(graph::shape_size(shape)) * itemsize(o->dtype));
+    v->strides = graph::contiguous_strides(shape);
+    buffers.push_back(v->storage->data);
     views.push_back(std::move(v));
   }
-  if (k.args.n > 0) ex.run(k, outputs);
+  if (k.args.n > 0) ex.run(k, buffers);
   return views;
+}
+
+std::vector<std::shared_ptr<graph::BufferView>> run_plan(const fusion::KernelPlan& plan,
+                                                         const codegen::LoweredKernel& k) {
+  std::vector<graph::Node*> outputs;
+  for (auto& o : plan.outputs) outputs.push_back(o.get());
+  return run_kernel(k, plan.shape, outputs);
+}
+
+// Re-runs the kernels recorded for a graph equal to the one `sig` describes.
+void replay(Recipe& recipe, const GraphSignature& sig) {
+  std::vector<graph::Node*> outputs;
+  for (auto& rk : recipe.kernels) {
+    bind(rk, sig);
+    outputs.clear();
+    for (int id : rk.output_ids) outputs.push_back(sig.nodes[std::size_t(id)]);
+    auto views = run_kernel(rk.kernel, rk.shape, outputs);
+    rk.kernel.input_nodes.clear(); // the cache must not keep this graph alive
+    for (std::size_t k = 0; k < views.size(); ++k) outputs[k]->set_buffer(std::move(views[k]));
+  }
 }
 
 } // namespace
@@ -141,10 +164,36 @@ void materialize(const std::vector<graph::NodePtr>& roots) {
   opt.eager = cfg.eager;
   opt.max_nodes = cfg.max_kernel_nodes;
   opt.max_inputs = cfg.max_kernel_inputs;
+  // Reused between calls (materialization does not nest: it holds the lock and calls nothing that materializes).
+  static GraphSignature sig;
+  compute_signature(roots, opt, sig);
+  auto& cache = plan_cache();
+  if (Recipe* recipe = cache.find(sig)) {
+    counters().plan_hits++;
+    if (config::log_enabled("fusion"))
+      config::log("fusion", "plan cache hit: " + std::to_string(recipe->kernels.size()) +
+                                " kernel(s) of an equal graph, rebound to this one's buffers and scalars");
+    replay(*recipe, sig);
+    return;
+  }
+  Recipe recipe;
+  bool cacheable = true;
   for (auto& plan : fusion::partition(roots, opt)) {
-    auto views = run_plan(plan);
+    // Library kernels (runtime/Accelerators.h). A graph with a plan they could serve is not recorded: the setting and
+    // the size limits decide anew on every call.
+    std::vector<std::shared_ptr<graph::BufferView>> served;
+    const Accelerated accelerated = try_accelerated(plan, served);
+    cacheable = cacheable && accelerated == Accelerated::NotApplicable;
+    if (accelerated == Accelerated::Served) {
+      for (std::size_t k = 0; k < served.size(); ++k) plan.outputs[k]->set_buffer(std::move(served[k]));
+      continue;
+    }
+    codegen::LoweredKernel k = codegen::lower(plan);
+    cacheable = cacheable && record(sig, plan, k, recipe);
+    auto views = run_plan(plan, k);
     for (std::size_t k = 0; k < views.size(); ++k) plan.outputs[k]->set_buffer(std::move(views[k]));
   }
+  if (cacheable) cache.insert(sig, std::move(recipe));
 }
 
 std::shared_ptr<const graph::BufferView> contiguous_buffer(const graph::NodePtr& node, bool attach) {
@@ -157,7 +206,8 @@ std::shared_ptr<const graph::BufferView> contiguous_buffer(const graph::NodePtr&
   for (std::size_t k = 0; k < node->shape.size(); ++k)
     if (node->shape[k] != 1 && buf->strides[k] != expect[k]) contiguous = false;
   if (contiguous) return buf;
-  std::shared_ptr<const graph::BufferView> copy = run_plan({{node}, node->shape, "contiguous copy"})[0];
+  const fusion::KernelPlan plan{{node}, node->shape, "contiguous copy"};
+  std::shared_ptr<const graph::BufferView> copy = run_plan(plan, codegen::lower(plan))[0];
   if (attach) node->set_buffer(copy);
   return copy;
 }
@@ -182,6 +232,8 @@ void sync() {
 }
 
 void clear_kernel_cache() {
+  std::lock_guard lock(runtime::evaluation_mutex());
+  runtime::plan_cache().clear();
   runtime::executor().forget_kernels();
 }
 
@@ -192,6 +244,7 @@ KernelCacheStats kernel_cache_stats() {
   s.disk_hits = c.disk_hits.load();
   s.misses = c.misses.load();
   s.kernels_launched = c.kernels_launched.load();
+  s.plan_hits = c.plan_hits.load();
   s.compile_seconds = double(c.compile_nanoseconds.load()) * 1e-9;
   return s;
 }

@@ -102,6 +102,9 @@ struct KernelCacheStats {
   std::uint64_t misses = 0;           ///< compiled by NVRTC
   double compile_seconds = 0;         ///< total NVRTC time
   std::uint64_t kernels_launched = 0; ///< kernels run (GPU launches or CPU executions)
+  /// Materializations of a graph equal to an earlier one (same structure; other buffers or scalar values) that
+  /// reused its kernel plans and lowered kernels, skipping partitioning and lowering.
+  std::uint64_t plan_hits = 0;
 };
 KernelCacheStats kernel_cache_stats();
 /// Empties the in-process kernel cache (the disk cache stays), e.g. to measure a disk hit.

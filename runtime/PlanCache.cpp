@@ -1,0 +1,200 @@
+#include "runtime/PlanCache.h"
+
+#include "graph/Assert.h"
+#include "graph/Hash.h"
+
+#include <cstring>
+#include <limits>
+
+namespace lazyfuse::runtime {
+
+namespace {
+
+using graph::Node;
+using graph::NodeKind;
+
+// Below this many nodes a linear search finds ids faster than a hash map can be filled.
+constexpr std::size_t kLinearIds = 48;
+
+std::uint64_t bits_of(double d) {
+  std::uint64_t b;
+  std::memcpy(&b, &d, sizeof b);
+  return b;
+}
+
+void add_shape(std::vector<std::uint64_t>& w, const Shape& s) {
+  w.push_back(s.size());
+  for (auto d : s) w.push_back(std::uint64_t(d));
+}
+
+} // namespace
+
+int GraphSignature::id_of(const graph::Node* n) const {
+  if (nodes.size() <= kLinearIds) {
+    for (std::size_t k = 0; k < nodes.size(); ++k)
+      if (nodes[k] == n) return int(k);
+    return -1;
+  }
+  auto it = ids.find(n);
+  return it == ids.end() ? -1 : it->second;
+}
+
+void compute_signature(const std::vector<graph::NodePtr>& roots, const fusion::PartitionOptions& options,
+                       GraphSignature& out) {
+  auto& w = out.words;
+  w.clear();
+  out.nodes.clear();
+  out.ids.clear();
+  w.push_back(options.eager);
+  w.push_back(std::uint64_t(options.max_nodes));
+  w.push_back(std::uint64_t(options.max_inputs));
+  auto number = [&](Node* n) {
+    out.nodes.push_back(n);
+    if (out.nodes.size() == kLinearIds + 1)
+      for (std::size_t k = 0; k < out.nodes.size(); ++k) out.ids.emplace(out.nodes[k], int(k));
+    else if (out.nodes.size() > kLinearIds + 1)
+      out.ids.emplace(n, int(out.nodes.size()) - 1);
+  };
+  // Leaves reading the same buffer at the same offset share one kernel input: that pattern is structure.
+  struct LeafKey {
+    std::uint64_t serial;
+    std::int64_t offset;
+    int id;
+  };
+  std::vector<LeafKey> leaves;
+  std::vector<std::pair<Node*, bool>> stack; // (node, sources pushed)
+  for (auto it = roots.rbegin(); it != roots.rend(); ++it) stack.emplace_back(it->get(), false);
+  while (!stack.empty()) {
+    auto [n, expanded] = stack.back();
+    if (out.id_of(n) >= 0) {
+      stack.pop_back();
+      continue;
+    }
+    if (const graph::BufferView* buf = n->buffer_unlocked()) {
+      stack.pop_back();
+      const std::size_t item = itemsize(n->dtype);
+      const auto addr = reinterpret_cast<std::uintptr_t>(buf->storage->data) + std::uintptr_t(buf->offset) * item;
+      int same = -1;
+      for (auto& l : leaves)
+        if (l.serial == buf->storage->serial && l.offset == buf->offset) same = l.id;
+      w.push_back(0x1eaf);
+      w.push_back(std::uint64_t(n->kind) << 8 | std::uint64_t(n->dtype));
+      add_shape(w, n->shape);
+      for (auto s : buf->strides) w.push_back(std::uint64_t(s));
+      // What lowering decides from the buffer itself: vector loads need alignment (16 or 32 bytes), 32-bit
+      // indexing a small enough allocation.
+      w.push_back(addr % 64);
+      w.push_back(buf->storage->bytes / item < std::size_t(std::numeric_limits<std::int32_t>::max() / 2));
+      w.push_back(std::uint64_t(std::int64_t(same)));
+      leaves.push_back({buf->storage->serial, buf->offset, int(out.nodes.size())});
+      number(n);
+      continue;
+    }
+    const auto& srcs = n->sources_unlocked();
+    if (!expanded) {
+      stack.back().second = true;
+      for (auto it = srcs.rbegin(); it != srcs.rend(); ++it)
+        if (out.id_of(it->get()) < 0) stack.emplace_back(it->get(), false);
+      continue;
+    }
+    stack.pop_back();
+    w.push_back(0x40de);
+    w.push_back(std::uint64_t(n->kind) << 16 | std::uint64_t(n->dtype) << 8 | std::uint64_t(n->op));
+    add_shape(w, n->shape);
+    if (n->kind != NodeKind::Fill) { // a fill's value is a kernel argument
+      w.push_back(std::uint64_t(n->ivalue));
+      w.push_back(bits_of(n->fvalue));
+      w.push_back(bits_of(n->fstep));
+    }
+    w.push_back(std::uint64_t(n->shift));
+    for (auto& a : n->axes) {
+      w.push_back(std::uint64_t(std::int64_t(a.view_axis)));
+      w.push_back(std::uint64_t(a.start));
+      w.push_back(std::uint64_t(a.step));
+    }
+    for (auto& r : n->region) {
+      w.push_back(std::uint64_t(r.start));
+      w.push_back(std::uint64_t(r.step));
+      w.push_back(std::uint64_t(r.count));
+    }
+    for (auto ax : n->reduce_axes) w.push_back(0xa000 + std::uint64_t(ax));
+    w.push_back(srcs.size());
+    for (auto& s : srcs) w.push_back(std::uint64_t(out.id_of(s.get())));
+    number(n);
+  }
+  w.push_back(0x5007);
+  for (auto& r : roots) w.push_back(std::uint64_t(out.id_of(r.get())));
+  // Only a bucket index (find compares the words): one multiply per word, one full mix at the end.
+  std::uint64_t h = 0x6a09e667f3bcc909ULL;
+  for (auto x : w) h = (h ^ x) * 0x100000001b3ULL;
+  out.hash = graph::mix64(h);
+}
+
+bool record(const GraphSignature& sig, const fusion::KernelPlan& plan, const codegen::LoweredKernel& kernel,
+            Recipe& recipe) {
+  RecordedKernel rk;
+  rk.shape = plan.shape;
+  for (const Node* n : kernel.input_sources) {
+    rk.input_ids.push_back(sig.id_of(n));
+    if (rk.input_ids.back() < 0) return false;
+  }
+  for (auto& n : kernel.input_nodes) {
+    rk.read_ids.push_back(sig.id_of(n.get()));
+    if (rk.read_ids.back() < 0) return false;
+  }
+  for (std::size_t slot = 0; slot < kernel.scalar_sources.size(); ++slot) {
+    if (!kernel.scalar_sources[slot]) continue;
+    const int id = sig.id_of(kernel.scalar_sources[slot]);
+    if (id < 0) return false;
+    rk.scalars.emplace_back(slot, id);
+  }
+  for (auto& o : plan.outputs) {
+    rk.output_ids.push_back(sig.id_of(o.get()));
+    if (rk.output_ids.back() < 0) return false;
+  }
+  rk.kernel.ir = kernel.ir;
+  rk.kernel.args = kernel.args;
+  recipe.kernels.push_back(std::move(rk));
+  return true;
+}
+
+void bind(RecordedKernel& rk, const GraphSignature& sig) {
+  auto& k = rk.kernel;
+  for (std::size_t s = 0; s < rk.input_ids.size(); ++s) {
+    const Node* n = sig.nodes[std::size_t(rk.input_ids[s])];
+    const graph::BufferView* buf = n->buffer_unlocked();
+    LAZYFUSE_ASSERT(buf != nullptr, "plan cache: an input of a replayed kernel is not materialized");
+    k.args.inputs[s] = static_cast<const char*>(buf->storage->data) + buf->offset * std::int64_t(itemsize(n->dtype));
+  }
+  k.input_nodes.clear();
+  for (int id : rk.read_ids) k.input_nodes.push_back(sig.nodes[std::size_t(id)]->shared_from_this());
+  for (auto [slot, id] : rk.scalars) {
+    const Node* fill = sig.nodes[std::size_t(id)];
+    k.args.params[slot] = {fill->ivalue, fill->fvalue};
+  }
+}
+
+Recipe* PlanCache::find(const GraphSignature& sig) {
+  auto [b, e] = entries_.equal_range(sig.hash);
+  for (auto it = b; it != e; ++it)
+    if (it->second.words == sig.words) return &it->second.recipe;
+  return nullptr;
+}
+
+void PlanCache::insert(const GraphSignature& sig, Recipe recipe) {
+  // Bounded: a program that never repeats a graph must not grow the cache without end.
+  constexpr std::size_t kMaxEntries = 1024;
+  if (entries_.size() >= kMaxEntries) entries_.clear();
+  entries_.emplace(sig.hash, Entry{sig.words, std::move(recipe)});
+}
+
+void PlanCache::clear() {
+  entries_.clear();
+}
+
+PlanCache& plan_cache() {
+  static auto* c = new PlanCache; // used under the evaluation lock; outlives static destruction
+  return *c;
+}
+
+} // namespace lazyfuse::runtime

@@ -1,0 +1,148 @@
+// The plan cache: an equal graph over other buffers and scalars reuses the recorded kernels, and what makes graphs
+// unequal (alignment, shared buffers, shapes, multiple kernels) never gives a wrong answer. Runs on either backend.
+#include <lazyfuse/lazyfuse.hpp>
+
+#include "graph/Node.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+
+using namespace lazyfuse;
+
+namespace {
+
+std::mt19937_64& rng() {
+  static std::mt19937_64 g{std::random_device{}()};
+  return g;
+}
+
+std::vector<float> random_values(std::size_t n, float lo = -2, float hi = 2) {
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng());
+  return v;
+}
+
+std::uint64_t plan_hits() {
+  return kernel_cache_stats().plan_hits;
+}
+
+// Relative L2 error of `got` against `want`.
+double rel_err(const HostArray<float>& got, const std::vector<double>& want) {
+  double err = 0, norm = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    err += (got[i] - want[i]) * (got[i] - want[i]);
+    norm += want[i] * want[i];
+  }
+  return std::sqrt(err / std::max(norm, 1e-300));
+}
+
+Array affine_chain(const Array& x, const Array& y, float a, float b) {
+  return sqrt(abs(sin(x) * a + x * y * b - exp(-x * x)));
+}
+
+std::vector<double> affine_chain_ref(const std::vector<float>& x, const std::vector<float>& y, float a, float b) {
+  std::vector<double> r(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double u = x[i], v = y[i];
+    r[i] = std::sqrt(std::abs(std::sin(u) * double(a) + u * v * double(b) - std::exp(-u * u)));
+  }
+  return r;
+}
+
+} // namespace
+
+TEST(PlanCache, EqualGraphOverOtherBuffersAndScalarsIsReplayedCorrectly) {
+  const std::size_t n = 3001;
+  float a = 0.25f, b = 0.5f;
+  {
+    auto x = random_values(n), y = random_values(n);
+    auto r = affine_chain(asarray(x, {std::int64_t(n)}), asarray(y, {std::int64_t(n)}), a, b).get<float>();
+    EXPECT_LT(rel_err(r, affine_chain_ref(x, y, a, b)), 1e-6);
+  }
+  for (int round = 0; round < 3; ++round) {
+    auto x = random_values(n), y = random_values(n);
+    a += 0.125f;
+    b -= 0.375f;
+    auto xa = asarray(x, {std::int64_t(n)}).eval(), ya = asarray(y, {std::int64_t(n)}).eval();
+    const auto hits = plan_hits(), launched = kernel_cache_stats().kernels_launched;
+    auto r = affine_chain(xa, ya, a, b).eval();
+    EXPECT_EQ(plan_hits(), hits + 1) << "round " << round << ": the same structure should reuse its plans";
+    EXPECT_EQ(kernel_cache_stats().kernels_launched, launched + 1);
+    EXPECT_LT(rel_err(r.get<float>(), affine_chain_ref(x, y, a, b)), 1e-6) << "round " << round;
+  }
+}
+
+TEST(PlanCache, AlignmentSharedBuffersAndShapesAreStructure) {
+  const std::int64_t n = 4099;
+  auto hx = random_values(std::size_t(n)), hy = random_values(std::size_t(n));
+  auto x = asarray(hx, {n}).eval(), y = asarray(hy, {n}).eval();
+  std::vector<float> x1(hx.begin() + 1, hx.end()), y1(hy.begin() + 1, hy.end()), x2(hx.begin() + 2, hx.end());
+  // Each call twice: the second may be a replay, and must still be right.
+  for (int twice = 0; twice < 2; ++twice) {
+    // Aligned leaves, then the same shapes at an offset of one element (no vector loads).
+    auto aligned = affine_chain(x(slice(0, n - 1)), y(slice(0, n - 1)), 0.5f, 0.25f).get<float>();
+    std::vector<float> hx0(hx.begin(), hx.end() - 1), hy0(hy.begin(), hy.end() - 1);
+    EXPECT_LT(rel_err(aligned, affine_chain_ref(hx0, hy0, 0.5f, 0.25f)), 1e-6);
+    auto shifted = affine_chain(x(slice(1, none)), y(slice(1, none)), 0.5f, 0.25f).get<float>();
+    EXPECT_LT(rel_err(shifted, affine_chain_ref(x1, y1, 0.5f, 0.25f)), 1e-6);
+    // One buffer read twice, then two buffers: kernels with one input and with two.
+    auto same = affine_chain(x, x, 0.5f, 0.25f).get<float>();
+    EXPECT_LT(rel_err(same, affine_chain_ref(hx, hx, 0.5f, 0.25f)), 1e-6);
+    auto both = affine_chain(x, y, 0.5f, 0.25f).get<float>();
+    EXPECT_LT(rel_err(both, affine_chain_ref(hx, hy, 0.5f, 0.25f)), 1e-6);
+    // One buffer at two offsets.
+    auto offsets = affine_chain(x(slice(1, n - 1)), x(slice(2, none)), 0.5f, 0.25f).get<float>();
+    std::vector<float> x1s(hx.begin() + 1, hx.end() - 1);
+    EXPECT_LT(rel_err(offsets, affine_chain_ref(x1s, x2, 0.5f, 0.25f)), 1e-6);
+  }
+  // Another shape is another graph.
+  const auto hits = plan_hits();
+  auto small = affine_chain(x(slice(0, 17)), y(slice(0, 17)), 0.5f, 0.25f).eval();
+  EXPECT_EQ(plan_hits(), hits);
+}
+
+TEST(PlanCache, MultiKernelMaterializationsReplayInOrder) {
+  // Two outputs of different shapes (two kernels), one reading an intermediate the other stores (a reduction
+  // used at shifted indices is stored first).
+  const std::int64_t rows = 37, cols = 53;
+  for (int round = 0; round < 3; ++round) {
+    auto hm = random_values(std::size_t(rows * cols));
+    const float s = 1.5f + float(round);
+    auto m = asarray(hm, {rows, cols}).eval();
+    auto row_max = max(m * s, 1, true);
+    auto centred = m * s - row_max;
+    auto total = sum(exp(centred), 1);
+    const auto hits = plan_hits();
+    eval(centred, total);
+    if (round > 0) {
+      EXPECT_EQ(plan_hits(), hits + 1) << "round " << round;
+    }
+    auto hc = centred.get<float>(), ht = total.get<float>();
+    std::vector<double> want_c(std::size_t(rows * cols)), want_t(std::size_t(rows), 0.0);
+    for (std::int64_t r = 0; r < rows; ++r) {
+      double mx = -INFINITY;
+      for (std::int64_t c = 0; c < cols; ++c) mx = std::max(mx, double(float(hm[std::size_t(r * cols + c)] * s)));
+      for (std::int64_t c = 0; c < cols; ++c) {
+        const double v = double(float(hm[std::size_t(r * cols + c)] * s)) - mx;
+        want_c[std::size_t(r * cols + c)] = v;
+        want_t[std::size_t(r)] += std::exp(v);
+      }
+    }
+    EXPECT_LT(rel_err(hc, want_c), 1e-6) << "round " << round;
+    EXPECT_LT(rel_err(ht, want_t), 1e-6) << "round " << round;
+  }
+}
+
+TEST(PlanCache, ScalarsFromFillsOnlyAreArguments) {
+  // Iota start and step are part of the structure; fills are arguments. Both must come out right on a replay.
+  for (int round = 0; round < 3; ++round) {
+    const double start = 1.0 + round, fill = 0.5 * round - 1.0;
+    auto r = (arange(start, start + 64.0, 1.0 + 0.5 * round) * fill + full({1}, fill)).get<double>();
+    for (std::size_t i = 0; i < r.size(); ++i)
+      EXPECT_DOUBLE_EQ(r[i], (start + double(i) * (1.0 + 0.5 * round)) * fill + fill) << "round " << round;
+  }
+}

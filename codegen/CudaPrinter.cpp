@@ -324,7 +324,7 @@ std::string render_reduction(const KernelIR& ir) {
     print_body(os, ir, Mode::Scalar, ind, -1, k);
   };
   // Row kernels whose loops repeat loads (softmax, layer norm) read the row once when it fits kRowCache elements
-  // per thread: the loads of the first loop stay in registers for the later ones.
+  // per thread.
   const std::vector<int> repeated = ir.schedule == Schedule::Row ? repeated_loads(ir) : std::vector<int>{};
   auto print_outer_body = [&](const std::string& indent, bool cached) {
     for (std::size_t k = 0; k < ir.code.size(); ++k) {
@@ -339,7 +339,8 @@ std::string render_reduction(const KernelIR& ir) {
         }
         // Unrolled kUnroll times with independent accumulators, so that each thread has several loads in flight;
         // the accumulators are combined in a fixed order afterwards (deterministic).
-        const std::string U = std::to_string(kUnroll);
+        // Column kernels read one element per thread and row: twice the loads in flight.
+        const std::string U = std::to_string(column ? 2 * kUnroll : kUnroll);
         const std::string r = v(int(k)), step = "lf_step" + std::to_string(in.slot);
         for (const Instr* acc : accs) {
           const std::string a = "lf_acc" + std::to_string(acc->slot);
@@ -447,10 +448,12 @@ std::string render_reduction(const KernelIR& ir) {
     }
   };
   int bound = -1;
-  bool any_repeated = false;
-  for (std::size_t k = 0; k < repeated.size(); ++k) any_repeated = any_repeated || repeated[k] >= 0;
   for (auto& in : ir.code)
     if (in.op == IrOp::LoopBegin) bound = in.a;
+  // Row kernels over rows of at most kBlockSize * kRowCache elements run each loop fully unrolled: every thread
+  // has all its loads of a loop in flight at once (the looped path has kUnroll), and loads that a later loop
+  // repeats stay in registers.
+  const bool whole_rows = ir.schedule == Schedule::Row && bound >= 0;
   if (column) {
     // Blocks: lf_tiles groups of blockDim.x outer indices, times lf_splits parts of the reduced range.
     os << "  const idx_t lf_tiles = (n + blockDim.x - 1) / blockDim.x;\n";
@@ -465,7 +468,7 @@ std::string render_reduction(const KernelIR& ir) {
     os << "  const idx_t lf_o = blockIdx.x / lf_splits;\n  const idx_t lf_s = blockIdx.x % lf_splits;\n";
     os << "  if (lf_o >= n) return;\n  {\n";
   } else {
-    if (any_repeated) {
+    if (whole_rows) {
       // Decided once per kernel, outside the loop over rows: with both paths in one loop body ptxas spilled.
       os << "  if (" << v(bound) << " <= (idx_t)" << kBlockSize * kRowCache << ") {\n";
       os << "  for (idx_t lf_o = blockIdx.x; lf_o < n; lf_o += gridDim.x) {\n";
@@ -534,7 +537,7 @@ std::string render_reduction(const KernelIR& ir) {
     }
     os << "    if (threadIdx.x == 0) lf_tickets[" << (column ? "lf_tile" : "lf_o") << "] = 0u;\n";
   }
-  os << (any_repeated ? "  }\n  }\n}\n" : "  }\n}\n");
+  os << (whole_rows ? "  }\n  }\n}\n" : "  }\n}\n");
   return os.str();
 }
 

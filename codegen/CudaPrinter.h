@@ -12,7 +12,8 @@ namespace lazyfuse::codegen {
 inline constexpr int kElementsPerThread = 4;
 /// Threads per block the printed kernels are written for (__launch_bounds__).
 inline constexpr int kBlockSize = 256;
-/// Reduction loops run this many iterations per trip, with as many independent accumulators.
+/// Reduction loops run this many iterations per trip (column kernels twice as many), with as many independent
+/// accumulators.
 inline constexpr int kUnroll = 4;
 /// Row kernels whose loops read the same elements again keep a row of up to kBlockSize * kRowCache elements in
 /// registers (kRowCache per thread) and read it from memory once.

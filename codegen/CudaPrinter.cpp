@@ -3,8 +3,6 @@
 #include "graph/Assert.h"
 #include "graph/Ops.h"
 
-#include <array>
-#include <map>
 #include <sstream>
 #include <string_view>
 
@@ -222,59 +220,6 @@ void print_header(std::ostringstream& os, const KernelIR& ir, bool reduction) {
   }
 }
 
-// Loads that several loops of a Row kernel repeat (softmax reads its row in all three): value numbers that treat
-// every loop's counter as the same r, so a load in a later loop equals one in an earlier loop when it reads the
-// same input at the same index expression of r. Returns, per instruction, the instruction of the first loop whose
-// value it repeats (itself for that one), or -1: only for loads that more than one loop performs, and only when
-// every loop runs over the same bound.
-std::vector<int> repeated_loads(const KernelIR& ir) {
-  std::vector<int> first(ir.code.size(), -1);
-  std::vector<int> loop_of(ir.code.size(), -1), vn(ir.code.size(), -1);
-  int bound = -1, loop = -1, loops = 0;
-  for (std::size_t k = 0; k < ir.code.size(); ++k) {
-    const Instr& in = ir.code[k];
-    if (in.op == IrOp::LoopBegin) {
-      if (bound >= 0 && bound != in.a) return first;
-      bound = in.a;
-      loop = in.slot;
-      ++loops;
-    } else if (in.op == IrOp::LoopEnd) {
-      loop = -1;
-    }
-    loop_of[k] = in.op == IrOp::LoopBegin ? in.slot : loop;
-  }
-  if (loops < 2) return first;
-  std::map<std::array<std::int64_t, 8>, int> numbers;
-  auto operand = [&](int a) -> std::int64_t {
-    if (a < 0) return -1;
-    // Values from outside the loops are themselves; the loop counters are one value.
-    if (loop_of[std::size_t(a)] < 0) return std::int64_t(a) + (std::int64_t(1) << 32);
-    return vn[std::size_t(a)];
-  };
-  std::map<int, std::pair<int, int>> load_of_number; // value number -> (first load, its loop)
-  std::vector<int> repeats;
-  for (std::size_t k = 0; k < ir.code.size(); ++k) {
-    const Instr& in = ir.code[k];
-    if (loop_of[k] < 0) continue;
-    if (in.op == IrOp::LoopBegin) {
-      vn[k] = 0;
-      continue;
-    }
-    const std::array<std::int64_t, 8> key{std::int64_t(in.op), std::int64_t(in.dtype), in.fn,        in.slot, in.imm,
-                                          operand(in.a),       operand(in.b),          operand(in.c)};
-    auto [it, fresh] = numbers.emplace(key, int(numbers.size()) + 1);
-    vn[k] = it->second;
-    (void)fresh;
-    if (in.op != IrOp::Load && in.op != IrOp::LoadLinear) continue;
-    auto [at, added] = load_of_number.emplace(vn[k], std::pair{int(k), loop_of[k]});
-    if (!added && at->second.second != loop_of[k]) {
-      first[k] = at->second.first;
-      first[std::size_t(at->second.first)] = at->second.first;
-    }
-  }
-  return first;
-}
-
 std::string render_reduction(const KernelIR& ir) {
   std::ostringstream os;
   const bool split = is_split(ir.schedule);
@@ -285,6 +230,7 @@ std::string render_reduction(const KernelIR& ir) {
   os << ") {\n";
   os << "  __shared__ double lf_shared[64];\n";
   // Parameters and constants first: they are visible in every loop.
+  std::ostringstream hoisted;
   for (std::size_t k = 0; k < ir.code.size(); ++k) {
     const Instr& in = ir.code[k];
     if (in.op == IrOp::IndexParam) os << "  const idx_t " << v(int(k)) << " = p" << in.slot << ";\n";
@@ -302,6 +248,24 @@ std::string render_reduction(const KernelIR& ir) {
         if (a >= 0 && after_reduction[std::size_t(a)] && in.op != IrOp::LoopBegin) dep = true;
       after_reduction[k] = dep;
     }
+  if (column) {
+    // Blocks: lf_tiles groups of blockDim.x outer indices, times lf_splits parts of the reduced range.
+    os << "  const idx_t lf_tiles = (n + blockDim.x - 1) / blockDim.x;\n";
+    os << "  const idx_t lf_tile = blockIdx.x % lf_tiles;\n";
+    os << "  const idx_t lf_s = blockIdx.x / lf_tiles;\n";
+    if (!split) os << "  const idx_t lf_splits = 1;\n";
+    // Threads past the end compute on the last element (every read stays in bounds) and store nothing.
+    os << "  const bool lf_active = lf_tile * blockDim.x + threadIdx.x < n;\n";
+    os << "  const idx_t lf_o = lf_active ? lf_tile * blockDim.x + threadIdx.x : n - 1;\n";
+    os << (split ? "  {\n" : "  if (lf_active) {\n");
+  } else if (split) {
+    os << "  const idx_t lf_o = blockIdx.x / lf_splits;\n  const idx_t lf_s = blockIdx.x % lf_splits;\n";
+    os << "  if (lf_o >= n) return;\n  {\n";
+  } else {
+    os << "  for (idx_t lf_o = blockIdx.x; lf_o < n; lf_o += gridDim.x) {\n";
+  }
+  std::string indent = "    ";
+  std::vector<const Instr*> loop_accumulate(ir.code.size(), nullptr);
   std::vector<std::size_t> deferred;
   auto print_one = [&](std::size_t k, const std::string& ind) {
     const Instr& in = ir.code[k];
@@ -323,164 +287,109 @@ std::string render_reduction(const KernelIR& ir) {
     // Everything else prints as in elementwise kernels, one instruction at a time.
     print_body(os, ir, Mode::Scalar, ind, -1, k);
   };
-  // Row kernels whose loops repeat loads (softmax, layer norm) read the row once when it fits kRowCache elements
-  // per thread.
-  const std::vector<int> repeated = ir.schedule == Schedule::Row ? repeated_loads(ir) : std::vector<int>{};
-  auto print_outer_body = [&](const std::string& indent, bool cached) {
-    for (std::size_t k = 0; k < ir.code.size(); ++k) {
-      const Instr& in = ir.code[k];
-      if (in.op == IrOp::LoopBegin) {
-        // This loop's accumulators and end.
-        std::vector<const Instr*> accs;
-        std::size_t end = k + 1;
-        for (; end < ir.code.size(); ++end) {
-          if (ir.code[end].op == IrOp::Accumulate && ir.code[end].c == in.slot) accs.push_back(&ir.code[end]);
-          if (ir.code[end].op == IrOp::LoopEnd && ir.code[end].slot == in.slot) break;
-        }
-        // Unrolled kUnroll times with independent accumulators, so that each thread has several loads in flight;
-        // the accumulators are combined in a fixed order afterwards (deterministic).
-        // Column kernels read one element per thread and row: twice the loads in flight.
-        const std::string U = std::to_string(column ? 2 * kUnroll : kUnroll);
-        const std::string r = v(int(k)), step = "lf_step" + std::to_string(in.slot);
-        for (const Instr* acc : accs) {
-          const std::string a = "lf_acc" + std::to_string(acc->slot);
-          const char* t = cuda_type(acc->dtype);
-          const std::string name(graph::name_of(graph::ReduceOp(acc->fn)));
-          os << indent << t << " " << a << "[" << U << "];\n";
-          if (is_arg(acc->fn)) os << indent << "lf_i64 " << a << "_i[" << U << "];\n";
-          os << indent << "for (int lf_u = 0; lf_u < " << U << "; ++lf_u) {\n";
-          os << indent << "  " << a << "[lf_u] = lf_" << name << "_identity<" << t << ">();\n";
-          if (is_arg(acc->fn)) os << indent << "  " << a << "_i[lf_u] = 9223372036854775807LL;\n";
-          os << indent << "}\n";
-        }
-        if (cached) {
-          // The whole row in kRowCache trips, fully unrolled, so the repeated loads stay in registers.
-          os << indent << "{\n";
-          os << "#pragma unroll\n";
-          os << indent << "for (int lf_u = 0; lf_u < " << kRowCache << "; ++lf_u) {\n";
-          os << indent << "  const idx_t " << r << " = (idx_t)threadIdx.x + (idx_t)lf_u * " << kBlockSize << ";\n";
-        } else {
-          std::string start;
-          if (column) {
-            start = "lf_s";
-            os << indent << "const idx_t " << step << " = lf_splits;\n";
-          } else if (split) {
-            start = "lf_s * blockDim.x + threadIdx.x";
-            os << indent << "const idx_t " << step << " = lf_splits * blockDim.x;\n";
-          } else {
-            start = "threadIdx.x";
-            os << indent << "const idx_t " << step << " = blockDim.x;\n";
-          }
-          os << indent << (column ? "if (lf_active) " : "") << "for (idx_t lf_r0 = " << start << "; lf_r0 < " << v(in.a)
-             << "; lf_r0 += " << U << " * " << step << ") {\n";
-          os << "#pragma unroll\n";
-          os << indent << "for (int lf_u = 0; lf_u < " << U << "; ++lf_u) {\n";
-          os << indent << "  const idx_t " << r << " = lf_r0 + lf_u * " << step << ";\n";
-        }
-        os << indent << "  if (" << r << " < " << v(in.a) << ") {\n";
-        for (std::size_t b = k + 1; b < end; ++b) {
-          const Instr& bi = ir.code[b];
-          if (bi.op == IrOp::Accumulate) {
-            // Element r = threadIdx.x + q * blockDim.x goes to accumulator q % kUnroll on both paths, in the same
-            // order: the cached path gives the same bits.
-            const std::string a = "lf_acc" + std::to_string(bi.slot), u = cached ? "[lf_u % " + U + "]" : "[lf_u]";
-            const std::string name(graph::name_of(graph::ReduceOp(bi.fn)));
-            if (is_arg(bi.fn))
-              os << indent << "    if (lf_" << name << "_better(" << v(bi.a) << ", (lf_i64)" << v(bi.b) << ", " << a
-                 << u << ", " << a << "_i" << u << ")) { " << a << u << " = " << v(bi.a) << "; " << a << "_i" << u
-                 << " = (lf_i64)" << v(bi.b) << "; }\n";
-            else
-              os << indent << "    " << a << u << " = lf_" << name << "_combine(" << a << u << ", " << v(bi.a)
-                 << ");\n";
-            continue;
-          }
-          if (cached && repeated[b] >= 0 && repeated[b] != int(b)) {
-            os << indent << "    const " << cuda_type(bi.dtype) << " " << v(int(b)) << " = lf_row" << repeated[b]
-               << "[lf_u];\n";
-            continue;
-          }
-          print_one(b, indent + "    ");
-          if (cached && repeated[b] == int(b)) os << indent << "    lf_row" << b << "[lf_u] = " << v(int(b)) << ";\n";
-        }
-        os << indent << "  }\n" << indent << "}\n" << indent << "}\n";
-        for (const Instr* acc : accs) {
-          const std::string a = "lf_acc" + std::to_string(acc->slot);
-          const std::string name(graph::name_of(graph::ReduceOp(acc->fn)));
-          const char* t = cuda_type(acc->dtype);
-          // Fold the unrolled accumulators into the first, in order.
-          os << indent << "for (int lf_u = 1; lf_u < " << U << "; ++lf_u) {\n";
-          if (is_arg(acc->fn))
-            os << indent << "  if (lf_" << name << "_better(" << a << "[lf_u], " << a << "_i[lf_u], " << a << "[0], "
-               << a << "_i[0])) { " << a << "[0] = " << a << "[lf_u]; " << a << "_i[0] = " << a << "_i[lf_u]; }\n";
+  for (std::size_t k = 0; k < ir.code.size(); ++k) {
+    const Instr& in = ir.code[k];
+    if (in.op == IrOp::LoopBegin) {
+      // This loop's accumulators and end.
+      std::vector<const Instr*> accs;
+      std::size_t end = k + 1;
+      for (; end < ir.code.size(); ++end) {
+        if (ir.code[end].op == IrOp::Accumulate && ir.code[end].c == in.slot) accs.push_back(&ir.code[end]);
+        if (ir.code[end].op == IrOp::LoopEnd && ir.code[end].slot == in.slot) break;
+      }
+      // Unrolled kUnroll times with independent accumulators, so that each thread has several loads in flight;
+      // the accumulators are combined in a fixed order afterwards (deterministic).
+      // Column kernels read one element per thread and row: twice the loads in flight.
+      const std::string U = std::to_string(column ? 2 * kUnroll : kUnroll);
+      const std::string r = v(int(k)), step = "lf_step" + std::to_string(in.slot);
+      for (const Instr* acc : accs) {
+        const std::string a = "lf_acc" + std::to_string(acc->slot);
+        const char* t = cuda_type(acc->dtype);
+        const std::string name(graph::name_of(graph::ReduceOp(acc->fn)));
+        os << indent << t << " " << a << "[" << U << "];\n";
+        if (is_arg(acc->fn)) os << indent << "lf_i64 " << a << "_i[" << U << "];\n";
+        os << indent << "for (int lf_u = 0; lf_u < " << U << "; ++lf_u) {\n";
+        os << indent << "  " << a << "[lf_u] = lf_" << name << "_identity<" << t << ">();\n";
+        if (is_arg(acc->fn)) os << indent << "  " << a << "_i[lf_u] = 9223372036854775807LL;\n";
+        os << indent << "}\n";
+      }
+      std::string start;
+      if (column) {
+        start = "lf_s";
+        os << indent << "const idx_t " << step << " = lf_splits;\n";
+      } else if (split) {
+        start = "lf_s * blockDim.x + threadIdx.x";
+        os << indent << "const idx_t " << step << " = lf_splits * blockDim.x;\n";
+      } else {
+        start = "threadIdx.x";
+        os << indent << "const idx_t " << step << " = blockDim.x;\n";
+      }
+      os << indent << (column ? "if (lf_active) " : "") << "for (idx_t lf_r0 = " << start << "; lf_r0 < " << v(in.a)
+         << "; lf_r0 += " << U << " * " << step << ") {\n";
+      os << "#pragma unroll\n";
+      os << indent << "for (int lf_u = 0; lf_u < " << U << "; ++lf_u) {\n";
+      os << indent << "  const idx_t " << r << " = lf_r0 + lf_u * " << step << ";\n";
+      os << indent << "  if (" << r << " < " << v(in.a) << ") {\n";
+      for (std::size_t b = k + 1; b < end; ++b) {
+        const Instr& bi = ir.code[b];
+        if (bi.op == IrOp::Accumulate) {
+          const std::string a = "lf_acc" + std::to_string(bi.slot);
+          const std::string name(graph::name_of(graph::ReduceOp(bi.fn)));
+          if (is_arg(bi.fn))
+            os << indent << "    if (lf_" << name << "_better(" << v(bi.a) << ", (lf_i64)" << v(bi.b) << ", " << a
+               << "[lf_u], " << a << "_i[lf_u])) { " << a << "[lf_u] = " << v(bi.a) << "; " << a
+               << "_i[lf_u] = (lf_i64)" << v(bi.b) << "; }\n";
           else
-            os << indent << "  " << a << "[0] = lf_" << name << "_combine(" << a << "[0], " << a << "[lf_u]);\n";
-          os << indent << "}\n";
-          os << indent << t << " " << a << "_v = " << a << "[0];\n";
-          if (is_arg(acc->fn)) os << indent << "lf_i64 " << a << "_vi = " << a << "_i[0];\n";
-          const std::string shared = "reinterpret_cast<" + std::string(t) + "*>(lf_shared)";
-          if (column) {
-            // Each thread holds its own outer element's reduction: nothing to combine across the block.
-          } else if (is_arg(acc->fn)) {
-            os << indent << "lf_block_argreduce(" << a << "_v, " << a << "_vi, lf_" << name << "_op(), lf_" << name
-               << "_identity<" << t << ">(), " << shared << ", reinterpret_cast<lf_i64*>(lf_shared + 32));\n";
-          } else {
-            os << indent << a << "_v = lf_block_reduce(" << a << "_v, lf_" << name << "_op(), lf_" << name
-               << "_identity<" << t << ">(), " << shared << ");\n";
-          }
-          if (split) {
-            // Partial of this block: 16 bytes (value, then index) per (accumulator, outer, split).
-            os << indent << (column ? "if (lf_active) {\n" : "if (threadIdx.x == 0) {\n");
-            os << indent << "  unsigned char* lf_p = lf_partials + ((idx_t)" << acc->slot
-               << " * n * lf_splits + lf_o * lf_splits + lf_s) * 16;\n";
-            os << indent << "  *reinterpret_cast<" << t << "*>(lf_p) = " << a << "_v;\n";
-            if (is_arg(acc->fn)) os << indent << "  *reinterpret_cast<lf_i64*>(lf_p + 8) = " << a << "_vi;\n";
-            os << indent << "}\n";
-          }
+            os << indent << "    " << a << "[lf_u] = lf_" << name << "_combine(" << a << "[lf_u], " << v(bi.a)
+               << ");\n";
+          continue;
         }
-        k = end;
-        continue;
+        print_one(b, indent + "    ");
       }
-      if (split && after_reduction[k]) {
-        deferred.push_back(k);
-        continue;
+      os << indent << "  }\n" << indent << "}\n" << indent << "}\n";
+      for (const Instr* acc : accs) {
+        const std::string a = "lf_acc" + std::to_string(acc->slot);
+        const std::string name(graph::name_of(graph::ReduceOp(acc->fn)));
+        const char* t = cuda_type(acc->dtype);
+        // Fold the unrolled accumulators into the first, in order.
+        os << indent << "for (int lf_u = 1; lf_u < " << U << "; ++lf_u) {\n";
+        if (is_arg(acc->fn))
+          os << indent << "  if (lf_" << name << "_better(" << a << "[lf_u], " << a << "_i[lf_u], " << a << "[0], " << a
+             << "_i[0])) { " << a << "[0] = " << a << "[lf_u]; " << a << "_i[0] = " << a << "_i[lf_u]; }\n";
+        else
+          os << indent << "  " << a << "[0] = lf_" << name << "_combine(" << a << "[0], " << a << "[lf_u]);\n";
+        os << indent << "}\n";
+        os << indent << t << " " << a << "_v = " << a << "[0];\n";
+        if (is_arg(acc->fn)) os << indent << "lf_i64 " << a << "_vi = " << a << "_i[0];\n";
+        const std::string shared = "reinterpret_cast<" + std::string(t) + "*>(lf_shared)";
+        if (column) {
+          // Each thread holds its own outer element's reduction: nothing to combine across the block.
+        } else if (is_arg(acc->fn)) {
+          os << indent << "lf_block_argreduce(" << a << "_v, " << a << "_vi, lf_" << name << "_op(), lf_" << name
+             << "_identity<" << t << ">(), " << shared << ", reinterpret_cast<lf_i64*>(lf_shared + 32));\n";
+        } else {
+          os << indent << a << "_v = lf_block_reduce(" << a << "_v, lf_" << name << "_op(), lf_" << name << "_identity<"
+             << t << ">(), " << shared << ");\n";
+        }
+        if (split) {
+          // Partial of this block: 16 bytes (value, then index) per (accumulator, outer, split).
+          os << indent << (column ? "if (lf_active) {\n" : "if (threadIdx.x == 0) {\n");
+          os << indent << "  unsigned char* lf_p = lf_partials + ((idx_t)" << acc->slot
+             << " * n * lf_splits + lf_o * lf_splits + lf_s) * 16;\n";
+          os << indent << "  *reinterpret_cast<" << t << "*>(lf_p) = " << a << "_v;\n";
+          if (is_arg(acc->fn)) os << indent << "  *reinterpret_cast<lf_i64*>(lf_p + 8) = " << a << "_vi;\n";
+          os << indent << "}\n";
+        }
       }
-      print_one(k, indent);
+      k = end;
+      continue;
     }
-  };
-  int bound = -1;
-  for (auto& in : ir.code)
-    if (in.op == IrOp::LoopBegin) bound = in.a;
-  // Row kernels over rows of at most kBlockSize * kRowCache elements run each loop fully unrolled: every thread
-  // has all its loads of a loop in flight at once (the looped path has kUnroll), and loads that a later loop
-  // repeats stay in registers.
-  const bool whole_rows = ir.schedule == Schedule::Row && bound >= 0;
-  if (column) {
-    // Blocks: lf_tiles groups of blockDim.x outer indices, times lf_splits parts of the reduced range.
-    os << "  const idx_t lf_tiles = (n + blockDim.x - 1) / blockDim.x;\n";
-    os << "  const idx_t lf_tile = blockIdx.x % lf_tiles;\n";
-    os << "  const idx_t lf_s = blockIdx.x / lf_tiles;\n";
-    if (!split) os << "  const idx_t lf_splits = 1;\n";
-    // Threads past the end compute on the last element (every read stays in bounds) and store nothing.
-    os << "  const bool lf_active = lf_tile * blockDim.x + threadIdx.x < n;\n";
-    os << "  const idx_t lf_o = lf_active ? lf_tile * blockDim.x + threadIdx.x : n - 1;\n";
-    os << (split ? "  {\n" : "  if (lf_active) {\n");
-  } else if (split) {
-    os << "  const idx_t lf_o = blockIdx.x / lf_splits;\n  const idx_t lf_s = blockIdx.x % lf_splits;\n";
-    os << "  if (lf_o >= n) return;\n  {\n";
-  } else {
-    if (whole_rows) {
-      // Decided once per kernel, outside the loop over rows: with both paths in one loop body ptxas spilled.
-      os << "  if (" << v(bound) << " <= (idx_t)" << kBlockSize * kRowCache << ") {\n";
-      os << "  for (idx_t lf_o = blockIdx.x; lf_o < n; lf_o += gridDim.x) {\n";
-      for (std::size_t k = 0; k < repeated.size(); ++k)
-        if (repeated[k] == int(k))
-          os << "    " << cuda_type(ir.code[k].dtype) << " lf_row" << k << "[" << kRowCache << "];\n";
-      print_outer_body("    ", true);
-      os << "  }\n  } else {\n";
+    if (split && after_reduction[k]) {
+      deferred.push_back(k);
+      continue;
     }
-    os << "  for (idx_t lf_o = blockIdx.x; lf_o < n; lf_o += gridDim.x) {\n";
+    print_one(k, indent);
   }
-  print_outer_body("    ", false);
   if (split) {
     // The last block to finish combines the partials in split order (fixed, so deterministic) and runs the rest.
     os << "    __shared__ bool lf_last;\n";
@@ -537,7 +446,7 @@ std::string render_reduction(const KernelIR& ir) {
     }
     os << "    if (threadIdx.x == 0) lf_tickets[" << (column ? "lf_tile" : "lf_o") << "] = 0u;\n";
   }
-  os << (whole_rows ? "  }\n  }\n}\n" : "  }\n}\n");
+  os << "  }\n}\n";
   return os.str();
 }
 

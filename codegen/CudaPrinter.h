@@ -15,9 +15,6 @@ inline constexpr int kBlockSize = 256;
 /// Reduction loops run this many iterations per trip (column kernels twice as many), with as many independent
 /// accumulators.
 inline constexpr int kUnroll = 4;
-/// Row kernels whose loops read the same elements again keep a row of up to kBlockSize * kRowCache elements in
-/// registers (kRowCache per thread) and read it from memory once.
-inline constexpr int kRowCache = 16;
 /// Most blocks one outer element's reduction is split over (Split schedule).
 inline constexpr int kMaxSplits = 1024;
 

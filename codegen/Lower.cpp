@@ -431,10 +431,7 @@ private:
     int offset = -1;
     for (std::size_t k = 0; k < c.size(); ++k) {
       if (n->shape[k] == 1) continue; // coordinate is always 0
-      // One parameter per (leaf, axis): a leaf read in several loops then has equal index expressions there, which
-      // lets the printer keep a row it reads again in registers (repeated_loads).
-      int term = index_op(IrOp::IMul, c[k],
-                          index_param(v.strides[k], "stride:" + std::to_string(n->serial) + ":" + std::to_string(k)));
+      int term = index_op(IrOp::IMul, c[k], index_param(v.strides[k]));
       offset = offset < 0 ? term : index_op(IrOp::IAdd, offset, term);
     }
     if (offset < 0) offset = index_const(0);

@@ -4,7 +4,6 @@
 #include "codegen/CudaPrinter.h"
 #include "codegen/Lower.h"
 #include "codegen/Nvrtc.h"
-#include "fusion/Partition.h"
 
 #include <gtest/gtest.h>
 
@@ -183,37 +182,4 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
       ADD_FAILURE() << "sample " << k << " failed to compile:\n" << e.what() << "\n" << codegen::numbered_source(src);
     }
   }
-}
-
-// The one kernel partitioning makes for `a`.
-codegen::LoweredKernel lowered_single_plan(const Array& a) {
-  auto plans = fusion::partition({a.node()}, {});
-  EXPECT_EQ(plans.size(), 1u);
-  return codegen::lower(plans.at(0));
-}
-
-TEST(Codegen, RowKernelsThatReadTheirRowAgainKeepItInRegisters) {
-  auto rows = random_array({300, 64}, DType::Float32);
-  auto e = exp(rows - max(rows, 1, true));
-  auto softmax = lowered_single_plan(e / sum(e, 1, true));
-  ASSERT_EQ(softmax.ir.schedule, codegen::Schedule::Row);
-  // One register row for the one input, filled in the first loop and read in the two later ones.
-  expect_in_order(codegen::render_cuda(softmax.ir),
-                  {"<= (idx_t)" + std::to_string(codegen::kBlockSize * codegen::kRowCache), "lf_row", "] = v",
-                   "= lf_row", "= lf_row", "} else {"});
-  // Mean and variance of the same rows share one loop: nothing is read twice, so no register row.
-  auto rowvar = lowered_single_plan(mean(rows * rows, 1) - square(mean(rows, 1)));
-  EXPECT_EQ(codegen::render_cuda(rowvar.ir).find("lf_row"), std::string::npos);
-}
-
-TEST(Codegen, KernelsReadingShiftedViewsUseTheCoalescedPath) {
-  auto u = random_array({64, 64}, DType::Float32);
-  auto in = slice(1, -1);
-  auto c = u(in, in);
-  auto step = c + 0.1f * (u(slice(0, -2), in) + u(slice(2, none), in) - 2.0f * c);
-  auto k = lowered({u.at(in, in).set(step)});
-  const std::string src = codegen::render_cuda(k.ir);
-  // Element j of a thread is 32 elements after element j - 1: a warp reads consecutive elements.
-  expect_in_order(src, {"lf_lane", "const idx_t i = base + 32 * j;", "} else {"});
-  EXPECT_EQ(src.find("lf_vec<float> l"), std::string::npos) << "no thread-consecutive vector loads";
 }

@@ -23,8 +23,9 @@ const char* cuda_type(DType t) {
 
 namespace {
 
-// Vector: a thread's kElementsPerThread consecutive elements, i = base + j. Coalesced: element j of a thread is
-// i = base + 32 * j (a warp's lanes take consecutive elements). Scalar: one element i, unravelled from scratch.
+// Vector: a thread's kElementsPerThread consecutive elements, i = base + j. Coalesced (the tiled path): element j
+// of a thread is i = base + 32 * j (a warp's lanes take consecutive elements of a row). Scalar: one element i,
+// unravelled from scratch.
 enum class Mode { Vector, Coalesced, Scalar };
 
 // What graph/OpMath.inc expects each side to define (runtime/../graph/HostOps.h is the host's).
@@ -481,39 +482,54 @@ std::string render_cuda(const KernelIR& ir) {
       }
     }
   };
+  // The tiled path: for kernels that read through index arithmetic (shifted, strided, broadcast or transposed
+  // views) over an output of rank 2 or more, unravelled in one shape.
   bool gathers = false;
   for (auto& in : ir.code) gathers = gathers || in.op == IrOp::Load;
-  if (gathers) {
-    // A kernel that reads through index arithmetic (shifted, strided, broadcast or transposed views): in vector
-    // mode a thread's elements are consecutive, so each warp-wide scalar load touches four times the cache lines
-    // it uses, and on the H200 the L1 then held a stencil to ~60% of the copy bandwidth. Here a warp's 32 lanes
-    // take 32 consecutive elements per step, so every load and store is coalesced; each thread still has
-    // kElementsPerThread independent elements, whose loads the compiler can issue together when none of them
-    // wraps a row (else each element unravels its own index).
+  int tiled = -1, groups = 0;
+  for (std::size_t g = 0; g < ir.unravels.size(); ++g)
+    if (root_group[g]) {
+      ++groups;
+      tiled = int(g);
+    }
+  if (gathers && groups == 1 && ir.unravels[std::size_t(tiled)].size() >= 2) {
+    // A block takes a tile of kBlockSize / 32 consecutive rows (one per warp) by 32 * kElementsPerThread columns,
+    // a warp's lanes consecutive columns. Every load is coalesced, and a stencil's neighbour rows are rows the
+    // block's other warps read too, so they come from L1: in the vector layout (a block on 1024 consecutive
+    // elements of one row) each element of a 5-point stencil was fetched from L2 three times, and on the H200
+    // heat2d ran at ~60% of the copy bandwidth.
+    const auto& dims = ir.unravels[std::size_t(tiled)];
+    const std::string u = "u" + std::to_string(tiled), last = std::to_string(dims.size() - 1);
+    constexpr int kRows = kBlockSize / 32, kCols = 32 * V;
+    // Narrow or short outputs would leave lanes or warps idle: they take the vector path below.
+    os << "  if (" << param(dims.back()) << " >= " << kCols << " && n / " << param(dims.back()) << " >= " << kRows
+       << ") {\n";
+    os << "  const idx_t lf_cols = " << param(dims.back()) << ";\n";
+    os << "  const idx_t lf_rows = n / lf_cols;\n";
+    os << "  const idx_t lf_tiles_per_row = (lf_cols + " << kCols - 1 << ") / " << kCols << ";\n";
+    os << "  const idx_t lf_tiles = (lf_rows + " << kRows - 1 << ") / " << kRows << " * lf_tiles_per_row;\n";
     os << "  const idx_t lf_lane = threadIdx.x & 31;\n";
-    os << "  const idx_t step = (idx_t)gridDim.x * blockDim.x * " << V << ";\n";
-    os << "  for (idx_t base = ((idx_t)blockIdx.x * blockDim.x + (threadIdx.x - lf_lane)) * " << V
-       << " + lf_lane; base < n; base += step) {\n";
-    std::string fast = "base + " + std::to_string(32 * (V - 1)) + " < n";
-    unravel("    ", "base");
-    for (std::size_t g = 0; g < ir.unravels.size(); ++g)
-      if (root_group[g])
-        fast += " && u" + std::to_string(g) + "_c" + std::to_string(ir.unravels[g].size() - 1) + " + " +
-                std::to_string(32 * (V - 1)) + " < " + param(ir.unravels[g].back());
-    os << "    if (" << fast << ") {\n";
+    os << "  for (idx_t lf_t = blockIdx.x; lf_t < lf_tiles; lf_t += gridDim.x) {\n";
+    os << "    const idx_t lf_row = lf_t / lf_tiles_per_row * " << kRows << " + (threadIdx.x >> 5);\n";
+    os << "    if (lf_row >= lf_rows) continue;\n";
+    os << "    idx_t " << u << "_rest = lf_row;\n";
+    for (std::size_t k = dims.size() - 1; k-- > 0;) {
+      os << "    const idx_t " << u << "_c" << k << " = " << u << "_rest";
+      if (k > 0) os << " % " << param(dims[k]) << ";\n    " << u << "_rest = " << u << "_rest / " << param(dims[k]);
+      os << ";\n";
+    }
+    os << "    const idx_t " << u << "_c" << last << " = lf_t % lf_tiles_per_row * " << kCols << " + lf_lane;\n";
+    os << "    const idx_t base = lf_row * lf_cols + " << u << "_c" << last << ";\n";
     os << "#pragma unroll\n";
-    os << "      for (int j = 0; j < " << V << "; ++j) {\n";
+    os << "    for (int j = 0; j < " << V << "; ++j) {\n";
+    os << "      if (" << u << "_c" << last << " + 32 * j < lf_cols) {\n";
     os << "        const idx_t i = base + 32 * j;\n";
     print_body(os, ir, Mode::Coalesced, "        ", root_lin);
     os << "      }\n";
-    os << "    } else {\n";
-    os << "      for (idx_t i = base; i < n && i < base + " << 32 * V << "; i += 32) {\n";
-    print_body(os, ir, Mode::Scalar, "        ", root_lin);
-    os << "      }\n";
     os << "    }\n";
     os << "  }\n";
-    os << "}\n";
-    return os.str();
+    os << "  return;\n";
+    os << "  }\n";
   }
   os << "  const idx_t step = (idx_t)gridDim.x * blockDim.x * " << V << ";\n";
   os << "  for (idx_t base = ((idx_t)blockIdx.x * blockDim.x + threadIdx.x) * " << V << "; base < n; base += step) {\n";

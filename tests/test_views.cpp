@@ -1172,3 +1172,39 @@ TEST(Printing, LargeArraysAreSummarized) {
 }
 
 } // namespace
+
+// Views of matrices wide and tall enough for the GPU printer's tiled path (tiles of 8 rows by 128 columns),
+// with ragged edges, and narrow ones that take the vector path: every element against plain loops.
+TEST(Views, StencilsTransposesAndBroadcastsOfLargerMatrices) {
+  for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{37, 300}, {9, 129}, {300, 7}, {8, 128}, {150, 260}}) {
+    std::vector<float> h(std::size_t(rows * cols));
+    for (std::size_t k = 0; k < h.size(); ++k) h[k] = float(std::sin(0.37 * double(k)) + 0.001 * double(k % 97));
+    auto u = lf::asarray(h, {rows, cols}).eval();
+    auto at = [&](std::int64_t r, std::int64_t c) { return double(h[std::size_t(r * cols + c)]); };
+    // 5-point stencil into the interior, border kept.
+    auto in = slice(1, -1);
+    auto c = u(in, in);
+    auto step = c + 0.25f * (u(slice(0, -2), in) + u(slice(2, none), in) + u(in, slice(2, none)) + u(in, slice(0, -2)) -
+                             4.0f * c);
+    auto got = u.at(in, in).set(step).get<float>();
+    double worst = 0;
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t k = 0; k < cols; ++k) {
+        double want = at(r, k);
+        if (r > 0 && r + 1 < rows && k > 0 && k + 1 < cols)
+          want = at(r, k) + 0.25 * (at(r - 1, k) + at(r + 1, k) + at(r, k + 1) + at(r, k - 1) - 4.0 * at(r, k));
+        worst = std::max(worst, std::abs(double(got.data()[std::size_t(r * cols + k)]) - want));
+      }
+    EXPECT_LT(worst, 1e-5) << rows << "x" << cols << " stencil";
+    // A transposed copy plus a broadcast row and column.
+    auto row = u(0, lf::all_of), col = u(lf::all_of, 0);
+    auto mixed = (u.T() * 2.0f + col(newaxis, lf::all_of) - row(lf::all_of, newaxis)).get<float>();
+    worst = 0;
+    for (std::int64_t k = 0; k < cols; ++k)
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const double want = at(r, k) * 2.0 + at(r, 0) - at(0, k);
+        worst = std::max(worst, std::abs(double(mixed.data()[std::size_t(k * rows + r)]) - want));
+      }
+    EXPECT_LT(worst, 1e-5) << rows << "x" << cols << " transpose and broadcasts";
+  }
+}

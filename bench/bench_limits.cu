@@ -1,0 +1,1053 @@
+// Hand-written CUDA kernels for the workloads of shared/PERF_TARGETS.md: the practical limit lazyfuse's generated
+// kernels are measured against. Each workload is registered in several variants (elements per thread, grid shape,
+// streaming cache hints, threads per row) so the fastest shows up in the table; the peers' timing method and the
+// counters are those of bench/common.h (20 back-to-back launches + one synchronize, manual time, `event_ms`,
+// `GB_per_s`, `pct_of_copy` against BM_CopyReference measured first). This program does not use lazyfuse at all,
+// so that the limit cannot inherit a runtime overhead.
+//
+// Honesty: every variant runs once on poisoned (NaN) outputs before it is timed; every output element must be
+// finite and a sample must match a float64 host reference (relative L2 error), else the benchmark fails with
+// SkipWithError. Inputs come from a counter-based generator that the host evaluates bit-identically, so the host
+// reference needs no copy of the inputs. No fast-math: precise sinf/cosf/expf/logf/erff, as lazyfuse generates.
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+constexpr int kCalls = 20;
+constexpr int kWarmup = 3;
+constexpr int kThreads = 256; // elementwise and sumsq blocks
+double g_copy_bytes_per_second = 0;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Inputs: splitmix64 of (seed, index) -> uniform float in [lo, hi). The host evaluates the same function for its
+// reference; the device side uses _rn intrinsics so that nvcc cannot contract the affine map into an FMA (the host
+// compiler for x86-64 without -mfma cannot either), keeping both bit-identical. The check verifies that too.
+// ---------------------------------------------------------------------------------------------------------------
+__host__ __device__ inline float uniform_at(std::uint64_t seed, std::uint64_t i, float lo, float hi) {
+  std::uint64_t z = seed * 0x9E3779B97F4A7C15ULL + i * 0xD1B54A32D192ED03ULL + 0x632BE59BD9B4E019ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  z ^= z >> 31;
+  const float u = float(z >> 40) * 0x1p-24f; // exact: 24 bits
+#ifdef __CUDA_ARCH__
+  return __fadd_rn(lo, __fmul_rn(hi - lo, u));
+#else
+  const float scaled = (hi - lo) * u;
+  return lo + scaled;
+#endif
+}
+
+struct InputSpec {
+  std::uint64_t seed;
+  float lo, hi;
+  float at(std::int64_t i) const { return uniform_at(seed, std::uint64_t(i), lo, hi); }
+};
+
+__global__ void fill_uniform(float* p, std::int64_t n, std::uint64_t seed, float lo, float hi) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    p[i] = uniform_at(seed, std::uint64_t(i), lo, hi);
+}
+
+__global__ void count_nonfinite(const float* p, std::int64_t n, unsigned long long* count) {
+  unsigned long long local = 0;
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    local += !isfinite(p[i]);
+  if (local) atomicAdd(count, local);
+}
+
+__global__ void gather_strided(const float* src, std::int64_t start, std::int64_t stride, std::int64_t count,
+                               float* dst) {
+  for (std::int64_t k = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; k < count;
+       k += std::int64_t(gridDim.x) * blockDim.x)
+    dst[k] = src[start + k * stride];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Host-side plumbing: errors, the stream, buffers that live for the whole process.
+// ---------------------------------------------------------------------------------------------------------------
+struct CudaFailure {
+  std::string what;
+};
+
+void check_cuda(cudaError_t e, const char* where) {
+  if (e != cudaSuccess) throw CudaFailure{std::string(where) + ": " + cudaGetErrorString(e)};
+}
+
+cudaStream_t stream() {
+  static cudaStream_t s = [] {
+    cudaStream_t t = nullptr;
+    check_cuda(cudaStreamCreateWithFlags(&t, cudaStreamNonBlocking), "cudaStreamCreate");
+    return t;
+  }();
+  return s;
+}
+
+struct DeviceInfo {
+  int sms = 0;
+  std::string error; // why benchmarks cannot run
+};
+
+const DeviceInfo& device_info() {
+  static const DeviceInfo info = [] {
+    DeviceInfo d;
+    int count = 0;
+    if (cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess) {
+      d.error = std::string("needs a CUDA device (") + cudaGetErrorString(e) + ")";
+      return d;
+    }
+    if (count < 1) {
+      d.error = "needs a CUDA device (none visible)";
+      return d;
+    }
+    cudaDeviceProp p{};
+    if (cudaError_t e = cudaGetDeviceProperties(&p, 0); e != cudaSuccess) {
+      d.error = std::string("needs a CUDA device (") + cudaGetErrorString(e) + ")";
+      return d;
+    }
+    d.sms = p.multiProcessorCount;
+    return d;
+  }();
+  return info;
+}
+
+bool has_gpu(benchmark::State& state) {
+  const auto& d = device_info();
+  if (d.error.empty()) return true;
+  state.SkipWithError(d.error.c_str());
+  return false;
+}
+
+// Buffers are allocated once per name and kept until the process exits: repetitions and variants share inputs,
+// and freeing during static destruction would race the runtime's own teardown. A request for more elements than a
+// name holds replaces its buffer (only ever between launches, after a synchronize).
+float* buffer(const std::string& name, std::int64_t n) {
+  struct Held {
+    float* p;
+    std::int64_t n;
+  };
+  static auto* buffers = new std::map<std::string, Held>;
+  auto it = buffers->find(name);
+  if (it != buffers->end() && it->second.n >= n) return it->second.p;
+  if (it != buffers->end()) {
+    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    cudaFree(it->second.p);
+    buffers->erase(it);
+  }
+  void* p = nullptr;
+  check_cuda(cudaMalloc(&p, std::size_t(n) * sizeof(float)), ("cudaMalloc " + name).c_str());
+  buffers->emplace(name, Held{static_cast<float*>(p), n});
+  return static_cast<float*>(p);
+}
+
+float* input(const std::string& name, std::int64_t n, const InputSpec& spec) {
+  static auto* filled = new std::map<std::string, bool>;
+  float* p = buffer(name, n);
+  if (!(*filled)[name]) {
+    fill_uniform<<<4 * device_info().sms, 256, 0, stream()>>>(p, n, spec.seed, spec.lo, spec.hi);
+    check_cuda(cudaGetLastError(), "fill_uniform");
+    check_cuda(cudaStreamSynchronize(stream()), "fill_uniform");
+    // The reference relies on the host generating the same bits: check a few.
+    for (std::int64_t i : {std::int64_t(0), n / 3, n - 1}) {
+      float got = 0;
+      check_cuda(cudaMemcpy(&got, p + i, sizeof got, cudaMemcpyDeviceToHost), "cudaMemcpy");
+      if (got != spec.at(i)) throw CudaFailure{"host and device input generators disagree at " + name};
+    }
+    (*filled)[name] = true;
+  }
+  return p;
+}
+
+void poison(float* p, std::int64_t n) {
+  check_cuda(cudaMemsetAsync(p, 0xFF, std::size_t(n) * sizeof(float), stream()), "cudaMemset"); // NaN
+}
+
+std::string nonfinite_error(const float* p, std::int64_t n, const char* what) {
+  unsigned long long* count = nullptr;
+  check_cuda(cudaMalloc(&count, sizeof *count), "cudaMalloc");
+  check_cuda(cudaMemsetAsync(count, 0, sizeof *count, stream()), "cudaMemset");
+  count_nonfinite<<<4 * device_info().sms, 256, 0, stream()>>>(p, n, count);
+  check_cuda(cudaGetLastError(), "count_nonfinite");
+  unsigned long long host = 0;
+  check_cuda(cudaMemcpyAsync(&host, count, sizeof host, cudaMemcpyDeviceToHost, stream()), "cudaMemcpy");
+  check_cuda(cudaStreamSynchronize(stream()), "count_nonfinite");
+  cudaFree(count);
+  if (host == 0) return "";
+  return std::string(what) + ": " + std::to_string(host) + " of " + std::to_string(n) +
+         " elements not finite (unwritten or wrong)";
+}
+
+std::vector<float> download(const float* p, std::int64_t start, std::int64_t count) {
+  std::vector<float> h(static_cast<std::size_t>(count));
+  check_cuda(cudaMemcpy(h.data(), p + start, std::size_t(count) * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  return h;
+}
+
+std::vector<float> download_strided(const float* p, std::int64_t start, std::int64_t stride, std::int64_t count) {
+  float* tmp = buffer("gather.tmp", std::max<std::int64_t>(count, 1 << 21));
+  gather_strided<<<4 * device_info().sms, 256, 0, stream()>>>(p, start, stride, count, tmp);
+  check_cuda(cudaGetLastError(), "gather_strided");
+  check_cuda(cudaStreamSynchronize(stream()), "gather_strided");
+  return download(tmp, 0, count);
+}
+
+// Relative L2 error; infinity for any non-finite element, so NaN never passes.
+struct L2 {
+  double num = 0, den = 0;
+  bool finite = true;
+  void add(double got, double want) {
+    if (!std::isfinite(got)) finite = false;
+    num += (got - want) * (got - want);
+    den += want * want;
+  }
+  double rel() const { return finite ? std::sqrt(num) / (den > 0 ? std::sqrt(den) : 1.0) : INFINITY; }
+};
+
+std::string l2_error(const L2& l2, double tol, const char* what) {
+  const double e = l2.rel();
+  if (e <= tol) return "";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s: wrong result, relative L2 error %.3g > %.1g against float64", what, e, tol);
+  return buf;
+}
+
+// Runs `call` as the peers were timed (bench/common.h::measure, on this program's stream).
+template <class F> void measure(benchmark::State& state, F&& call, double bytes) {
+  for (int w = 0; w < kWarmup; ++w) call();
+  check_cuda(cudaStreamSynchronize(stream()), "warm-up");
+  cudaEvent_t start, stop;
+  cudaEventCreate(&start);
+  cudaEventCreate(&stop);
+  double event_ms = 0, wall_s = 0;
+  for (auto _ : state) {
+    cudaEventRecord(start, stream());
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int c = 0; c < kCalls; ++c) call();
+    cudaStreamSynchronize(stream());
+    const auto t1 = std::chrono::steady_clock::now();
+    cudaEventRecord(stop, stream());
+    cudaEventSynchronize(stop);
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) {
+      state.SkipWithError((std::string("launch failed: ") + cudaGetErrorString(e)).c_str());
+      break;
+    }
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    const double per_call = std::chrono::duration<double>(t1 - t0).count() / kCalls;
+    state.SetIterationTime(per_call);
+    event_ms += ms / kCalls;
+    wall_s += per_call;
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  const double it = double(state.iterations());
+  if (it == 0) return;
+  state.counters["event_ms"] = event_ms / it;
+  state.counters["kernels_per_call"] = 1;
+  if (bytes > 0) {
+    const double rate = bytes / (wall_s / it);
+    state.counters["GB_per_s"] = rate * 1e-9;
+    if (g_copy_bytes_per_second > 0) state.counters["pct_of_copy"] = 100.0 * rate / g_copy_bytes_per_second;
+  }
+}
+
+// Checks a variant once per process (repetitions reuse the verdict), then times it. `check` returns "" or what
+// is wrong; CudaFailure anywhere becomes the benchmark's error.
+template <class Launch, class Check>
+void run_limit(benchmark::State& state, const std::string& variant, Launch&& launch, Check&& check, double bytes) {
+  static auto* verdicts = new std::map<std::string, std::string>;
+  try {
+    auto it = verdicts->find(variant);
+    if (it == verdicts->end()) it = verdicts->emplace(variant, check()).first;
+    if (!it->second.empty()) {
+      state.SkipWithError(it->second.c_str());
+      return;
+    }
+    measure(state, launch, bytes);
+  } catch (const CudaFailure& f) {
+    (*verdicts)[variant] = f.what;
+    state.SkipWithError(f.what.c_str());
+  }
+}
+
+template <class Kernel> void kernel_counters(benchmark::State& state, Kernel kernel, int block) {
+  cudaFuncAttributes attr{};
+  int per_sm = 0;
+  if (cudaFuncGetAttributes(&attr, kernel) == cudaSuccess) state.counters["regs"] = attr.numRegs;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, 0) == cudaSuccess)
+    state.counters["blocks_per_sm"] = per_sm;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Device helpers.
+// ---------------------------------------------------------------------------------------------------------------
+// Streaming hints (evict-first) keep single-use data from displacing anything useful in L2; without them, the
+// read-only path (LDG.CONSTANT) is the default.
+template <bool kStream> __device__ __forceinline__ float4 load4(const float* p) {
+  if constexpr (kStream)
+    return __ldcs(reinterpret_cast<const float4*>(p));
+  else
+    return __ldg(reinterpret_cast<const float4*>(p));
+}
+template <bool kStream> __device__ __forceinline__ void store4(float* p, float4 v) {
+  if constexpr (kStream)
+    __stcs(reinterpret_cast<float4*>(p), v);
+  else
+    *reinterpret_cast<float4*>(p) = v;
+}
+__device__ __forceinline__ float& lane(float4& v, int c) {
+  return reinterpret_cast<float*>(&v)[c];
+}
+
+struct MaxOp {
+  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+struct SumOp {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
+
+// Every thread gets the block's result; the order of combination is fixed, so results are deterministic.
+template <int kBlock, class Op> __device__ float block_reduce(float v, Op op, float identity) {
+  for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+  if constexpr (kBlock > 32) {
+    constexpr int kWarps = kBlock / 32;
+    __shared__ float partial[kWarps];
+    const int warp = threadIdx.x / 32, ln = threadIdx.x % 32;
+    if (ln == 0) partial[warp] = v;
+    __syncthreads();
+    // Over all 32 lanes (not just kWarps), so that every lane, not only the first kWarps, ends with the result.
+    v = ln < kWarps ? partial[ln] : identity;
+    for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+    __syncthreads(); // partial[] may be reused by the next reduction
+  }
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Elementwise: each thread handles V float4s per input. All loads of a chunk are issued before any arithmetic so
+// that V*inputs 16-byte requests per thread are in flight. grid == chunks gives one block per chunk; a smaller
+// grid strides over chunks.
+// ---------------------------------------------------------------------------------------------------------------
+template <int N> struct In { const float* p[N]; };
+template <int N> struct Out { float* p[N]; };
+
+template <class Op, int V>
+__device__ __forceinline__ void apply4(float4 (&a)[Op::kIn][V], float4 (&r)[Op::kOut][V], int v) {
+#pragma unroll
+  for (int c = 0; c < 4; ++c) {
+    float x[Op::kIn], y[Op::kOut];
+#pragma unroll
+    for (int i = 0; i < Op::kIn; ++i) x[i] = lane(a[i][v], c);
+    Op::apply(x, y);
+#pragma unroll
+    for (int o = 0; o < Op::kOut; ++o) lane(r[o][v], c) = y[o];
+  }
+}
+
+template <class Op, int V, bool kStream>
+__global__ void __launch_bounds__(kThreads) elementwise(In<Op::kIn> in, Out<Op::kOut> out, std::int64_t n) {
+  const std::int64_t n4 = n / 4;
+  const std::int64_t chunks = (n4 + kThreads * V - 1) / (kThreads * V);
+  for (std::int64_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
+    const std::int64_t first = chunk * (kThreads * V) + threadIdx.x;
+    float4 a[Op::kIn][V], r[Op::kOut][V];
+    if (first + std::int64_t(V - 1) * kThreads < n4) {
+#pragma unroll
+      for (int v = 0; v < V; ++v)
+#pragma unroll
+        for (int i = 0; i < Op::kIn; ++i) a[i][v] = load4<kStream>(in.p[i] + 4 * (first + v * kThreads));
+#pragma unroll
+      for (int v = 0; v < V; ++v) {
+        apply4<Op, V>(a, r, v);
+#pragma unroll
+        for (int o = 0; o < Op::kOut; ++o) store4<kStream>(out.p[o] + 4 * (first + v * kThreads), r[o][v]);
+      }
+    } else {
+#pragma unroll
+      for (int v = 0; v < V; ++v) {
+        const std::int64_t k = first + v * kThreads;
+        if (k >= n4) break;
+#pragma unroll
+        for (int i = 0; i < Op::kIn; ++i) a[i][v] = load4<kStream>(in.p[i] + 4 * k);
+        apply4<Op, V>(a, r, v);
+#pragma unroll
+        for (int o = 0; o < Op::kOut; ++o) store4<kStream>(out.p[o] + 4 * k, r[o][v]);
+      }
+    }
+  }
+  // The last n % 4 elements, if any.
+  if (blockIdx.x == 0 && threadIdx.x < n - 4 * n4) {
+    const std::int64_t k = 4 * n4 + threadIdx.x;
+    float x[Op::kIn], y[Op::kOut];
+    for (int i = 0; i < Op::kIn; ++i) x[i] = in.p[i][k];
+    Op::apply(x, y);
+    for (int o = 0; o < Op::kOut; ++o) out.p[o][k] = y[o];
+  }
+}
+
+struct CopyOp {
+  static constexpr int kIn = 1, kOut = 1;
+  static constexpr const char* kName = "copy";
+  __device__ static void apply(const float (&x)[1], float (&y)[1]) { y[0] = x[0]; }
+  static void reference(const double (&x)[1], double (&y)[1]) { y[0] = x[0]; }
+};
+
+struct ChainOp {
+  static constexpr int kIn = 2, kOut = 1;
+  static constexpr const char* kName = "chain";
+  __device__ static void apply(const float (&in)[2], float (&y)[1]) {
+    const float x = in[0], z = in[1];
+    y[0] = sqrtf(fabsf(sinf(x) * cosf(z) + x * z * 0.5f - expf(-x * x)));
+  }
+  static void reference(const double (&in)[2], double (&y)[1]) {
+    const double x = in[0], z = in[1];
+    y[0] = std::sqrt(std::fabs(std::sin(x) * std::cos(z) + x * z * 0.5 - std::exp(-x * x)));
+  }
+};
+
+// Call and put from S, K, T (r = 0.02, v = 0.30), the normal CDF through erf. cdf(-d) is computed as
+// 0.5*(1 - erf(d/sqrt2)): erff is odd, so this is the same value with two erff instead of four.
+struct BlackScholesOp {
+  static constexpr int kIn = 3, kOut = 2;
+  static constexpr const char* kName = "blackscholes";
+  __device__ static void apply(const float (&in)[3], float (&y)[2]) {
+    const float S = in[0], K = in[1], T = in[2], r = 0.02f, v = 0.30f;
+    const float sqrtT = sqrtf(T);
+    const float d1 = (logf(S / K) + (r + 0.5f * v * v) * T) / (v * sqrtT);
+    const float d2 = d1 - v * sqrtT;
+    const float e1 = erff(d1 * 0.70710678f), e2 = erff(d2 * 0.70710678f);
+    const float disc = K * expf(-r * T);
+    y[0] = S * (0.5f * (1.0f + e1)) - disc * (0.5f * (1.0f + e2));
+    y[1] = disc * (0.5f * (1.0f - e2)) - S * (0.5f * (1.0f - e1));
+  }
+  static void reference(const double (&in)[3], double (&y)[2]) {
+    const double S = in[0], K = in[1], T = in[2], r = 0.02, v = 0.30;
+    const double sqrtT = std::sqrt(T);
+    const double d1 = (std::log(S / K) + (r + 0.5 * v * v) * T) / (v * sqrtT);
+    const double d2 = d1 - v * sqrtT;
+    auto cdf = [](double d) { return 0.5 * (1.0 + std::erf(d / std::sqrt(2.0))); };
+    const double disc = K * std::exp(-r * T);
+    y[0] = S * cdf(d1) - disc * cdf(d2);
+    y[1] = disc * cdf(-d2) - S * cdf(-d1);
+  }
+};
+
+template <class Op> using ElementwiseKernel = void (*)(In<Op::kIn>, Out<Op::kOut>, std::int64_t);
+
+template <class Op> ElementwiseKernel<Op> pick_elementwise(int ept, bool cs) {
+  switch (ept) {
+  case 4: return cs ? elementwise<Op, 1, true> : elementwise<Op, 1, false>;
+  case 8: return cs ? elementwise<Op, 2, true> : elementwise<Op, 2, false>;
+  case 12: return cs ? elementwise<Op, 3, true> : elementwise<Op, 3, false>;
+  case 16: return cs ? elementwise<Op, 4, true> : elementwise<Op, 4, false>;
+  case 32: return cs ? elementwise<Op, 8, true> : elementwise<Op, 8, false>;
+  default: return nullptr;
+  }
+}
+
+// grid 0: one block per chunk; k > 0: k blocks per SM, striding over the chunks.
+unsigned grid_for(std::int64_t chunks, int grid) {
+  if (grid <= 0) return unsigned(std::max<std::int64_t>(chunks, 1));
+  return unsigned(
+      std::clamp<std::int64_t>(std::int64_t(grid) * device_info().sms, 1, std::max<std::int64_t>(chunks, 1)));
+}
+
+std::string variant_name(benchmark::State& state, const char* workload, int args) {
+  std::string s = workload;
+  for (int i = 0; i < args; ++i) {
+    const auto a = state.range(i);
+    s += '/'; // appended separately: g++ 12 warns (-Wrestrict, falsely) on "/" + std::to_string(a)
+    s += std::to_string(a);
+  }
+  return s;
+}
+
+// Args: grid (0 = a block per chunk, k = k blocks per SM), ept (floats per thread per input: 4, 8, 12, 16, 32), cs
+// (streaming cache hints).
+template <class Op>
+void elementwise_limit(benchmark::State& state, std::int64_t n, const std::array<InputSpec, Op::kIn>& specs) {
+  if (!has_gpu(state)) return;
+  const int grid_arg = int(state.range(0)), ept = int(state.range(1));
+  const bool cs = state.range(2) != 0;
+  const auto kernel = pick_elementwise<Op>(ept, cs);
+  if (!kernel) {
+    state.SkipWithError("ept must be 4, 8, 12, 16 or 32");
+    return;
+  }
+  const std::string name = Op::kName;
+  In<Op::kIn> in{};
+  Out<Op::kOut> out{};
+  try {
+    for (int i = 0; i < Op::kIn; ++i) in.p[i] = input(name + ".in" + std::to_string(i), n, specs[i]);
+    for (int o = 0; o < Op::kOut; ++o) out.p[o] = buffer(name + ".out" + std::to_string(o), n);
+  } catch (const CudaFailure& f) {
+    state.SkipWithError(f.what.c_str());
+    return;
+  }
+  const std::int64_t chunks = (n / 4 + std::int64_t(kThreads) * (ept / 4) - 1) / (std::int64_t(kThreads) * (ept / 4));
+  const unsigned grid = grid_for(chunks, grid_arg);
+  auto launch = [&] { kernel<<<grid, kThreads, 0, stream()>>>(in, out, n); };
+  auto check = [&]() -> std::string {
+    for (int o = 0; o < Op::kOut; ++o) poison(out.p[o], n);
+    launch();
+    check_cuda(cudaGetLastError(), "launch");
+    check_cuda(cudaStreamSynchronize(stream()), "kernel");
+    for (int o = 0; o < Op::kOut; ++o)
+      if (auto e = nonfinite_error(out.p[o], n, Op::kName); !e.empty()) return e;
+    // A strided sample over the whole range, plus the last elements (the tail path).
+    const std::int64_t stride = 61, count = n / stride, tail = std::min<std::int64_t>(n, 4099);
+    L2 l2;
+    for (int o = 0; o < Op::kOut; ++o) {
+      const auto got = download_strided(out.p[o], 0, stride, count);
+      const auto last = download(out.p[o], n - tail, tail);
+      auto ref_at = [&](std::int64_t i) {
+        double x[Op::kIn], y[Op::kOut];
+        for (int k = 0; k < Op::kIn; ++k) x[k] = specs[k].at(i);
+        Op::reference(x, y);
+        return y[o];
+      };
+      for (std::int64_t k = 0; k < count; ++k) l2.add(got[k], ref_at(k * stride));
+      for (std::int64_t k = 0; k < tail; ++k) l2.add(last[k], ref_at(n - tail + k));
+    }
+    return l2_error(l2, 1e-5, Op::kName);
+  };
+  kernel_counters(state, kernel, kThreads);
+  run_limit(state, variant_name(state, Op::kName, 3), launch, check, 4.0 * double(Op::kIn + Op::kOut) * double(n));
+}
+
+void BM_CopyReference(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const std::int64_t n = std::int64_t(64) << 20; // 256 MiB
+  try {
+    float* a = input("copyref.in", n, {99, -1, 1});
+    float* b = buffer("copyref.out", n);
+    const std::size_t bytes = std::size_t(n) * sizeof(float);
+    measure(
+        state, [&] { cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, stream()); }, 2.0 * double(bytes));
+  } catch (const CudaFailure& f) {
+    state.SkipWithError(f.what.c_str());
+    return;
+  }
+  // As bench/common.h: the copy bandwidth from the CUDA events.
+  if (state.iterations() > 0)
+    g_copy_bytes_per_second = 2.0 * double(n) * sizeof(float) / (state.counters["event_ms"] * 1e-3);
+  state.counters["pct_of_copy"] = 100.0;
+  state.counters["kernels_per_call"] = 0;
+}
+
+// A float4 copy kernel: what a kernel (rather than the copy engine path of cudaMemcpy) reaches.
+void BM_LimitCopyKernel(benchmark::State& state) {
+  elementwise_limit<CopyOp>(state, std::int64_t(64) << 20, {InputSpec{98, -1, 1}});
+}
+
+void BM_LimitChain(benchmark::State& state) {
+  elementwise_limit<ChainOp>(state, std::int64_t(1) << 26, {InputSpec{1, -2, 2}, InputSpec{2, -2, 2}});
+}
+
+void BM_LimitBlackScholes(benchmark::State& state) {
+  elementwise_limit<BlackScholesOp>(state, std::int64_t(1) << 25,
+                                    {InputSpec{3, 10, 100}, InputSpec{4, 10, 100}, InputSpec{5, 0.1f, 2}});
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// heat2d: one explicit step, out = c + 0.1*(N+S+E+W-4c) inside, border copied. A thread owns one float4 column
+// group and R consecutive rows; it loads all R+2 rows (its halo rows included) before computing, so each element
+// comes from DRAM about once (the halo rows are read again by the neighbouring block, mostly from L2). East and
+// west neighbours come from the adjacent lanes by shuffle; only the warp's edge lanes load one extra float.
+// ---------------------------------------------------------------------------------------------------------------
+constexpr int kHeatThreads = 256;
+
+template <int R, bool kStream>
+__global__ void __launch_bounds__(kHeatThreads) heat_step(const float* __restrict__ u, float* __restrict__ out, int n) {
+  const int n4 = n / 4;
+  const int c4 = blockIdx.x * kHeatThreads + threadIdx.x;
+  const bool col_ok = c4 < n4;
+  const int r0 = blockIdx.y * R;
+  const int ln = threadIdx.x % 32;
+  float4 w[R + 2];
+  float edge[R + 2]; // lane 0: the element west of its float4; lane 31: the one east of it
+#pragma unroll
+  for (int k = 0; k < R + 2; ++k) {
+    const int row = r0 - 1 + k;
+    const bool in = col_ok && row >= 0 && row < n;
+    const std::int64_t at = std::int64_t(row) * n + 4 * c4;
+    w[k] = in ? load4<kStream>(u + at) : make_float4(0, 0, 0, 0);
+    edge[k] = 0;
+    if (in && ln == 0 && c4 > 0) edge[k] = u[at - 1];
+    if (in && ln == 31 && c4 + 1 < n4) edge[k] = u[at + 4];
+  }
+#pragma unroll
+  for (int k = 1; k <= R; ++k) {
+    const int row = r0 - 1 + k;
+    // Every lane takes part in the shuffles, also those outside the matrix, before anyone skips the row.
+    float west = __shfl_up_sync(0xffffffffu, w[k].w, 1);
+    float east = __shfl_down_sync(0xffffffffu, w[k].x, 1);
+    if (ln == 0) west = edge[k];
+    if (ln == 31) east = edge[k];
+    if (!col_ok || row >= n) continue;
+    const std::int64_t at = std::int64_t(row) * n + 4 * c4;
+    if (row == 0 || row == n - 1) {
+      store4<kStream>(out + at, w[k]);
+      continue;
+    }
+    const float4 c = w[k], up = w[k - 1], dn = w[k + 1];
+    auto step = [](float cc, float nn, float ss, float ee, float ww) {
+      return cc + 0.1f * (nn + ss + ee + ww - 4.0f * cc);
+    };
+    float4 r;
+    r.x = c4 == 0 ? c.x : step(c.x, up.x, dn.x, c.y, west);
+    r.y = step(c.y, up.y, dn.y, c.z, c.x);
+    r.z = step(c.z, up.z, dn.z, c.w, c.y);
+    r.w = c4 == n4 - 1 ? c.w : step(c.w, up.w, dn.w, east, c.z);
+    store4<kStream>(out + at, r);
+  }
+}
+
+using HeatKernel = void (*)(const float*, float*, int);
+HeatKernel pick_heat(int rows, bool cs) {
+  switch (rows) {
+  case 2: return cs ? heat_step<2, true> : heat_step<2, false>;
+  case 4: return cs ? heat_step<4, true> : heat_step<4, false>;
+  case 6: return cs ? heat_step<6, true> : heat_step<6, false>;
+  case 8: return cs ? heat_step<8, true> : heat_step<8, false>;
+  default: return nullptr;
+  }
+}
+
+// Args: rows per thread (2, 4, 6, 8; more costs occupancy: 16 rows reached 75-84% of the copy on the H200), cs.
+void BM_LimitHeat2d(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const int n = 8192, rows = int(state.range(0));
+  const bool cs = state.range(1) != 0;
+  const auto kernel = pick_heat(rows, cs);
+  if (!kernel) {
+    state.SkipWithError("rows must be 2, 4, 6 or 8");
+    return;
+  }
+  const InputSpec spec{6, 0, 1};
+  const std::int64_t nn = std::int64_t(n) * n;
+  float *u = nullptr, *out = nullptr;
+  try {
+    u = input("heat.u", nn, spec);
+    out = buffer("heat.out", nn);
+  } catch (const CudaFailure& f) {
+    state.SkipWithError(f.what.c_str());
+    return;
+  }
+  const dim3 grid((n / 4 + kHeatThreads - 1) / kHeatThreads, (n + rows - 1) / rows);
+  auto launch = [&] { kernel<<<grid, kHeatThreads, 0, stream()>>>(u, out, n); };
+  auto check = [&]() -> std::string {
+    poison(out, nn);
+    launch();
+    check_cuda(cudaGetLastError(), "launch");
+    check_cuda(cudaStreamSynchronize(stream()), "kernel");
+    if (auto e = nonfinite_error(out, nn, "heat2d"); !e.empty()) return e;
+    std::vector<int> sample = {0, 1, 2, rows - 1, rows, rows + 1, n / 2, n - 3, n - 2, n - 1};
+    for (int r = 5; r < n; r += 61) sample.push_back(r);
+    L2 l2;
+    auto at = [&](int i, int j) { return double(spec.at(std::int64_t(i) * n + j)); };
+    for (int i : sample) {
+      const auto got = download(out, std::int64_t(i) * n, n);
+      for (int j = 0; j < n; ++j) {
+        const double c = at(i, j);
+        const bool border = i == 0 || i == n - 1 || j == 0 || j == n - 1;
+        l2.add(got[j], border ? c : c + 0.1 * (at(i - 1, j) + at(i + 1, j) + at(i, j + 1) + at(i, j - 1) - 4.0 * c));
+      }
+    }
+    return l2_error(l2, 1e-5, "heat2d");
+  };
+  kernel_counters(state, kernel, kHeatThreads);
+  run_limit(state, variant_name(state, "heat2d", 2), launch, check, 2.0 * 4.0 * double(nn));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// sumsq: sum((x-y)^2) in one launch. Each block writes its partial; the last block to finish (an integer ticket,
+// no floating-point atomics) adds the partials in index order, so the result has the same bits on every run.
+// ---------------------------------------------------------------------------------------------------------------
+template <int V, bool kStream>
+__global__ void __launch_bounds__(kThreads)
+    sumsq(const float* __restrict__ x, const float* __restrict__ y, std::int64_t n, float* __restrict__ partials,
+          unsigned* __restrict__ ticket, float* __restrict__ result) {
+  const std::int64_t n4 = n / 4;
+  const std::int64_t chunks = (n4 + kThreads * V - 1) / (kThreads * V);
+  float acc[V] = {};
+  for (std::int64_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
+    const std::int64_t first = chunk * (kThreads * V) + threadIdx.x;
+    float4 a[V], b[V];
+    if (first + std::int64_t(V - 1) * kThreads < n4) {
+#pragma unroll
+      for (int v = 0; v < V; ++v) {
+        a[v] = load4<kStream>(x + 4 * (first + v * kThreads));
+        b[v] = load4<kStream>(y + 4 * (first + v * kThreads));
+      }
+    } else {
+#pragma unroll
+      for (int v = 0; v < V; ++v) {
+        const std::int64_t k = first + v * kThreads;
+        a[v] = k < n4 ? load4<kStream>(x + 4 * k) : make_float4(0, 0, 0, 0);
+        b[v] = k < n4 ? load4<kStream>(y + 4 * k) : make_float4(0, 0, 0, 0);
+      }
+    }
+#pragma unroll
+    for (int v = 0; v < V; ++v)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        const float d = lane(a[v], c) - lane(b[v], c);
+        acc[v] = fmaf(d, d, acc[v]);
+      }
+  }
+  float s = 0;
+#pragma unroll
+  for (int v = 0; v < V; ++v) s += acc[v];
+  if (blockIdx.x == 0 && threadIdx.x < n - 4 * n4) {
+    const float d = x[4 * n4 + threadIdx.x] - y[4 * n4 + threadIdx.x];
+    s = fmaf(d, d, s);
+  }
+  s = block_reduce<kThreads>(s, SumOp{}, 0.0f);
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = s;
+    __threadfence(); // the partial is visible before the ticket says so
+    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  float t = 0;
+  for (unsigned i = threadIdx.x; i < gridDim.x; i += kThreads) t += __ldcg(partials + i);
+  t = block_reduce<kThreads>(t, SumOp{}, 0.0f);
+  if (threadIdx.x == 0) {
+    *result = t;
+    *ticket = 0; // ready for the next launch, which is ordered after this one on the stream
+  }
+}
+
+using SumSqKernel = void (*)(const float*, const float*, std::int64_t, float*, unsigned*, float*);
+SumSqKernel pick_sumsq(int ept, bool cs) {
+  switch (ept) {
+  case 8: return cs ? sumsq<2, true> : sumsq<2, false>;
+  case 16: return cs ? sumsq<4, true> : sumsq<4, false>;
+  case 32: return cs ? sumsq<8, true> : sumsq<8, false>;
+  default: return nullptr;
+  }
+}
+
+// Args: grid (0 = a block per chunk, k = k blocks per SM), ept (8, 16, 32), cs.
+void BM_LimitSumSq(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const std::int64_t n = std::int64_t(1) << 26;
+  const int grid_arg = int(state.range(0)), ept = int(state.range(1));
+  const bool cs = state.range(2) != 0;
+  const auto kernel = pick_sumsq(ept, cs);
+  if (!kernel) {
+    state.SkipWithError("ept must be 8, 16 or 32");
+    return;
+  }
+  const InputSpec sx{11, -2, 2}, sy{12, -2, 2};
+  const std::int64_t chunks = (n / 4 + std::int64_t(kThreads) * (ept / 4) - 1) / (std::int64_t(kThreads) * (ept / 4));
+  const unsigned grid = grid_for(chunks, grid_arg);
+  float *x = nullptr, *y = nullptr, *partials = nullptr, *result = nullptr;
+  unsigned* ticket = nullptr;
+  try {
+    x = input("sumsq.x", n, sx);
+    y = input("sumsq.y", n, sy);
+    partials = buffer("sumsq.partials", grid);
+    result = buffer("sumsq.result", 1);
+    static unsigned* t = [] {
+      unsigned* p = nullptr;
+      check_cuda(cudaMalloc(&p, sizeof *p), "cudaMalloc");
+      check_cuda(cudaMemset(p, 0, sizeof *p), "cudaMemset");
+      return p;
+    }();
+    ticket = t;
+  } catch (const CudaFailure& f) {
+    state.SkipWithError(f.what.c_str());
+    return;
+  }
+  auto launch = [&] { kernel<<<grid, kThreads, 0, stream()>>>(x, y, n, partials, ticket, result); };
+  auto check = [&]() -> std::string {
+    static const double want = [&] {
+      double s = 0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double d = double(sx.at(i)) - double(sy.at(i));
+        s += d * d;
+      }
+      return s;
+    }();
+    float got[2];
+    for (float& g : got) {
+      poison(result, 1);
+      launch();
+      check_cuda(cudaGetLastError(), "launch");
+      check_cuda(cudaStreamSynchronize(stream()), "kernel");
+      g = download(result, 0, 1)[0];
+    }
+    if (std::memcmp(&got[0], &got[1], sizeof(float)) != 0) return "sumsq: two runs gave different bits";
+    L2 l2;
+    l2.add(got[0], want);
+    return l2_error(l2, 1e-5, "sumsq");
+  };
+  kernel_counters(state, kernel, kThreads);
+  state.counters["grid"] = grid;
+  run_limit(state, variant_name(state, "sumsq", 3), launch, check, 2.0 * 4.0 * double(n));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Rows of 16384 x 4096: softmax keeps a whole row in registers (one read, one write); rowvar reads each row once
+// and keeps both sums. kBlock threads per row (one block per row), or for rowvar also a warp per row.
+// ---------------------------------------------------------------------------------------------------------------
+constexpr std::int64_t kRows = 16384;
+constexpr int kCols = 4096;
+
+template <int kBlock, bool kStream>
+__global__ void __launch_bounds__(kBlock) softmax_rows(const float* __restrict__ m, float* __restrict__ out) {
+  constexpr int V = kCols / (4 * kBlock);
+  const std::int64_t row = blockIdx.x;
+  const float* src = m + row * kCols;
+  float4 a[V];
+#pragma unroll
+  for (int v = 0; v < V; ++v) a[v] = load4<kStream>(src + 4 * (threadIdx.x + v * kBlock));
+  float mx = -INFINITY;
+#pragma unroll
+  for (int v = 0; v < V; ++v)
+#pragma unroll
+    for (int c = 0; c < 4; ++c) mx = fmaxf(mx, lane(a[v], c));
+  mx = block_reduce<kBlock>(mx, MaxOp{}, -INFINITY);
+  float s = 0;
+#pragma unroll
+  for (int v = 0; v < V; ++v)
+#pragma unroll
+    for (int c = 0; c < 4; ++c) {
+      lane(a[v], c) = expf(lane(a[v], c) - mx);
+      s += lane(a[v], c);
+    }
+  s = block_reduce<kBlock>(s, SumOp{}, 0.0f);
+  const float inv = 1.0f / s;
+  float* dst = out + row * kCols;
+#pragma unroll
+  for (int v = 0; v < V; ++v) {
+#pragma unroll
+    for (int c = 0; c < 4; ++c) lane(a[v], c) *= inv;
+    store4<kStream>(dst + 4 * (threadIdx.x + v * kBlock), a[v]);
+  }
+}
+
+// kTpr threads per row: 32 = a warp per row (8 rows per block of 256), else one row per block of kTpr threads.
+template <int kTpr, bool kStream>
+__global__ void __launch_bounds__(kTpr >= 128 ? kTpr : 256)
+    rowvar_rows(const float* __restrict__ m, float* __restrict__ out, std::int64_t rows) {
+  constexpr int kRowsPerBlock = kTpr >= 128 ? 1 : 256 / kTpr;
+  constexpr int V = kCols / (4 * kTpr); // float4 per thread per row
+  constexpr int U = V < 8 ? V : 8;      // float4 loads in flight per step
+  const std::int64_t row = std::int64_t(blockIdx.x) * kRowsPerBlock + threadIdx.x / kTpr;
+  const int t = threadIdx.x % kTpr;
+  float4 s = make_float4(0, 0, 0, 0), q = make_float4(0, 0, 0, 0);
+  if (row < rows) {
+    const float* src = m + row * kCols;
+#pragma unroll
+    for (int step = 0; step < V; step += U) {
+      float4 a[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) a[u] = load4<kStream>(src + 4 * (t + (step + u) * kTpr));
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+          lane(s, c) += lane(a[u], c);
+          lane(q, c) = fmaf(lane(a[u], c), lane(a[u], c), lane(q, c));
+        }
+    }
+  }
+  float sum = (s.x + s.y) + (s.z + s.w), sq = (q.x + q.y) + (q.z + q.w);
+  if constexpr (kTpr == 32) {
+    for (int o = 16; o > 0; o >>= 1) {
+      sum += __shfl_xor_sync(0xffffffffu, sum, o);
+      sq += __shfl_xor_sync(0xffffffffu, sq, o);
+    }
+  } else {
+    sum = block_reduce<kTpr>(sum, SumOp{}, 0.0f);
+    sq = block_reduce<kTpr>(sq, SumOp{}, 0.0f);
+  }
+  if (t == 0 && row < rows) {
+    const float mean = sum * (1.0f / kCols);
+    out[row] = sq * (1.0f / kCols) - mean * mean;
+  }
+}
+
+using RowKernel = void (*)(const float*, float*);
+RowKernel pick_softmax(int block, bool cs) {
+  switch (block) {
+  case 128: return cs ? softmax_rows<128, true> : softmax_rows<128, false>;
+  case 256: return cs ? softmax_rows<256, true> : softmax_rows<256, false>;
+  case 512: return cs ? softmax_rows<512, true> : softmax_rows<512, false>;
+  case 1024: return cs ? softmax_rows<1024, true> : softmax_rows<1024, false>;
+  default: return nullptr;
+  }
+}
+
+using RowVarKernel = void (*)(const float*, float*, std::int64_t);
+RowVarKernel pick_rowvar(int tpr, bool cs) {
+  switch (tpr) {
+  case 32: return cs ? rowvar_rows<32, true> : rowvar_rows<32, false>;
+  case 128: return cs ? rowvar_rows<128, true> : rowvar_rows<128, false>;
+  case 256: return cs ? rowvar_rows<256, true> : rowvar_rows<256, false>;
+  case 512: return cs ? rowvar_rows<512, true> : rowvar_rows<512, false>;
+  default: return nullptr;
+  }
+}
+
+// Args: threads per row (128, 256, 512, 1024), cs.
+void BM_LimitSoftmax(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const int block = int(state.range(0));
+  const bool cs = state.range(1) != 0;
+  const auto kernel = pick_softmax(block, cs);
+  if (!kernel) {
+    state.SkipWithError("threads per row must be 128, 256, 512 or 1024");
+    return;
+  }
+  const InputSpec spec{13, -3, 3};
+  const std::int64_t nn = kRows * kCols;
+  float *m = nullptr, *out = nullptr;
+  try {
+    m = input("rows.softmax", nn, spec);
+    out = buffer("softmax.out", nn);
+  } catch (const CudaFailure& f) {
+    state.SkipWithError(f.what.c_str());
+    return;
+  }
+  auto launch = [&] { kernel<<<unsigned(kRows), block, 0, stream()>>>(m, out); };
+  auto check = [&]() -> std::string {
+    poison(out, nn);
+    launch();
+    check_cuda(cudaGetLastError(), "launch");
+    check_cuda(cudaStreamSynchronize(stream()), "kernel");
+    if (auto e = nonfinite_error(out, nn, "softmax"); !e.empty()) return e;
+    L2 l2;
+    std::vector<double> e(kCols);
+    std::vector<std::int64_t> sample;
+    for (std::int64_t r = 0; r < kRows; r += 61) sample.push_back(r);
+    sample.push_back(kRows - 1);
+    for (std::int64_t r : sample) {
+      const auto got = download(out, r * kCols, kCols);
+      double mx = -INFINITY, s = 0;
+      for (int j = 0; j < kCols; ++j) mx = std::max(mx, double(spec.at(r * kCols + j)));
+      for (int j = 0; j < kCols; ++j) s += e[j] = std::exp(double(spec.at(r * kCols + j)) - mx);
+      for (int j = 0; j < kCols; ++j) l2.add(got[j], e[j] / s);
+    }
+    return l2_error(l2, 1e-5, "softmax");
+  };
+  kernel_counters(state, kernel, block);
+  run_limit(state, variant_name(state, "softmax", 2), launch, check, 2.0 * 4.0 * double(nn));
+}
+
+// Args: threads per row (32 = a warp per row, 128, 256, 512), cs.
+void BM_LimitRowVar(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const int tpr = int(state.range(0));
+  const bool cs = state.range(1) != 0;
+  const auto kernel = pick_rowvar(tpr, cs);
+  if (!kernel) {
+    state.SkipWithError("threads per row must be 32, 128, 256 or 512");
+    return;
+  }
+  const InputSpec spec{14, -3, 3};
+  const std::int64_t nn = kRows * kCols;
+  float *m = nullptr, *out = nullptr;
+  try {
+    m = input("rows.rowvar", nn, spec);
+    out = buffer("rowvar.out", kRows);
+  } catch (const CudaFailure& f) {
+    state.SkipWithError(f.what.c_str());
+    return;
+  }
+  const int block = tpr >= 128 ? tpr : 256;
+  const unsigned grid = unsigned((kRows * tpr + block - 1) / block);
+  auto launch = [&] { kernel<<<grid, block, 0, stream()>>>(m, out, kRows); };
+  auto check = [&]() -> std::string {
+    static const std::vector<double> want = [&] {
+      std::vector<double> w(kRows);
+      for (std::int64_t r = 0; r < kRows; ++r) {
+        double s = 0, q = 0;
+        for (int j = 0; j < kCols; ++j) {
+          const double v = spec.at(r * kCols + j);
+          s += v;
+          q += v * v;
+        }
+        w[std::size_t(r)] = q / kCols - (s / kCols) * (s / kCols);
+      }
+      return w;
+    }();
+    poison(out, kRows);
+    launch();
+    check_cuda(cudaGetLastError(), "launch");
+    check_cuda(cudaStreamSynchronize(stream()), "kernel");
+    const auto got = download(out, 0, kRows);
+    L2 l2;
+    for (std::int64_t r = 0; r < kRows; ++r) l2.add(got[std::size_t(r)], want[std::size_t(r)]);
+    return l2_error(l2, 1e-5, "rowvar");
+  };
+  kernel_counters(state, kernel, block);
+  run_limit(state, variant_name(state, "rowvar", 2), launch, check, 4.0 * double(nn) + 4.0 * kRows);
+}
+
+// (grid, ept) pairs, each with and without streaming hints.
+void elementwise_args(benchmark::internal::Benchmark* b, std::initializer_list<std::pair<int, int>> grid_ept) {
+  b->ArgNames({"grid", "ept", "cs"});
+  for (auto [g, e] : grid_ept)
+    for (int cs : {0, 1}) b->Args({g, e, cs});
+}
+
+} // namespace
+
+BENCHMARK(BM_CopyReference)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LimitCopyKernel)->Apply([](auto* b) {
+                               elementwise_args(b, {{0, 4}, {0, 16}, {8, 4}});
+                             }) -> UseManualTime() -> Iterations(1) -> Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LimitChain)
+    ->Apply([](auto* b) {
+      elementwise_args(b, {{0, 4}, {0, 8}, {0, 12}, {0, 16}, {0, 32}, {8, 4}, {8, 8}});
+    }) -> UseManualTime() -> Iterations(1) -> Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LimitBlackScholes)
+    ->Apply([](auto* b) {
+      elementwise_args(b, {{0, 4}, {0, 8}, {0, 12}, {0, 16}, {8, 8}});
+    }) -> UseManualTime() -> Iterations(1) -> Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LimitHeat2d)
+    ->ArgNames({"rows", "cs"})
+    ->ArgsProduct({{2, 4, 6, 8}, {0, 1}})
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LimitSumSq)
+    ->Apply([](auto* b) {
+      elementwise_args(b, {{0, 32}, {4, 8}, {4, 16}, {4, 32}, {8, 8}, {8, 16}, {8, 32}});
+    }) -> UseManualTime() -> Iterations(1) -> Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LimitSoftmax)
+    ->ArgNames({"tpr", "cs"})
+    ->ArgsProduct({{128, 256, 512, 1024}, {0, 1}})
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LimitRowVar)
+    ->ArgNames({"tpr", "cs"})
+    ->ArgsProduct({{32, 128, 256, 512}, {0, 1}})
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();

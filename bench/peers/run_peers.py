@@ -10,7 +10,7 @@ same run with the same method (bytes = read + written) and every result is repor
 Usage:
   python3 bench/peers/run_peers.py --out-md peers.md --out-png peers.png --out-json peers.json \
       [--systems cupy,cupy_fused,torch,torch_compile,jax] [--workloads chain,...] [--quick] \
-      [--lazyfuse-json bench_workloads.json ...] [--timeout 180]
+      [--lazyfuse-json bench_workloads.json ...] [--limits-json bench_limits.json] [--timeout 180]
 
 The parent needs only the standard library (and matplotlib for the PNG); each worker needs numpy and its package.
 """
@@ -40,6 +40,7 @@ TEST_SYSTEMS = ["numpy"]  # CPU self-test of the pipeline; not a peer, never run
 LABELS = {
     "lazyfuse": "lazyfuse",
     "lazyfuse_eager": "lazyfuse eager",
+    "limit": "CUDA limit",
     "cupy": "CuPy eager",
     "cupy_fused": "CuPy fused",
     "torch": "torch eager",
@@ -47,8 +48,8 @@ LABELS = {
     "jax": "jax.jit",
     "numpy": "numpy (CPU self-test)",
 }
-COLORS = {"lazyfuse": "#1f4e9c", "lazyfuse_eager": "#9ab8e6", "cupy": "#ffbb78", "cupy_fused": "#ff7f0e",
-          "torch": "#98df8a", "torch_compile": "#2ca02c", "jax": "#9467bd", "numpy": "#8c564b"}
+COLORS = {"lazyfuse": "#1f4e9c", "lazyfuse_eager": "#9ab8e6", "limit": "#555555", "cupy": "#ffbb78",
+          "cupy_fused": "#ff7f0e", "torch": "#98df8a", "torch_compile": "#2ca02c", "jax": "#9467bd", "numpy": "#8c564b"}
 # "–" in PERF_TARGETS.md: no fused CuPy variant for these.
 NOT_APPLICABLE = {("cupy_fused", "softmax"), ("cupy_fused", "rowvar"), ("cupy_fused", "heat2d")}
 FUSED_HOW = {"chain": "cupy.fuse", "blackscholes": "ElementwiseKernel", "sumsq": "cupy.fuse", "tiny-chain": "cupy.fuse"}
@@ -140,10 +141,11 @@ def make_inputs(np, w: str, s: dict) -> list:
         return [u(s["n"], -2, 2), u(s["n"], -2, 2)]
     if w == "blackscholes":
         return [u(s["n"], 10, 100), u(s["n"], 10, 100), u(s["n"], 0.1, 2)]
+    # The ranges of lazyfuse's bench/bench_workloads.cpp and bench/bench_reductions.cpp.
     if w == "sumsq":
-        return [u(s["n"], -1, 1), u(s["n"], -1, 1)]
+        return [u(s["n"], -2, 2), u(s["n"], -2, 2)]
     if w in ("softmax", "rowvar"):
-        return [u((s["rows"], s["cols"]), -1, 1)]
+        return [u((s["rows"], s["cols"]), -3, 3)]
     if w == "heat2d":
         return [u((s["n"], s["n"]), 0, 1)]
     raise ValueError(w)
@@ -195,8 +197,8 @@ def check(np, w: str, inputs: list, outs, small_run=None) -> dict:
     elif w == "sumsq":
         tol = TOL_SUM
         rng = np.random.default_rng(7)
-        xs = rng.uniform(-1, 1, SUMSQ_CHECK_N).astype(np.float32)
-        ys = rng.uniform(-1, 1, SUMSQ_CHECK_N).astype(np.float32)
+        xs = rng.uniform(-2, 2, SUMSQ_CHECK_N).astype(np.float32)
+        ys = rng.uniform(-2, 2, SUMSQ_CHECK_N).astype(np.float32)
         got = small_run(xs, ys)
         ref = np.sum((f64(xs) - f64(ys)) ** 2)
         err = rel_l2(np, np.asarray(got).reshape(1), np.asarray([ref]))
@@ -821,18 +823,36 @@ LF_FAMILIES = {"chain": "chain", "blackscholes": "blackscholes", "sumsq": "sumsq
 UNIT_S = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
-def parse_lazyfuse(files: list) -> dict:
-    """Reads Google Benchmark JSON. Returns {"fused"|"eager": {workload: cell}, "copy": {...}, "files": [...]}."""
-    entries = collections.defaultdict(list)  # (mode, workload) -> [(kind, entry)]
-    copy_entries = []
-    out = {"fused": {}, "eager": {}, "copy": None, "files": [], "context": []}
+def pick(lst):
+    """[(kind, entry, argv)] of one benchmark -> (the entry to use, error text, repetitions): the median aggregate
+    when present, else the median of the iterations."""
+    errs = [e for _, e, *_ in lst if e.get("error_occurred") or e.get("skipped")]
+    good = [(k, e, *rest) for k, e, *rest in lst if not (e.get("error_occurred") or e.get("skipped"))]
+    med = [t for t in good if t[0] == "median"]
+    if med:
+        return med[-1], None, len([t for t in good if t[0] == "iteration"])
+    its = [t for t in good if t[0] == "iteration"]
+    if its:
+        times = sorted(its, key=lambda t: entry_seconds(t[1]))
+        return times[len(times) // 2], None, len(its)
+    msg = (errs[-1].get("error_message") or "skipped") if errs else "no result"
+    return None, msg, 0
+
+
+def entry_seconds(e: dict) -> float:
+    return e["real_time"] * UNIT_S.get(e.get("time_unit", "ns"), 1e-9)
+
+
+def gbench_entries(files: list, out: dict):
+    """Yields (family, argv, kind, entry) of every usable entry of Google Benchmark JSON files; records each file in
+    out["files"] and out["context"]."""
     for fn in files:
         try:
             with open(fn) as f:
                 data = json.load(f)
         except Exception as e:
             out["files"].append({"file": fn, "error": f"{type(e).__name__}: {e}"})
-            log(f"lazyfuse JSON {fn}: unreadable ({e})")
+            log(f"benchmark JSON {fn}: unreadable ({e})")
             continue
         out["files"].append({"file": fn})
         ctx = data.get("context", {})
@@ -840,39 +860,87 @@ def parse_lazyfuse(files: list) -> dict:
         for e in data.get("benchmarks", []):
             name = e.get("run_name") or re.sub(r"_(median|mean|stddev|cv)$", "", e.get("name", ""))
             parts = name.split("/")
-            fam = parts[0]
             argv = {}
             for p in parts[1:]:
                 m = re.fullmatch(r"([A-Za-z_]\w*):(-?\d+)", p)
-                if m:
+                if m and m.group(1) != "iterations":
                     argv[m.group(1)] = int(m.group(2))
             kind = e.get("aggregate_name") if e.get("run_type") == "aggregate" else "iteration"
             if kind not in ("median", "iteration"):
                 continue
-            if fam == "BM_CopyReference":
-                copy_entries.append((kind, e))
-                continue
-            key = re.sub(r"[^a-z0-9]", "", fam.lower().removeprefix("bm_"))
-            w = LF_FAMILIES.get(key)
-            if w is None:
-                continue
-            if w == "chain" and argv.get("n", 1 << 26) <= 4096:
-                w = "tiny-chain"
-            mode = "eager" if argv.get("eager", 0) else "fused"
-            entries[(mode, w)].append((kind, e, argv))
+            yield parts[0], argv, kind, e
 
-    def pick(lst):
-        errs = [e for _, e, *_ in lst if e.get("error_occurred") or e.get("skipped")]
-        good = [(k, e, *rest) for k, e, *rest in lst if not (e.get("error_occurred") or e.get("skipped"))]
-        med = [t for t in good if t[0] == "median"]
-        if med:
-            return med[-1], None, len([t for t in good if t[0] == "iteration"])
-        its = [t for t in good if t[0] == "iteration"]
-        if its:
-            times = sorted(its, key=lambda t: t[1]["real_time"] * UNIT_S.get(t[1].get("time_unit", "ns"), 1e-9))
-            return times[len(times) // 2], None, len(its)
-        msg = (errs[-1].get("error_message") or "skipped") if errs else "no result"
-        return None, msg, 0
+
+def copy_from(entries: list):
+    t, _, _ = pick([(k, e, {}) for k, e in entries])
+    if t is None:
+        return None
+    ts = entry_seconds(t[1])
+    return {"time_s": ts, "bandwidth_Bps": 2 * COPY_BYTES / ts, "event_ms": t[1].get("event_ms")}
+
+
+LIMIT_FAMILIES = {"chain": "chain", "blackscholes": "blackscholes", "sumsq": "sumsq", "softmax": "softmax",
+                  "rowvar": "rowvar", "heat2d": "heat2d"}
+
+
+def parse_limits(files: list) -> dict:
+    """Reads bench_limits' Google Benchmark JSON (BM_Limit<Workload>/<variant args>). Each workload's cell is its
+    fastest variant that passed its own check; variants that failed are counted, not shown."""
+    out = {"cells": {}, "copy": None, "files": [], "context": []}
+    variants = collections.defaultdict(lambda: collections.defaultdict(list))  # w -> run name -> [(kind, e, argv)]
+    copy_entries = []
+    for fam, argv, kind, e in gbench_entries(files, out):
+        if fam == "BM_CopyReference":
+            copy_entries.append((kind, e))
+            continue
+        key = re.sub(r"[^a-z0-9]", "", fam.lower().removeprefix("bm_"))
+        if not key.startswith("limit") or key.removeprefix("limit") not in LIMIT_FAMILIES:
+            continue  # BM_LimitCopyKernel and anything unknown
+        w = LIMIT_FAMILIES[key.removeprefix("limit")]
+        variants[w][e.get("run_name") or e.get("name")].append((kind, e, argv))
+    for w, runs in variants.items():
+        best, errors = None, []
+        for run_name, lst in runs.items():
+            t, err, reps = pick(lst)
+            if t is None:
+                errors.append(f"{run_name}: {err}")
+                continue
+            if best is None or entry_seconds(t[1]) < entry_seconds(best[0][1]):
+                best = (t, reps)
+        if best is None:
+            out["cells"][w] = {"status": "error",
+                               "reason": "CUDA limit: every variant failed; " + "; ".join(errors)[:300]}
+            continue
+        (kind, e, argv), reps = best
+        cell = {"status": "ok", "time_s": entry_seconds(e), "benchmark": e.get("run_name") or e.get("name"),
+                "args": argv, "variants": len(runs), "failed_variants": len(errors), "repetitions": reps,
+                "source": "median aggregate" if kind == "median" else "median of iterations"}
+        for k in ("pct_of_copy", "event_ms", "GB_per_s", "kernels_per_call"):
+            if k in e:
+                cell[k] = e[k]
+        out["cells"][w] = cell
+    if copy_entries:
+        out["copy"] = copy_from(copy_entries)
+    return out
+
+
+def parse_lazyfuse(files: list) -> dict:
+    """Reads Google Benchmark JSON. Returns {"fused"|"eager": {workload: cell}, "copy": {...}, "files": [...]}."""
+    entries = collections.defaultdict(list)  # (mode, workload) -> [(kind, entry, argv)]
+    copy_entries = []
+    out = {"fused": {}, "eager": {}, "copy": None, "files": [], "context": []}
+    for fam, argv, kind, e in gbench_entries(files, out):
+        if fam == "BM_CopyReference":
+            copy_entries.append((kind, e))
+            continue
+        key = re.sub(r"[^a-z0-9]", "", fam.lower().removeprefix("bm_"))
+        w = LF_FAMILIES.get(key)
+        if w is None:
+            continue
+        if w == "chain" and argv.get("n", 1 << 26) <= 4096:
+            w = "tiny-chain"
+        mode = "eager" if argv.get("eager", 0) else "fused"
+        entries[(mode, w)].append((kind, e, argv))
 
     for (mode, w), lst in entries.items():
         t, err, reps = pick(lst)
@@ -880,7 +948,7 @@ def parse_lazyfuse(files: list) -> dict:
             out[mode][w] = {"status": "error", "reason": f"lazyfuse: {err}"}
             continue
         e, argv = t[1], t[2] if len(t) > 2 else {}
-        ts = e["real_time"] * UNIT_S.get(e.get("time_unit", "ns"), 1e-9)
+        ts = entry_seconds(e)
         cell = {"status": "ok", "time_s": ts, "benchmark": e.get("name"), "repetitions": reps,
                 "args": argv, "source": "median aggregate" if t[0] == "median" else "median of iterations"}
         for k in ("pct_of_copy", "event_ms", "GB_per_s", "kernels_per_call"):
@@ -888,11 +956,7 @@ def parse_lazyfuse(files: list) -> dict:
                 cell[k] = e[k]
         out[mode][w] = cell
     if copy_entries:
-        t, err, _ = pick([(k, e, {}) for k, e in copy_entries])
-        if t is not None:
-            e = t[1]
-            ts = e["real_time"] * UNIT_S.get(e.get("time_unit", "ns"), 1e-9)
-            out["copy"] = {"time_s": ts, "bandwidth_Bps": 2 * COPY_BYTES / ts, "event_ms": e.get("event_ms")}
+        out["copy"] = copy_from(copy_entries)
     return out
 
 
@@ -919,13 +983,25 @@ def fmt_time(t: float) -> str:
     return f"{t * 1e3:.1f} ms"
 
 
-def build_table(report: dict):
-    """Returns (columns, rows) where rows[w][col] = dict(text, time_s, wrong)."""
+EXTERNAL = ("lazyfuse", "lazyfuse_eager", "limit")  # columns read from Google Benchmark JSON, not run here
+
+
+def build_table(report: dict) -> list:
+    """The table's columns: lazyfuse (fused, eager), the CUDA limit, then the systems run here."""
     cols = []
     if report.get("lazyfuse"):
         cols += ["lazyfuse", "lazyfuse_eager"]
+    if report.get("limits"):
+        cols.append("limit")
     cols += report["systems_run"]
     return cols
+
+
+def external_cells(report: dict, c: str) -> dict:
+    """{workload: cell} of an EXTERNAL column."""
+    if c == "limit":
+        return (report.get("limits") or {}).get("cells") or {}
+    return (report.get("lazyfuse") or {}).get("eager" if c == "lazyfuse_eager" else "fused") or {}
 
 
 def write_markdown(report: dict, path: str) -> None:
@@ -963,9 +1039,11 @@ def write_markdown(report: dict, path: str) -> None:
             vers.append(f"{LABELS[s]}: " + ", ".join(f"{k} {v}" for k, v in pk.items()) + extra)
         else:
             vers.append(f"{LABELS[s]}: n/a ({r.get('reason', 'no result')})")
-    if report.get("lazyfuse"):
-        vers.append("lazyfuse: " + ", ".join(os.path.basename(f["file"]) + (" (unreadable)" if f.get("error") else "")
-                                             for f in report["lazyfuse"]["files"]))
+    for key, label in (("lazyfuse", "lazyfuse"), ("limits", "CUDA limit (bench_limits)")):
+        if report.get(key):
+            files = [os.path.basename(f["file"]) + (" (unreadable)" if f.get("error") else "")
+                     for f in report[key]["files"]]
+            vers.append(f"{label}: " + ", ".join(files))
     lines.append("Versions: " + "; ".join(vers) + ".")
     lines.append("")
     cr = report["copy_reference"]
@@ -982,6 +1060,9 @@ def write_markdown(report: dict, path: str) -> None:
     lf = report.get("lazyfuse") or {}
     if lf.get("copy"):
         others.append(f"lazyfuse BM_CopyReference {lf['copy']['bandwidth_Bps'] / 1e12:.2f} TB/s")
+    lim = report.get("limits") or {}
+    if lim.get("copy"):
+        others.append(f"bench_limits BM_CopyReference {lim['copy']['bandwidth_Bps'] / 1e12:.2f} TB/s")
     if others:
         lines.append(f"The same copy measured in each process: {', '.join(others)}.")
     lines.append("")
@@ -999,15 +1080,16 @@ def write_markdown(report: dict, path: str) -> None:
         row = [w, size_text(w, s), f"{b / 1e6:.0f} MB" if b else "–",
                fmt_time(b / copy_bw) if (b and copy_bw) else "–"]
         for c in cols:
-            if c.startswith("lazyfuse"):
-                cell = (lf.get("eager" if c == "lazyfuse_eager" else "fused") or {}).get(w)
+            if c in EXTERNAL:
+                cell = external_cells(report, c).get(w)
                 if cell is None:
                     row.append("–")
                     continue
                 if cell.get("status") != "ok":
                     row.append("n/a" + note(f"{LABELS[c]}, {w}: {cell.get('reason')}"))
                     continue
-                lb, lsz = lazyfuse_bytes(w, cell.get("args", {}))
+                # bench_limits always runs the full sizes; its variant arguments are not sizes.
+                lb, lsz = lazyfuse_bytes(w, {} if c == "limit" else cell.get("args", {}))
                 txt = fmt_time(cell["time_s"])
                 if copy_bw:
                     txt += pct(lb, cell["time_s"])
@@ -1052,6 +1134,13 @@ def write_markdown(report: dict, path: str) -> None:
         lines.append("| " + " | ".join(str(x).replace("|", "\\|") for x in row) + " |")
     lines.append("")
     lines.append("n/a: the system did not run the workload (reason in the note); –: no such variant.")
+    if lim.get("cells"):
+        picked = [f"{w} `{re.sub(r'/(iterations:[0-9]+|manual_time)', '', c['benchmark'])}` (of {c['variants']}" +
+                  (f", {c['failed_variants']} failed their check" if c.get("failed_variants") else "") + ")"
+                  for w, c in lim["cells"].items() if c.get("status") == "ok" and w in report["workloads"]]
+        lines.append("")
+        lines.append("CUDA limit: hand-written kernels (bench/bench_limits.cu), each checked against float64 before "
+                     "it is timed with the same method; the cell is the fastest variant: " + "; ".join(picked) + ".")
     fc = []
     for c in report["systems_run"]:
         cells = report["systems"].get(c, {}).get("cells", {})
@@ -1084,12 +1173,11 @@ def write_png(report: dict, path: str) -> str | None:
     cols = build_table(report)
     wl = report["workloads"]
     copy_bw = report["copy_reference"].get("bandwidth_Bps")
-    lf = report.get("lazyfuse") or {}
     data = {}  # (w, c) -> (time_s, wrong)
     for w in wl:
         for c in cols:
-            if c.startswith("lazyfuse"):
-                cell = (lf.get("eager" if c == "lazyfuse_eager" else "fused") or {}).get(w)
+            if c in EXTERNAL:
+                cell = external_cells(report, c).get(w)
                 if cell and cell.get("status") == "ok":
                     data[(w, c)] = (cell["time_s"], False)
             else:
@@ -1125,8 +1213,7 @@ def write_png(report: dict, path: str) -> str | None:
                     ha="center", va="bottom", rotation=90, fontsize=6.5)
         for i, w in enumerate(wl):
             if (w, c) not in data:
-                cell_na = (c, w) not in NOT_APPLICABLE and not (
-                    c.startswith("lazyfuse") and w not in (lf.get("eager" if c == "lazyfuse_eager" else "fused") or {}))
+                cell_na = (c, w) not in NOT_APPLICABLE and not (c in EXTERNAL and w not in external_cells(report, c))
                 ax.text(i - 0.42 + width * (j + 0.5), lo * 1.15, "n/a" if cell_na else "–", ha="center",
                         va="bottom", rotation=90, fontsize=6.5, color="gray")
     first = True
@@ -1186,6 +1273,9 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true", help="1/16 sizes: a smoke test")
     ap.add_argument("--lazyfuse-json", nargs="*", default=[], metavar="FILE",
                     help="Google Benchmark JSON of lazyfuse's bench programs (--benchmark_out_format=json)")
+    ap.add_argument("--limits-json", nargs="*", default=[], metavar="FILE",
+                    help="Google Benchmark JSON of build/<preset>/bench/bench_limits (hand-written CUDA kernels): "
+                         "a 'CUDA limit' column with each workload's fastest variant")
     ap.add_argument("--timeout", type=float, default=180.0, help="time limit of each system's worker, seconds")
     ap.add_argument("--python", default=sys.executable, help="interpreter for the workers")
     ap.add_argument("--copy-via", choices=["cupy", "torch"], default="cupy",
@@ -1203,6 +1293,8 @@ def main() -> int:
             report = json.load(f)
         if args.lazyfuse_json:
             report["lazyfuse"] = parse_lazyfuse(args.lazyfuse_json)
+        if args.limits_json:
+            report["limits"] = parse_limits(args.limits_json)
         write_markdown(report, args.out_md)
         err = write_png(report, args.out_png)
         log(f"wrote {args.out_md}" + (f"; PNG: {err}" if err else f", {args.out_png}"))
@@ -1250,6 +1342,8 @@ def main() -> int:
                     c["pct_of_copy"] = 100.0 * c["bytes"] / c["time_s"] / cr["bandwidth_Bps"]
         if args.lazyfuse_json:
             report["lazyfuse"] = parse_lazyfuse(args.lazyfuse_json)
+        if args.limits_json:
+            report["limits"] = parse_limits(args.limits_json)
         report["total_s"] = time.time() - t_start
         atomic_write_json(args.out_json, report)
         write_markdown(report, args.out_md)

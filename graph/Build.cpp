@@ -294,9 +294,9 @@ NodePtr make_binary(BinaryOp op, const NodePtr& a, const NodePtr& b) {
                 {broadcast_to(make_cast(a, types->compute), shape), broadcast_to(make_cast(b, types->compute), shape)});
 }
 
-NodePtr make_weak_fill(const detail::WeakScalar& s, DType t, std::string_view op_name) {
-  if (is_floating(t)) return make_fill({}, t, s.f, 0);
-  if (s.kind == ScalarKind::Float) return make_fill_like({}, t, s.f);
+NodePtr make_weak_fill(const detail::WeakScalar& s, DType t, std::string_view op_name, Shape shape) {
+  if (is_floating(t)) return make_fill(std::move(shape), t, s.f, 0);
+  if (s.kind == ScalarKind::Float) return make_fill_like(std::move(shape), t, s.f);
   const bool fits =
       t == DType::Bool || (!s.beyond_int64 && (t == DType::Int64 || (s.i >= std::numeric_limits<std::int32_t>::min() &&
                                                                      s.i <= std::numeric_limits<std::int32_t>::max())));
@@ -305,7 +305,7 @@ NodePtr make_weak_fill(const detail::WeakScalar& s, DType t, std::string_view op
                      (s.beyond_int64 ? std::to_string(std::uint64_t(s.i)) : std::to_string(s.i)) +
                      " is out of bounds for " + std::string(dtype_name(t)) +
                      " (NumPy 2 raises OverflowError here); convert the array with astype first");
-  return make_fill({}, t, double(s.i), s.i);
+  return make_fill(std::move(shape), t, double(s.i), s.i);
 }
 
 NodePtr make_binary_weak(BinaryOp op, const NodePtr& a, const detail::WeakScalar& s, bool scalar_on_left) {
@@ -316,7 +316,8 @@ NodePtr make_binary_weak(BinaryOp op, const NodePtr& a, const detail::WeakScalar
                      " with a C++ scalar (promoted to " + std::string(dtype_name(t)) + ")");
   if ((op == BinaryOp::Multiply || op == BinaryOp::TrueDivide) && a->dtype == types->compute)
     if (auto x = negated_operand(a)) return make_unary(UnaryOp::Negative, make_binary_weak(op, x, s, scalar_on_left));
-  NodePtr fill = make_cast(make_weak_fill(s, t, name_of(op)), types->compute);
+  // Built at the array's shape at once: one fill node per scalar, not a scalar and its broadcast.
+  NodePtr fill = make_cast(make_weak_fill(s, t, name_of(op), a->shape), types->compute);
   NodePtr arr = make_cast(a, types->compute);
   NodeSpec n = proto(NodeKind::Binary, types->result, a->shape);
   n.op = int(op);

@@ -20,8 +20,8 @@ NodePtr make_iota(Shape shape, DType type, int axis, double start, double step);
 NodePtr make_unary(UnaryOp op, const NodePtr& a);
 NodePtr make_binary(BinaryOp op, const NodePtr& a, const NodePtr& b);
 NodePtr make_binary_weak(BinaryOp op, const NodePtr& a, const detail::WeakScalar& s, bool scalar_on_left);
-/// A weak scalar as a node of the type an array `t` gives it (int32 + 1 -> int32 fill).
-NodePtr make_weak_fill(const detail::WeakScalar& s, DType t, std::string_view op_name);
+/// A weak scalar as a fill of `shape`, of the type an array `t` gives it (int32 + 1 -> int32 fill).
+NodePtr make_weak_fill(const detail::WeakScalar& s, DType t, std::string_view op_name, Shape shape = {});
 NodePtr make_where(const NodePtr& cond, const NodePtr& a, const NodePtr& b);
 NodePtr make_cast(const NodePtr& a, DType type);
 

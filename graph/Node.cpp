@@ -103,7 +103,7 @@ bool same_double(double a, double b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
-bool same_structure(const Node& a, const NodeSpec& b, const std::vector<std::uint64_t>& b_src_serials,
+bool same_structure(const Node& a, const NodeSpec& b, const std::array<std::uint64_t, Node::kMaxSources>& b_src_serials,
                     const BufferView* buffer_b) {
   if (a.kind != b.kind || a.dtype != b.dtype || a.op != b.op || a.shape != b.shape) return false;
   if (!same_double(a.fvalue, b.fvalue) || a.ivalue != b.ivalue || !same_double(a.fstep, b.fstep) || a.shift != b.shift)
@@ -120,19 +120,39 @@ bool same_structure(const Node& a, const NodeSpec& b, const std::vector<std::uin
 }
 
 std::uint64_t structural_hash(const NodeSpec& n, std::span<const NodePtr> srcs, const BufferView* buffer) {
-  Hasher h;
-  h.add(std::uint64_t(n.kind)).add(std::uint64_t(n.dtype)).add(std::uint64_t(n.op)).add(n.shape.size());
-  for (auto d : n.shape) h.add(std::uint64_t(d));
-  h.add_double(n.fvalue).add(std::uint64_t(n.ivalue)).add_double(n.fstep).add(std::uint64_t(n.shift));
-  for (auto& a : n.axes) h.add(std::uint64_t(std::int64_t(a.view_axis))).add(a.start).add(a.step);
-  for (auto& r : n.region) h.add(r.start).add(r.step).add(r.count);
-  for (auto ax : n.reduce_axes) h.add(std::uint64_t(ax) + 0x1000);
-  for (auto& s : srcs) h.add(s->hash);
-  if (buffer) {
-    h.add(std::uint64_t(buffer->offset));
-    for (auto s : buffer->strides) h.add(std::uint64_t(s));
+  // One multiply per field and one full mix at the end: this runs for every node built, and the intern table
+  // compares candidates in full anyway.
+  std::uint64_t h = 0x6a09e667f3bcc909ULL;
+  auto add = [&h](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ULL; };
+  auto add_double = [&add](double d) {
+    std::uint64_t bits;
+    std::memcpy(&bits, &d, sizeof bits);
+    add(bits);
+  };
+  add(std::uint64_t(n.kind) | std::uint64_t(n.dtype) << 8 | std::uint64_t(std::uint32_t(n.op)) << 16 |
+      std::uint64_t(n.shape.size()) << 48);
+  for (auto d : n.shape) add(std::uint64_t(d));
+  add_double(n.fvalue);
+  add(std::uint64_t(n.ivalue));
+  add_double(n.fstep);
+  add(std::uint64_t(n.shift));
+  for (auto& a : n.axes) {
+    add(std::uint64_t(std::int64_t(a.view_axis)));
+    add(std::uint64_t(a.start));
+    add(std::uint64_t(a.step));
   }
-  return h.h;
+  for (auto& r : n.region) {
+    add(std::uint64_t(r.start));
+    add(std::uint64_t(r.step));
+    add(std::uint64_t(r.count));
+  }
+  for (auto ax : n.reduce_axes) add(std::uint64_t(ax) + 0x1000);
+  for (auto& s : srcs) add(s->hash);
+  if (buffer) {
+    add(std::uint64_t(buffer->offset));
+    for (auto s : buffer->strides) add(std::uint64_t(s));
+  }
+  return mix64(h);
 }
 
 // Sources of nodes being destroyed are parked here and released by the outermost destructor in a loop, so a
@@ -194,11 +214,13 @@ Node::~Node() {
 
 NodePtr intern(NodeSpec&& spec, std::vector<NodePtr> srcs, std::shared_ptr<const BufferView> buffer) {
   static std::atomic<std::uint64_t> serials{1};
-  std::vector<std::uint64_t> src_serials;
+  LAZYFUSE_ASSERT(srcs.size() <= Node::kMaxSources, "a node with more sources than Node::kMaxSources");
+  std::array<std::uint64_t, Node::kMaxSources> src_serials{};
   int depth = 0;
-  for (auto& s : srcs) {
+  for (std::size_t k = 0; k < srcs.size(); ++k) {
+    const NodePtr& s = srcs[k];
     LAZYFUSE_ASSERT(s != nullptr, "null source node");
-    src_serials.push_back(s->serial);
+    src_serials[k] = s->serial;
     // A materialized source is a leaf: laziness is bounded by what is still to compute.
     depth = std::max(depth, (s->materialized() ? 0 : s->depth) + 1);
   }
@@ -215,7 +237,7 @@ NodePtr intern(NodeSpec&& spec, std::vector<NodePtr> srcs, std::shared_ptr<const
   if (alive) return alive;
   auto node = std::make_shared<Node>();
   static_cast<NodeSpec&>(*node) = std::move(spec);
-  node->src_serials = std::move(src_serials);
+  node->src_serials = src_serials;
   node->hash = hash;
   node->depth = depth;
   node->serial = serials.fetch_add(1, std::memory_order_relaxed);

@@ -11,6 +11,7 @@
 #include <lazyfuse/array.hpp>
 #include <lazyfuse/dtype.hpp>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -96,10 +97,16 @@ struct NodeSpec {
 
 class Node : public NodeSpec, public std::enable_shared_from_this<Node> {
 public:
-  std::vector<std::uint64_t> src_serials;
+  /// The sources' serial numbers (no node has more than kMaxSources; unused entries are 0, never a serial).
+  static constexpr std::size_t kMaxSources = 3;
+  std::array<std::uint64_t, kMaxSources> src_serials{};
   std::uint64_t hash = 0;
   std::uint64_t serial = 0;
   int depth = 0; // longest path to a leaf; bounded laziness materializes past a budget
+  /// Scratch of a graph walk that numbers nodes (runtime/PlanCache.cpp): the walk's id for this node, valid while
+  /// walk_epoch is that walk's. Only touched under the runtime's evaluation lock.
+  mutable std::uint64_t walk_epoch = 0;
+  mutable int walk_id = -1;
 
   std::int64_t size() const;
   std::int64_t ndim() const { return std::int64_t(shape.size()); }

@@ -13,9 +13,6 @@ namespace {
 using graph::Node;
 using graph::NodeKind;
 
-// Below this many nodes a linear search finds ids faster than a hash map can be filled.
-constexpr std::size_t kLinearIds = 48;
-
 std::uint64_t bits_of(double d) {
   std::uint64_t b;
   std::memcpy(&b, &d, sizeof b);
@@ -29,31 +26,20 @@ void add_shape(std::vector<std::uint64_t>& w, const Shape& s) {
 
 } // namespace
 
-int GraphSignature::id_of(const graph::Node* n) const {
-  if (nodes.size() <= kLinearIds) {
-    for (std::size_t k = 0; k < nodes.size(); ++k)
-      if (nodes[k] == n) return int(k);
-    return -1;
-  }
-  auto it = ids.find(n);
-  return it == ids.end() ? -1 : it->second;
-}
-
 void compute_signature(const std::vector<graph::NodePtr>& roots, const fusion::PartitionOptions& options,
                        GraphSignature& out) {
   auto& w = out.words;
   w.clear();
   out.nodes.clear();
-  out.ids.clear();
+  static std::uint64_t epochs = 0; // walks run one at a time, under the evaluation lock
+  out.epoch = ++epochs;
   w.push_back(options.eager);
   w.push_back(std::uint64_t(options.max_nodes));
   w.push_back(std::uint64_t(options.max_inputs));
   auto number = [&](Node* n) {
+    n->walk_epoch = out.epoch;
+    n->walk_id = int(out.nodes.size());
     out.nodes.push_back(n);
-    if (out.nodes.size() == kLinearIds + 1)
-      for (std::size_t k = 0; k < out.nodes.size(); ++k) out.ids.emplace(out.nodes[k], int(k));
-    else if (out.nodes.size() > kLinearIds + 1)
-      out.ids.emplace(n, int(out.nodes.size()) - 1);
   };
   // Leaves reading the same buffer at the same offset share one kernel input: that pattern is structure.
   struct LeafKey {

@@ -24,10 +24,10 @@ struct GraphSignature {
   std::vector<std::uint64_t> words; // everything equality compares
   std::uint64_t hash = 0;
   std::vector<graph::Node*> nodes; // by id
-  std::unordered_map<const graph::Node*, int> ids;
+  std::uint64_t epoch = 0;         // of the walk that numbered them (Node::walk_epoch)
 
   /// The id of `n`, or -1 when the walk did not reach it.
-  int id_of(const graph::Node* n) const;
+  int id_of(const graph::Node* n) const { return n->walk_epoch == epoch ? n->walk_id : -1; }
 };
 
 /// Walks the graph of `roots` (stopping at materialized nodes) into `out` (whose buffers are reused). Runs under

@@ -2,12 +2,17 @@
 # Build, test, memcheck and benchmark lazyfuse on the GPU machine (H200: 16 cores, cmake 4, ninja, g++ 13,
 # CUDA 13 at /usr/local/cuda, gtest, benchmark, no internet, root).
 #
-#   LOG_DIR=$OUT scripts/gpu-check.sh [build] [test] [memcheck] [bench]     (no stage named: all four)
+#   LOG_DIR=$OUT scripts/gpu-check.sh [build] [test] [memcheck] [bench] [examples] [peers]
+#                                                       (no stage named: build test memcheck bench examples)
 #
 #   build     cmake --preset gpu (Ninja, Release, build/gpu) and build with all cores
 #   test      LAZYFUSE_REQUIRE_GPU=1 ctest --test-dir build/gpu --output-on-failure -j8 (a skipped gpu test fails)
 #   memcheck  compute-sanitizer --tool memcheck on the gpu-labelled test programs (tests/test_*{cuda,gpu}*),
 #             LAZYFUSE_POOL=none, LAZYFUSE_RANDOM_GRAPHS=50
+#   examples  every program in build/gpu/examples at full size (each checks its own result), one log
+#   peers     the peers' table and figure (bench/peers/run_peers.py) with this run's lazyfuse JSON: measures CuPy,
+#             PyTorch and JAX, or with PEERS_FROM_JSON=<peers.json of an earlier run> only re-renders (peers.md,
+#             peers.png next to the archive). Not part of "all": name it.
 #   bench     every program in build/gpu/bench, JSON results (5 repetitions, aggregates only): the lazyfuse
 #             workloads (bench_workloads, bench_reductions), the compile times (bench_compile, which re-runs
 #             itself through /proc/self/exe) and the hand-written CUDA limits (bench_limits, when nvcc was found)
@@ -42,23 +47,23 @@ LOG_DIR=${LOG_DIR:-$ROOT/build/gpu-check-out}
 mkdir -p "$LOG_DIR" && LOG_DIR=$(cd "$LOG_DIR" && pwd)
 MAX_BENCH_JSON=6 # + summary.txt + gpu-check.tar.gz = the device tool's 8 files
 
-ALL_STAGES=(build test memcheck bench)
+ALL_STAGES=(build test memcheck bench examples)
 declare -A WANT=()
 if (($# == 0)); then
   for s in "${ALL_STAGES[@]}"; do WANT[$s]=1; done
 else
   for s in "$@"; do
     case $s in
-      build | test | memcheck | bench) WANT[$s]=1 ;;
+      build | test | memcheck | bench | examples | peers) WANT[$s]=1 ;;
       all) for t in "${ALL_STAGES[@]}"; do WANT[$t]=1; done ;;
-      -h | --help) sed -n '2,27p' "$0"; exit 0 ;;
+      -h | --help) awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "$0"; exit 0 ;;
       *) echo "gpu-check: unknown stage '$s' (stages: ${ALL_STAGES[*]})" >&2; exit 2 ;;
     esac
   done
 fi
 
 rm -rf "$WORK" && mkdir -p "$WORK"
-rm -f "$LOG_DIR"/gpu-check.tar.gz "$LOG_DIR"/summary.txt "$LOG_DIR"/bench-*.json
+rm -f "$LOG_DIR"/gpu-check.tar.gz "$LOG_DIR"/summary.txt "$LOG_DIR"/bench-*.json "$LOG_DIR"/peers.*
 
 declare -a S_NAME=() S_STATUS=() S_SECS=() S_NOTE=()
 FAILED=0
@@ -255,6 +260,57 @@ if [[ -n ${WANT[bench]:-} ]]; then
     else
       record bench FAIL $((SECONDS - t)) "$note"
     fi
+  fi
+  pack
+fi
+
+# ------------------------------------------------------------------------------------------------- examples
+if [[ -n ${WANT[examples]:-} ]]; then
+  echo "== examples"
+  t=$SECONDS log=$WORK/examples.log
+  if ((!BUILD_OK)); then
+    record examples FAIL 0 "not run: $NO_BUILD_REASON"
+  else
+    # Full sizes (the defaults are for the CPU backend): name -> arguments.
+    declare -A EXAMPLE_ARGS=([demo]="" [black_scholes]="33554432" [heat2d]="4096 200" [jacobi]="256 1e-4 2000"
+      [softmax_layernorm]="16384 1024")
+    bad=() ok=0 n=0
+    for exe in "$BUILD_DIR"/examples/*; do
+      [[ -f $exe && -x $exe ]] || continue
+      name=$(basename "$exe") n=$((n + 1))
+      rc=0
+      echo "\$ $name ${EXAMPLE_ARGS[$name]:-}" >>"$log"
+      # shellcheck disable=SC2086
+      LAZYFUSE_REQUIRE_GPU=1 run_limited 120 "$log" "$exe" ${EXAMPLE_ARGS[$name]:-} || rc=$?
+      if ((rc == 0)); then ok=$((ok + 1)); else bad+=("$name(exit $rc)"); fi
+    done
+    note="$ok of $n programs passed"
+    ((${#bad[@]})) && note="$note; failed: ${bad[*]}"
+    if ((n > 0 && ${#bad[@]} == 0)); then record examples OK $((SECONDS - t)) "$note"; else
+      show_tail "$log"
+      record examples FAIL $((SECONDS - t)) "$note"
+    fi
+  fi
+  pack
+fi
+
+# ---------------------------------------------------------------------------------------------------- peers
+if [[ -n ${WANT[peers]:-} ]]; then
+  echo "== peers"
+  t=$SECONDS log=$WORK/peers.log
+  lf_json=() limits_json=()
+  for f in "$WORK"/bench-bench_workloads.json "$WORK"/bench-bench_reductions.json; do [[ -f $f ]] && lf_json+=("$f"); done
+  [[ -f $WORK/bench-bench_limits.json ]] && limits_json=("$WORK/bench-bench_limits.json")
+  args=(--out-md "$LOG_DIR/peers.md" --out-png "$LOG_DIR/peers.png" --out-json "$WORK/peers.json")
+  ((${#lf_json[@]})) && args+=(--lazyfuse-json "${lf_json[@]}")
+  ((${#limits_json[@]})) && args+=(--limits-json "${limits_json[@]}")
+  [[ -n ${PEERS_FROM_JSON:-} ]] && args+=(--from-json "$PEERS_FROM_JSON")
+  rc=0
+  run_limited 540 "$log" python3 "$ROOT/bench/peers/run_peers.py" "${args[@]}" || rc=$?
+  cp "$LOG_DIR/peers.md" "$WORK/" 2>/dev/null || true
+  if ((rc == 0)); then record peers OK $((SECONDS - t)) "${PEERS_FROM_JSON:+re-rendered from $PEERS_FROM_JSON}"; else
+    show_tail "$log"
+    record peers FAIL $((SECONDS - t)) "exit $rc"
   fi
   pack
 fi

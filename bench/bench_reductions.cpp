@@ -12,7 +12,8 @@ Array random_matrix(std::uint64_t seed) {
   return random_f32(kRows * kCols, -3, 3, seed).reshape({kRows, kCols}).eval();
 }
 
-// Eager kernels per call are counted by running the expression in eager mode on the CPU backend.
+// Eager kernels per call are counted by running the expression in eager mode on the CPU backend, but for sumsq: its
+// eager sum of a buffer of 2^26 floats is cub::DeviceReduce's two kernels (LAZYFUSE_ACCELERATORS=cub, the default).
 void BM_SumSq(benchmark::State& state) {
   if (!has_gpu(state)) return;
   const bool eager = state.range(0) != 0;
@@ -20,7 +21,7 @@ void BM_SumSq(benchmark::State& state) {
   auto x = random_f32(n, -2, 2, 11).eval(), y = random_f32(n, -2, 2, 12).eval();
   Mode mode(eager);
   measure(
-      state, [&] { sum(square(x - y)).eval(); }, eager ? 3 : 1, 2.0 * 4.0 * double(n));
+      state, [&] { sum(square(x - y)).eval(); }, eager ? 4 : 1, 2.0 * 4.0 * double(n));
 }
 
 void BM_Softmax(benchmark::State& state) {
@@ -56,6 +57,34 @@ void BM_ColumnSum(benchmark::State& state) {
       state, [&] { sum(m, 0).eval(); }, 1, 4.0 * double(kRows * kCols) + 4.0 * kCols);
 }
 
+// Plain reductions of a buffer, nothing fused before or after: the cases LAZYFUSE_ACCELERATORS=cub (the default)
+// hands to CUB where it measured faster (runtime/Accelerators.h), against the fused kernel (accelerators off).
+struct Accelerators {
+  explicit Accelerators(bool on) { config::set("LAZYFUSE_ACCELERATORS", on ? "cub" : ""); }
+  ~Accelerators() { config::reset("LAZYFUSE_ACCELERATORS"); }
+};
+
+void BM_PlainSum(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const bool cub = state.range(0) != 0;
+  const std::int64_t n = std::int64_t(1) << 26;
+  auto x = random_f32(n, -2, 2, 16);
+  Accelerators accelerators(cub);
+  // cub::DeviceReduce: a reduce pass and a single-tile pass.
+  measure(
+      state, [&] { sum(x).eval(); }, cub ? 2 : 1, 4.0 * double(n));
+}
+
+void BM_RowSum(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const bool cub = state.range(0) != 0;
+  auto m = random_matrix(17);
+  Accelerators accelerators(cub);
+  // cub::DeviceSegmentedReduce: one kernel, one block per row.
+  measure(
+      state, [&] { sum(m, 1).eval(); }, 1, 4.0 * double(kRows * kCols) + 4.0 * kRows);
+}
+
 } // namespace
 
 BENCHMARK(BM_CopyReference)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
@@ -69,5 +98,8 @@ BENCHMARK(BM_ColumnSum)
     ->UseManualTime()
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
+
+BENCHMARK(BM_PlainSum)->ArgName("cub")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RowSum)->ArgName("cub")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

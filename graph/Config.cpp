@@ -26,7 +26,8 @@ struct Definition {
 constexpr Definition kDefinitions[] = {
     {"LAZYFUSE_BACKEND", "auto", "auto | cpu | cuda: where materializations run; cuda fails loudly without a GPU"},
     {"LAZYFUSE_MODE", "lazy", "lazy | eager: eager runs every op as its own kernel (the baseline, a debugging aid)"},
-    {"LAZYFUSE_LOG", "", "comma-separated channels to log to stderr: fusion, lower, codegen, cache, launch, all"},
+    {"LAZYFUSE_LOG", "",
+     "comma-separated channels to log to stderr: fusion, lower, codegen, cache, launch, accelerator, all"},
     {"LAZYFUSE_MAX_DEPTH", "100", "graph depth past which an array is materialized as it is built (bounded laziness)"},
     {"LAZYFUSE_MAX_KERNEL_NODES", "256", "most graph nodes fused into one kernel; larger plans are split"},
     {"LAZYFUSE_MAX_KERNEL_INPUTS", "48", "most input buffers of one kernel; larger plans are split"},
@@ -41,6 +42,8 @@ constexpr Definition kDefinitions[] = {
     {"LAZYFUSE_POOL", "pool", "pool | none: none allocates every buffer separately (for compute-sanitizer)"},
     {"LAZYFUSE_PER_THREAD_DEFAULT_STREAM", "0", "1: the default stream is per thread (cudaStreamPerThread)"},
     {"LAZYFUSE_CPU_THREADS", "0", "threads of the CPU backend; 0: all hardware threads"},
+    {"LAZYFUSE_ACCELERATORS", "cub",
+     "cub | (empty): CUB's ahead-of-time kernels serve plain reductions of buffers (CUDA)"},
 };
 
 void validate(const Definition& d, const std::string& v);
@@ -100,7 +103,7 @@ bool boolean_text(const std::string& v) {
 }
 
 // Channels of LAZYFUSE_LOG as bits, parsed once per settings change (logging is checked on hot paths).
-constexpr const char* kLogChannels[] = {"fusion", "lower", "codegen", "cache", "launch"};
+constexpr const char* kLogChannels[] = {"fusion", "lower", "codegen", "cache", "launch", "accelerator"};
 std::uint32_t parse_log(const std::string& log) {
   std::uint32_t mask = 0;
   std::size_t start = 0;
@@ -144,6 +147,8 @@ void validate(const Definition& d, const std::string& v) {
   if (n == "LAZYFUSE_BACKEND") one_of({"auto", "cpu", "cuda"});
   if (n == "LAZYFUSE_MODE") one_of({"lazy", "eager"});
   if (n == "LAZYFUSE_POOL") one_of({"pool", "none"});
+  if (n == "LAZYFUSE_ACCELERATORS" && !v.empty() && v != "cub")
+    throw Error(std::string(n) + ": invalid value '" + v + "'; valid: cub, or empty for none");
   if (n == "LAZYFUSE_GPU_MEMORY_LIMIT" && !v.empty()) {
     std::size_t used = 0;
     bool ok = false;
@@ -196,6 +201,8 @@ const Snapshot* build_locked(State& s) {
   snap->gpu_memory_limit = get("LAZYFUSE_GPU_MEMORY_LIMIT");
   snap->pool_enabled = lower(get("LAZYFUSE_POOL")) != "none";
   snap->per_thread_default_stream = truthy(get("LAZYFUSE_PER_THREAD_DEFAULT_STREAM"));
+  snap->accelerators = get("LAZYFUSE_ACCELERATORS");
+  snap->accelerator_cub = snap->accelerators == "cub";
   return snap;
 }
 

@@ -29,7 +29,9 @@ struct Snapshot {
   std::string gpu_memory_limit; // bytes or percent, "" for none
   bool pool_enabled = true;
   bool per_thread_default_stream = false;
-  int cpu_threads = 0; // 0: hardware concurrency
+  int cpu_threads = 0;         // 0: hardware concurrency
+  std::string accelerators;    // "cub" or "" (LAZYFUSE_ACCELERATORS)
+  bool accelerator_cub = true; // CUB's kernels serve the plain reductions they win (runtime/Accelerators.h)
 };
 
 /// The current settings. The reference stays valid until the next `set`/`reset`.

@@ -70,10 +70,6 @@ private:
   std::vector<StreamTag> readers_;
 };
 
-void use_on_current_stream(const graph::Storage& storage) {
-  if (auto* d = dynamic_cast<const DeviceStorage*>(&storage)) const_cast<DeviceStorage*>(d)->use_on(current_stream());
-}
-
 // Kernel arguments laid out as cuLaunchKernel wants them: one pointer per argument into a byte buffer.
 class ArgBuffer {
 public:
@@ -203,6 +199,10 @@ public:
 };
 
 } // namespace
+
+void use_on_current_stream(const graph::Storage& storage) {
+  if (auto* d = dynamic_cast<const DeviceStorage*>(&storage)) const_cast<DeviceStorage*>(d)->use_on(current_stream());
+}
 
 std::unique_ptr<Executor> make_cuda_executor(std::string& reason) {
   const auto& a = cuda::availability();

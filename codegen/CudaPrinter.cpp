@@ -23,10 +23,7 @@ const char* cuda_type(DType t) {
 
 namespace {
 
-// Vector: a thread's kElementsPerThread consecutive elements, i = base + j. Coalesced (the tiled path): element j
-// of a thread is i = base + 32 * j (a warp's lanes take consecutive elements of a row). Scalar: one element i,
-// unravelled from scratch.
-enum class Mode { Vector, Coalesced, Scalar };
+enum class Mode { Vector, Scalar };
 
 // What graph/OpMath.inc expects each side to define (runtime/../graph/HostOps.h is the host's).
 constexpr const char* kPreludeDefinitions = "#define LF_HD __device__ __forceinline__\n"
@@ -48,8 +45,8 @@ std::string coord_expr(const KernelIR& ir, const Instr& in) {
   return e;
 }
 
-// `root_lin`: the LinearIndex instruction; in vector and coalesced mode its unravelled coordinates come from
-// u<g>_c<k>, unravelled once per thread for `base`, with the last one stepped by j (or 32 * j).
+// `root_lin`: the LinearIndex instruction; in vector mode its unravelled coordinates come from u<g>_c<k>, computed
+// once per thread for `base`, with the last one stepped by j.
 void print_body(std::ostringstream& os, const KernelIR& ir, Mode mode, const std::string& indent, int root_lin,
                 std::size_t only = std::size_t(-1)) {
   for (std::size_t n = only == std::size_t(-1) ? 0 : only; n < ir.code.size(); ++n) {
@@ -85,10 +82,9 @@ void print_body(std::ostringstream& os, const KernelIR& ir, Mode mode, const std
     case IrOp::IDiv: os << v(in.a) << " / " << v(in.b); break;
     case IrOp::IMod: os << v(in.a) << " % " << v(in.b); break;
     case IrOp::Coord:
-      if (mode != Mode::Scalar && in.a == root_lin) {
+      if (mode == Mode::Vector && in.a == root_lin) {
         os << "u" << in.slot << "_c" << in.imm;
-        if (std::size_t(in.imm) + 1 == ir.unravels[std::size_t(in.slot)].size())
-          os << (mode == Mode::Vector ? " + j" : " + 32 * j");
+        if (std::size_t(in.imm) + 1 == ir.unravels[std::size_t(in.slot)].size()) os << " + j";
       } else {
         os << coord_expr(ir, in);
       }
@@ -467,80 +463,25 @@ std::string render_cuda(const KernelIR& ir) {
   for (auto& in : ir.code)
     if (in.op == IrOp::Coord && in.a == root_lin) root_group[std::size_t(in.slot)] = true;
   auto param = [&](int instr) { return "p" + std::to_string(ir.code[std::size_t(instr)].slot); };
-  // Unravels `from` into u<g>_c<k> for each group of the output's linear index.
-  auto unravel = [&](const std::string& indent, const std::string& from) {
-    for (std::size_t g = 0; g < ir.unravels.size(); ++g) {
-      if (!root_group[g]) continue;
-      const auto& dims = ir.unravels[g];
-      const std::string u = "u" + std::to_string(g);
-      os << indent << "idx_t " << u << "_rest = " << from << ";\n";
-      for (std::size_t k = dims.size(); k-- > 0;) {
-        os << indent << "const idx_t " << u << "_c" << k << " = " << u << "_rest";
-        if (k > 0)
-          os << " % " << param(dims[k]) << ";\n" << indent << u << "_rest = " << u << "_rest / " << param(dims[k]);
-        os << ";\n";
-      }
-    }
-  };
-  // The tiled path: for kernels that read through index arithmetic (shifted, strided, broadcast or transposed
-  // views) over an output of rank 2 or more, unravelled in one shape.
-  bool gathers = false;
-  for (auto& in : ir.code) gathers = gathers || in.op == IrOp::Load;
-  int tiled = -1, groups = 0;
-  for (std::size_t g = 0; g < ir.unravels.size(); ++g)
-    if (root_group[g]) {
-      ++groups;
-      tiled = int(g);
-    }
-  if (gathers && groups == 1 && ir.unravels[std::size_t(tiled)].size() >= 2) {
-    // A block takes a tile of kBlockSize / 32 consecutive rows (one per warp) by 32 * kElementsPerThread columns,
-    // a warp's lanes consecutive columns. Every load is coalesced, and a stencil's neighbour rows are rows the
-    // block's other warps read too, so they come from L1: in the vector layout (a block on 1024 consecutive
-    // elements of one row) each element of a 5-point stencil was fetched from L2 three times, and on the H200
-    // heat2d ran at ~60% of the copy bandwidth.
-    const auto& dims = ir.unravels[std::size_t(tiled)];
-    const std::string u = "u" + std::to_string(tiled), last = std::to_string(dims.size() - 1);
-    constexpr int kRows = kBlockSize / 32, kCols = 32 * V;
-    // Narrow or short outputs would leave lanes or warps idle: they take the vector path below.
-    os << "  if (" << param(dims.back()) << " >= " << kCols << " && n / " << param(dims.back()) << " >= " << kRows
-       << ") {\n";
-    os << "  const idx_t lf_cols = " << param(dims.back()) << ";\n";
-    os << "  const idx_t lf_rows = n / lf_cols;\n";
-    os << "  const idx_t lf_tiles_per_row = (lf_cols + " << kCols - 1 << ") / " << kCols << ";\n";
-    os << "  const idx_t lf_tiles = (lf_rows + " << kRows - 1 << ") / " << kRows << " * lf_tiles_per_row;\n";
-    os << "  const idx_t lf_lane = threadIdx.x & 31;\n";
-    os << "  for (idx_t lf_t = blockIdx.x; lf_t < lf_tiles; lf_t += gridDim.x) {\n";
-    os << "    const idx_t lf_row = lf_t / lf_tiles_per_row * " << kRows << " + (threadIdx.x >> 5);\n";
-    os << "    if (lf_row >= lf_rows) continue;\n";
-    os << "    idx_t " << u << "_rest = lf_row;\n";
-    for (std::size_t k = dims.size() - 1; k-- > 0;) {
-      os << "    const idx_t " << u << "_c" << k << " = " << u << "_rest";
-      if (k > 0) os << " % " << param(dims[k]) << ";\n    " << u << "_rest = " << u << "_rest / " << param(dims[k]);
-      os << ";\n";
-    }
-    os << "    const idx_t " << u << "_c" << last << " = lf_t % lf_tiles_per_row * " << kCols << " + lf_lane;\n";
-    os << "    const idx_t base = lf_row * lf_cols + " << u << "_c" << last << ";\n";
-    os << "#pragma unroll\n";
-    os << "    for (int j = 0; j < " << V << "; ++j) {\n";
-    os << "      if (" << u << "_c" << last << " + 32 * j < lf_cols) {\n";
-    os << "        const idx_t i = base + 32 * j;\n";
-    print_body(os, ir, Mode::Coalesced, "        ", root_lin);
-    os << "      }\n";
-    os << "    }\n";
-    os << "  }\n";
-    os << "  return;\n";
-    os << "  }\n";
-  }
   os << "  const idx_t step = (idx_t)gridDim.x * blockDim.x * " << V << ";\n";
   os << "  for (idx_t base = ((idx_t)blockIdx.x * blockDim.x + threadIdx.x) * " << V << "; base < n; base += step) {\n";
   std::string vector_ok = "base + " + std::to_string(V) + " <= n";
-  unravel("    ", "base");
   for (std::size_t g = 0; g < ir.unravels.size(); ++g) {
     if (!root_group[g]) continue;
     const auto& dims = ir.unravels[g];
+    const std::string u = "u" + std::to_string(g);
+    os << "    idx_t " << u << "_rest = base;\n";
+    for (std::size_t k = dims.size(); k-- > 0;) {
+      if (k == 0) {
+        os << "    const idx_t " << u << "_c0 = " << u << "_rest;\n";
+      } else {
+        os << "    const idx_t " << u << "_c" << k << " = " << u << "_rest % " << param(dims[k]) << ";\n";
+        os << "    " << u << "_rest = " << u << "_rest / " << param(dims[k]) << ";\n";
+      }
+    }
     // The thread's elements must not wrap into the next row for the last coordinate to step by j.
-    vector_ok += " && u" + std::to_string(g) + "_c" + std::to_string(dims.size() - 1) + " + " + std::to_string(V) +
-                 " <= " + param(dims.back());
+    vector_ok +=
+        " && " + u + "_c" + std::to_string(dims.size() - 1) + " + " + std::to_string(V) + " <= " + param(dims.back());
   }
   os << "    if (" << vector_ok << ") {\n";
   // Vector loads of the contiguous inputs first, so all of them are in flight before any arithmetic.

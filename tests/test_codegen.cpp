@@ -183,17 +183,3 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
     }
   }
 }
-
-TEST(Codegen, KernelsReadingViewsOfMatricesHaveATiledPath) {
-  auto u = random_array({64, 64}, DType::Float32);
-  auto in = slice(1, -1);
-  auto c = u(in, in);
-  auto step = c + 0.1f * (u(slice(0, -2), in) + u(slice(2, none), in) - 2.0f * c);
-  const std::string src = codegen::render_cuda(lowered({u.at(in, in).set(step)}).ir);
-  // Wide and tall enough outputs: warps on consecutive rows, lanes on consecutive columns; else the vector path.
-  expect_in_order(src, {">= " + std::to_string(32 * codegen::kElementsPerThread), "lf_tiles_per_row",
-                        "const idx_t i = base + 32 * j;", "return;", "lf_vec<float> l0"});
-  // Only loads through index arithmetic need it: a chain over contiguous inputs has the vector path alone.
-  auto x = random_array({64, 64}, DType::Float32);
-  EXPECT_EQ(codegen::render_cuda(lowered({x * 2.0f + x}).ir).find("lf_tiles"), std::string::npos);
-}

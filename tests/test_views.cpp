@@ -1173,8 +1173,8 @@ TEST(Printing, LargeArraysAreSummarized) {
 
 } // namespace
 
-// Views of matrices wide and tall enough for the GPU printer's tiled path (tiles of 8 rows by 128 columns),
-// with ragged edges, and narrow ones that take the vector path: every element against plain loops.
+// Stencils, transposes and broadcasts of matrices of several widths and heights (rows that do and do not split
+// evenly into a thread's vector of elements): every element against plain loops.
 TEST(Views, StencilsTransposesAndBroadcastsOfLargerMatrices) {
   for (auto [rows, cols] : {std::pair<std::int64_t, std::int64_t>{37, 300}, {9, 129}, {300, 7}, {8, 128}, {150, 260}}) {
     std::vector<float> h(std::size_t(rows * cols));

@@ -146,11 +146,15 @@ std::vector<std::shared_ptr<graph::BufferView>> run_plan(const fusion::KernelPla
 void replay(Recipe& recipe, const GraphSignature& sig) {
   std::vector<graph::Node*> outputs;
   for (auto& rk : recipe.kernels) {
+    // The cache must not keep this graph alive, also when the launch throws (out of memory).
+    struct Unbind {
+      codegen::LoweredKernel& k;
+      ~Unbind() { k.input_nodes.clear(); }
+    } unbind{rk.kernel};
     bind(rk, sig);
     outputs.clear();
     for (int id : rk.output_ids) outputs.push_back(sig.nodes[std::size_t(id)]);
     auto views = run_kernel(rk.kernel, rk.shape, outputs);
-    rk.kernel.input_nodes.clear(); // the cache must not keep this graph alive
     for (std::size_t k = 0; k < views.size(); ++k) outputs[k]->set_buffer(std::move(views[k]));
   }
 }

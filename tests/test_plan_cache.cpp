@@ -146,3 +146,13 @@ TEST(PlanCache, ScalarsFromFillsOnlyAreArguments) {
       EXPECT_DOUBLE_EQ(r[i], (start + double(i) * (1.0 + 0.5 * round)) * fill + fill) << "round " << round;
   }
 }
+
+TEST(PlanCache, KeepsNoNodeOfAReplayedGraphAlive) {
+  const std::size_t before = graph::live_node_count();
+  {
+    const std::size_t n = 257;
+    auto x = asarray(random_values(n), {std::int64_t(n)}), y = asarray(random_values(n), {std::int64_t(n)});
+    for (int k = 0; k < 3; ++k) affine_chain(x, y, 0.5f + float(k), 0.25f).eval();
+  }
+  EXPECT_EQ(graph::live_node_count(), before) << "the recorded kernels must hold no node or buffer";
+}

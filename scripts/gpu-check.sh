@@ -28,6 +28,9 @@
 #   MEMCHECK_TIMEOUT_S  per test program under compute-sanitizer (default 300)
 #   BENCH_TIMEOUT_S     per benchmark program (default 240)
 #   BENCH_ARGS          extra benchmark arguments (e.g. --benchmark_filter=Fused)
+#   GPU_CHECK_COMMIT    the commit to name in summary.txt (default: git's HEAD here). The device tool copies the
+#                       working tree onto its own checkout, whose HEAD is not the tree's: pass
+#                       GPU_CHECK_COMMIT=$(git rev-parse --short HEAD) from the machine that sends the command.
 # Since build/ is git-ignored, build/gpu survives between device calls on a warm machine, so a long check can
 # be split: `scripts/gpu-check.sh build test`, then `scripts/gpu-check.sh memcheck bench`.
 set -uo pipefail
@@ -103,7 +106,7 @@ table() {
 # Packs the logs into $LOG_DIR (run after each stage, so a run stopped from outside still leaves its logs).
 pack() {
   {
-    echo "lazyfuse gpu-check $(date -u +%FT%TZ), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), $((SECONDS - T0)) s"
+    echo "lazyfuse gpu-check $(date -u +%FT%TZ), commit ${GPU_CHECK_COMMIT:-$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')}, $((SECONDS - T0)) s"
     echo "gpu: $(cat "$WORK/gpu.csv" 2>/dev/null | tail -n +2 | tr '\n' ';')"
     table
   } >"$WORK/summary.txt"

@@ -1819,6 +1819,7 @@ std::uint64_t mix(std::uint64_t x) { // splitmix64
 
 void run_cases(std::uint64_t base_seed, i64 count, const char* label) {
   Stats stats;
+  const auto plan_hits_before = lazyfuse::kernel_cache_stats().plan_hits;
   const bool verbose = env_u64("LAZYFUSE_RANDOM_VERBOSE", 0) != 0;
   const char* only = std::getenv("LAZYFUSE_RANDOM_CASE");
   const auto t0 = std::chrono::steady_clock::now();
@@ -1828,12 +1829,16 @@ void run_cases(std::uint64_t base_seed, i64 count, const char* label) {
     const std::uint64_t seed = mix(mix(base_seed) + std::uint64_t(c));
     SCOPED_TRACE("LAZYFUSE_RANDOM_SEED=" + std::to_string(base_seed) + " LAZYFUSE_RANDOM_CASE=" + std::to_string(c) +
                  " (" + label + ")");
-    Case k(seed, stats);
+    // Each case runs twice: the second run builds equal graphs over new buffers, so its materializations replay
+    // the first run's kernels from the plan cache (runtime/PlanCache.h) instead of partitioning and lowering.
+    Case k(seed, stats), again(seed, stats);
     const int before = ::testing::UnitTest::GetInstance()->current_test_info()->result()->total_part_count();
-    try {
-      k.run();
-    } catch (const std::exception& e) {
-      ADD_FAILURE() << "exception: " << e.what();
+    for (Case* run : {&k, &again}) {
+      try {
+        run->run();
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << (run == &k ? "exception: " : "exception (second run, replayed plans): ") << e.what();
+      }
     }
     const int after = ::testing::UnitTest::GetInstance()->current_test_info()->result()->total_part_count();
     if (after != before) {
@@ -1856,6 +1861,10 @@ void run_cases(std::uint64_t base_seed, i64 count, const char* label) {
               static_cast<long long>(stats.uncertain),
               100.0 * double(stats.uncertain) / double(std::max<i64>(1, stats.checked + stats.uncertain)),
               static_cast<long long>(stats.blind_cases), stats.worst_ratio, secs);
+  // The second runs must have replayed plans (most cases materialize something the plan cache records).
+  if (stats.cases >= 20) {
+    EXPECT_GT(lazyfuse::kernel_cache_stats().plan_hits, plan_hits_before) << "no second run replayed a plan";
+  }
   // The test must keep its power: uncertain elements (near a discontinuity) must stay rare.
   // (A case is "blind" when most of its result elements are uncertain.)
   if (stats.cases >= 50) {

@@ -7,6 +7,8 @@
 // lower the size limits so that every candidate plan goes to CUB (DefaultLimits checks the defaults). The settings
 // tests and the CPU-backend test run everywhere. Fresh random data each run; LAZYFUSE_TEST_SEED=<n> replays one.
 // `--gtest_also_run_disabled_tests --gtest_filter='*SizeSweep*'` prints the timings the default limits come from.
+#include "tests/gpu_test.h"
+
 #include "runtime/Accelerators.h"
 #include "runtime/CubReductions.h"
 
@@ -40,29 +42,6 @@ using u64 = std::uint64_t;
 using ld = long double;
 
 static_assert(std::numeric_limits<ld>::digits >= 64, "int64 values must be exact in a long double");
-
-bool require_gpu() {
-  const char* v = std::getenv("LAZYFUSE_REQUIRE_GPU");
-  return v && std::string(v) == "1";
-}
-
-// "" when the CUDA backend is in use, else why not.
-std::string why_no_gpu() {
-  try {
-    if (lf::backend() == lf::Backend::Cuda) return "";
-    return "the backend in use is the CPU backend (no usable CUDA device)";
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-}
-
-#define LAZYFUSE_SKIP_WITHOUT_GPU()                                                                                    \
-  do {                                                                                                                 \
-    if (const std::string why = why_no_gpu(); !why.empty()) {                                                          \
-      if (require_gpu()) FAIL() << "LAZYFUSE_REQUIRE_GPU=1 but " << why;                                               \
-      GTEST_SKIP() << why;                                                                                             \
-    }                                                                                                                  \
-  } while (0)
 
 u64 seed() {
   static const u64 s = [] {

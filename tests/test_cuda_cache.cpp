@@ -5,6 +5,8 @@
 // Without a CUDA backend every test skips, unless LAZYFUSE_REQUIRE_GPU=1, which makes that a failure. Other
 // processes are this binary run again (fork + exec, never a bare fork after CUDA is initialized) with
 // --gtest_filter=CudaCacheChild.Run and LAZYFUSE_CACHE_TEST_CHILD set; CudaCacheChild.Run skips otherwise.
+#include "tests/gpu_test.h"
+
 #include "codegen/Nvrtc.h"
 #include "runtime/DiskCache.h"
 
@@ -35,29 +37,6 @@ namespace {
 namespace fs = std::filesystem;
 namespace config = lazyfuse::config;
 using lazyfuse::Array;
-
-bool require_gpu() {
-  const char* v = std::getenv("LAZYFUSE_REQUIRE_GPU");
-  return v && std::string(v) == "1";
-}
-
-// "" when the CUDA backend is in use, else why not.
-std::string why_no_gpu() {
-  try {
-    if (lazyfuse::backend() == lazyfuse::Backend::Cuda) return "";
-    return "the backend in use is the CPU backend (no usable CUDA device)";
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-}
-
-#define LAZYFUSE_SKIP_WITHOUT_GPU()                                                                                    \
-  do {                                                                                                                 \
-    if (const std::string why = why_no_gpu(); !why.empty()) {                                                          \
-      if (require_gpu()) FAIL() << "LAZYFUSE_REQUIRE_GPU=1 but " << why;                                               \
-      GTEST_SKIP() << why;                                                                                             \
-    }                                                                                                                  \
-  } while (0)
 
 // ---- expressions and references -----------------------------------------------------------------------------
 
@@ -212,7 +191,7 @@ std::vector<int> ids_of(const std::string& mode) {
 TEST(CudaCacheChild, Run) {
   const char* mode = std::getenv("LAZYFUSE_CACHE_TEST_CHILD");
   if (!mode) GTEST_SKIP() << "helper process of the other tests of this file";
-  ASSERT_EQ(why_no_gpu(), "");
+  ASSERT_EQ(lazyfuse_test::why_no_gpu(), "");
   const auto ids = ids_of(mode);
   ASSERT_FALSE(ids.empty()) << mode;
   const auto s0 = lazyfuse::kernel_cache_stats();

@@ -2,6 +2,8 @@
 //
 // Without a driver only the "NoCuda" and plain tests run; the GPU tests skip, unless LAZYFUSE_REQUIRE_GPU=1,
 // which turns a missing device into a failure (for CI machines that must have one).
+#include "tests/gpu_test.h"
+
 #include "runtime/CudaApi.h"
 #include "runtime/MemoryPool.h"
 #include "runtime/Streams.h"
@@ -22,6 +24,8 @@
 
 namespace {
 
+using lazyfuse_test::require_gpu;
+
 using lazyfuse::BackendError;
 using lazyfuse::OutOfMemoryError;
 using lazyfuse::runtime::DeviceAllocation;
@@ -32,11 +36,6 @@ using lazyfuse::runtime::PoolOptions;
 namespace cu = lazyfuse::runtime::cuda;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
-
-bool require_gpu() {
-  const char* v = std::getenv("LAZYFUSE_REQUIRE_GPU");
-  return v && std::string(v) == "1";
-}
 
 // ---- everywhere -----------------------------------------------------------------------------------------
 

@@ -2,6 +2,8 @@
 //
 // Every test skips without a CUDA backend, unless LAZYFUSE_REQUIRE_GPU=1, which turns the skip into a failure.
 // All values are checked against references computed here on fresh random data (LAZYFUSE_TEST_SEED fixes it).
+#include "tests/gpu_test.h"
+
 #include <lazyfuse/config.hpp>
 #include <lazyfuse/lazyfuse.hpp>
 
@@ -35,11 +37,6 @@ using lf::DType;
 using lf::Shape;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
-
-bool require_gpu() {
-  const char* v = std::getenv("LAZYFUSE_REQUIRE_GPU");
-  return v && std::string(v) == "1";
-}
 
 std::uint64_t seed() {
   static const std::uint64_t s = [] {
@@ -86,12 +83,7 @@ std::int64_t first_mismatch(const float* got, const std::vector<float>& want, fl
 
 class CudaStreams : public ::testing::Test {
 protected:
-  void SetUp() override {
-    if (lf::backend() != lf::Backend::Cuda) {
-      if (require_gpu()) FAIL() << "LAZYFUSE_REQUIRE_GPU=1 but the backend is not CUDA";
-      GTEST_SKIP() << "no CUDA backend";
-    }
-  }
+  void SetUp() override { LAZYFUSE_SKIP_WITHOUT_GPU(); }
 };
 
 // Restores the pool limit however the test ends.

@@ -120,39 +120,32 @@ bool same_structure(const Node& a, const NodeSpec& b, const std::array<std::uint
 }
 
 std::uint64_t structural_hash(const NodeSpec& n, std::span<const NodePtr> srcs, const BufferView* buffer) {
-  // One multiply per field and one full mix at the end: this runs for every node built, and the intern table
-  // compares candidates in full anyway.
-  std::uint64_t h = 0x6a09e667f3bcc909ULL;
-  auto add = [&h](std::uint64_t v) { h = (h ^ v) * 0x100000001b3ULL; };
-  auto add_double = [&add](double d) {
-    std::uint64_t bits;
-    std::memcpy(&bits, &d, sizeof bits);
-    add(bits);
-  };
-  add(std::uint64_t(n.kind) | std::uint64_t(n.dtype) << 8 | std::uint64_t(std::uint32_t(n.op)) << 16 |
-      std::uint64_t(n.shape.size()) << 48);
-  for (auto d : n.shape) add(std::uint64_t(d));
-  add_double(n.fvalue);
-  add(std::uint64_t(n.ivalue));
-  add_double(n.fstep);
-  add(std::uint64_t(n.shift));
+  // Runs for every node built; the intern table compares candidates in full.
+  FastHasher h;
+  h.add(std::uint64_t(n.kind) | std::uint64_t(n.dtype) << 8 | std::uint64_t(std::uint32_t(n.op)) << 16 |
+        std::uint64_t(n.shape.size()) << 48);
+  for (auto d : n.shape) h.add(std::uint64_t(d));
+  h.add_double(n.fvalue);
+  h.add(std::uint64_t(n.ivalue));
+  h.add_double(n.fstep);
+  h.add(std::uint64_t(n.shift));
   for (auto& a : n.axes) {
-    add(std::uint64_t(std::int64_t(a.view_axis)));
-    add(std::uint64_t(a.start));
-    add(std::uint64_t(a.step));
+    h.add(std::uint64_t(std::int64_t(a.view_axis)));
+    h.add(std::uint64_t(a.start));
+    h.add(std::uint64_t(a.step));
   }
   for (auto& r : n.region) {
-    add(std::uint64_t(r.start));
-    add(std::uint64_t(r.step));
-    add(std::uint64_t(r.count));
+    h.add(std::uint64_t(r.start));
+    h.add(std::uint64_t(r.step));
+    h.add(std::uint64_t(r.count));
   }
-  for (auto ax : n.reduce_axes) add(std::uint64_t(ax) + 0x1000);
-  for (auto& s : srcs) add(s->hash);
+  for (auto ax : n.reduce_axes) h.add(std::uint64_t(ax) + 0x1000);
+  for (auto& s : srcs) h.add(s->hash);
   if (buffer) {
-    add(std::uint64_t(buffer->offset));
-    for (auto s : buffer->strides) add(std::uint64_t(s));
+    h.add(std::uint64_t(buffer->offset));
+    for (auto s : buffer->strides) h.add(std::uint64_t(s));
   }
-  return mix64(h);
+  return h.value();
 }
 
 // Sources of nodes being destroyed are parked here and released by the outermost destructor in a loop, so a

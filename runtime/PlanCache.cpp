@@ -3,7 +3,6 @@
 #include "graph/Assert.h"
 #include "graph/Hash.h"
 
-#include <cstring>
 #include <limits>
 
 namespace lazyfuse::runtime {
@@ -12,12 +11,6 @@ namespace {
 
 using graph::Node;
 using graph::NodeKind;
-
-std::uint64_t bits_of(double d) {
-  std::uint64_t b;
-  std::memcpy(&b, &d, sizeof b);
-  return b;
-}
 
 void add_shape(std::vector<std::uint64_t>& w, const Shape& s) {
   w.push_back(s.size());
@@ -89,8 +82,8 @@ void compute_signature(const std::vector<graph::NodePtr>& roots, const fusion::P
     add_shape(w, n->shape);
     if (n->kind != NodeKind::Fill) { // a fill's value is a kernel argument
       w.push_back(std::uint64_t(n->ivalue));
-      w.push_back(bits_of(n->fvalue));
-      w.push_back(bits_of(n->fstep));
+      w.push_back(graph::bits_of(n->fvalue));
+      w.push_back(graph::bits_of(n->fstep));
     }
     w.push_back(std::uint64_t(n->shift));
     for (auto& a : n->axes) {
@@ -110,10 +103,9 @@ void compute_signature(const std::vector<graph::NodePtr>& roots, const fusion::P
   }
   w.push_back(0x5007);
   for (auto& r : roots) w.push_back(std::uint64_t(out.id_of(r.get())));
-  // Only a bucket index (find compares the words): one multiply per word, one full mix at the end.
-  std::uint64_t h = 0x6a09e667f3bcc909ULL;
-  for (auto x : w) h = (h ^ x) * 0x100000001b3ULL;
-  out.hash = graph::mix64(h);
+  graph::FastHasher h; // a bucket index: find compares the words
+  for (auto x : w) h.add(x);
+  out.hash = h.value();
 }
 
 bool record(const GraphSignature& sig, const fusion::KernelPlan& plan, const codegen::LoweredKernel& kernel,

@@ -247,7 +247,7 @@ private:
       int lin = -1;
       for (std::size_t a = 0; a < c.size(); ++a) {
         if (d.in_shape[a] == 1) continue;
-        int term = index_op(IrOp::IMul, c[a], index_param(strides[a], "stride:" + std::to_string(a)));
+        int term = scaled(c[a], strides[a], "stride:" + std::to_string(a));
         lin = lin < 0 ? term : index_op(IrOp::IAdd, lin, term);
       }
       if (lin < 0) lin = index_const(0);
@@ -354,6 +354,12 @@ private:
     out_.scalar_sources.push_back(fill);
     return emit(i);
   }
+  // coord * stride. A unit stride (and a zero start, see AxisMap) is part of the kernel's structure, not a
+  // parameter: the innermost axis of contiguous data then indexes as i + const, which the CUDA printer turns into
+  // vector loads and the compiler into fewer integer instructions. A kernel over other strides is another kernel.
+  int scaled(int coord, std::int64_t stride, const std::string& key = {}) {
+    return stride == 1 ? coord : index_op(IrOp::IMul, coord, index_param(stride, key));
+  }
   int and_pred(int p, int q) { return p < 0 ? q : (q < 0 ? p : pred_op(IrOp::PAnd, p, q)); }
 
   int frame_id(Frame f) {
@@ -431,7 +437,7 @@ private:
     int offset = -1;
     for (std::size_t k = 0; k < c.size(); ++k) {
       if (n->shape[k] == 1) continue; // coordinate is always 0
-      int term = index_op(IrOp::IMul, c[k], index_param(v.strides[k]));
+      int term = scaled(c[k], v.strides[k]);
       offset = offset < 0 ? term : index_op(IrOp::IAdd, offset, term);
     }
     if (offset < 0) offset = index_const(0);
@@ -525,12 +531,11 @@ private:
       Frame g;
       g.pred = f.pred;
       for (auto& e : n.axes) {
-        int start = index_param(e.start);
         if (e.view_axis < 0) {
-          g.coords.push_back(start);
+          g.coords.push_back(index_param(e.start));
         } else {
-          int scaled = index_op(IrOp::IMul, c[std::size_t(e.view_axis)], index_param(e.step));
-          g.coords.push_back(index_op(IrOp::IAdd, start, scaled));
+          const int step = scaled(c[std::size_t(e.view_axis)], e.step);
+          g.coords.push_back(e.start == 0 ? step : index_op(IrOp::IAdd, index_param(e.start), step));
         }
       }
       t.children.push_back({srcs[0], frame_id(std::move(g))});
@@ -546,7 +551,7 @@ private:
         int lin = -1;
         for (std::size_t k = 0; k < n.shape.size(); ++k) {
           if (n.shape[k] == 1) continue;
-          int term = index_op(IrOp::IMul, f.coords[k], index_param(strides[k]));
+          int term = scaled(f.coords[k], strides[k]);
           lin = lin < 0 ? term : index_op(IrOp::IAdd, lin, term);
         }
         g.lin = lin < 0 ? index_const(0) : lin;

@@ -3,6 +3,7 @@
 #include "graph/Assert.h"
 #include "graph/Ops.h"
 
+#include <algorithm>
 #include <sstream>
 #include <string_view>
 
@@ -180,6 +181,103 @@ template <class T, class Better> __device__ __forceinline__ void lf_block_argred
 }
 )";
 
+// ---- Row loops in vectors ----
+// In a Row-schedule loop over r, a load at address X + r (X invariant in the loop) reads kElementsPerThread
+// consecutive elements of a row at once; so does a StoreAt. Each thread then takes groups of elements starting at
+// multiples of kElementsPerThread, the same groups in every loop of the kernel, which is what lets a later loop read
+// back (from shared memory) the very elements the same thread stored there in an earlier loop: no synchronization.
+
+struct RowLoop {
+  std::size_t begin = 0, end = 0; // LoopBegin, LoopEnd
+  std::vector<bool> varies;       // per instruction of the kernel: inside this loop and depends on r
+  std::vector<int> base;          // per vector Load/StoreAt: the X of X + r (kNoBase: the address is r), else -1
+  std::vector<int> cache_group;   // per vector Load: its row-cache group, or -1
+  std::vector<bool> stores_cache; // per vector Load: the first loop reading its group (it fills the cache)
+  bool vector = false;            // some load or store reads in vectors
+};
+constexpr int kNoBase = -2;
+
+// A key equal for two loop-invariant index expressions that compute the same value in every loop.
+std::string invariant_key(const KernelIR& ir, int id) {
+  const Instr& in = ir.code[std::size_t(id)];
+  switch (in.op) {
+  case IrOp::OuterIndex: return "o";
+  case IrOp::IndexParam: return "p" + std::to_string(in.slot);
+  case IrOp::IndexConst: return std::to_string(in.imm);
+  default: break;
+  }
+  std::string k = std::string(ir_op_name(in.op)) + "(";
+  if (in.op == IrOp::Coord) k += std::to_string(in.slot) + "," + std::to_string(in.imm) + ",";
+  for (int a : {in.a, in.b})
+    if (a >= 0) k += invariant_key(ir, a) + ",";
+  return k + ")";
+}
+
+std::vector<RowLoop> row_loops(const KernelIR& ir) {
+  std::vector<RowLoop> loops;
+  if (ir.schedule != Schedule::Row) return loops;
+  for (std::size_t k = 0; k < ir.code.size(); ++k) {
+    if (ir.code[k].op != IrOp::LoopBegin) continue;
+    RowLoop L;
+    L.begin = k;
+    L.varies.assign(ir.code.size(), false);
+    L.base.assign(ir.code.size(), -1);
+    L.cache_group.assign(ir.code.size(), -1);
+    L.stores_cache.assign(ir.code.size(), false);
+    L.varies[k] = true;
+    for (L.end = k + 1; L.end < ir.code.size(); ++L.end) {
+      const Instr& in = ir.code[L.end];
+      if (in.op == IrOp::LoopEnd && in.slot == ir.code[k].slot) break;
+      for (int a : {in.a, in.b, in.c})
+        if (a >= 0 && L.varies[std::size_t(a)]) L.varies[L.end] = true;
+    }
+    const int r = int(k);
+    auto contiguous_base = [&](int addr) {
+      if (addr == r) return kNoBase;
+      const Instr& a = ir.code[std::size_t(addr)];
+      if (a.op != IrOp::IAdd) return -1;
+      if (a.b == r && !L.varies[std::size_t(a.a)]) return a.a;
+      if (a.a == r && !L.varies[std::size_t(a.b)]) return a.b;
+      return -1;
+    };
+    for (std::size_t b = k + 1; b < L.end; ++b) {
+      const Instr& in = ir.code[b];
+      if ((in.op == IrOp::Load && in.b < 0) || in.op == IrOp::StoreAt) L.base[b] = contiguous_base(in.a);
+      L.vector = L.vector || L.base[b] != -1;
+    }
+    loops.push_back(std::move(L));
+  }
+  // Row-cache groups: vector loads of one input at one offset, in two or more loops.
+  std::vector<std::pair<std::string, std::vector<std::pair<std::size_t, std::size_t>>>> groups; // key -> (loop, load)
+  for (std::size_t l = 0; l < loops.size(); ++l)
+    for (std::size_t b = loops[l].begin + 1; b < loops[l].end; ++b) {
+      const Instr& in = ir.code[b];
+      if (in.op != IrOp::Load || loops[l].base[b] == -1) continue;
+      const std::string key = std::to_string(in.slot) + ":" +
+                              (loops[l].base[b] == kNoBase ? std::string("0") : invariant_key(ir, loops[l].base[b]));
+      auto it = std::find_if(groups.begin(), groups.end(), [&](auto& g) { return g.first == key; });
+      if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
+      it->second.push_back({l, b});
+    }
+  int cached = 0;
+  for (auto& [key, uses] : groups) {
+    if (uses.back().first == uses.front().first) continue; // read in one loop only
+    for (auto& [l, b] : uses) loops[l].cache_group[b] = cached;
+    loops[uses.front().first].stores_cache[uses.front().second] = true;
+    ++cached;
+  }
+  return loops;
+}
+
+// The row cache's groups in order: the input slot each caches.
+std::vector<int> row_cache_slots(const KernelIR& ir, const std::vector<RowLoop>& loops) {
+  std::vector<int> slots;
+  for (auto& L : loops)
+    for (std::size_t b = L.begin + 1; b < L.end; ++b)
+      if (L.stores_cache[b]) slots.push_back(ir.code[b].slot);
+  return slots;
+}
+
 bool is_arg(std::uint8_t fn) {
   return graph::ReduceOp(fn) == graph::ReduceOp::ArgMax || graph::ReduceOp(fn) == graph::ReduceOp::ArgMin;
 }
@@ -191,9 +289,8 @@ void print_header(std::ostringstream& os, const KernelIR& ir, bool reduction) {
   os << kPreludeDefinitions;
   os << kPrelude << "\n";
   if (reduction) os << kReductionHelpers << "\n";
-  if (!reduction)
-    os << "template <class T> struct alignas(sizeof(T) * " << kElementsPerThread << ") lf_vec { T v["
-       << kElementsPerThread << "]; };\n\n";
+  os << "template <class T> struct alignas(sizeof(T) * " << kElementsPerThread << ") lf_vec { T v["
+     << kElementsPerThread << "]; };\n\n";
   os << "typedef " << (ir.index32 ? "int" : "long long") << " idx_t;\n\n";
   os << "extern \"C\" __global__ void __launch_bounds__(" << kBlockSize << ") " << ir.name << "(";
   bool first = true;
@@ -227,7 +324,6 @@ std::string render_reduction(const KernelIR& ir) {
   os << ") {\n";
   os << "  __shared__ double lf_shared[64];\n";
   // Parameters and constants first: they are visible in every loop.
-  std::ostringstream hoisted;
   for (std::size_t k = 0; k < ir.code.size(); ++k) {
     const Instr& in = ir.code[k];
     if (in.op == IrOp::IndexParam) os << "  const idx_t " << v(int(k)) << " = p" << in.slot << ";\n";
@@ -245,6 +341,14 @@ std::string render_reduction(const KernelIR& ir) {
         if (a >= 0 && after_reduction[std::size_t(a)] && in.op != IrOp::LoopBegin) dep = true;
       after_reduction[k] = dep;
     }
+  // Where the partial of accumulator `acc` for split `q` of this thread's outer element lives: next to the other
+  // splits of the same row (a row's combining block reads them with consecutive threads), or next to the
+  // neighbouring columns' partials of the same split (consecutive threads write and read consecutive columns).
+  auto partial_index = [&](int acc, const std::string& q) {
+    const std::string a = "(idx_t)" + std::to_string(acc);
+    if (column) return "((" + a + " * lf_splits + " + q + ") * n + lf_o)";
+    return "(" + a + " * n * lf_splits + lf_o * lf_splits + " + q + ")";
+  };
   if (column) {
     // Blocks: lf_tiles groups of blockDim.x outer indices, times lf_splits parts of the reduced range.
     os << "  const idx_t lf_tiles = (n + blockDim.x - 1) / blockDim.x;\n";
@@ -261,8 +365,31 @@ std::string render_reduction(const KernelIR& ir) {
   } else {
     os << "  for (idx_t lf_o = blockIdx.x; lf_o < n; lf_o += gridDim.x) {\n";
   }
+  const std::vector<RowLoop> loops = row_loops(ir);
+  const std::vector<int> cache_slots = row_cache_slots(ir, loops);
+  if (!cache_slots.empty()) {
+    // The row cache: one row of each group, the widest types first (every group starts on a whole vector). Used
+    // only where the launch gave enough dynamic shared memory.
+    const std::string len = v(ir.code[loops.front().begin].a);
+    os << "    extern __shared__ __align__(16) unsigned char lf_row_cache[];\n";
+    os << "    unsigned lf_cache_bytes;\n    asm(\"mov.u32 %0, %%dynamic_smem_size;\" : \"=r\"(lf_cache_bytes));\n";
+    os << "    const unsigned long long lf_cache_row = ((unsigned long long)" << len << " + " << kElementsPerThread - 1
+       << ") / " << kElementsPerThread << " * " << kElementsPerThread << ";\n";
+    std::vector<std::size_t> order(cache_slots.size());
+    for (std::size_t g = 0; g < order.size(); ++g) order[g] = g;
+    auto size_of = [&](std::size_t g) { return itemsize(ir.inputs[std::size_t(cache_slots[g])].dtype); };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return size_of(a) > size_of(b); });
+    std::size_t offset = 0;
+    for (std::size_t g : order) {
+      const char* t = cuda_type(ir.inputs[std::size_t(cache_slots[g])].dtype);
+      os << "    " << t << "* const lf_cache" << g << " = reinterpret_cast<" << t << "*>(lf_row_cache + lf_cache_row * "
+         << offset << ");\n";
+      os << "    bool lf_cached" << g << " = false;\n";
+      offset += size_of(g);
+    }
+    os << "    const bool lf_cache_fits = lf_cache_row * " << offset << " <= lf_cache_bytes;\n";
+  }
   std::string indent = "    ";
-  std::vector<const Instr*> loop_accumulate(ir.code.size(), nullptr);
   std::vector<std::size_t> deferred;
   auto print_one = [&](std::size_t k, const std::string& ind) {
     const Instr& in = ir.code[k];
@@ -310,6 +437,110 @@ std::string render_reduction(const KernelIR& ir) {
         if (is_arg(acc->fn)) os << indent << "  " << a << "_i[lf_u] = 9223372036854775807LL;\n";
         os << indent << "}\n";
       }
+      const RowLoop* row = nullptr; // Row schedule only
+      for (auto& L : loops)
+        if (L.begin == k) row = &L;
+      // The loop's body, for the element r; `vec`: where vector loads hold the values (element j of each).
+      auto print_loop_body = [&](const std::string& ind, bool vec) {
+        for (std::size_t b = k + 1; b < end; ++b) {
+          const Instr& bi = ir.code[b];
+          if (row && !row->varies[b] && (is_index_op(bi.op) || is_predicate_op(bi.op))) continue; // hoisted
+          if (bi.op == IrOp::Accumulate) {
+            const std::string a = "lf_acc" + std::to_string(bi.slot);
+            const std::string name(graph::name_of(graph::ReduceOp(bi.fn)));
+            if (is_arg(bi.fn))
+              os << ind << "if (lf_" << name << "_better(" << v(bi.a) << ", (lf_i64)" << v(bi.b) << ", " << a
+                 << "[lf_u], " << a << "_i[lf_u])) { " << a << "[lf_u] = " << v(bi.a) << "; " << a
+                 << "_i[lf_u] = (lf_i64)" << v(bi.b) << "; }\n";
+            else
+              os << ind << a << "[lf_u] = lf_" << name << "_combine(" << a << "[lf_u], " << v(bi.a) << ");\n";
+            continue;
+          }
+          if (vec && row->base[b] != -1) {
+            if (bi.op == IrOp::Load)
+              os << ind << "const " << cuda_type(bi.dtype) << " " << v(int(b)) << " = lf_l" << b << ".v[j];\n";
+            else
+              os << ind << "lf_s" << b << ".v[j] = " << v(bi.b) << ";\n";
+            continue;
+          }
+          print_one(b, ind);
+        }
+      };
+      const std::string len = v(in.a);
+      if (row) {
+        // Index arithmetic that does not depend on r, once per row (the vector path's alignment test needs it).
+        for (std::size_t b = k + 1; b < end; ++b)
+          if (!row->varies[b] && (is_index_op(ir.code[b].op) || is_predicate_op(ir.code[b].op))) print_one(b, indent);
+      }
+      // The address of vector access b at element lf_rb.
+      auto vector_address = [&](std::size_t b) {
+        const Instr& bi = ir.code[b];
+        const std::string base = bi.op == IrOp::Load ? "in" + std::to_string(bi.slot) : "out" + std::to_string(bi.slot);
+        return base + (row->base[b] == kNoBase ? std::string() : " + " + v(row->base[b])) + " + lf_rb";
+      };
+      if (row && row->vector) {
+        // Vectors when every vector access of this row is aligned (the same test in every loop of the kernel for
+        // equal accesses, so a cached row is read back only where it was stored).
+        const std::string ok = "lf_vector" + std::to_string(in.slot);
+        os << indent << "const bool " << ok << " = true";
+        for (std::size_t b = k + 1; b < end; ++b) {
+          if (row->base[b] == -1) continue;
+          const Instr& bi = ir.code[b];
+          const char* t = cuda_type(bi.op == IrOp::Load ? bi.dtype : ir.outputs[std::size_t(bi.slot)]);
+          std::string addr = vector_address(b);
+          addr.resize(addr.size() - std::string(" + lf_rb").size());
+          os << " && (unsigned long long)(" << addr << ") % sizeof(lf_vec<" << t << ">) == 0";
+        }
+        os << ";\n";
+        for (std::size_t b = k + 1; b < end; ++b)
+          if (row->stores_cache[b])
+            os << indent << "lf_cached" << row->cache_group[b] << " = " << ok << " && lf_cache_fits;\n";
+        os << indent << "if (" << ok << ") {\n";
+        const std::string ind = indent + "  ";
+        const std::string V = std::to_string(kElementsPerThread);
+        os << ind << "for (idx_t lf_r0 = (idx_t)threadIdx.x * " << V << "; lf_r0 < " << len << "; lf_r0 += " << U
+           << " * blockDim.x * " << V << ") {\n";
+        os << "#pragma unroll\n";
+        os << ind << "for (int lf_u = 0; lf_u < " << U << "; ++lf_u) {\n";
+        os << ind << "  const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * " << V << ";\n";
+        os << ind << "  if (lf_rb + " << V << " <= " << len << ") {\n";
+        for (std::size_t b = k + 1; b < end; ++b) {
+          if (row->base[b] == -1) continue;
+          const Instr& bi = ir.code[b];
+          if (bi.op == IrOp::StoreAt) {
+            os << ind << "    lf_vec<" << cuda_type(ir.outputs[std::size_t(bi.slot)]) << "> lf_s" << b << ";\n";
+            continue;
+          }
+          const std::string vt = "lf_vec<" + std::string(cuda_type(bi.dtype)) + ">";
+          const std::string global = "*reinterpret_cast<const " + vt + "*>(" + vector_address(b) + ")";
+          const int g = row->cache_group[b];
+          const std::string cached = "*reinterpret_cast<" + vt + "*>(lf_cache" + std::to_string(g) + " + lf_rb)";
+          if (g < 0) {
+            os << ind << "    const " << vt << " lf_l" << b << " = " << global << ";\n";
+          } else if (row->stores_cache[b]) {
+            os << ind << "    const " << vt << " lf_l" << b << " = " << global << ";\n";
+            os << ind << "    if (lf_cached" << g << ") " << cached << " = lf_l" << b << ";\n";
+          } else {
+            os << ind << "    const " << vt << " lf_l" << b << " = lf_cached" << g << " ? " << cached << " : " << global
+               << ";\n";
+          }
+        }
+        os << "#pragma unroll\n";
+        os << ind << "    for (int j = 0; j < " << V << "; ++j) {\n";
+        os << ind << "      const idx_t " << r << " = lf_rb + j;\n";
+        print_loop_body(ind + "      ", true);
+        os << ind << "    }\n";
+        for (std::size_t b = k + 1; b < end; ++b)
+          if (row->base[b] != -1 && ir.code[b].op == IrOp::StoreAt)
+            os << ind << "    *reinterpret_cast<lf_vec<" << cuda_type(ir.outputs[std::size_t(ir.code[b].slot)])
+               << ">*>(" << vector_address(b) << ") = lf_s" << b << ";\n";
+        os << ind << "  } else {\n";
+        os << ind << "    for (idx_t " << r << " = lf_rb; " << r << " < " << len << "; ++" << r << ") {\n";
+        print_loop_body(ind + "      ", false);
+        os << ind << "    }\n";
+        os << ind << "  }\n" << ind << "}\n" << ind << "}\n";
+        os << indent << "} else {\n";
+      }
       std::string start;
       if (column) {
         start = "lf_s";
@@ -321,29 +552,15 @@ std::string render_reduction(const KernelIR& ir) {
         start = "threadIdx.x";
         os << indent << "const idx_t " << step << " = blockDim.x;\n";
       }
-      os << indent << (column ? "if (lf_active) " : "") << "for (idx_t lf_r0 = " << start << "; lf_r0 < " << v(in.a)
+      os << indent << (column ? "if (lf_active) " : "") << "for (idx_t lf_r0 = " << start << "; lf_r0 < " << len
          << "; lf_r0 += " << U << " * " << step << ") {\n";
       os << "#pragma unroll\n";
       os << indent << "for (int lf_u = 0; lf_u < " << U << "; ++lf_u) {\n";
       os << indent << "  const idx_t " << r << " = lf_r0 + lf_u * " << step << ";\n";
-      os << indent << "  if (" << r << " < " << v(in.a) << ") {\n";
-      for (std::size_t b = k + 1; b < end; ++b) {
-        const Instr& bi = ir.code[b];
-        if (bi.op == IrOp::Accumulate) {
-          const std::string a = "lf_acc" + std::to_string(bi.slot);
-          const std::string name(graph::name_of(graph::ReduceOp(bi.fn)));
-          if (is_arg(bi.fn))
-            os << indent << "    if (lf_" << name << "_better(" << v(bi.a) << ", (lf_i64)" << v(bi.b) << ", " << a
-               << "[lf_u], " << a << "_i[lf_u])) { " << a << "[lf_u] = " << v(bi.a) << "; " << a
-               << "_i[lf_u] = (lf_i64)" << v(bi.b) << "; }\n";
-          else
-            os << indent << "    " << a << "[lf_u] = lf_" << name << "_combine(" << a << "[lf_u], " << v(bi.a)
-               << ");\n";
-          continue;
-        }
-        print_one(b, indent + "    ");
-      }
+      os << indent << "  if (" << r << " < " << len << ") {\n";
+      print_loop_body(indent + "    ", false);
       os << indent << "  }\n" << indent << "}\n" << indent << "}\n";
+      if (row && row->vector) os << indent << "}\n";
       for (const Instr* acc : accs) {
         const std::string a = "lf_acc" + std::to_string(acc->slot);
         const std::string name(graph::name_of(graph::ReduceOp(acc->fn)));
@@ -369,10 +586,9 @@ std::string render_reduction(const KernelIR& ir) {
              << t << ">(), " << shared << ");\n";
         }
         if (split) {
-          // Partial of this block: 16 bytes (value, then index) per (accumulator, outer, split).
+          // Partial of this block: 16 bytes (value, then index) per (accumulator, outer, split); see partial_index.
           os << indent << (column ? "if (lf_active) {\n" : "if (threadIdx.x == 0) {\n");
-          os << indent << "  unsigned char* lf_p = lf_partials + ((idx_t)" << acc->slot
-             << " * n * lf_splits + lf_o * lf_splits + lf_s) * 16;\n";
+          os << indent << "  unsigned char* lf_p = lf_partials + " << partial_index(acc->slot, "lf_s") << " * 16;\n";
           os << indent << "  *reinterpret_cast<" << t << "*>(lf_p) = " << a << "_v;\n";
           if (is_arg(acc->fn)) os << indent << "  *reinterpret_cast<lf_i64*>(lf_p + 8) = " << a << "_vi;\n";
           os << indent << "}\n";
@@ -407,15 +623,15 @@ std::string render_reduction(const KernelIR& ir) {
         os << "    " << at << " " << a << " = lf_" << name << "_identity<" << at << ">();\n";
         if (is_arg(acc->fn)) os << "    lf_i64 " << a << "_i = 9223372036854775807LL;\n";
         if (column) {
-          // This thread's outer element: its partials in split order.
-          os << "#pragma unroll 8\n";
+          // This thread's outer element: its partials in split order, all loads in flight at once (the fold is
+          // the kernel's tail: every other block has finished).
+          os << "#pragma unroll " << kMaxColumnSplits << "\n";
           os << "    for (idx_t lf_q = 0; lf_q < lf_splits; ++lf_q) {\n";
         } else {
           // Each thread folds the partials q = threadIdx.x, + blockDim.x, ... in order, then the block tree.
           os << "    for (idx_t lf_q = threadIdx.x; lf_q < lf_splits; lf_q += blockDim.x) {\n";
         }
-        os << "      const unsigned char* lf_p = lf_partials + ((idx_t)" << in.slot
-           << " * n * lf_splits + lf_o * lf_splits + lf_q) * 16;\n";
+        os << "      const unsigned char* lf_p = lf_partials + " << partial_index(in.slot, "lf_q") << " * 16;\n";
         os << "      const " << at << " lf_v = lf_load_partial<" << at << ">(lf_p);\n";
         if (is_arg(acc->fn)) {
           os << "      const lf_i64 lf_vi = lf_load_partial<lf_i64>(lf_p + 8);\n";
@@ -448,6 +664,13 @@ std::string render_reduction(const KernelIR& ir) {
 }
 
 } // namespace
+
+std::int64_t row_cache_bytes_per_element(const KernelIR& ir) {
+  std::int64_t bytes = 0;
+  for (int slot : row_cache_slots(ir, row_loops(ir)))
+    bytes += std::int64_t(itemsize(ir.inputs[std::size_t(slot)].dtype));
+  return bytes;
+}
 
 std::string render_cuda(const KernelIR& ir) {
   if (ir.schedule != Schedule::Elementwise) return render_reduction(ir);

@@ -3,6 +3,7 @@
 
 #include "codegen/KernelIR.h"
 
+#include <cstdint>
 #include <string>
 
 namespace lazyfuse::codegen {
@@ -17,13 +18,31 @@ inline constexpr int kBlockSize = 256;
 inline constexpr int kUnroll = 4;
 /// Most blocks one outer element's reduction is split over (Split schedule).
 inline constexpr int kMaxSplits = 1024;
+/// Most blocks a column tile's reductions are split over (ColumnSplit): one thread of the last block folds each
+/// column's partials.
+inline constexpr int kMaxColumnSplits = 64;
+
+/// Row-schedule kernels whose loops read the same row of an input more than once (softmax: the max, the sum of
+/// exponentials, the output) keep it in dynamic shared memory: the first loop that reads it stores it, the later
+/// ones read it back. Returns the cache's bytes per reduced element (0: the kernel has no such cache); the launch
+/// gives the kernel that times row_cache_elements(reduced) bytes of dynamic shared memory when that is at most
+/// kMaxRowCacheBytes, and the kernel reads its inputs again where it gets less.
+std::int64_t row_cache_bytes_per_element(const KernelIR& ir);
+/// Elements per group of a row cache for rows of `reduced` elements (each group starts on a whole vector): the
+/// launch's dynamic shared memory is row_cache_bytes_per_element(ir) * row_cache_elements(reduced).
+inline std::int64_t row_cache_elements(std::int64_t reduced) {
+  return (reduced + kElementsPerThread - 1) / kElementsPerThread * kElementsPerThread;
+}
+/// Most dynamic shared memory a launch gives a row cache (the default per-block limit, no opt-in needed).
+inline constexpr std::int64_t kMaxRowCacheBytes = 48 * 1024;
 
 /// Renders `ir` as CUDA C with no #include: the op prelude (graph/OpMath.inc) and one `extern "C"` kernel named
 /// ir.name, whose parameters are: inputs (const T* __restrict__), outputs (T* __restrict__), n, then the IR's
 /// parameters in slot order (index parameters as the kernel's index type, scalars as their dtype). The text
 /// depends only on the IR's structure: equal structures give equal source, byte for byte. Each thread runs a
 /// grid-stride loop over groups of kElementsPerThread elements, with vector loads of LoadLinear inputs and vector
-/// stores of outputs, and a scalar tail.
+/// stores of outputs, and a scalar tail. Row-schedule loops that read inputs at (offset + r) for the reduced index
+/// r read them in vectors too, when the row is aligned.
 std::string render_cuda(const KernelIR& ir);
 
 /// The C type the printer uses for `t` (e.g. "float", "lf_i64").

@@ -437,7 +437,10 @@ private:
     int offset = -1;
     for (std::size_t k = 0; k < c.size(); ++k) {
       if (n->shape[k] == 1) continue; // coordinate is always 0
-      int term = scaled(c[k], v.strides[k]);
+      // Loads of one input with one stride share the parameter, so that equal addresses in different loops are
+      // equal expressions (the CUDA printer's row cache recognizes rows read twice by them).
+      int term = scaled(c[k], v.strides[k],
+                        "in" + std::to_string(slot) + ":" + std::to_string(k) + ":" + std::to_string(v.strides[k]));
       offset = offset < 0 ? term : index_op(IrOp::IAdd, offset, term);
     }
     if (offset < 0) offset = index_const(0);

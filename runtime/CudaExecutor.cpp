@@ -146,6 +146,7 @@ public:
       }
     }
     std::int64_t blocks = 0;
+    unsigned shared_bytes = 0;
     std::shared_ptr<graph::Storage> scratch;
     switch (k.ir.schedule) {
     case codegen::Schedule::Elementwise: {
@@ -153,7 +154,12 @@ public:
       blocks = std::min<std::int64_t>((k.args.n + per_block - 1) / per_block, kernel->grid_limit);
       break;
     }
-    case codegen::Schedule::Row: blocks = std::min<std::int64_t>(k.args.n, kernel->grid_limit); break;
+    case codegen::Schedule::Row: {
+      blocks = std::min<std::int64_t>(k.args.n, kernel->grid_limit);
+      const std::int64_t cache = kernel->row_cache_bytes_per_element * codegen::row_cache_elements(k.args.reduced);
+      if (cache <= codegen::kMaxRowCacheBytes) shared_bytes = unsigned(cache);
+      break;
+    }
     case codegen::Schedule::Column: blocks = (k.args.n + codegen::kBlockSize - 1) / codegen::kBlockSize; break;
     case codegen::Schedule::ColumnSplit:
     case codegen::Schedule::Split: {
@@ -168,7 +174,7 @@ public:
       const std::int64_t per_part = column ? 16 : codegen::kBlockSize * 8; // elements each thread should read
       const std::int64_t useful = std::max<std::int64_t>(1, k.args.reduced / per_part);
       // Column partials are folded by one thread each (keep them few), row partials by a whole block.
-      const std::int64_t cap = column ? 64 : codegen::kMaxSplits;
+      const std::int64_t cap = column ? codegen::kMaxColumnSplits : codegen::kMaxSplits;
       const std::int64_t splits = std::min<std::int64_t>({want, useful, cap});
       std::int64_t loops = 0;
       for (auto& in : k.ir.code) loops += in.op == codegen::IrOp::Accumulate; // one partial per accumulator
@@ -186,7 +192,7 @@ public:
     }
     }
     auto pointers = args.pointers();
-    cuda::launch(kernel->function, unsigned(std::max<std::int64_t>(blocks, 1)), codegen::kBlockSize, 0,
+    cuda::launch(kernel->function, unsigned(std::max<std::int64_t>(blocks, 1)), codegen::kBlockSize, shared_bytes,
                  current_stream(), pointers.data());
     if (config::log_enabled("launch"))
       config::log("launch", k.ir.name + " n=" + std::to_string(k.args.n) + " grid=" + std::to_string(blocks) + "x" +

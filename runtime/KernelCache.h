@@ -12,7 +12,8 @@ namespace lazyfuse::runtime {
 struct LoadedKernel {
   cuda::Module module;
   CUfunction function = nullptr;
-  int grid_limit = 0; // most useful blocks: SMs x resident blocks per SM
+  int grid_limit = 0;                           // most useful blocks: SMs x resident blocks per SM
+  std::int64_t row_cache_bytes_per_element = 0; // codegen::row_cache_bytes_per_element, once per kernel
 };
 
 /// The loaded kernel for `ir` on `device`. The in-memory map (keyed by the IR's structural hash, with the IR

@@ -28,6 +28,7 @@
 #   MEMCHECK_TIMEOUT_S  per test program under compute-sanitizer (default 300)
 #   BENCH_TIMEOUT_S     per benchmark program (default 240)
 #   BENCH_ARGS          extra benchmark arguments (e.g. --benchmark_filter=Fused)
+#   BENCH_ONLY          the benchmark programs to run, by name (e.g. "bench_reductions bench_workloads")
 #   GPU_CHECK_COMMIT    the commit to name in summary.txt (default: git's HEAD here). The device tool copies the
 #                       working tree onto its own checkout, whose HEAD is not the tree's: pass
 #                       GPU_CHECK_COMMIT=$(git rev-parse --short HEAD) from the machine that sends the command.
@@ -239,6 +240,11 @@ if [[ -n ${WANT[bench]:-} ]]; then
     record bench FAIL 0 "not run: $NO_BUILD_REASON"
   else
     mapfile -t exes < <(find "$BUILD_DIR/bench" -maxdepth 1 -type f -perm -u+x 2>/dev/null | sort)
+    if [[ -n ${BENCH_ONLY:-} ]]; then
+      kept=()
+      for exe in "${exes[@]}"; do [[ " $BENCH_ONLY " == *" $(basename "$exe") "* ]] && kept+=("$exe"); done
+      exes=("${kept[@]}")
+    fi
     bad=() ok=0
     for exe in "${exes[@]}"; do
       name=$(basename "$exe") blog=$WORK/bench-$name.log

@@ -28,6 +28,13 @@ codegen::LoweredKernel lowered(std::vector<Array> outputs) {
   return codegen::lower(plan);
 }
 
+// The last kernel partitioning gives for `result` (earlier ones materialized first, as the runtime runs them).
+codegen::LoweredKernel lowered_last(const Array& result) {
+  auto plans = fusion::partition({result.node()}, {});
+  for (std::size_t p = 0; p + 1 < plans.size(); ++p) Array(plans[p].outputs[0]).eval();
+  return codegen::lower(plans.back());
+}
+
 // FileCheck-style: each pattern must appear, in order.
 void expect_in_order(const std::string& text, std::initializer_list<std::string> patterns) {
   std::size_t at = 0;
@@ -43,6 +50,37 @@ Array chain(const Array& x, const Array& y) {
 }
 
 } // namespace
+
+// Softmax reads each row three times: the first loop stores it in the shared-memory row cache, the others read it
+// back; all three read and write in vectors. A single loop (mean and variance) has no cache.
+TEST(Codegen, RowLoopsReadInVectorsAndCacheRowsReadTwice) {
+  auto m = random_array({300, 64}, DType::Float32);
+  auto e = exp(m - max(m, 1, true));
+  auto softmax = lowered_last(e / sum(e, 1, true));
+  ASSERT_EQ(softmax.ir.schedule, codegen::Schedule::Row);
+  EXPECT_EQ(codegen::row_cache_bytes_per_element(softmax.ir), 4);
+  expect_in_order(codegen::render_cuda(softmax.ir),
+                  {"extern __shared__", "lf_row_cache[]", "%%dynamic_smem_size",
+                   "lf_cached0 = lf_vector0 && lf_cache_fits", "lf_vec<float> lf_l",
+                   "*reinterpret_cast<const lf_vec<float>*>(in0 + ",
+                   "if (lf_cached0) *reinterpret_cast<lf_vec<float>*>(lf_cache0 + lf_rb) = ", "lf_block_reduce",
+                   "lf_cached0 ? *reinterpret_cast<lf_vec<float>*>(lf_cache0 + lf_rb) : ", "lf_block_reduce",
+                   "lf_cached0 ? ", "*reinterpret_cast<lf_vec<float>*>(out0 + ", "} else {", "out0["});
+
+  auto rowvar = lowered_last(mean(m * m, 1) - square(mean(m, 1)));
+  EXPECT_EQ(codegen::row_cache_bytes_per_element(rowvar.ir), 0);
+  const std::string src = codegen::render_cuda(rowvar.ir);
+  EXPECT_EQ(src.find("lf_row_cache"), std::string::npos);
+  expect_in_order(src, {"lf_vector0 = ", "*reinterpret_cast<const lf_vec<float>*>(in0 + ", "} else {", "in0["});
+
+  // Two inputs read twice, of two types: both cached, the wider first.
+  auto d = random_array({300, 64}, DType::Float64);
+  auto mixed = lowered_last((m - max(m, 1, true)) * d / sum(m * d, 1, true));
+  EXPECT_EQ(codegen::row_cache_bytes_per_element(mixed.ir), 12);
+  expect_in_order(codegen::render_cuda(mixed.ir),
+                  {"double* const lf_cache", "(lf_row_cache + lf_cache_row * 0)", "float* const lf_cache",
+                   "(lf_row_cache + lf_cache_row * 8)", "lf_cache_row * 12 <= lf_cache_bytes"});
+}
 
 TEST(Codegen, ChainRendersVectorLoadsAndNoIncludes) {
   auto x = random_array({1024}, DType::Float32), y = random_array({1024}, DType::Float32);
@@ -159,6 +197,11 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
   samples.push_back(e / sum(e, 1, true));
   samples.push_back(mean(rows * rows, 1) - square(mean(rows, 1)));
   samples.push_back(sum(square(rows - rows.T().T() * 2.0f)));
+  auto rows64 = random_array({300, 64}, DType::Float64), gamma = random_array({64}, DType::Float32);
+  auto e64 = exp(rows64 - max(rows64, 1, true));
+  samples.push_back(e64 / sum(e64, 1, true));
+  samples.push_back((rows - mean(rows, 1, true)) / sqrt(var(rows, 1, 0, true) + 1e-5f) * gamma);
+  samples.push_back((rows - max(rows, 1, true)) * rows64 / sum(rows * rows64, 1, true));
   // Outer reductions (the innermost axis kept): a thread per column, split over blocks or not.
   auto cols = random_array({64, 300}, DType::Float32);
   samples.push_back(sum(cols, 0));
@@ -170,10 +213,8 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
   for (std::size_t k = 0; k < samples.size(); ++k) {
     // The plans partition makes for the sample, each lowered as the runtime would (earlier plans' outputs are
     // materialized first, so later ones read them).
-    auto plans = fusion::partition({samples[k].node()}, {});
-    if (plans.empty()) continue; // already materialized (an astype to the same type)
-    for (std::size_t p = 0; p + 1 < plans.size(); ++p) Array(plans[p].outputs[0]).eval();
-    auto low = codegen::lower(plans.back());
+    if (fusion::partition({samples[k].node()}, {}).empty()) continue; // already materialized (an astype)
+    auto low = lowered_last(samples[k]);
     std::string src = codegen::render_cuda(low.ir);
     try {
       auto compiled = codegen::compile_cuda(src, low.ir.name, opt);

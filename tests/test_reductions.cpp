@@ -601,6 +601,66 @@ TEST(ReductionFused, LayerNorm) {
   }
 }
 
+// Rows that the CUDA printer reads in vectors, aligned or not, with or without its shared-memory row cache: rows of
+// a multiple of 4 elements (vectors, softmax cached), of 4097 (only even rows aligned: vectors and a scalar tail, or
+// scalar), of 13000 float32 and 7000 float64 (more than the cache's 48 KiB: read again), short rows, and a view
+// starting one element into each row. Every row kernel here has at least 256 rows (the Row schedule).
+TEST(ReductionFused, RowKernelsInVectorsWithAndWithoutTheRowCache) {
+  SEEDED(seed);
+  struct Case {
+    DType t;
+    Shape shape;
+    bool shifted; // read m[:, 1:] instead of m
+  };
+  const Case cases[] = {{DType::Float32, {300, 4096}, false},  {DType::Float32, {260, 4097}, false},
+                        {DType::Float32, {256, 13000}, false}, {DType::Float64, {256, 7000}, false},
+                        {DType::Float64, {300, 1000}, false},  {DType::Float32, {300, 6}, false},
+                        {DType::Float32, {300, 1025}, true}};
+  for (const Case& c : cases) {
+    const i64 rows = c.shape[0], all_cols = c.shape[1], skip = c.shifted ? 1 : 0, cols = all_cols - skip;
+    const auto v = uniform(std::size_t(rows * all_cols), -4, 4, seed.rng, c.t);
+    const auto gv = uniform(std::size_t(cols), 0.5, 1.5, seed.rng, c.t);
+    Array m = typed(c.t, v, c.shape);
+    if (c.shifted) m = m(lf::slice(lf::none, lf::none), lf::slice(1, lf::none));
+    const Array gamma = typed(c.t, gv, {cols});
+    const std::string ctx = name(c.t) + " " + str(c.shape) + (c.shifted ? " [:, 1:]" : "");
+    auto at = [&](i64 i, i64 j) { return ld(v[std::size_t(i * all_cols + j + skip)]); };
+
+    Array e = lf::exp(m - lf::max(m, 1, true));
+    Array softmax = e / lf::sum(e, 1, true);
+    Array norm = (m - lf::mean(m, 1, true)) / lf::sqrt(lf::var(m, 1, 0, true) + 1e-5) * gamma;
+    Array rowvar = lf::mean(m * m, 1) - lf::square(lf::mean(m, 1));
+    Array best = lf::argmax(m, 1);
+    std::vector<ld> want_s(std::size_t(rows * cols)), tol_s(want_s.size()), want_n(want_s.size()), tol_n(want_s.size());
+    std::vector<ld> want_v(static_cast<std::size_t>(rows)), tol_v(want_v.size()), want_a(want_v.size()),
+        zero(want_v.size(), 0);
+    for (i64 i = 0; i < rows; ++i) {
+      std::vector<ld> row(static_cast<std::size_t>(cols));
+      for (i64 j = 0; j < cols; ++j) row[std::size_t(j)] = at(i, j);
+      const ld mx = *std::max_element(row.begin(), row.end());
+      ld sum = 0;
+      for (ld x : row) sum += std::exp(x - mx);
+      const ld mu = ref_sum(row) / ld(cols), var = ref_var(row, 0);
+      std::vector<ld> sq(row.size());
+      for (std::size_t j = 0; j < row.size(); ++j) sq[j] = row[j] * row[j];
+      want_v[std::size_t(i)] = var;
+      tol_v[std::size_t(i)] = tol_of(c.t) * 4 * (ref_sum(sq) / ld(cols) + 1);
+      want_a[std::size_t(i)] = ld(std::max_element(row.begin(), row.end()) - row.begin());
+      for (i64 j = 0; j < cols; ++j) {
+        const std::size_t k = std::size_t(i * cols + j);
+        want_s[k] = std::exp(row[std::size_t(j)] - mx) / sum;
+        tol_s[k] = tol_of(c.t) * want_s[k] + 1e-30L;
+        want_n[k] = (row[std::size_t(j)] - mu) / std::sqrt(var + 1e-5L) * gv[std::size_t(j)];
+        tol_n[k] = tol_of(c.t) * (1 + std::fabs(want_n[k]));
+      }
+    }
+    expect_values(softmax, want_s, tol_s, "softmax " + ctx);
+    expect_values(norm, want_n, tol_n, "layer norm " + ctx);
+    expect_values(rowvar, want_v, tol_v, "rowvar " + ctx);
+    expect_values(best, want_a, zero, "argmax " + ctx);
+  }
+}
+
 TEST(ReductionFused, VarianceFromMeans) {
   SEEDED(seed);
   for (DType t : {DType::Float32, DType::Float64}) {

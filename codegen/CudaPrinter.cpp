@@ -4,6 +4,7 @@
 #include "graph/Ops.h"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 #include <string_view>
 
@@ -134,6 +135,18 @@ template <class T> __device__ __forceinline__ T lf_shfl_down(T v, int off) { ret
 template <> __device__ __forceinline__ bool lf_shfl_down<bool>(bool v, int off) { return __shfl_down_sync(0xffffffffu, (int)v, off) != 0; }
 #define LF_REDUCE_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return lf_##name##_combine(a, b); } };
 LF_REDUCE_OP(sum) LF_REDUCE_OP(prod) LF_REDUCE_OP(min) LF_REDUCE_OP(max) LF_REDUCE_OP(any) LF_REDUCE_OP(all)
+// The warp's result in lane 0.
+template <class T, class Op> __device__ __forceinline__ T lf_warp_reduce(T v, Op op) {
+  for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
+  return v;
+}
+template <class T, class Better> __device__ __forceinline__ void lf_warp_argreduce(T& v, lf_i64& i, Better better) {
+  for (int off = 16; off > 0; off >>= 1) {
+    T ov = lf_shfl_down(v, off);
+    lf_i64 oi = lf_shfl_down(i, off);
+    if (better(ov, oi, v, i)) { v = ov; i = oi; }
+  }
+}
 // Every thread gets the result. `shared` holds at least 32 values of T.
 template <class T, class Op> __device__ __forceinline__ T lf_block_reduce(T v, Op op, T identity, T* shared) {
   for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
@@ -181,49 +194,59 @@ template <class T, class Better> __device__ __forceinline__ void lf_block_argred
 }
 )";
 
-// ---- Row loops in vectors ----
+// ---- Row loops in vectors, and the row cache ----
 // In a Row-schedule loop over r, a load at address X + r (X invariant in the loop) reads kElementsPerThread
 // consecutive elements of a row at once; so does a StoreAt. Each thread then takes groups of elements starting at
 // multiples of kElementsPerThread, the same groups in every loop of the kernel, which is what lets a later loop read
-// back (from shared memory) the very elements the same thread stored there in an earlier loop: no synchronization.
+// back (from shared memory) the very values the same thread stored there in an earlier loop: no synchronization.
+// A value a later loop needs that an earlier loop computed (the row itself; softmax's exponentials) is such a value:
+// the earlier loop stores it, the later one reads it instead of reading and computing it again.
 
 struct RowLoop {
   std::size_t begin = 0, end = 0; // LoopBegin, LoopEnd
-  std::vector<bool> varies;       // per instruction of the kernel: inside this loop and depends on r
+  std::vector<bool> varies;       // per instruction: inside this loop and depends on r
   std::vector<int> base;          // per vector Load/StoreAt: the X of X + r (kNoBase: the address is r), else -1
-  std::vector<int> cache_group;   // per vector Load: its row-cache group, or -1
-  std::vector<bool> stores_cache; // per vector Load: the first loop reading its group (it fills the cache)
-  bool vector = false;            // some load or store reads in vectors
+  std::vector<int> reads;         // per instruction: the cache group the cached version reads it from, or -1
+  std::vector<int> writes;        // per instruction: the cache group this loop stores it into, or -1
+  std::vector<bool> live;         // per instruction: computed in the cached version
+  bool vector = false;            // has a vector path: vector accesses or cache reads
+  bool reads_cache = false;
 };
 constexpr int kNoBase = -2;
 
-// A key equal for two loop-invariant index expressions that compute the same value in every loop.
-std::string invariant_key(const KernelIR& ir, int id) {
+struct RowCache {
+  std::vector<RowLoop> loops;
+  std::vector<int> region;        // per group: its region of shared memory (groups whose lives do not overlap share)
+  std::vector<DType> region_type; // per region
+};
+
+// Equal keys: equal values at the same r. Instructions outside the loop are themselves; pure ops inside it are
+// keyed by their operands, so that two loops' equal expressions (over their own r) get one key.
+std::string loop_key(const KernelIR& ir, const RowLoop& L, int id) {
   const Instr& in = ir.code[std::size_t(id)];
-  switch (in.op) {
-  case IrOp::OuterIndex: return "o";
-  case IrOp::IndexParam: return "p" + std::to_string(in.slot);
-  case IrOp::IndexConst: return std::to_string(in.imm);
-  default: break;
-  }
-  std::string k = std::string(ir_op_name(in.op)) + "(";
-  if (in.op == IrOp::Coord) k += std::to_string(in.slot) + "," + std::to_string(in.imm) + ",";
-  for (int a : {in.a, in.b})
-    if (a >= 0) k += invariant_key(ir, a) + ",";
+  // Parameters and constants are declared once for the whole kernel wherever they first appear.
+  const bool everywhere = in.op == IrOp::IndexParam || in.op == IrOp::ScalarParam || in.op == IrOp::IndexConst;
+  if (everywhere || std::size_t(id) <= L.begin || std::size_t(id) >= L.end) return "#" + std::to_string(id);
+  std::string k = std::to_string(int(in.op)) + "." + std::to_string(int(in.dtype)) + "." + std::to_string(in.fn) + "." +
+                  std::to_string(in.slot) + "." + std::to_string(in.imm) + "(";
+  for (int a : {in.a, in.b, in.c})
+    if (a >= 0) k += (std::size_t(a) == L.begin ? std::string("r") : loop_key(ir, L, a)) + ",";
   return k + ")";
 }
 
-std::vector<RowLoop> row_loops(const KernelIR& ir) {
-  std::vector<RowLoop> loops;
-  if (ir.schedule != Schedule::Row) return loops;
+RowCache row_cache(const KernelIR& ir) {
+  RowCache rc;
+  if (ir.schedule != Schedule::Row) return rc;
+  auto& loops = rc.loops;
   for (std::size_t k = 0; k < ir.code.size(); ++k) {
     if (ir.code[k].op != IrOp::LoopBegin) continue;
     RowLoop L;
     L.begin = k;
     L.varies.assign(ir.code.size(), false);
     L.base.assign(ir.code.size(), -1);
-    L.cache_group.assign(ir.code.size(), -1);
-    L.stores_cache.assign(ir.code.size(), false);
+    L.reads.assign(ir.code.size(), -1);
+    L.writes.assign(ir.code.size(), -1);
+    L.live.assign(ir.code.size(), true);
     L.varies[k] = true;
     for (L.end = k + 1; L.end < ir.code.size(); ++L.end) {
       const Instr& in = ir.code[L.end];
@@ -247,35 +270,81 @@ std::vector<RowLoop> row_loops(const KernelIR& ir) {
     }
     loops.push_back(std::move(L));
   }
-  // Row-cache groups: vector loads of one input at one offset, in two or more loops.
-  std::vector<std::pair<std::string, std::vector<std::pair<std::size_t, std::size_t>>>> groups; // key -> (loop, load)
-  for (std::size_t l = 0; l < loops.size(); ++l)
-    for (std::size_t b = loops[l].begin + 1; b < loops[l].end; ++b) {
-      const Instr& in = ir.code[b];
-      if (in.op != IrOp::Load || loops[l].base[b] == -1) continue;
-      const std::string key = std::to_string(in.slot) + ":" +
-                              (loops[l].base[b] == kNoBase ? std::string("0") : invariant_key(ir, loops[l].base[b]));
-      auto it = std::find_if(groups.begin(), groups.end(), [&](auto& g) { return g.first == key; });
-      if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
-      it->second.push_back({l, b});
+  // A value is cached when a later loop needs it and an earlier one with a vector path computed it: the earliest
+  // such loop stores it (it computes it there itself: its operands appear no earlier). Values of the element type
+  // only (loads and arithmetic; not index arithmetic), and only the largest ones a loop needs.
+  std::vector<std::pair<std::string, std::size_t>> first;      // key -> loop that computes it first
+  std::vector<std::pair<std::size_t, std::size_t>> group_life; // per group: (writing loop, last reading loop)
+  std::vector<std::pair<std::string, int>> groups;             // key -> group
+  auto is_value = [&](const Instr& in) {
+    return in.op == IrOp::Load || in.op == IrOp::LoadLinear || in.op == IrOp::Unary || in.op == IrOp::Binary ||
+           in.op == IrOp::Cast || in.op == IrOp::Select;
+  };
+  for (std::size_t l = 0; l < loops.size(); ++l) {
+    RowLoop& L = loops[l];
+    std::vector<std::string> keys(ir.code.size());
+    std::vector<int> from(ir.code.size(), -1); // the earlier loop computing the same value
+    for (std::size_t b = L.begin + 1; b < L.end; ++b) {
+      if (!L.varies[b] || !is_value(ir.code[b])) continue;
+      keys[b] = loop_key(ir, L, int(b));
+      for (auto& [key, loop] : first)
+        if (key == keys[b] && loops[loop].vector) from[b] = int(loop);
     }
-  int cached = 0;
-  for (auto& [key, uses] : groups) {
-    if (uses.back().first == uses.front().first) continue; // read in one loop only
-    for (auto& [l, b] : uses) loops[l].cache_group[b] = cached;
-    loops[uses.front().first].stores_cache[uses.front().second] = true;
-    ++cached;
-  }
-  return loops;
-}
-
-// The row cache's groups in order: the input slot each caches.
-std::vector<int> row_cache_slots(const KernelIR& ir, const std::vector<RowLoop>& loops) {
-  std::vector<int> slots;
-  for (auto& L : loops)
+    // Live in the cached version: walk back from the loop's effects; a value from the cache needs no operands.
+    std::vector<bool> live(ir.code.size(), false);
+    for (std::size_t b = L.end; b-- > L.begin + 1;) {
+      const Instr& in = ir.code[b];
+      if (in.op == IrOp::Accumulate || in.op == IrOp::StoreAt) live[b] = true;
+      if (!live[b] || from[b] >= 0) continue;
+      for (int a : {in.a, in.b, in.c})
+        if (a > int(L.begin) && std::size_t(a) < L.end) live[std::size_t(a)] = true;
+    }
+    for (std::size_t b = L.begin + 1; b < L.end; ++b) {
+      if (!L.varies[b]) continue; // hoisted (index arithmetic) or invariant: printed as before
+      L.live[b] = live[b];
+      if (!live[b] || from[b] < 0) continue;
+      auto it = std::find_if(groups.begin(), groups.end(), [&](auto& g) { return g.first == keys[b]; });
+      if (it == groups.end()) {
+        it = groups.insert(groups.end(), {keys[b], int(group_life.size())});
+        group_life.push_back({std::size_t(from[b]), l});
+        // The writing loop's instruction with this key.
+        RowLoop& W = loops[std::size_t(from[b])];
+        for (std::size_t w = W.begin + 1; w < W.end; ++w)
+          if (W.varies[w] && is_value(ir.code[w]) && loop_key(ir, W, int(w)) == keys[b]) {
+            W.writes[w] = it->second;
+            break;
+          }
+      }
+      group_life[std::size_t(it->second)].second = l;
+      L.reads[b] = it->second;
+      L.reads_cache = true;
+      L.vector = true;
+    }
     for (std::size_t b = L.begin + 1; b < L.end; ++b)
-      if (L.stores_cache[b]) slots.push_back(ir.code[b].slot);
-  return slots;
+      if (L.varies[b] && is_value(ir.code[b]) &&
+          std::find_if(first.begin(), first.end(), [&](auto& f) { return f.first == keys[b]; }) == first.end())
+        first.push_back({keys[b], l});
+  }
+  // Regions: a group may take the region of one whose last reader is its writer (each thread reads its elements
+  // there before it stores the new ones) or earlier.
+  std::vector<std::size_t> region_free_after;
+  for (std::size_t g = 0; g < group_life.size(); ++g) {
+    DType t = DType::Float32;
+    for (auto& L : loops)
+      for (std::size_t b = L.begin + 1; b < L.end; ++b)
+        if (L.writes[b] == int(g)) t = ir.code[b].dtype;
+    int region = -1;
+    for (std::size_t q = 0; q < rc.region_type.size() && region < 0; ++q)
+      if (itemsize(rc.region_type[q]) == itemsize(t) && region_free_after[q] <= group_life[g].first) region = int(q);
+    if (region < 0) {
+      region = int(rc.region_type.size());
+      rc.region_type.push_back(t);
+      region_free_after.push_back(0);
+    }
+    region_free_after[std::size_t(region)] = group_life[g].second;
+    rc.region.push_back(region);
+  }
+  return rc;
 }
 
 bool is_arg(std::uint8_t fn) {
@@ -322,7 +391,13 @@ std::string render_reduction(const KernelIR& ir) {
   if (split)
     os << ", unsigned char* __restrict__ lf_partials, unsigned int* __restrict__ lf_tickets, const idx_t lf_splits";
   os << ") {\n";
-  os << "  __shared__ double lf_shared[64];\n";
+  // Block reductions: 32 slots of 8 bytes per accumulator of a loop (two for arg reductions), at least 64.
+  std::map<int, int> slots_per_loop;
+  for (auto& in : ir.code)
+    if (in.op == IrOp::Accumulate) slots_per_loop[in.c] += is_arg(in.fn) ? 2 : 1;
+  int slots = 2;
+  for (auto& [loop, n] : slots_per_loop) slots = std::max(slots, n);
+  os << "  __shared__ double lf_shared[" << 32 * slots << "];\n";
   // Parameters and constants first: they are visible in every loop.
   for (std::size_t k = 0; k < ir.code.size(); ++k) {
     const Instr& in = ir.code[k];
@@ -365,29 +440,34 @@ std::string render_reduction(const KernelIR& ir) {
   } else {
     os << "  for (idx_t lf_o = blockIdx.x; lf_o < n; lf_o += gridDim.x) {\n";
   }
-  const std::vector<RowLoop> loops = row_loops(ir);
-  const std::vector<int> cache_slots = row_cache_slots(ir, loops);
-  if (!cache_slots.empty()) {
-    // The row cache: one row of each group, the widest types first (every group starts on a whole vector). Used
+  const RowCache cache = row_cache(ir);
+  const std::vector<RowLoop>& loops = cache.loops;
+  if (!cache.region.empty()) {
+    // The row cache: one row per region, the widest types first (every region starts on a whole vector). Used
     // only where the launch gave enough dynamic shared memory.
     const std::string len = v(ir.code[loops.front().begin].a);
     os << "    extern __shared__ __align__(16) unsigned char lf_row_cache[];\n";
     os << "    unsigned lf_cache_bytes;\n    asm(\"mov.u32 %0, %%dynamic_smem_size;\" : \"=r\"(lf_cache_bytes));\n";
     os << "    const unsigned long long lf_cache_row = ((unsigned long long)" << len << " + " << kElementsPerThread - 1
        << ") / " << kElementsPerThread << " * " << kElementsPerThread << ";\n";
-    std::vector<std::size_t> order(cache_slots.size());
-    for (std::size_t g = 0; g < order.size(); ++g) order[g] = g;
-    auto size_of = [&](std::size_t g) { return itemsize(ir.inputs[std::size_t(cache_slots[g])].dtype); };
+    std::vector<std::size_t> order(cache.region_type.size());
+    for (std::size_t q = 0; q < order.size(); ++q) order[q] = q;
+    auto size_of = [&](std::size_t q) { return itemsize(cache.region_type[q]); };
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return size_of(a) > size_of(b); });
-    std::size_t offset = 0;
-    for (std::size_t g : order) {
-      const char* t = cuda_type(ir.inputs[std::size_t(cache_slots[g])].dtype);
-      os << "    " << t << "* const lf_cache" << g << " = reinterpret_cast<" << t << "*>(lf_row_cache + lf_cache_row * "
-         << offset << ");\n";
-      os << "    bool lf_cached" << g << " = false;\n";
-      offset += size_of(g);
+    std::vector<std::size_t> offset(order.size());
+    std::size_t bytes = 0;
+    for (std::size_t q : order) {
+      offset[q] = bytes;
+      bytes += size_of(q);
     }
-    os << "    const bool lf_cache_fits = lf_cache_row * " << offset << " <= lf_cache_bytes;\n";
+    for (std::size_t g = 0; g < cache.region.size(); ++g) {
+      const std::size_t q = std::size_t(cache.region[g]);
+      const char* t = cuda_type(cache.region_type[q]);
+      os << "    " << t << "* const lf_cache" << g << " = reinterpret_cast<" << t << "*>(lf_row_cache + lf_cache_row * "
+         << offset[q] << ");\n";
+      os << "    bool lf_cached" << g << " = false;\n";
+    }
+    os << "    const bool lf_cache_fits = lf_cache_row * " << bytes << " <= lf_cache_bytes;\n";
   }
   std::string indent = "    ";
   std::vector<std::size_t> deferred;
@@ -440,11 +520,13 @@ std::string render_reduction(const KernelIR& ir) {
       const RowLoop* row = nullptr; // Row schedule only
       for (auto& L : loops)
         if (L.begin == k) row = &L;
-      // The loop's body, for the element r; `vec`: where vector loads hold the values (element j of each).
-      auto print_loop_body = [&](const std::string& ind, bool vec) {
+      // The loop's body, for the element r. `vec`: in the vector path, where vector loads hold the values (element j
+      // of each); `cached`: the version that reads values from the row cache (their operands are not computed).
+      auto print_loop_body = [&](const std::string& ind, bool vec, bool cached) {
         for (std::size_t b = k + 1; b < end; ++b) {
           const Instr& bi = ir.code[b];
           if (row && !row->varies[b] && (is_index_op(bi.op) || is_predicate_op(bi.op))) continue; // hoisted
+          if (cached && !row->live[b]) continue;
           if (bi.op == IrOp::Accumulate) {
             const std::string a = "lf_acc" + std::to_string(bi.slot);
             const std::string name(graph::name_of(graph::ReduceOp(bi.fn)));
@@ -456,14 +538,18 @@ std::string render_reduction(const KernelIR& ir) {
               os << ind << a << "[lf_u] = lf_" << name << "_combine(" << a << "[lf_u], " << v(bi.a) << ");\n";
             continue;
           }
-          if (vec && row->base[b] != -1) {
+          if (cached && row->reads[b] >= 0) {
+            os << ind << "const " << cuda_type(bi.dtype) << " " << v(int(b)) << " = lf_c" << b << ".v[j];\n";
+          } else if (vec && row->base[b] != -1) {
             if (bi.op == IrOp::Load)
               os << ind << "const " << cuda_type(bi.dtype) << " " << v(int(b)) << " = lf_l" << b << ".v[j];\n";
             else
               os << ind << "lf_s" << b << ".v[j] = " << v(bi.b) << ";\n";
-            continue;
+          } else {
+            print_one(b, ind);
           }
-          print_one(b, ind);
+          if (vec && row->writes[b] >= 0 && !(bi.op == IrOp::Load && row->base[b] != -1))
+            os << ind << "lf_w" << b << ".v[j] = " << v(int(b)) << ";\n";
         }
       };
       const std::string len = v(in.a);
@@ -478,23 +564,57 @@ std::string render_reduction(const KernelIR& ir) {
         const std::string base = bi.op == IrOp::Load ? "in" + std::to_string(bi.slot) : "out" + std::to_string(bi.slot);
         return base + (row->base[b] == kNoBase ? std::string() : " + " + v(row->base[b])) + " + lf_rb";
       };
+      auto vec_type = [&](std::size_t b) {
+        const Instr& bi = ir.code[b];
+        return "lf_vec<" +
+               std::string(cuda_type(bi.op == IrOp::StoreAt ? ir.outputs[std::size_t(bi.slot)] : bi.dtype)) + ">";
+      };
+      // One trip of the vector path over lf_rb .. lf_rb + V - 1.
+      auto print_vector_trip = [&](const std::string& ind, bool cached) {
+        for (std::size_t b = k + 1; b < end; ++b) {
+          const Instr& bi = ir.code[b];
+          const std::string vt = vec_type(b);
+          if (cached && row->reads[b] >= 0)
+            os << ind << "const " << vt << " lf_c" << b << " = *reinterpret_cast<const " << vt << "*>(lf_cache"
+               << row->reads[b] << " + lf_rb);\n";
+          else if (row->base[b] != -1 && bi.op == IrOp::StoreAt)
+            os << ind << vt << " lf_s" << b << ";\n";
+          else if (row->base[b] != -1 && (!cached || row->live[b]))
+            os << ind << "const " << vt << " lf_l" << b << " = *reinterpret_cast<const " << vt << "*>("
+               << vector_address(b) << ");\n";
+          if (row->writes[b] >= 0 && !(bi.op == IrOp::Load && row->base[b] != -1))
+            os << ind << vt << " lf_w" << b << ";\n";
+        }
+        os << "#pragma unroll\n";
+        os << ind << "for (int j = 0; j < " << kElementsPerThread << "; ++j) {\n";
+        os << ind << "  const idx_t " << r << " = lf_rb + j;\n";
+        print_loop_body(ind + "  ", true, cached);
+        os << ind << "}\n";
+        for (std::size_t b = k + 1; b < end; ++b) {
+          const Instr& bi = ir.code[b];
+          if (row->base[b] != -1 && bi.op == IrOp::StoreAt)
+            os << ind << "*reinterpret_cast<" << vec_type(b) << "*>(" << vector_address(b) << ") = lf_s" << b << ";\n";
+          if (row->writes[b] >= 0)
+            os << ind << "if (lf_cached" << row->writes[b] << ") *reinterpret_cast<" << vec_type(b) << "*>(lf_cache"
+               << row->writes[b] << " + lf_rb) = " << (bi.op == IrOp::Load && row->base[b] != -1 ? "lf_l" : "lf_w") << b
+               << ";\n";
+        }
+      };
       if (row && row->vector) {
-        // Vectors when every vector access of this row is aligned (the same test in every loop of the kernel for
-        // equal accesses, so a cached row is read back only where it was stored).
+        // Vectors when every vector access of this row is aligned. Each group of the row cache is stored by one loop
+        // in its vector path and read back by later loops in theirs, over the same elements of the same threads.
         const std::string ok = "lf_vector" + std::to_string(in.slot);
         os << indent << "const bool " << ok << " = true";
         for (std::size_t b = k + 1; b < end; ++b) {
           if (row->base[b] == -1) continue;
-          const Instr& bi = ir.code[b];
-          const char* t = cuda_type(bi.op == IrOp::Load ? bi.dtype : ir.outputs[std::size_t(bi.slot)]);
           std::string addr = vector_address(b);
           addr.resize(addr.size() - std::string(" + lf_rb").size());
-          os << " && (unsigned long long)(" << addr << ") % sizeof(lf_vec<" << t << ">) == 0";
+          os << " && (unsigned long long)(" << addr << ") % sizeof(" << vec_type(b) << ") == 0";
         }
         os << ";\n";
         for (std::size_t b = k + 1; b < end; ++b)
-          if (row->stores_cache[b])
-            os << indent << "lf_cached" << row->cache_group[b] << " = " << ok << " && lf_cache_fits;\n";
+          if (row->writes[b] >= 0)
+            os << indent << "lf_cached" << row->writes[b] << " = " << ok << " && lf_cache_fits;\n";
         os << indent << "if (" << ok << ") {\n";
         const std::string ind = indent + "  ";
         const std::string V = std::to_string(kElementsPerThread);
@@ -504,39 +624,21 @@ std::string render_reduction(const KernelIR& ir) {
         os << ind << "for (int lf_u = 0; lf_u < " << U << "; ++lf_u) {\n";
         os << ind << "  const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * " << V << ";\n";
         os << ind << "  if (lf_rb + " << V << " <= " << len << ") {\n";
-        for (std::size_t b = k + 1; b < end; ++b) {
-          if (row->base[b] == -1) continue;
-          const Instr& bi = ir.code[b];
-          if (bi.op == IrOp::StoreAt) {
-            os << ind << "    lf_vec<" << cuda_type(ir.outputs[std::size_t(bi.slot)]) << "> lf_s" << b << ";\n";
-            continue;
-          }
-          const std::string vt = "lf_vec<" + std::string(cuda_type(bi.dtype)) + ">";
-          const std::string global = "*reinterpret_cast<const " + vt + "*>(" + vector_address(b) + ")";
-          const int g = row->cache_group[b];
-          const std::string cached = "*reinterpret_cast<" + vt + "*>(lf_cache" + std::to_string(g) + " + lf_rb)";
-          if (g < 0) {
-            os << ind << "    const " << vt << " lf_l" << b << " = " << global << ";\n";
-          } else if (row->stores_cache[b]) {
-            os << ind << "    const " << vt << " lf_l" << b << " = " << global << ";\n";
-            os << ind << "    if (lf_cached" << g << ") " << cached << " = lf_l" << b << ";\n";
-          } else {
-            os << ind << "    const " << vt << " lf_l" << b << " = lf_cached" << g << " ? " << cached << " : " << global
-               << ";\n";
-          }
+        if (row->reads_cache) {
+          std::string all = "true";
+          for (std::size_t b = k + 1; b < end; ++b)
+            if (row->reads[b] >= 0) all += " && lf_cached" + std::to_string(row->reads[b]);
+          os << ind << "    if (" << all << ") {\n";
+          print_vector_trip(ind + "      ", true);
+          os << ind << "    } else {\n";
+          print_vector_trip(ind + "      ", false);
+          os << ind << "    }\n";
+        } else {
+          print_vector_trip(ind + "    ", false);
         }
-        os << "#pragma unroll\n";
-        os << ind << "    for (int j = 0; j < " << V << "; ++j) {\n";
-        os << ind << "      const idx_t " << r << " = lf_rb + j;\n";
-        print_loop_body(ind + "      ", true);
-        os << ind << "    }\n";
-        for (std::size_t b = k + 1; b < end; ++b)
-          if (row->base[b] != -1 && ir.code[b].op == IrOp::StoreAt)
-            os << ind << "    *reinterpret_cast<lf_vec<" << cuda_type(ir.outputs[std::size_t(ir.code[b].slot)])
-               << ">*>(" << vector_address(b) << ") = lf_s" << b << ";\n";
         os << ind << "  } else {\n";
         os << ind << "    for (idx_t " << r << " = lf_rb; " << r << " < " << len << "; ++" << r << ") {\n";
-        print_loop_body(ind + "      ", false);
+        print_loop_body(ind + "      ", false, false);
         os << ind << "    }\n";
         os << ind << "  }\n" << ind << "}\n" << ind << "}\n";
         os << indent << "} else {\n";
@@ -558,7 +660,7 @@ std::string render_reduction(const KernelIR& ir) {
       os << indent << "for (int lf_u = 0; lf_u < " << U << "; ++lf_u) {\n";
       os << indent << "  const idx_t " << r << " = lf_r0 + lf_u * " << step << ";\n";
       os << indent << "  if (" << r << " < " << len << ") {\n";
-      print_loop_body(indent + "    ", false);
+      print_loop_body(indent + "    ", false, false);
       os << indent << "  }\n" << indent << "}\n" << indent << "}\n";
       if (row && row->vector) os << indent << "}\n";
       for (const Instr* acc : accs) {
@@ -575,16 +677,64 @@ std::string render_reduction(const KernelIR& ir) {
         os << indent << "}\n";
         os << indent << t << " " << a << "_v = " << a << "[0];\n";
         if (is_arg(acc->fn)) os << indent << "lf_i64 " << a << "_vi = " << a << "_i[0];\n";
-        const std::string shared = "reinterpret_cast<" + std::string(t) + "*>(lf_shared)";
-        if (column) {
-          // Each thread holds its own outer element's reduction: nothing to combine across the block.
-        } else if (is_arg(acc->fn)) {
-          os << indent << "lf_block_argreduce(" << a << "_v, " << a << "_vi, lf_" << name << "_op(), lf_" << name
-             << "_identity<" << t << ">(), " << shared << ", reinterpret_cast<lf_i64*>(lf_shared + 32));\n";
-        } else {
-          os << indent << a << "_v = lf_block_reduce(" << a << "_v, lf_" << name << "_op(), lf_" << name << "_identity<"
-             << t << ">(), " << shared << ");\n";
+      }
+      // Column kernels: each thread holds its own outer element's reduction, nothing to combine across the block.
+      // Otherwise the loop's accumulators are combined over the block together, each in a fixed tree (warp
+      // shuffles, then one warp over the warps' results): one set of barriers for all of them.
+      if (!column) {
+        struct Combined {
+          std::string a, name, t, value, index; // accumulator, op, type, shared slots of values and of indices
+          bool arg;
+        };
+        std::vector<Combined> combined;
+        int area = 0; // 32 slots of 8 bytes each: the values, then (arg reductions) the indices
+        for (const Instr* acc : accs) {
+          const std::string t = cuda_type(acc->dtype);
+          combined.push_back(
+              {"lf_acc" + std::to_string(acc->slot), std::string(graph::name_of(graph::ReduceOp(acc->fn))), t,
+               "reinterpret_cast<" + t + "*>(lf_shared + " + std::to_string(32 * area) + ")",
+               "reinterpret_cast<lf_i64*>(lf_shared + " + std::to_string(32 * area + 32) + ")", is_arg(acc->fn)});
+          area += is_arg(acc->fn) ? 2 : 1;
         }
+        auto warp_reduce = [&](const std::string& ind) {
+          for (auto& c : combined) {
+            if (c.arg)
+              os << ind << "lf_warp_argreduce(" << c.a << "_v, " << c.a << "_vi, lf_" << c.name << "_op());\n";
+            else
+              os << ind << c.a << "_v = lf_warp_reduce(" << c.a << "_v, lf_" << c.name << "_op());\n";
+          }
+        };
+        warp_reduce(indent);
+        os << indent << "__syncthreads();\n";
+        os << indent << "if ((threadIdx.x & 31) == 0) {\n";
+        for (auto& c : combined) {
+          os << indent << "  " << c.value << "[threadIdx.x >> 5] = " << c.a << "_v;\n";
+          if (c.arg) os << indent << "  " << c.index << "[threadIdx.x >> 5] = " << c.a << "_vi;\n";
+        }
+        os << indent << "}\n" << indent << "__syncthreads();\n";
+        os << indent << "if (threadIdx.x < 32) {\n";
+        os << indent << "  const bool lf_live = threadIdx.x < (blockDim.x >> 5);\n";
+        for (auto& c : combined) {
+          os << indent << "  " << c.a << "_v = lf_live ? " << c.value << "[threadIdx.x] : lf_" << c.name << "_identity<"
+             << c.t << ">();\n";
+          if (c.arg)
+            os << indent << "  " << c.a << "_vi = lf_live ? " << c.index << "[threadIdx.x] : 9223372036854775807LL;\n";
+        }
+        warp_reduce(indent + "  ");
+        os << indent << "  if (threadIdx.x == 0) {\n";
+        for (auto& c : combined) {
+          os << indent << "    " << c.value << "[0] = " << c.a << "_v;\n";
+          if (c.arg) os << indent << "    " << c.index << "[0] = " << c.a << "_vi;\n";
+        }
+        os << indent << "  }\n" << indent << "}\n" << indent << "__syncthreads();\n";
+        for (auto& c : combined) {
+          os << indent << c.a << "_v = " << c.value << "[0];\n";
+          if (c.arg) os << indent << c.a << "_vi = " << c.index << "[0];\n";
+        }
+      }
+      for (const Instr* acc : accs) {
+        const std::string a = "lf_acc" + std::to_string(acc->slot);
+        const char* t = cuda_type(acc->dtype);
         if (split) {
           // Partial of this block: 16 bytes (value, then index) per (accumulator, outer, split); see partial_index.
           os << indent << (column ? "if (lf_active) {\n" : "if (threadIdx.x == 0) {\n");
@@ -667,8 +817,7 @@ std::string render_reduction(const KernelIR& ir) {
 
 std::int64_t row_cache_bytes_per_element(const KernelIR& ir) {
   std::int64_t bytes = 0;
-  for (int slot : row_cache_slots(ir, row_loops(ir)))
-    bytes += std::int64_t(itemsize(ir.inputs[std::size_t(slot)].dtype));
+  for (DType t : row_cache(ir).region_type) bytes += std::int64_t(itemsize(t));
   return bytes;
 }
 

@@ -12,7 +12,7 @@ namespace lazyfuse::runtime {
 struct LoadedKernel {
   cuda::Module module;
   CUfunction function = nullptr;
-  int grid_limit = 0;                           // most useful blocks: SMs x resident blocks per SM
+  int grid_limit = 0; // most useful blocks: SMs x resident blocks per SM
   // Facts of the IR the launch needs, found once per kernel rather than at every launch.
   std::int64_t row_cache_bytes_per_element = 0; // codegen::row_cache_bytes_per_element
   int strip_width_slot = -1;                    // codegen::strip_width_slot

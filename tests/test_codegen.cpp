@@ -64,35 +64,65 @@ Array views_3d(const Array& x) {
 
 } // namespace
 
-// Softmax reads each row three times: the first loop stores it in the shared-memory row cache, the others read it
-// back; all three read and write in vectors. A single loop (mean and variance) has no cache.
-TEST(Codegen, RowLoopsReadInVectorsAndCacheRowsReadTwice) {
+// Softmax reads each row three times. The first loop (the max) stores the row in the shared-memory row cache, the
+// second reads it back and stores the exponentials over it (the same region: each thread reads its elements before
+// it writes them), the third divides the exponentials without reading the input or computing exp again. All
+// three read and write in vectors. A kernel of one loop (mean and variance) has no cache.
+TEST(Codegen, RowLoopsReadInVectorsAndCacheWhatLaterLoopsNeed) {
   auto m = random_array({300, 64}, DType::Float32);
   auto e = exp(m - max(m, 1, true));
   auto softmax = lowered_last(e / sum(e, 1, true));
   ASSERT_EQ(softmax.ir.schedule, codegen::Schedule::Row);
   EXPECT_EQ(codegen::row_cache_bytes_per_element(softmax.ir), 4);
-  expect_in_order(codegen::render_cuda(softmax.ir),
-                  {"extern __shared__", "lf_row_cache[]", "%%dynamic_smem_size",
-                   "lf_cached0 = lf_vector0 && lf_cache_fits", "lf_vec<float> lf_l",
-                   "*reinterpret_cast<const lf_vec<float>*>(in0 + ",
-                   "if (lf_cached0) *reinterpret_cast<lf_vec<float>*>(lf_cache0 + lf_rb) = ", "lf_block_reduce",
-                   "lf_cached0 ? *reinterpret_cast<lf_vec<float>*>(lf_cache0 + lf_rb) : ", "lf_block_reduce",
-                   "lf_cached0 ? ", "*reinterpret_cast<lf_vec<float>*>(out0 + ", "} else {", "out0["});
+  const std::string src = codegen::render_cuda(softmax.ir);
+  expect_in_order(src, {"extern __shared__",
+                        "lf_row_cache[]",
+                        "%%dynamic_smem_size",
+                        "lf_cache0 = ",
+                        "lf_cache1 = ",
+                        "lf_cache_row * 4 <= lf_cache_bytes",
+                        "lf_cached0 = lf_vector0 && lf_cache_fits",
+                        "*reinterpret_cast<const lf_vec<float>*>(in0 + ",
+                        "if (lf_cached0) *reinterpret_cast<lf_vec<float>*>(lf_cache0 + lf_rb) = lf_l",
+                        "lf_warp_reduce(",
+                        "lf_cached1 = lf_vector1 && lf_cache_fits",
+                        "if (true && lf_cached0) {",
+                        "*reinterpret_cast<const lf_vec<float>*>(lf_cache0 + lf_rb)",
+                        "lf_exp(",
+                        "if (lf_cached1) *reinterpret_cast<lf_vec<float>*>(lf_cache1 + lf_rb) = lf_w",
+                        "lf_warp_reduce(",
+                        "if (true && lf_cached1) {",
+                        "*reinterpret_cast<const lf_vec<float>*>(lf_cache1 + lf_rb)",
+                        "lf_true_divide(",
+                        "*reinterpret_cast<lf_vec<float>*>(out0 + ",
+                        "} else {",
+                        "in0 + ",
+                        "lf_exp("});
+  // The cached version of the last loop neither reads the input nor computes exp.
+  const auto from = src.find("if (true && lf_cached1) {");
+  const auto to = src.find("} else {", from);
+  ASSERT_NE(to, std::string::npos);
+  const std::string cached = src.substr(from, to - from);
+  EXPECT_EQ(cached.find("lf_exp("), std::string::npos) << cached;
+  EXPECT_EQ(cached.find("in0"), std::string::npos) << cached;
 
   auto rowvar = lowered_last(mean(m * m, 1) - square(mean(m, 1)));
   EXPECT_EQ(codegen::row_cache_bytes_per_element(rowvar.ir), 0);
-  const std::string src = codegen::render_cuda(rowvar.ir);
-  EXPECT_EQ(src.find("lf_row_cache"), std::string::npos);
-  expect_in_order(src, {"lf_vector0 = ", "*reinterpret_cast<const lf_vec<float>*>(in0 + ", "} else {", "in0["});
+  const std::string one_loop = codegen::render_cuda(rowvar.ir);
+  EXPECT_EQ(one_loop.find("lf_row_cache"), std::string::npos);
+  expect_in_order(one_loop, {"lf_vector0 = ", "*reinterpret_cast<const lf_vec<float>*>(in0 + ", "} else {", "in0[",
+                             // both sums combined over the block behind one set of barriers
+                             "__syncthreads();", "(lf_shared + 0)[threadIdx.x >> 5] = lf_acc",
+                             "(lf_shared + 32)[threadIdx.x >> 5] = lf_acc", "__syncthreads();"});
 
-  // Two inputs read twice, of two types: both cached, the wider first.
+  // Two inputs read again by the output loop, of two types: both cached, the wider first.
   auto d = random_array({300, 64}, DType::Float64);
   auto mixed = lowered_last((m - max(m, 1, true)) * d / sum(m * d, 1, true));
   EXPECT_EQ(codegen::row_cache_bytes_per_element(mixed.ir), 12);
   expect_in_order(codegen::render_cuda(mixed.ir),
-                  {"double* const lf_cache", "(lf_row_cache + lf_cache_row * 0)", "float* const lf_cache",
-                   "(lf_row_cache + lf_cache_row * 8)", "lf_cache_row * 12 <= lf_cache_bytes"});
+                  {"float* const lf_cache0 = reinterpret_cast<float*>(lf_row_cache + lf_cache_row * 8)",
+                   "double* const lf_cache1 = reinterpret_cast<double*>(lf_row_cache + lf_cache_row * 0)",
+                   "lf_cache_row * 12 <= lf_cache_bytes"});
 }
 
 TEST(Codegen, ChainRendersVectorLoadsAndNoIncludes) {

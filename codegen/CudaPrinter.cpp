@@ -25,8 +25,7 @@ const char* cuda_type(DType t) {
 
 namespace {
 
-// Vector: elements base + j of the vector path; Scalar: element i, from scratch; Strip: element i of the strip path.
-enum class Mode { Vector, Scalar, Strip };
+enum class Mode { Vector, Scalar };
 
 // What graph/OpMath.inc expects each side to define (runtime/../graph/HostOps.h is the host's).
 constexpr const char* kPreludeDefinitions = "#define LF_HD __device__ __forceinline__\n"
@@ -48,35 +47,10 @@ std::string coord_expr(const KernelIR& ir, const Instr& in) {
   return e;
 }
 
-int root_linear_index(const KernelIR& ir) {
-  int root_lin = -1;
-  for (std::size_t k = 0; k < ir.code.size(); ++k)
-    if (ir.code[k].op == IrOp::LinearIndex) root_lin = int(k);
-  return root_lin;
-}
-
-// The unravel group of the output's linear index that the strip path walks (the first, so that the choice depends
-// only on the IR), or -1 when the kernel has no strip path (see has_strip_path).
-int strip_group(const KernelIR& ir) {
-  if (ir.schedule != Schedule::Elementwise) return -1;
-  const int root_lin = root_linear_index(ir);
-  bool loads = false;
-  int group = -1;
-  for (auto& in : ir.code) {
-    loads = loads || in.op == IrOp::Load;
-    if (in.op == IrOp::Coord && in.a == root_lin && ir.unravels[std::size_t(in.slot)].size() >= 2 &&
-        (group < 0 || in.slot < group))
-      group = in.slot;
-  }
-  return loads ? group : -1;
-}
-
 // `root_lin`: the LinearIndex instruction; in vector mode its unravelled coordinates come from u<g>_c<k>, computed
-// once per thread for `base`, with the last one stepped by j. In strip mode those of the strip group are u<g>_c<k>,
-// kept by the strip loop; other shapes the output's index is unravelled in are unravelled from i.
+// once per thread for `base`, with the last one stepped by j.
 void print_body(std::ostringstream& os, const KernelIR& ir, Mode mode, const std::string& indent, int root_lin,
                 std::size_t only = std::size_t(-1)) {
-  const int strip_g = mode == Mode::Strip ? strip_group(ir) : -1;
   for (std::size_t n = only == std::size_t(-1) ? 0 : only; n < ir.code.size(); ++n) {
     if (only != std::size_t(-1) && n != only) break;
     const Instr& in = ir.code[n];
@@ -113,8 +87,6 @@ void print_body(std::ostringstream& os, const KernelIR& ir, Mode mode, const std
       if (mode == Mode::Vector && in.a == root_lin) {
         os << "u" << in.slot << "_c" << in.imm;
         if (std::size_t(in.imm) + 1 == ir.unravels[std::size_t(in.slot)].size()) os << " + j";
-      } else if (mode == Mode::Strip && in.a == root_lin && in.slot == strip_g) {
-        os << "u" << in.slot << "_c" << in.imm;
       } else {
         os << coord_expr(ir, in);
       }
@@ -841,65 +813,6 @@ std::string render_reduction(const KernelIR& ir) {
   return os.str();
 }
 
-std::string param_of(const KernelIR& ir, int instr) {
-  return "p" + std::to_string(ir.code[std::size_t(instr)].slot);
-}
-
-// The strip path (see has_strip_path): the output as H x W, tiles of kBlockSize columns by kStripRows rows, a
-// thread per column of a tile. Ends the kernel when taken.
-void print_strip_path(std::ostringstream& os, const KernelIR& ir, int root_lin, int g) {
-  const auto& dims = ir.unravels[std::size_t(g)];
-  const std::size_t last = dims.size() - 1;
-  const std::string u = "u" + std::to_string(g), B = std::to_string(kBlockSize), R = std::to_string(kStripRows);
-  os << "  const idx_t lf_w = " << param_of(ir, dims[last]) << ";\n";
-  os << "  if (lf_w >= " << kStripMinWidth << ") {\n";
-  os << "    const idx_t lf_h = n / lf_w;\n";
-  os << "    const idx_t lf_col_tiles = (lf_w + " << B << " - 1) / " << B << ";\n";
-  os << "    const idx_t lf_tiles = lf_col_tiles * ((lf_h + " << R << " - 1) / " << R << ");\n";
-  os << "    for (idx_t lf_t = (idx_t)blockIdx.x; lf_t < lf_tiles; lf_t += (idx_t)gridDim.x) {\n";
-  os << "      const idx_t " << u << "_c" << last << " = lf_t % lf_col_tiles * " << B << " + (idx_t)threadIdx.x;\n";
-  os << "      const idx_t lf_row0 = lf_t / lf_col_tiles * " << R << ";\n";
-  // The leading coordinates of the tile's first row, unravelled once; the rows below step them.
-  os << "      idx_t lf_rest = lf_row0;\n";
-  for (std::size_t k = last; k-- > 0;) {
-    if (k == 0) {
-      os << "      idx_t " << u << "_c0 = lf_rest;\n";
-    } else {
-      os << "      idx_t " << u << "_c" << k << " = lf_rest % " << param_of(ir, dims[k]) << ";\n";
-      os << "      lf_rest = lf_rest / " << param_of(ir, dims[k]) << ";\n";
-    }
-  }
-  // Next row: the innermost leading coordinate steps, carrying into the ones above it when it wraps (the first
-  // never wraps: past the last row nothing is read).
-  std::string step = "++" + u + "_c0;";
-  for (std::size_t k = 1; k < last; ++k) {
-    const std::string c = u + "_c" + std::to_string(k);
-    step = "if (++" + c + " == " + param_of(ir, dims[k]) + ") { " + c + " = 0; " + step + " }";
-  }
-  const std::string col = u + "_c" + std::to_string(last);
-  // A tile whose rows all exist runs them with no guard in between, so that every row's loads can be in flight
-  // at once; only the last strip of rows checks each row.
-  os << "      if (" << col << " < lf_w && lf_row0 + " << R << " <= lf_h) {\n";
-  os << "#pragma unroll\n";
-  os << "        for (int lf_r = 0; lf_r < " << R << "; ++lf_r) {\n";
-  os << "          const idx_t i = (lf_row0 + lf_r) * lf_w + " << col << ";\n";
-  print_body(os, ir, Mode::Strip, "          ", root_lin);
-  os << "          " << step << "\n";
-  os << "        }\n";
-  // Not unrolled: it runs for one strip of rows in H / kStripRows, and unrolling it costs NVRTC time.
-  os << "      } else if (" << col << " < lf_w) {\n";
-  os << "#pragma unroll 1\n";
-  os << "        for (idx_t lf_rho = lf_row0; lf_rho < lf_h; ++lf_rho) {\n";
-  os << "          const idx_t i = lf_rho * lf_w + " << col << ";\n";
-  print_body(os, ir, Mode::Strip, "          ", root_lin);
-  os << "          " << step << "\n";
-  os << "        }\n";
-  os << "      }\n";
-  os << "    }\n";
-  os << "    return;\n";
-  os << "  }\n";
-}
-
 } // namespace
 
 std::int64_t row_cache_bytes_per_element(const KernelIR& ir) {
@@ -908,28 +821,20 @@ std::int64_t row_cache_bytes_per_element(const KernelIR& ir) {
   return bytes;
 }
 
-bool has_strip_path(const KernelIR& ir) {
-  return strip_group(ir) >= 0;
-}
-
-int strip_width_slot(const KernelIR& ir) {
-  const int g = strip_group(ir);
-  return g < 0 ? -1 : ir.code[std::size_t(ir.unravels[std::size_t(g)].back())].slot;
-}
-
 std::string render_cuda(const KernelIR& ir) {
   if (ir.schedule != Schedule::Elementwise) return render_reduction(ir);
   std::ostringstream os;
   print_header(os, ir, false);
   os << ") {\n";
   constexpr int V = kElementsPerThread;
-  const int root_lin = root_linear_index(ir);
-  if (const int g = strip_group(ir); g >= 0) print_strip_path(os, ir, root_lin, g);
+  int root_lin = -1;
+  for (std::size_t k = 0; k < ir.code.size(); ++k)
+    if (ir.code[k].op == IrOp::LinearIndex) root_lin = int(k);
   // Unravel groups of the output's own linear index: unravelled once per thread in the vector path.
   std::vector<bool> root_group(ir.unravels.size(), false);
   for (auto& in : ir.code)
     if (in.op == IrOp::Coord && in.a == root_lin) root_group[std::size_t(in.slot)] = true;
-  auto param = [&](int instr) { return param_of(ir, instr); };
+  auto param = [&](int instr) { return "p" + std::to_string(ir.code[std::size_t(instr)].slot); };
   os << "  const idx_t step = (idx_t)gridDim.x * blockDim.x * " << V << ";\n";
   os << "  for (idx_t base = ((idx_t)blockIdx.x * blockDim.x + threadIdx.x) * " << V << "; base < n; base += step) {\n";
   std::string vector_ok = "base + " + std::to_string(V) + " <= n";

@@ -150,19 +150,8 @@ public:
     std::shared_ptr<graph::Storage> scratch;
     switch (k.ir.schedule) {
     case codegen::Schedule::Elementwise: {
-      // The kernel takes its strip path on the same condition (codegen::has_strip_path).
-      const int width_slot = kernel->strip_width_slot;
-      const std::int64_t w = width_slot >= 0 ? k.args.params[std::size_t(width_slot)].i : 0;
-      std::int64_t tiles;
-      if (w >= codegen::kStripMinWidth) {
-        const std::int64_t rows = k.args.n / w;
-        tiles = (w + codegen::kBlockSize - 1) / codegen::kBlockSize *
-                ((rows + codegen::kStripRows - 1) / codegen::kStripRows);
-      } else {
-        const std::int64_t per_block = std::int64_t(codegen::kBlockSize) * codegen::kElementsPerThread;
-        tiles = (k.args.n + per_block - 1) / per_block;
-      }
-      blocks = std::min<std::int64_t>(tiles, kernel->grid_limit);
+      const std::int64_t per_block = std::int64_t(codegen::kBlockSize) * codegen::kElementsPerThread;
+      blocks = std::min<std::int64_t>((k.args.n + per_block - 1) / per_block, kernel->grid_limit);
       break;
     }
     case codegen::Schedule::Row: {

@@ -91,7 +91,6 @@ std::shared_ptr<const LoadedKernel> build(const codegen::KernelIR& ir, int devic
   int per_sm = cuda::max_active_blocks_per_sm(k->function, codegen::kBlockSize, 0);
   k->grid_limit = std::max(1, per_sm) * info.sm_count;
   k->row_cache_bytes_per_element = codegen::row_cache_bytes_per_element(ir);
-  k->strip_width_slot = codegen::strip_width_slot(ir);
   return k;
 }
 

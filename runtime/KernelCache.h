@@ -15,7 +15,6 @@ struct LoadedKernel {
   int grid_limit = 0; // most useful blocks: SMs x resident blocks per SM
   // Facts of the IR the launch needs, found once per kernel rather than at every launch.
   std::int64_t row_cache_bytes_per_element = 0; // codegen::row_cache_bytes_per_element
-  int strip_width_slot = -1;                    // codegen::strip_width_slot
 };
 
 /// The loaded kernel for `ir` on `device`. The in-memory map (keyed by the IR's structural hash, with the IR

@@ -49,19 +49,6 @@ Array chain(const Array& x, const Array& y) {
   return sqrt(abs(sin(x) * cos(y) + x * y * 0.5f - exp(-x * x)));
 }
 
-// One explicit step of the heat equation on u's interior (bench/bench_workloads.cpp).
-Array heat_step(const Array& u) {
-  auto in = slice(1, -1);
-  auto c = u(in, in);
-  return u.at(in, in).set(c + 0.1f * (u(slice(0, -2), in) + u(slice(2, none), in) + u(in, slice(2, none)) +
-                                      u(in, slice(0, -2)) - 4.0f * c));
-}
-
-// Views of a (4, 7, 302) array: a (3, 5, 300) output whose rows wrap over two leading dimensions.
-Array views_3d(const Array& x) {
-  return x(slice(1, none), slice(1, -1), slice(2, none)) * 2.0f + x(slice(0, -1), slice(0, -2), slice(0, -2));
-}
-
 } // namespace
 
 // Softmax reads each row three times. The first loop (the max) stores the row in the shared-memory row cache, the
@@ -137,53 +124,6 @@ TEST(Codegen, ChainRendersVectorLoadsAndNoIncludes) {
             "lf_sqrt(", "s0.v[j] = ", "*reinterpret_cast<lf_vec<float>*>(out0 + base) = s0;", "out0[i] = "});
   EXPECT_EQ(k.ir.inputs.size(), 2u);
   EXPECT_TRUE(k.ir.index32);
-}
-
-// Kernels reading views walk strips of rows (coalesced loads); the executor reads W from the same slot.
-TEST(Codegen, ViewKernelsRenderStripPath) {
-  auto u = random_array({64, 200}, DType::Float32);
-  auto k = lowered({heat_step(u)});
-  ASSERT_TRUE(codegen::has_strip_path(k.ir));
-  const int w = codegen::strip_width_slot(k.ir);
-  ASSERT_GE(w, 0);
-  EXPECT_EQ(k.args.params[std::size_t(w)].i, 200);
-  std::string src = codegen::render_cuda(k.ir);
-  expect_in_order(src, {"const idx_t lf_w = p" + std::to_string(w) + ";", "if (lf_w >= 128) {",
-                        "const idx_t lf_h = n / lf_w;",
-                        "for (idx_t lf_t = (idx_t)blockIdx.x; lf_t < lf_tiles; lf_t += (idx_t)gridDim.x) {",
-                        "const idx_t u0_c1 = lf_t % lf_col_tiles * 256 + (idx_t)threadIdx.x;", "idx_t u0_c0 = lf_rest;",
-                        // Whole tiles: rows unrolled, unguarded.
-                        "if (u0_c1 < lf_w && lf_row0 + 8 <= lf_h) {", "#pragma unroll\n",
-                        "for (int lf_r = 0; lf_r < 8; ++lf_r) {", "const idx_t i = (lf_row0 + lf_r) * lf_w + u0_c1;",
-                        "= u0_c0;", "= u0_c1;", "in0[i]", "? in1[v", "out0[i] = ", "++u0_c0;",
-                        // The last strip: row by row, up to H.
-                        "} else if (u0_c1 < lf_w) {", "for (idx_t lf_rho = lf_row0; lf_rho < lf_h; ++lf_rho) {",
-                        "const idx_t i = lf_rho * lf_w + u0_c1;", "out0[i] = ", "++u0_c0;", "return;",
-                        // The vector path stays, for narrow rows.
-                        "lf_vec<float> l0 = *reinterpret_cast<const lf_vec<float>*>(in0 + base)", "s0.v[j] = "});
-
-  auto x = random_array({6, 300}, DType::Float32), bias = random_array({300}, DType::Float32);
-  auto b = lowered({x + bias});
-  EXPECT_TRUE(codegen::has_strip_path(b.ir));
-  expect_in_order(codegen::render_cuda(b.ir), {"if (lf_w >= 128) {", "= u0_c1;", "in0[i]", "in1[v", "out0[i] = "});
-
-  auto k3 = lowered({views_3d(random_array({4, 7, 302}, DType::Float32))});
-  ASSERT_TRUE(codegen::has_strip_path(k3.ir));
-  EXPECT_EQ(k3.args.params[std::size_t(codegen::strip_width_slot(k3.ir))].i, 300);
-  expect_in_order(codegen::render_cuda(k3.ir),
-                  {"const idx_t u0_c2 = lf_t % lf_col_tiles * 256", "idx_t lf_rest = lf_row0;",
-                   "idx_t u0_c1 = lf_rest % p", "lf_rest = lf_rest / p", "idx_t u0_c0 = lf_rest;",
-                   "if (u0_c2 < lf_w && lf_row0 + 8 <= lf_h) {", "if (++u0_c1 == p", ") { u0_c1 = 0; ++u0_c0; }",
-                   "} else if (u0_c2 < lf_w) {", "if (++u0_c1 == p", ") { u0_c1 = 0; ++u0_c0; }"});
-
-  // Contiguous reads only (1-D or 2-D): nothing to coalesce, the vector path alone.
-  for (Shape shape : {Shape{1024}, Shape{8, 256}}) {
-    auto y = random_array(shape, DType::Float32), z = random_array(shape, DType::Float32);
-    auto c = lowered({chain(y, z)});
-    EXPECT_FALSE(codegen::has_strip_path(c.ir));
-    EXPECT_EQ(codegen::strip_width_slot(c.ir), -1);
-    EXPECT_EQ(codegen::render_cuda(c.ir).find("lf_w"), std::string::npos);
-  }
 }
 
 TEST(Codegen, KeyIgnoresShapesScalarsAndBuffers) {
@@ -268,11 +208,6 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
   samples.push_back(f.at(slice(5, 0, -2), 3).set(1.0f));
   samples.push_back(arange(0.0, 6.0, 0.5) + linspace(0, 1, 12));
   samples.push_back(eye(5, 7, 1, DType::Int32));
-  // The strip path: 2-D, 3-D and 4-D outputs of views and broadcasts.
-  samples.push_back(heat_step(random_array({20, 130}, DType::Float32)));
-  samples.push_back(random_array({6, 300}, DType::Float64) + random_array({300}, DType::Float64));
-  samples.push_back(views_3d(random_array({4, 7, 302}, DType::Float32)));
-  samples.push_back(random_array({2, 3, 5, 130}, DType::Int64) + random_array({3, 1, 130}, DType::Int64));
   // Reductions: many outer elements (row schedule) and few (split schedule), every reduction and dtype.
   for (DType t : {DType::Bool, DType::Int32, DType::Int64, DType::Float32, DType::Float64}) {
     for (Shape shape : {Shape{300, 9}, Shape{4, 1000}}) {

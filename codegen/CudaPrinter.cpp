@@ -616,31 +616,42 @@ std::string render_reduction(const KernelIR& ir) {
           if (row->writes[b] >= 0)
             os << indent << "lf_cached" << row->writes[b] << " = " << ok << " && lf_cache_fits;\n";
         os << indent << "if (" << ok << ") {\n";
-        const std::string ind = indent + "  ";
         const std::string V = std::to_string(kElementsPerThread);
-        os << ind << "for (idx_t lf_r0 = (idx_t)threadIdx.x * " << V << "; lf_r0 < " << len << "; lf_r0 += " << U
-           << " * blockDim.x * " << V << ") {\n";
-        os << "#pragma unroll\n";
-        os << ind << "for (int lf_u = 0; lf_u < " << U << "; ++lf_u) {\n";
-        os << ind << "  const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * " << V << ";\n";
-        os << ind << "  if (lf_rb + " << V << " <= " << len << ") {\n";
+        const std::string stride = U + " * blockDim.x * " + V;
+        // Whole trips first, with no test between their U vector loads (so all are in flight at once), then the
+        // last, partial trip. The cached and the uncached versions are separate loops for the same reason.
+        auto print_vector_loops = [&](const std::string& ind, bool cached) {
+          os << ind << "idx_t lf_r0 = (idx_t)threadIdx.x * " << V << ";\n";
+          os << ind << "for (; lf_r0 + " << stride << " - blockDim.x * " << V << " + " << V << " <= " << len
+             << "; lf_r0 += " << stride << ") {\n";
+          os << "#pragma unroll\n";
+          os << ind << "  for (int lf_u = 0; lf_u < " << U << "; ++lf_u) {\n";
+          os << ind << "    const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * " << V << ";\n";
+          print_vector_trip(ind + "    ", cached);
+          os << ind << "  }\n" << ind << "}\n";
+          os << ind << "if (lf_r0 < " << len << ") {\n";
+          os << "#pragma unroll\n";
+          os << ind << "  for (int lf_u = 0; lf_u < " << U << "; ++lf_u) {\n";
+          os << ind << "    const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * " << V << ";\n";
+          os << ind << "    if (lf_rb + " << V << " <= " << len << ") {\n";
+          print_vector_trip(ind + "      ", cached);
+          os << ind << "    } else {\n";
+          os << ind << "      for (idx_t " << r << " = lf_rb; " << r << " < " << len << "; ++" << r << ") {\n";
+          print_loop_body(ind + "        ", false, false);
+          os << ind << "      }\n" << ind << "    }\n" << ind << "  }\n" << ind << "}\n";
+        };
         if (row->reads_cache) {
           std::string all = "true";
           for (std::size_t b = k + 1; b < end; ++b)
             if (row->reads[b] >= 0) all += " && lf_cached" + std::to_string(row->reads[b]);
-          os << ind << "    if (" << all << ") {\n";
-          print_vector_trip(ind + "      ", true);
-          os << ind << "    } else {\n";
-          print_vector_trip(ind + "      ", false);
-          os << ind << "    }\n";
+          os << indent << "  if (" << all << ") {\n";
+          print_vector_loops(indent + "    ", true);
+          os << indent << "  } else {\n";
+          print_vector_loops(indent + "    ", false);
+          os << indent << "  }\n";
         } else {
-          print_vector_trip(ind + "    ", false);
+          print_vector_loops(indent + "  ", false);
         }
-        os << ind << "  } else {\n";
-        os << ind << "    for (idx_t " << r << " = lf_rb; " << r << " < " << len << "; ++" << r << ") {\n";
-        print_loop_body(ind + "      ", false, false);
-        os << ind << "    }\n";
-        os << ind << "  }\n" << ind << "}\n" << ind << "}\n";
         os << indent << "} else {\n";
       }
       std::string start;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <regex>
 
 using namespace lazyfuse;
 
@@ -124,6 +125,31 @@ TEST(Codegen, ChainRendersVectorLoadsAndNoIncludes) {
             "lf_sqrt(", "s0.v[j] = ", "*reinterpret_cast<lf_vec<float>*>(out0 + base) = s0;", "out0[i] = "});
   EXPECT_EQ(k.ir.inputs.size(), 2u);
   EXPECT_TRUE(k.ir.index32);
+}
+
+// A heat-equation step reads five shifted views of one array. Their addresses step by one with a thread's element, so
+// the vector path reads each view's four values before its loop over them: one vector load where all four are
+// wanted and aligned, else one by one. A transposed view (step: the row stride) is read element by element.
+TEST(Codegen, ViewLoadsSteppingByOneReadFourValuesAtOnce) {
+  auto u = random_array({64, 64}, DType::Float32);
+  auto in = slice(1, -1);
+  auto c = u(in, in);
+  auto step =
+      c + 0.1f * (u(slice(0, -2), in) + u(slice(2, none), in) + u(in, slice(2, none)) + u(in, slice(0, -2)) - 4.0f * c);
+  auto heat = lowered_last(u.at(in, in).set(step));
+  const std::string src = codegen::render_cuda(heat.ir);
+  const std::regex vector_load(R"(lf_g\d+ = \*reinterpret_cast<const lf_vec<float>\*>\(in)");
+  const auto vector_loads =
+      std::distance(std::sregex_iterator(src.begin(), src.end(), vector_load), std::sregex_iterator());
+  expect_in_order(src, {"bool lf_p", "if (j == 0) lf_a", "lf_vec<float> lf_g", "% sizeof(lf_vec<float>) == 0) {",
+                        "= *reinterpret_cast<const lf_vec<float>*>(in", "} else {", "lf_g", ".v[j] = lf_p",
+                        "for (int j = 0; j < 4; ++j) {", ".v[j];"});
+  EXPECT_EQ(heat.ir.inputs.size(), 6u);
+  EXPECT_EQ(vector_loads, 5) << src; // the five views; the array itself is a LoadLinear
+
+  auto m = random_array({64, 64}, DType::Float32);
+  const std::string transposed = codegen::render_cuda(lowered({m.T() + m}).ir);
+  EXPECT_FALSE(std::regex_search(transposed, std::regex(R"(lf_g\d+)"))) << transposed;
 }
 
 TEST(Codegen, KeyIgnoresShapesScalarsAndBuffers) {

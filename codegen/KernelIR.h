@@ -5,9 +5,9 @@
 // from the op table, selects, and stores of the outputs at i. Every backend consumes this one IR: the CPU
 // backend interprets it (so CI checks fused semantics without a GPU) and the CUDA printer renders it.
 //
-// The IR holds no sizes, strides, offsets or scalar values (but for unit strides and zero starts, which are
-// structural: see Lower): those are parameters (slots), so the IR's hash is the
-// kernel's structural cache key and a new shape or scalar reuses the compiled kernel.
+// The IR holds no sizes, strides, offsets or scalar values: those are parameters (slots), so the IR's hash is the
+// kernel's structural cache key and a new shape or scalar reuses the compiled kernel. Unit strides and zero starts
+// are the exception: they are structure (see Lower), so that the printer can see an address step by one element.
 #pragma once
 
 #include <lazyfuse/dtype.hpp>

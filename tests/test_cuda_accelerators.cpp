@@ -9,6 +9,7 @@
 // `--gtest_also_run_disabled_tests --gtest_filter='*SizeSweep*'` prints the timings the default limits come from.
 #include "tests/gpu_test.h"
 
+#include "graph/Node.h"
 #include "runtime/Accelerators.h"
 #include "runtime/CubReductions.h"
 
@@ -80,11 +81,7 @@ struct LimitsScope {
 };
 
 std::string str(const Shape& s) {
-  std::ostringstream os;
-  os << "(";
-  for (std::size_t k = 0; k < s.size(); ++k) os << (k ? ", " : "") << s[k];
-  os << (s.size() == 1 ? ",)" : ")");
-  return os.str();
+  return lazyfuse::graph::format_shape(s);
 }
 std::string name(DType t) {
   return std::string(lf::dtype_name(t));

@@ -6,6 +6,8 @@
 // Backend-agnostic: the same binary runs on the CPU backend and on CUDA, whose float sums combine in another tree
 // order. Float tolerances are therefore bounds valid for any summation order of a pairwise/tree kind: relative to
 // the sum's condition scale sum(|x|), 1e-12 for float64 and 1e-5 for float32 at these sizes.
+#include "graph/Node.h"
+
 #include <lazyfuse/lazyfuse.hpp>
 
 #include <gtest/gtest.h>
@@ -56,11 +58,7 @@ double tol_of(DType t) {
 }
 
 std::string str(const Shape& s) {
-  std::ostringstream os;
-  os << "(";
-  for (std::size_t k = 0; k < s.size(); ++k) os << (k ? ", " : "") << s[k];
-  os << (s.size() == 1 ? ",)" : ")");
-  return os.str();
+  return lazyfuse::graph::format_shape(s);
 }
 
 i64 numel(const Shape& s) {

@@ -1,7 +1,7 @@
 // Hand-written CUDA kernels for the workloads of shared/PERF_TARGETS.md: the practical limit lazyfuse's generated
 // kernels are measured against. Each workload is registered in several variants (elements per thread, grid shape,
 // streaming cache hints, threads per row) so the fastest shows up in the table; the peers' timing method and the
-// counters are those of bench/common.h (20 back-to-back launches + one synchronize, manual time, `event_ms`,
+// counters are those of bench/timing.h (20 back-to-back launches + one synchronize, manual time, `event_ms`,
 // `GB_per_s`, `pct_of_copy` against BM_CopyReference measured first). This program does not use lazyfuse at all,
 // so that the limit cannot inherit a runtime overhead.
 //
@@ -9,6 +9,8 @@
 // finite and a sample must match a float64 host reference (relative L2 error), else the benchmark fails with
 // SkipWithError. Inputs come from a counter-based generator that the host evaluates bit-identically, so the host
 // reference needs no copy of the inputs. No fast-math: precise sinf/cosf/expf/logf/erff, as lazyfuse generates.
+#include "timing.h"
+
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
 
@@ -27,10 +29,9 @@
 
 namespace {
 
-constexpr int kCalls = 20;
-constexpr int kWarmup = 3;
+using namespace lazyfuse_bench;
+
 constexpr int kThreads = 256; // elementwise and sumsq blocks
-double g_copy_bytes_per_second = 0;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Inputs: splitmix64 of (seed, index) -> uniform float in [lo, hi). The host evaluates the same function for its
@@ -226,44 +227,18 @@ std::string l2_error(const L2& l2, double tol, const char* what) {
   return buf;
 }
 
-// Runs `call` as the peers were timed (bench/common.h::measure, on this program's stream).
+// Runs `call` as the peers were timed (bench/timing.h), on this program's stream; an iteration whose launches
+// failed fails the benchmark.
 template <class F> void measure(benchmark::State& state, F&& call, double bytes) {
   for (int w = 0; w < kWarmup; ++w) call();
   check_cuda(cudaStreamSynchronize(stream()), "warm-up");
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  double event_ms = 0, wall_s = 0;
-  for (auto _ : state) {
-    cudaEventRecord(start, stream());
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int c = 0; c < kCalls; ++c) call();
-    cudaStreamSynchronize(stream());
-    const auto t1 = std::chrono::steady_clock::now();
-    cudaEventRecord(stop, stream());
-    cudaEventSynchronize(stop);
-    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) {
-      state.SkipWithError((std::string("launch failed: ") + cudaGetErrorString(e)).c_str());
-      break;
-    }
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    const double per_call = std::chrono::duration<double>(t1 - t0).count() / kCalls;
-    state.SetIterationTime(per_call);
-    event_ms += ms / kCalls;
-    wall_s += per_call;
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  const double it = double(state.iterations());
-  if (it == 0) return;
-  state.counters["event_ms"] = event_ms / it;
-  state.counters["kernels_per_call"] = 1;
-  if (bytes > 0) {
-    const double rate = bytes / (wall_s / it);
-    state.counters["GB_per_s"] = rate * 1e-9;
-    if (g_copy_bytes_per_second > 0) state.counters["pct_of_copy"] = 100.0 * rate / g_copy_bytes_per_second;
-  }
+  time_calls(
+      state, stream(), call, [] { cudaStreamSynchronize(stream()); },
+      []() -> std::string {
+        const cudaError_t e = cudaGetLastError();
+        return e == cudaSuccess ? "" : std::string("launch failed: ") + cudaGetErrorString(e);
+      },
+      1, bytes);
 }
 
 // Checks a variant once per process (repetitions reuse the verdict), then times it. `check` returns "" or what
@@ -543,11 +518,7 @@ void BM_CopyReference(benchmark::State& state) {
     state.SkipWithError(f.what.c_str());
     return;
   }
-  // As bench/common.h: the copy bandwidth from the CUDA events.
-  if (state.iterations() > 0)
-    g_copy_bytes_per_second = 2.0 * double(n) * sizeof(float) / (state.counters["event_ms"] * 1e-3);
-  state.counters["pct_of_copy"] = 100.0;
-  state.counters["kernels_per_call"] = 0;
+  record_copy_reference(state, 2.0 * double(n) * sizeof(float));
 }
 
 // A float4 copy kernel: what a kernel (rather than the copy engine path of cudaMemcpy) reaches.

@@ -9,6 +9,8 @@
 
 #include <lazyfuse/lazyfuse.hpp>
 
+#include "timing.h"
+
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
@@ -20,9 +22,6 @@
 namespace lazyfuse_bench {
 
 using namespace lazyfuse;
-
-inline constexpr int kCalls = 20;
-inline double g_copy_bytes_per_second = 0; // set by BM_CopyReference, registered first
 
 inline Array random_f32(std::int64_t n, float lo, float hi, std::uint64_t seed) {
   std::mt19937_64 g(seed);
@@ -47,49 +46,23 @@ struct Mode {
   ~Mode() { config::reset("LAZYFUSE_MODE"); }
 };
 
-// Runs `call` as the peers were timed and records the counters. `bytes`: minimal bytes of one call.
+// Runs `call` as the peers were timed (bench/timing.h), checking that each call launched `kernels_per_call`
+// kernels. `bytes`: minimal bytes of one call.
 template <class F>
 inline void measure(benchmark::State& state, F&& call, std::uint64_t kernels_per_call, double bytes) {
-  for (int w = 0; w < 3; ++w) call();
+  for (int w = 0; w < kWarmup; ++w) call();
   lazyfuse::sync();
-  cudaEvent_t start, stop;
-  cudaEventCreate(&start);
-  cudaEventCreate(&stop);
-  double event_ms = 0, wall_s = 0;
-  for (auto _ : state) {
-    const auto k0 = kernel_cache_stats().kernels_launched;
-    cudaEventRecord(start, stream());
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int c = 0; c < kCalls; ++c) call();
-    lazyfuse::sync();
-    const auto t1 = std::chrono::steady_clock::now();
-    cudaEventRecord(stop, stream());
-    cudaEventSynchronize(stop);
-    const auto launched = kernel_cache_stats().kernels_launched - k0;
-    if (launched != kernels_per_call * kCalls) {
-      state.SkipWithError(("launched " + std::to_string(launched) + " kernels in " + std::to_string(kCalls) +
-                           " calls, expected " + std::to_string(kernels_per_call * kCalls))
-                              .c_str());
-      break;
-    }
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    const double per_call = std::chrono::duration<double>(t1 - t0).count() / kCalls;
-    state.SetIterationTime(per_call);
-    event_ms += ms / kCalls;
-    wall_s += per_call;
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  const double it = double(state.iterations());
-  if (it == 0) return;
-  state.counters["event_ms"] = event_ms / it;
-  state.counters["kernels_per_call"] = double(kernels_per_call);
-  if (bytes > 0) {
-    const double rate = bytes / (wall_s / it);
-    state.counters["GB_per_s"] = rate * 1e-9;
-    if (g_copy_bytes_per_second > 0) state.counters["pct_of_copy"] = 100.0 * rate / g_copy_bytes_per_second;
-  }
+  auto before = kernel_cache_stats().kernels_launched;
+  time_calls(
+      state, stream(), call, [] { lazyfuse::sync(); },
+      [&]() -> std::string {
+        const auto now = kernel_cache_stats().kernels_launched, launched = now - before;
+        before = now;
+        if (launched == kernels_per_call * kCalls) return "";
+        return "launched " + std::to_string(launched) + " kernels in " + std::to_string(kCalls) + " calls, expected " +
+               std::to_string(kernels_per_call * kCalls);
+      },
+      double(kernels_per_call), bytes);
 }
 
 inline void BM_CopyReference(benchmark::State& state) {
@@ -103,8 +76,7 @@ inline void BM_CopyReference(benchmark::State& state) {
   cudaMemset(a, 1, bytes);
   measure(
       state, [&] { cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, stream()); }, 0, 2.0 * double(bytes));
-  if (state.iterations() > 0) g_copy_bytes_per_second = 2.0 * double(bytes) / (state.counters["event_ms"] * 1e-3);
-  state.counters["pct_of_copy"] = 100.0;
+  record_copy_reference(state, 2.0 * double(bytes));
   cudaFree(a);
   cudaFree(b);
 }

@@ -403,6 +403,27 @@ void print_header(std::ostringstream& os, const KernelIR& ir, bool reduction) {
   if (reduction) os << kReductionHelpers << "\n";
   os << "template <class T> struct alignas(sizeof(T) * " << kElementsPerThread << ") lf_vec { T v["
      << kElementsPerThread << "]; };\n\n";
+  if (!reduction) {
+    // Reading V values of a view at once (render_cuda): aligned, one vector; one to V-1 elements past the
+    // alignment, the two aligned vectors around them.
+    os << "template <class T> LF_HD bool lf_vector_at(const T* p) { return (unsigned long long)p % sizeof(lf_vec<T>) "
+          "== 0; }\n";
+    os << "template <class T> LF_HD bool lf_element_at(const T* p) { return (unsigned long long)p % sizeof(T) == 0; "
+          "}\n";
+    os << "template <int S, class T> LF_HD lf_vec<T> lf_take(const lf_vec<T>& lo, const lf_vec<T>& hi) {\n";
+    os << "  lf_vec<T> r;\n#pragma unroll\n";
+    os << "  for (int j = 0; j < " << kElementsPerThread << "; ++j) r.v[j] = (j + S < " << kElementsPerThread
+       << " ? lo : hi).v[(j + S) % " << kElementsPerThread << "];\n";
+    os << "  return r;\n}\n";
+    os << "template <class T> LF_HD lf_vec<T> lf_shifted(const T* p) {\n";
+    os << "  const unsigned long long a = (unsigned long long)p;\n";
+    os << "  const lf_vec<T>* w = reinterpret_cast<const lf_vec<T>*>(a - a % sizeof(lf_vec<T>));\n";
+    os << "  const int s = int(a % sizeof(lf_vec<T>) / sizeof(T));\n";
+    os << "  const lf_vec<T> lo = w[0], hi = w[1];\n";
+    os << "  return ";
+    for (int s = 1; s + 1 < kElementsPerThread; ++s) os << "s == " << s << " ? lf_take<" << s << ">(lo, hi) : ";
+    os << "lf_take<" << kElementsPerThread - 1 << ">(lo, hi);\n}\n\n";
+  }
   os << "typedef " << (ir.index32 ? "int" : "long long") << " idx_t;\n\n";
   os << "extern \"C\" __global__ void __launch_bounds__(" << kBlockSize << ") " << ir.name << "(";
   bool first = true;
@@ -880,103 +901,155 @@ std::string render_cuda(const KernelIR& ir) {
   std::ostringstream os;
   print_header(os, ir, false);
   os << ") {\n";
-  constexpr int V = kElementsPerThread;
+  constexpr int V = kElementsPerThread, U = kVectorsPerThread;
   int root_lin = -1;
   for (std::size_t k = 0; k < ir.code.size(); ++k)
     if (ir.code[k].op == IrOp::LinearIndex) root_lin = int(k);
-  // Unravel groups of the output's own linear index: unravelled once per thread in the vector path.
+  // Unravel groups of the output's own linear index: unravelled once per vector in the vector path.
   std::vector<bool> root_group(ir.unravels.size(), false);
   for (auto& in : ir.code)
     if (in.op == IrOp::Coord && in.a == root_lin) root_group[std::size_t(in.slot)] = true;
   auto param = [&](int instr) { return "p" + std::to_string(ir.code[std::size_t(instr)].slot); };
-  os << "  const idx_t step = (idx_t)gridDim.x * blockDim.x * " << V << ";\n";
-  os << "  for (idx_t base = ((idx_t)blockIdx.x * blockDim.x + threadIdx.x) * " << V << "; base < n; base += step) {\n";
-  std::string vector_ok = "base + " + std::to_string(V) + " <= n";
-  for (std::size_t g = 0; g < ir.unravels.size(); ++g) {
-    if (!root_group[g]) continue;
-    const auto& dims = ir.unravels[g];
-    const std::string u = "u" + std::to_string(g);
-    os << "    idx_t " << u << "_rest = base;\n";
-    for (std::size_t k = dims.size(); k-- > 0;) {
-      if (k == 0) {
-        os << "    const idx_t " << u << "_c0 = " << u << "_rest;\n";
-      } else {
-        os << "    const idx_t " << u << "_c" << k << " = " << u << "_rest % " << param(dims[k]) << ";\n";
-        os << "    " << u << "_rest = " << u << "_rest / " << param(dims[k]) << ";\n";
-      }
-    }
-    // The thread's elements must not wrap into the next row for the last coordinate to step by j.
-    vector_ok +=
-        " && " + u + "_c" + std::to_string(dims.size() - 1) + " + " + std::to_string(V) + " <= " + param(dims.back());
-  }
-  os << "    if (" << vector_ok << ") {\n";
-  // Vector loads of the contiguous inputs first, so all of them are in flight before any arithmetic.
   std::vector<bool> linear(ir.inputs.size(), false);
   for (auto& in : ir.code)
     if (in.op == IrOp::LoadLinear) linear[std::size_t(in.slot)] = true;
+  const std::vector<bool> gathered = unit_step_loads(ir, root_lin);
+  const bool any_gathered = std::find(gathered.begin(), gathered.end(), true) != gathered.end();
+  const std::string Us = std::to_string(U), Vs = std::to_string(V);
+  // A block's chunk is U * blockDim vectors; the thread's vector u starts at lf_first + u * blockDim * V, so each
+  // of the U loads of a warp reads one contiguous 512-byte run (float32).
+  const std::string base_u = "lf_first + (idx_t)u * blockDim.x * " + Vs;
+  os << "  const idx_t lf_chunk = (idx_t)blockDim.x * " << V * U << ";\n";
+  os << "  for (idx_t lf_first = (idx_t)blockIdx.x * lf_chunk + (idx_t)threadIdx.x * " << V
+     << "; lf_first < n; lf_first += (idx_t)gridDim.x * lf_chunk) {\n";
+  // The vector path needs all U vectors whole and each inside one row, so the last coordinate steps by j.
+  os << "    bool lf_whole = lf_first + (idx_t)" << U - 1 << " * blockDim.x * " << V << " + " << V << " <= n;\n";
+  for (std::size_t g = 0; g < ir.unravels.size(); ++g)
+    if (root_group[g])
+      for (std::size_t k = 0; k < ir.unravels[g].size(); ++k)
+        os << "    idx_t lf_u" << g << "_c" << k << "[" << U << "];\n";
+  const bool unravelled = std::find(root_group.begin(), root_group.end(), true) != root_group.end();
+  if (unravelled) {
+    os << "#pragma unroll\n";
+    os << "    for (int u = 0; u < " << U << "; ++u) {\n";
+    os << "      idx_t lf_rest;\n";
+  }
+  for (std::size_t g = 0; g < ir.unravels.size(); ++g) {
+    if (!root_group[g]) continue;
+    const auto& dims = ir.unravels[g];
+    const std::string c = "lf_u" + std::to_string(g) + "_c";
+    os << "      lf_rest = " << base_u << ";\n";
+    for (std::size_t k = dims.size(); k-- > 0;) {
+      if (k == 0) {
+        os << "      " << c << "0[u] = lf_rest;\n";
+      } else {
+        os << "      " << c << k << "[u] = lf_rest % " << param(dims[k]) << ";\n";
+        os << "      lf_rest = lf_rest / " << param(dims[k]) << ";\n";
+      }
+    }
+    os << "      lf_whole = lf_whole && " << c << dims.size() - 1 << "[u] + " << V << " <= " << param(dims.back())
+       << ";\n";
+  }
+  if (unravelled) os << "    }\n";
+  // Inside a loop over u, the names the body uses (base, u<g>_c<k>, l<k>, lf_g<k>) bound to vector u's values.
+  auto bind_vector = [&](const std::string& ind, bool values) {
+    os << ind << "const idx_t base = " << base_u << ";\n";
+    for (std::size_t g = 0; g < ir.unravels.size(); ++g)
+      if (root_group[g])
+        for (std::size_t k = 0; k < ir.unravels[g].size(); ++k)
+          os << ind << "const idx_t u" << g << "_c" << k << " = lf_u" << g << "_c" << k << "[u];\n";
+    if (!values) return;
+    for (std::size_t k = 0; k < ir.inputs.size(); ++k)
+      if (linear[k])
+        os << ind << "const lf_vec<" << cuda_type(ir.inputs[k].dtype) << ">& l" << k << " = lf_l" << k << "[u];\n";
+    for (std::size_t k = 0; k < ir.code.size(); ++k)
+      if (gathered[k])
+        os << ind << "const lf_vec<" << cuda_type(ir.code[k].dtype) << ">& lf_g" << k << " = lf_gv" << k << "[u];\n";
+  };
+  os << "    if (lf_whole) {\n";
+  // All loads of all U vectors first, so they are in flight together before any arithmetic (measured on the
+  // H200: the hand-written limit kernels reach 94% of the copy on blackscholes with 8 or 12 elements per thread,
+  // 85% with 4).
   for (std::size_t k = 0; k < ir.inputs.size(); ++k)
     if (linear[k]) {
       const char* t = cuda_type(ir.inputs[k].dtype);
-      os << "      const lf_vec<" << t << "> l" << k << " = *reinterpret_cast<const lf_vec<" << t << ">*>(in" << k
-         << " + base);\n";
+      os << "      lf_vec<" << t << "> lf_l" << k << "[" << U << "];\n";
+      os << "#pragma unroll\n";
+      os << "      for (int u = 0; u < " << U << "; ++u) lf_l" << k << "[u] = *reinterpret_cast<const lf_vec<" << t
+         << ">*>(in" << k << " + " << base_u << ");\n";
     }
   // Loads through index arithmetic (views, broadcasts) whose address steps by one with j read their four values
-  // at once where the row allows it: one vector load when all four are wanted and the address is aligned, else
-  // one by one. Element by element, a warp's loads would be kElementsPerThread elements apart: four times the L1
-  // traffic (measured: heat2d's kernel L1-bound at 98% on the H200).
-  const std::vector<bool> gathered = unit_step_loads(ir, root_lin);
-  if (std::find(gathered.begin(), gathered.end(), true) != gathered.end()) {
+  // at once where the row allows it. Element by element, a warp's loads would be kElementsPerThread elements
+  // apart: four times the L1 traffic (measured: heat2d's kernel L1-bound at 98% on the H200).
+  if (any_gathered) {
+    for (std::size_t k = 0; k < ir.code.size(); ++k)
+      if (gathered[k]) os << "      lf_vec<" << cuda_type(ir.code[k].dtype) << "> lf_gv" << k << "[" << U << "];\n";
+    os << "#pragma unroll\n";
+    os << "      for (int u = 0; u < " << U << "; ++u) {\n";
+    bind_vector("        ", false);
     for (std::size_t k = 0; k < ir.code.size(); ++k) {
       if (!gathered[k]) continue;
-      os << "      idx_t lf_a" << k << " = 0;\n";
-      if (ir.code[k].b >= 0) os << "      bool lf_p" << k << "[" << V << "];\n";
+      os << "        idx_t lf_a" << k << " = 0;\n";
+      if (ir.code[k].b >= 0) os << "        bool lf_p" << k << "[" << V << "];\n";
     }
     os << "#pragma unroll\n";
-    os << "      for (int j = 0; j < " << V << "; ++j) {\n";
-    os << "        const idx_t i = base + j;\n";
-    print_body(os, ir, Mode::Vector, "        ", root_lin, std::size_t(-1), nullptr, true);
+    os << "        for (int j = 0; j < " << V << "; ++j) {\n";
+    os << "          const idx_t i = base + j;\n";
+    print_body(os, ir, Mode::Vector, "          ", root_lin, std::size_t(-1), nullptr, true);
     for (std::size_t k = 0; k < ir.code.size(); ++k) {
       if (!gathered[k]) continue;
-      os << "        if (j == 0) lf_a" << k << " = " << v(ir.code[k].a) << ";\n";
-      if (ir.code[k].b >= 0) os << "        lf_p" << k << "[j] = " << v(ir.code[k].b) << ";\n";
+      os << "          if (j == 0) lf_a" << k << " = " << v(ir.code[k].a) << ";\n";
+      if (ir.code[k].b >= 0) os << "          lf_p" << k << "[j] = " << v(ir.code[k].b) << ";\n";
     }
-    os << "      }\n";
+    os << "        }\n";
     for (std::size_t k = 0; k < ir.code.size(); ++k) {
       if (!gathered[k]) continue;
       const Instr& in = ir.code[k];
-      const std::string t = cuda_type(in.dtype), vt = "lf_vec<" + t + ">", g = "lf_g" + std::to_string(k);
+      const std::string t = cuda_type(in.dtype), g = "lf_gv" + std::to_string(k) + "[u]";
       const std::string at = "in" + std::to_string(in.slot) + " + lf_a" + std::to_string(k);
       const std::string p = "lf_p" + std::to_string(k);
-      os << "      " << vt << " " << g << ";\n";
-      os << "      if (";
-      if (in.b >= 0) {
-        for (int j = 0; j < V; ++j) os << p << "[" << j << "] && ";
-      }
-      os << "(unsigned long long)(" << at << ") % sizeof(" << vt << ") == 0) {\n";
-      os << "        " << g << " = *reinterpret_cast<const " << vt << "*>(" << at << ");\n";
-      os << "      } else {\n";
+      std::string all_wanted;
+      if (in.b >= 0)
+        for (int j = 0; j < V; ++j) all_wanted += p + "[" + std::to_string(j) + "] && ";
+      // Aligned: one vector. One to V-1 elements past the alignment (a shifted view: heat2d's east and west
+      // neighbours): the two aligned vectors around it, which hold the four wanted values. Both start at or
+      // before a wanted element's vector and end at most one vector past it (so within the allocation's vector
+      // granularity; the pass-through pool rounds buffers to it). Else element by element.
+      os << "        if (" << all_wanted << "lf_vector_at(" << at << ")) {\n";
+      os << "          " << g << " = *reinterpret_cast<const lf_vec<" << t << ">*>(" << at << ");\n";
+      os << "        } else if (" << all_wanted << "lf_element_at(" << at << ")) {\n";
+      os << "          " << g << " = lf_shifted(" << at << ");\n";
+      os << "        } else {\n";
       os << "#pragma unroll\n";
-      os << "        for (int j = 0; j < " << V << "; ++j) " << g << ".v[j] = ";
+      os << "          for (int j = 0; j < " << V << "; ++j) " << g << ".v[j] = ";
       if (in.b >= 0) os << p << "[j] ? ";
       os << "in" << in.slot << "[lf_a" << k << " + j]";
       if (in.b >= 0) os << " : (" << t << ")0";
-      os << ";\n      }\n";
+      os << ";\n        }\n";
     }
+    os << "      }\n";
   }
-  for (std::size_t k = 0; k < ir.outputs.size(); ++k)
-    os << "      lf_vec<" << cuda_type(ir.outputs[k]) << "> s" << k << ";\n";
   os << "#pragma unroll\n";
-  os << "      for (int j = 0; j < " << V << "; ++j) {\n";
-  os << "        const idx_t i = base + j;\n";
-  print_body(os, ir, Mode::Vector, "        ", root_lin, std::size_t(-1), &gathered);
-  os << "      }\n";
+  os << "      for (int u = 0; u < " << U << "; ++u) {\n";
+  bind_vector("        ", true);
   for (std::size_t k = 0; k < ir.outputs.size(); ++k)
-    os << "      *reinterpret_cast<lf_vec<" << cuda_type(ir.outputs[k]) << ">*>(out" << k << " + base) = s" << k
+    os << "        lf_vec<" << cuda_type(ir.outputs[k]) << "> s" << k << ";\n";
+  os << "#pragma unroll\n";
+  os << "        for (int j = 0; j < " << V << "; ++j) {\n";
+  os << "          const idx_t i = base + j;\n";
+  print_body(os, ir, Mode::Vector, "          ", root_lin, std::size_t(-1), &gathered);
+  os << "        }\n";
+  for (std::size_t k = 0; k < ir.outputs.size(); ++k)
+    os << "        *reinterpret_cast<lf_vec<" << cuda_type(ir.outputs[k]) << ">*>(out" << k << " + base) = s" << k
        << ";\n";
+  os << "      }\n";
   os << "    } else {\n";
-  os << "      const idx_t end = base + " << V << " < n ? base + " << V << " : n;\n";
-  os << "      for (idx_t i = base; i < end; ++i) {\n";
-  print_body(os, ir, Mode::Scalar, "        ", root_lin);
+  os << "      for (int u = 0; u < " << U << "; ++u) {\n";
+  os << "        const idx_t base = " << base_u << ";\n";
+  os << "        const idx_t end = base + " << V << " < n ? base + " << V << " : n;\n";
+  os << "        for (idx_t i = base; i < end; ++i) {\n";
+  print_body(os, ir, Mode::Scalar, "          ", root_lin);
+  os << "        }\n";
   os << "      }\n";
   os << "    }\n";
   os << "  }\n";

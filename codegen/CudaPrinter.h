@@ -11,6 +11,9 @@ namespace lazyfuse::codegen {
 /// Elements each thread handles per loop trip; contiguous inputs and the outputs move in vectors of this many
 /// elements (16 bytes for float32).
 inline constexpr int kElementsPerThread = 4;
+/// Vectors of kElementsPerThread elements each thread of an elementwise kernel loads before it computes any: its
+/// block covers kBlockSize * kVectorsPerThread vectors per loop trip.
+inline constexpr int kVectorsPerThread = 2;
 /// Threads per block the printed kernels are written for (__launch_bounds__).
 inline constexpr int kBlockSize = 256;
 /// Reduction loops run this many iterations per trip (column kernels twice as many), with as many independent
@@ -39,10 +42,12 @@ inline constexpr std::int64_t kMaxRowCacheBytes = 48 * 1024;
 /// Renders `ir` as CUDA C with no #include: the op prelude (graph/OpMath.inc) and one `extern "C"` kernel named
 /// ir.name, whose parameters are: inputs (const T* __restrict__), outputs (T* __restrict__), n, then the IR's
 /// parameters in slot order (index parameters as the kernel's index type, scalars as their dtype). The text
-/// depends only on the IR's structure: equal structures give equal source, byte for byte. Each thread runs a
-/// grid-stride loop over groups of kElementsPerThread elements, with vector loads of LoadLinear inputs and vector
-/// stores of outputs, and a scalar tail. Row-schedule loops that read inputs at (offset + r) for the reduced index
-/// r read them in vectors too, when the row is aligned.
+/// depends only on the IR's structure: equal structures give equal source, byte for byte. Each thread of an
+/// elementwise kernel runs a grid-stride loop over chunks of kBlockSize * kVectorsPerThread vectors of
+/// kElementsPerThread elements: it loads its kVectorsPerThread vectors of every LoadLinear input (and of loads
+/// whose address steps by one) before it computes, stores vectors, and falls back to scalar code at the end and
+/// where a vector would cross a row of the output. Row-schedule loops that read inputs at (offset + r) for the reduced
+/// index r read them in vectors too, when the row is aligned.
 std::string render_cuda(const KernelIR& ir);
 
 /// The C type the printer uses for `t` (e.g. "float", "lf_i64").

@@ -151,8 +151,11 @@ public:
     std::shared_ptr<graph::Storage> scratch;
     switch (k.ir.schedule) {
     case codegen::Schedule::Elementwise: {
-      const std::int64_t per_block = std::int64_t(codegen::kBlockSize) * codegen::kElementsPerThread;
-      blocks = std::min<std::int64_t>((k.args.n + per_block - 1) / per_block, kernel->grid_limit);
+      // A block per chunk (the kernel's loop strides by the grid only past 2^31 blocks): measured on the H200
+      // against a grid of resident blocks only, ...
+      const std::int64_t per_block =
+          std::int64_t(codegen::kBlockSize) * codegen::kElementsPerThread * codegen::kVectorsPerThread;
+      blocks = std::min<std::int64_t>((k.args.n + per_block - 1) / per_block, std::numeric_limits<int>::max());
       break;
     }
     case codegen::Schedule::Row: {

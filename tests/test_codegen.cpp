@@ -121,15 +121,19 @@ TEST(Codegen, ChainRendersVectorLoadsAndNoIncludes) {
   expect_in_order(
       src, {"extern \"C\" __global__ void __launch_bounds__(256) " + k.ir.name + "(", "const float* __restrict__ in0",
             "const float* __restrict__ in1", "float* __restrict__ out0", "const idx_t n", "const float p",
-            "lf_vec<float> l0 = *reinterpret_cast<const lf_vec<float>*>(in0 + base)", "lf_sin(", "lf_cos(", "lf_exp(",
-            "lf_sqrt(", "s0.v[j] = ", "*reinterpret_cast<lf_vec<float>*>(out0 + base) = s0;", "out0[i] = "});
+            // every vector of both inputs is loaded before the first arithmetic
+            "lf_l0[u] = *reinterpret_cast<const lf_vec<float>*>(in0 + lf_first + (idx_t)u * blockDim.x * 4)",
+            "lf_l1[u] = *reinterpret_cast<const lf_vec<float>*>(in1 + lf_first + (idx_t)u * blockDim.x * 4)",
+            "const lf_vec<float>& l0 = lf_l0[u];", "lf_sin(", "lf_cos(", "lf_exp(", "lf_sqrt(",
+            "s0.v[j] = ", "*reinterpret_cast<lf_vec<float>*>(out0 + base) = s0;", "out0[i] = "});
   EXPECT_EQ(k.ir.inputs.size(), 2u);
   EXPECT_TRUE(k.ir.index32);
 }
 
 // A heat-equation step reads five shifted views of one array. Their addresses step by one with a thread's element, so
 // the vector path reads each view's four values before its loop over them: one vector load where all four are
-// wanted and aligned, else one by one. A transposed view (step: the row stride) is read element by element.
+// wanted and aligned, the two aligned vectors around them where they are one to three elements past, else one by
+// one. A transposed view (step: the row stride) is read element by element.
 TEST(Codegen, ViewLoadsSteppingByOneReadFourValuesAtOnce) {
   auto u = random_array({64, 64}, DType::Float32);
   auto in = slice(1, -1);
@@ -138,18 +142,22 @@ TEST(Codegen, ViewLoadsSteppingByOneReadFourValuesAtOnce) {
       c + 0.1f * (u(slice(0, -2), in) + u(slice(2, none), in) + u(in, slice(2, none)) + u(in, slice(0, -2)) - 4.0f * c);
   auto heat = lowered_last(u.at(in, in).set(step));
   const std::string src = codegen::render_cuda(heat.ir);
-  const std::regex vector_load(R"(lf_g\d+ = \*reinterpret_cast<const lf_vec<float>\*>\(in)");
-  const auto vector_loads =
-      std::distance(std::sregex_iterator(src.begin(), src.end(), vector_load), std::sregex_iterator());
-  expect_in_order(src, {"bool lf_p", "if (j == 0) lf_a", "lf_vec<float> lf_g", "% sizeof(lf_vec<float>) == 0) {",
-                        "= *reinterpret_cast<const lf_vec<float>*>(in", "} else {", "lf_g", ".v[j] = lf_p",
-                        "for (int j = 0; j < 4; ++j) {", ".v[j];"});
+  auto count = [&](const char* pattern) {
+    const std::regex re(pattern);
+    return std::distance(std::sregex_iterator(src.begin(), src.end(), re), std::sregex_iterator());
+  };
+  expect_in_order(src,
+                  {"lf_vec<float> lf_gv", "bool lf_p", "if (j == 0) lf_a", "lf_vector_at(in",
+                   "= *reinterpret_cast<const lf_vec<float>*>(in", "lf_element_at(in", "= lf_shifted(in", "} else {",
+                   ".v[j] = lf_p", "const lf_vec<float>& lf_g", "for (int j = 0; j < 4; ++j) {", ".v[j];"});
   EXPECT_EQ(heat.ir.inputs.size(), 6u);
-  EXPECT_EQ(vector_loads, 5) << src; // the five views; the array itself is a LoadLinear
+  // The five views; the array itself is a LoadLinear.
+  EXPECT_EQ(count(R"(lf_gv\d+\[u\] = \*reinterpret_cast<const lf_vec<float>\*>\(in)"), 5) << src;
+  EXPECT_EQ(count(R"(lf_gv\d+\[u\] = lf_shifted\(in)"), 5) << src;
 
   auto m = random_array({64, 64}, DType::Float32);
   const std::string transposed = codegen::render_cuda(lowered({m.T() + m}).ir);
-  EXPECT_FALSE(std::regex_search(transposed, std::regex(R"(lf_g\d+)"))) << transposed;
+  EXPECT_FALSE(std::regex_search(transposed, std::regex(R"(lf_g\w*\d+)"))) << transposed;
 }
 
 TEST(Codegen, KeyIgnoresShapesScalarsAndBuffers) {
@@ -221,6 +229,7 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
       samples.push_back(power(a, b) + abs(-a) + sign(a) + square(a));
     }
     samples.push_back(logical_xor(a > 1, b < 2) && !isnan(a.astype(DType::Float32)));
+    samples.push_back(a(slice(0, none), slice(1, none)) * a(slice(0, none), slice(0, -1))); // shifted views
     for (DType u : {DType::Bool, DType::Int32, DType::Int64, DType::Float32, DType::Float64})
       samples.push_back(a.astype(u));
   }

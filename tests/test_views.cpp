@@ -778,6 +778,42 @@ TEST(Views, LargerArrays) {
                       })));
 }
 
+// Windows of one buffer shifted by 0 to 5 elements, as a stencil reads them: on a GPU each thread reads a
+// window's four values at once (one vector when aligned, the two aligned vectors around them when 1 to 3 elements
+// past, one by one where a predicate or the row's end intervenes). The last window ends at the buffer's last
+// element; the 2-D case has rows whose length is not a multiple of four, so alignments vary from row to row.
+TEST(Views, ShiftedWindowsOfOneBuffer) {
+  for (DType type : {DType::Float32, DType::Float64, DType::Int32, DType::Int64}) {
+    SCOPED_TRACE(lf::dtype_name(type));
+    const std::int64_t n = 4099, m = n - 5;
+    Ref r = iota_ref({n}, 1);
+    Array x = to_array(r).astype(type);
+    for (std::int64_t s = 0; s <= 5; ++s) {
+      SCOPED_TRACE("shift " + std::to_string(s));
+      Array w = x(slice(s, s + m)) + x(slice(5 - s, n - s)) * 3 + x(slice(5, none));
+      EXPECT_TRUE(Matches(w, make_ref({m}, [&](auto& i) {
+                            return r.v[std::size_t(s + i[0])] + 3 * r.v[std::size_t(5 - s + i[0])] +
+                                   r.v[std::size_t(5 + i[0])];
+                          })));
+    }
+    for (std::int64_t cols : {64, 67}) {
+      SCOPED_TRACE("columns " + std::to_string(cols));
+      const std::int64_t rows = 37;
+      Ref u = iota_ref({rows, cols}, 1);
+      Array a = to_array(u).astype(type);
+      auto in = slice(1, -1);
+      Array step = a(slice(0, -2), in) + a(slice(2, none), in) + a(in, slice(2, none)) * 2 + a(in, slice(0, -2)) * 3 -
+                   a(in, in) * 4;
+      EXPECT_TRUE(Matches(
+          a.at(in, in).set(step), make_ref({rows, cols}, [&](auto& i) {
+            const std::int64_t y = i[0], z = i[1];
+            if (y == 0 || y == rows - 1 || z == 0 || z == cols - 1) return u.at({y, z});
+            return u.at({y - 1, z}) + u.at({y + 1, z}) + 2 * u.at({y, z + 1}) + 3 * u.at({y, z - 1}) - 4 * u.at({y, z});
+          })));
+    }
+  }
+}
+
 // ---- concatenate, stack, pad --------------------------------------------------------------------------------
 
 TEST(Concatenate, Axes) {

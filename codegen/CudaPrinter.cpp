@@ -403,27 +403,6 @@ void print_header(std::ostringstream& os, const KernelIR& ir, bool reduction) {
   if (reduction) os << kReductionHelpers << "\n";
   os << "template <class T> struct alignas(sizeof(T) * " << kElementsPerThread << ") lf_vec { T v["
      << kElementsPerThread << "]; };\n\n";
-  if (!reduction) {
-    // Reading V values of a view at once (render_cuda): aligned, one vector; one to V-1 elements past the
-    // alignment, the two aligned vectors around them.
-    os << "template <class T> LF_HD bool lf_vector_at(const T* p) { return (unsigned long long)p % sizeof(lf_vec<T>) "
-          "== 0; }\n";
-    os << "template <class T> LF_HD bool lf_element_at(const T* p) { return (unsigned long long)p % sizeof(T) == 0; "
-          "}\n";
-    os << "template <int S, class T> LF_HD lf_vec<T> lf_take(const lf_vec<T>& lo, const lf_vec<T>& hi) {\n";
-    os << "  lf_vec<T> r;\n#pragma unroll\n";
-    os << "  for (int j = 0; j < " << kElementsPerThread << "; ++j) r.v[j] = (j + S < " << kElementsPerThread
-       << " ? lo : hi).v[(j + S) % " << kElementsPerThread << "];\n";
-    os << "  return r;\n}\n";
-    os << "template <class T> LF_HD lf_vec<T> lf_shifted(const T* p) {\n";
-    os << "  const unsigned long long a = (unsigned long long)p;\n";
-    os << "  const lf_vec<T>* w = reinterpret_cast<const lf_vec<T>*>(a - a % sizeof(lf_vec<T>));\n";
-    os << "  const int s = int(a % sizeof(lf_vec<T>) / sizeof(T));\n";
-    os << "  const lf_vec<T> lo = w[0], hi = w[1];\n";
-    os << "  return ";
-    for (int s = 1; s + 1 < kElementsPerThread; ++s) os << "s == " << s << " ? lf_take<" << s << ">(lo, hi) : ";
-    os << "lf_take<" << kElementsPerThread - 1 << ">(lo, hi);\n}\n\n";
-  }
   os << "typedef " << (ir.index32 ? "int" : "long long") << " idx_t;\n\n";
   os << "extern \"C\" __global__ void __launch_bounds__(" << kBlockSize << ") " << ir.name << "(";
   bool first = true;
@@ -1011,14 +990,9 @@ std::string render_cuda(const KernelIR& ir) {
       std::string all_wanted;
       if (in.b >= 0)
         for (int j = 0; j < V; ++j) all_wanted += p + "[" + std::to_string(j) + "] && ";
-      // Aligned: one vector. One to V-1 elements past the alignment (a shifted view: heat2d's east and west
-      // neighbours): the two aligned vectors around it, which hold the four wanted values. Both start at or
-      // before a wanted element's vector and end at most one vector past it (so within the allocation's vector
-      // granularity; the pass-through pool rounds buffers to it). Else element by element.
-      os << "        if (" << all_wanted << "lf_vector_at(" << at << ")) {\n";
+      os << "        if (" << all_wanted << "(unsigned long long)(" << at << ") % sizeof(lf_vec<" << t
+         << ">) == 0) {\n";
       os << "          " << g << " = *reinterpret_cast<const lf_vec<" << t << ">*>(" << at << ");\n";
-      os << "        } else if (" << all_wanted << "lf_element_at(" << at << ")) {\n";
-      os << "          " << g << " = lf_shifted(" << at << ");\n";
       os << "        } else {\n";
       os << "#pragma unroll\n";
       os << "          for (int j = 0; j < " << V << "; ++j) " << g << ".v[j] = ";

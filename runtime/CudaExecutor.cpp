@@ -151,11 +151,13 @@ public:
     std::shared_ptr<graph::Storage> scratch;
     switch (k.ir.schedule) {
     case codegen::Schedule::Elementwise: {
-      // A block per chunk (the kernel's loop strides by the grid only past 2^31 blocks): measured on the H200
-      // against a grid of resident blocks only, ...
+      // Measured on the H200 (2026-11-30, median of 3): contiguous kernels run faster with a block per chunk
+      // (chain 2^26 0.198 vs 0.217 ms, blackscholes 2^25 0.182 vs 0.196 ms with the resident blocks only), kernels
+      // reading views faster with the resident blocks striding over the chunks (heat2d 8192^2 0.155 vs 0.170 ms).
       const std::int64_t per_block =
           std::int64_t(codegen::kBlockSize) * codegen::kElementsPerThread * codegen::kVectorsPerThread;
-      blocks = std::min<std::int64_t>((k.args.n + per_block - 1) / per_block, std::numeric_limits<int>::max());
+      blocks = std::min<std::int64_t>((k.args.n + per_block - 1) / per_block,
+                                      kernel->resident_grid ? kernel->grid_limit : std::numeric_limits<int>::max());
       break;
     }
     case codegen::Schedule::Row: {

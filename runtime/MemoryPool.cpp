@@ -256,12 +256,7 @@ void* MemoryPool::allocate(std::size_t bytes, cudaStream_t stream) {
 }
 
 void* MemoryPool::allocate_pass_through(std::size_t bytes) {
-  // Kernels read views in whole aligned vectors of up to 32 bytes (two around a shifted view), which may reach
-  // past the last element into the same vector; the allocation includes that vector, so compute-sanitizer sees
-  // the buffer's bounds as the kernels use them.
-  if (bytes > std::numeric_limits<std::size_t>::max() - kVectorBytes)
-    throw_out_of_memory(bytes, "the request exceeds any device's memory");
-  const std::size_t n = round_up(std::max<std::size_t>(bytes, 1), kVectorBytes);
+  const std::size_t n = std::max<std::size_t>(bytes, 1);
   std::string why;
   void* p = device_malloc(n, why);
   if (!p) throw_out_of_memory(bytes, why);

@@ -105,7 +105,6 @@ public:
   static constexpr std::size_t kLargeRound = std::size_t{2} << 20;
   /// Every pointer handed out is aligned to this.
   static constexpr std::size_t kAlignment = 256;
-  static constexpr std::size_t kVectorBytes = 32; // the widest vector a kernel loads (4 doubles)
 
   /// The process-wide pool of device `ordinal`, created on first use with PoolOptions::from_settings and kept
   /// for the life of the process. Throws BackendError without CUDA or for a device that does not exist.

@@ -779,9 +779,8 @@ TEST(Views, LargerArrays) {
 }
 
 // Windows of one buffer shifted by 0 to 5 elements, as a stencil reads them: on a GPU each thread reads a
-// window's four values at once (one vector when aligned, the two aligned vectors around them when 1 to 3 elements
-// past, one by one where a predicate or the row's end intervenes). The last window ends at the buffer's last
-// element; the 2-D case has rows whose length is not a multiple of four, so alignments vary from row to row.
+// window's four values at once (one vector where aligned, else one by one). The last window ends at the buffer's
+// last element; the 2-D case has rows whose length is not a multiple of four, so alignments vary from row to row.
 TEST(Views, ShiftedWindowsOfOneBuffer) {
   for (DType type : {DType::Float32, DType::Float64, DType::Int32, DType::Int64}) {
     SCOPED_TRACE(lf::dtype_name(type));

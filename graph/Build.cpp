@@ -288,10 +288,11 @@ NodePtr make_binary(BinaryOp op, const NodePtr& a, const NodePtr& b) {
     if (auto x = negated_operand(a)) return make_unary(UnaryOp::Negative, make_binary(op, x, b));
     if (auto y = negated_operand(b)) return make_unary(UnaryOp::Negative, make_binary(op, a, y));
   }
-  NodeSpec n = proto(NodeKind::Binary, types->result, shape);
+  std::vector<NodePtr> srcs{broadcast_to(make_cast(a, types->compute), shape),
+                            broadcast_to(make_cast(b, types->compute), shape)};
+  NodeSpec n = proto(NodeKind::Binary, types->result, std::move(shape));
   n.op = int(op);
-  return intern(std::move(n),
-                {broadcast_to(make_cast(a, types->compute), shape), broadcast_to(make_cast(b, types->compute), shape)});
+  return intern(std::move(n), std::move(srcs));
 }
 
 NodePtr make_weak_fill(const detail::WeakScalar& s, DType t, std::string_view op_name, Shape shape) {

@@ -121,7 +121,8 @@ public:
   std::shared_ptr<const BufferView> buffer() const;
   /// The same without a lock or a reference count, under the evaluation lock (see sources_unlocked).
   const BufferView* buffer_unlocked() const { return buffer_.get(); }
-  bool materialized() const { return buffer() != nullptr; }
+  /// Whether a buffer is attached. Lock-free: asked for every source of every node built.
+  bool materialized() const { return materialized_.load(std::memory_order_acquire); }
   /// Attaches the value and drops the sources, so a loop `x = f(x); x.eval();` keeps no history alive.
   void set_buffer(std::shared_ptr<const BufferView> view);
 
@@ -135,6 +136,7 @@ private:
   mutable std::mutex mutex_;
   std::vector<NodePtr> srcs_;
   std::shared_ptr<const BufferView> buffer_;
+  std::atomic<bool> materialized_{false}; // buffer_ != nullptr, set after buffer_ under mutex_
   bool interned_ = false;
 };
 

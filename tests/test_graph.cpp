@@ -71,6 +71,46 @@ TEST(HashConsing, EqualExpressionsAreOneNode) {
   EXPECT_EQ((a + b).node(), s.node());
 }
 
+// The intern table removes a dropped node by shifting the entries after it back. Thousands of nodes built and
+// dropped in random order (each round keeps a random half alive; the table grows, wraps and shrinks its clusters):
+// a node still alive must be found again, and a dropped one must be built anew.
+TEST(HashConsing, NodesDroppedInAnyOrderLeaveTheOthersFindable) {
+  Array a = vec({1, 2, 3});
+  const std::size_t live_before = live_node_count();
+  std::uint64_t state = 12345;
+  auto coin = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) & 1;
+  };
+  constexpr std::size_t kValues = 3000;
+  std::vector<Array> kept(kValues);
+  std::vector<bool> alive(kValues, false);
+  std::vector<std::uint64_t> serial(kValues, 0);
+  for (int round = 0; round < 6; ++round) {
+    for (std::size_t v = 0; v < kValues; ++v) {
+      Array e = a + double(v);
+      if (alive[v])
+        ASSERT_EQ(e.node()->serial, serial[v]) << "round " << round << ": a live node was not found, value " << v;
+      else
+        ASSERT_NE(e.node()->serial, serial[v]) << "round " << round << ": a dropped node was found, value " << v;
+      serial[v] = e.node()->serial;
+      alive[v] = coin() != 0;
+      kept[v] = alive[v] ? e : Array();
+    }
+    // Drop about a third of the survivors, walking from a random point backwards (another order than built).
+    const std::size_t start = std::size_t(state % kValues);
+    for (std::size_t k = 0; k < kValues; ++k) {
+      const std::size_t v = (start + kValues - k) % kValues;
+      if (alive[v] && coin() && coin()) {
+        kept[v] = Array();
+        alive[v] = false;
+      }
+    }
+  }
+  kept.clear();
+  EXPECT_EQ(live_node_count(), live_before);
+}
+
 TEST(HashConsing, DifferentExpressionsAreDifferentNodes) {
   Array a = vec({1, 2, 3}), b = vec({4, 5, 6});
   Array p1 = a + 1.0, p2 = a + 2.0;

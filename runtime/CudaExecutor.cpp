@@ -74,6 +74,12 @@ private:
 // Kernel arguments laid out as cuLaunchKernel wants them: one pointer per argument into a byte buffer.
 class ArgBuffer {
 public:
+  // Room for `count` arguments of up to 8 bytes, so that pushing them does not reallocate (a launch is on the host
+  // path of every materialization).
+  explicit ArgBuffer(std::size_t count) {
+    bytes_.reserve(count * 8);
+    offsets_.reserve(count);
+  }
   template <class T> void push(T value) {
     std::size_t at = (bytes_.size() + alignof(T) - 1) / alignof(T) * alignof(T);
     bytes_.resize(at + sizeof(T));
@@ -82,6 +88,7 @@ public:
   }
   std::vector<void*> pointers() {
     std::vector<void*> p;
+    p.reserve(offsets_.size());
     for (auto off : offsets_) p.push_back(bytes_.data() + off);
     return p;
   }
@@ -121,7 +128,7 @@ public:
     auto kernel = get_kernel(k.ir, device);
     for (auto& node : k.input_nodes)
       if (auto buf = node->buffer()) use_on_current_stream(*buf->storage);
-    ArgBuffer args;
+    ArgBuffer args(k.args.inputs.size() + outputs.size() + 1 + k.ir.params.size() + 3); // + a split's three
     for (auto* p : k.args.inputs) args.push(p);
     for (auto* p : outputs) args.push(p);
     auto push_index = [&](std::int64_t v) {

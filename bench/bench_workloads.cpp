@@ -22,6 +22,14 @@ void BM_Chain(benchmark::State& state) {
       state, [&] { chain(x, y).eval(); }, eager ? kChainOps : 1, 3.0 * 4.0 * double(n));
 }
 
+// The graph-building share of tiny-chain: the same expression built and dropped, not materialized (no kernel).
+void BM_TinyChainBuildOnly(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  auto x = random_f32(1024, -2, 2, 1).eval(), y = random_f32(1024, -2, 2, 2).eval();
+  measure(
+      state, [&] { benchmark::DoNotOptimize(chain(x, y)); }, 0, 0);
+}
+
 void black_scholes(const Array& S, const Array& K, const Array& T) {
   const float r = 0.02f, v = 0.30f;
   auto sqrtT = sqrt(T);
@@ -95,5 +103,6 @@ BENCHMARK(BM_Chain)
     ->UseManualTime()
     ->Iterations(50)
     ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_TinyChainBuildOnly)->UseManualTime()->Iterations(50)->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

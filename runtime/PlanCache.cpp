@@ -40,8 +40,11 @@ void compute_signature(const std::vector<graph::NodePtr>& roots, const fusion::P
     std::int64_t offset;
     int id;
   };
-  std::vector<LeafKey> leaves;
-  std::vector<std::pair<Node*, bool>> stack; // (node, sources pushed)
+  // Kept between walks (under the evaluation lock) so that a walk allocates nothing once they have grown.
+  static std::vector<LeafKey> leaves;
+  static std::vector<std::pair<Node*, bool>> stack; // (node, sources pushed)
+  leaves.clear();
+  stack.clear();
   for (auto it = roots.rbegin(); it != roots.rend(); ++it) stack.emplace_back(it->get(), false);
   while (!stack.empty()) {
     auto [n, expanded] = stack.back();

@@ -155,22 +155,24 @@ struct ReductionCheck {
   void run(const std::vector<NodePtr>& outputs) {
     const auto kept = kept_axes(d);
     const Shape outer = d.outer_shape();
+    // Outputs outside the domain: the kernel would not run over their index space, so nothing can be inlined.
+    const bool admitted =
+        std::all_of(outputs.begin(), outputs.end(), [&](auto& o) { return d.admits_output(o->shape); });
     std::vector<std::tuple<int, Mapping, int>> stack; // (position, mapping, inlined reduction above or -1)
     for (auto& o : outputs) {
       int k = g.find(o.get());
       if (k < 0) continue;
       Mapping m;
-      if (o->shape == d.in_shape) {
+      if (!admitted) {
+        m.assign(o->shape.size(), -2);
+      } else if (o->shape == d.in_shape) {
         full_outputs = true;
         for (std::size_t a = 0; a < d.in_shape.size(); ++a) m.push_back(int(a));
       } else if (o->shape == outer) {
         m.assign(kept.begin(), kept.end());
-      } else if (o->shape.size() == d.in_shape.size() && graph::shape_size(o->shape) == graph::shape_size(outer)) {
-        // keepdims: the outer shape with size-1 axes where the reduced ones were.
+      } else { // keepdims: the outer shape with size-1 axes where the reduced ones were.
         for (std::size_t a = 0; a < o->shape.size(); ++a)
           m.push_back(std::binary_search(d.axes.begin(), d.axes.end(), std::int32_t(a)) ? -1 : int(a));
-      } else {
-        m.assign(o->shape.size(), -2);
       }
       stack.push_back({k, m, -1});
     }
@@ -194,7 +196,7 @@ struct ReductionCheck {
       const auto& srcs = n.sources_unlocked();
       switch (n.kind) {
       case NodeKind::Reduce: {
-        bool ok = domain_of(n) == d && m.size() == kept.size();
+        bool ok = admitted && domain_of(n) == d && m.size() == kept.size();
         for (std::size_t a = 0; ok && a < kept.size(); ++a) ok = m[a] == kept[a];
         if (!ok) {
           add(to_store, k);
@@ -244,6 +246,14 @@ Shape ReductionDomain::outer_shape() const {
   for (std::size_t k = 0; k < in_shape.size(); ++k)
     if (!std::binary_search(axes.begin(), axes.end(), std::int32_t(k))) s.push_back(in_shape[k]);
   return s;
+}
+Shape ReductionDomain::keepdims_shape() const {
+  Shape s = in_shape;
+  for (auto a : axes) s[std::size_t(a)] = 1;
+  return s;
+}
+bool ReductionDomain::admits_output(const Shape& shape) const {
+  return shape == in_shape || shape == outer_shape() || shape == keepdims_shape();
 }
 std::int64_t ReductionDomain::outer_size() const {
   return graph::shape_size(outer_shape());
@@ -372,9 +382,13 @@ std::vector<KernelPlan> partition(const std::vector<NodePtr>& roots_in, const Pa
     for (auto& grp : groups) outs.push_back(grp);
     return outs;
   };
-  auto first_reduction = [&](const std::vector<NodePtr>& outs) -> int {
+  // The reduction whose domain a plan runs over: of the reductions it reaches (not through another reduction or a
+  // stored node), the first in depth-first order whose domain admits the plan's shape, else the first (whose check
+  // then stores every reduction the plan reaches), or -1 when it reaches none.
+  auto choose_reduction = [&](const std::vector<NodePtr>& outs) -> int {
     std::vector<int> stack;
     std::vector<char> seen(g.order.size(), 0);
+    int first = -1;
     for (auto it = outs.rbegin(); it != outs.rend(); ++it) stack.push_back(g.find(it->get()));
     while (!stack.empty()) {
       int k = stack.back();
@@ -382,14 +396,18 @@ std::vector<KernelPlan> partition(const std::vector<NodePtr>& roots_in, const Pa
       if (k < 0 || seen[std::size_t(k)]) continue;
       seen[std::size_t(k)] = 1;
       const Info& info = g.info[std::size_t(k)];
-      if (info.node->kind == NodeKind::Reduce) return k;
+      if (info.node->kind == NodeKind::Reduce) {
+        if (domain_of(*info.node).admits_output(outs[0]->shape)) return k;
+        if (first < 0) first = k;
+        continue;
+      }
       const auto& srcs = info.node->sources_unlocked();
       for (auto it = srcs.rbegin(); it != srcs.rend(); ++it) {
         int j = g.find(it->get());
         if (j >= 0 && !g.info[std::size_t(j)].stored) stack.push_back(j);
       }
     }
-    return -1;
+    return first;
   };
   std::vector<std::optional<ReductionDomain>> domains;
   for (int round = 0;; ++round) {
@@ -398,7 +416,7 @@ std::vector<KernelPlan> partition(const std::vector<NodePtr>& roots_in, const Pa
     domains.assign(outs_list.size(), std::nullopt);
     bool changed = false;
     for (std::size_t p = 0; p < outs_list.size() && !changed; ++p) {
-      int r = first_reduction(outs_list[p]);
+      int r = choose_reduction(outs_list[p]);
       if (r < 0) continue;
       ReductionDomain d = domain_of(*g.info[std::size_t(r)].node);
       ReductionCheck check{g, d, {}, {}, false, false};

@@ -17,8 +17,12 @@ struct ReductionDomain {
   Shape in_shape;
   std::vector<std::int32_t> axes;
   bool operator==(const ReductionDomain&) const = default;
-  Shape outer_shape() const; // in_shape without the reduced axes
+  Shape outer_shape() const;    // in_shape without the reduced axes
+  Shape keepdims_shape() const; // in_shape with size 1 at the reduced axes
   std::int64_t outer_size() const;
+  /// Whether a kernel over this domain can write an output of `shape`: the input shape (reduce-then-broadcast,
+  /// as softmax), the outer shape or the keepdims shape. Lowering serves exactly these.
+  bool admits_output(const Shape& shape) const;
   std::int64_t reduced_size() const;
 };
 
@@ -26,8 +30,8 @@ struct KernelPlan {
   std::vector<graph::NodePtr> outputs;
   Shape shape;
   std::string reason; // why this plan exists (for LAZYFUSE_LOG=fusion)
-  /// Set for a reduction kernel: its outputs have the domain's input shape (reduce-then-broadcast, as softmax) or its
-  /// outer shape (with or without keepdims' size-1 axes), and every reduction it inlines is over this domain.
+  /// Set for a reduction kernel: `reduction->admits_output(shape)` holds, and every reduction it inlines is over this
+  /// domain, reached with its kept axes in place.
   std::optional<ReductionDomain> reduction;
 };
 
@@ -57,11 +61,15 @@ struct PartitionOptions {
 ///  - Budgets: a plan inlines at most `max_nodes` nodes and reads at most `max_inputs` buffers; past that, the
 ///    inlined node with the largest subtree that still fits `max_nodes` is stored first (the earliest on a tie),
 ///    and the plan is re-measured: a long chain becomes few, full kernels.
-///  - Reductions: a reduction is inlined into a kernel whose outputs reach it only through elementwise ops and
-///    broadcasts back along its reduced axes, all over one domain (softmax, layer norm, mean and variance of the same
-///    rows: one kernel). Any other use (a slice of a reduced array, another domain) stores it first. With fewer than
-///    kSplitBelowOuter outer elements, reductions that depend on reductions and full-shape outputs are split apart,
-///    so that each reduction kernel can spread its reduced axis over many blocks.
+///  - Reductions. Invariant: a reduction is inlined into a plan only when the plan's output shape is the reduction
+///    domain's input, outer or keepdims shape (ReductionDomain::admits_output) and every path from the outputs
+///    reaches it through elementwise ops and axis maps that keep each kept axis in place (broadcasts back along its
+///    reduced axes included), all over one domain (softmax, layer norm, mean and variance of the same rows: one
+///    kernel). Any other use stores it first: a slice, reshape or join of a reduced array, another domain, and any
+///    plan of another shape, even where a reduction over all axes (no kept axes) reaches it through a broadcast.
+///    Of the reductions a plan reaches, the first whose domain admits the plan's shape chooses its domain. With fewer
+///    than kSplitBelowOuter outer elements, reductions that depend on reductions and full-shape outputs are split
+///    apart, so that each reduction kernel can spread its reduced axis over many blocks.
 ///  - Eager mode: every node that computes something is its own kernel; only fills, axis maps and reshapes (free
 ///    views, or scalars) are inlined.
 std::vector<KernelPlan> partition(const std::vector<graph::NodePtr>& roots, const PartitionOptions& options);

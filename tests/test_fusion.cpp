@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
 
 using namespace lazyfuse;
@@ -296,4 +297,152 @@ TEST(FusionReductions, SliceOfAReducedArrayStoresTheReductionFirst) {
     for (int j = 0; j < 20; ++j) a += hm(i + 1, j), b += hm(i, j);
     ASSERT_NEAR(hd[std::size_t(i)], a - b, 1e-4);
   }
+}
+
+// ---- a reduction read by a plan of another shape --------------------------------------------------------------
+// A reduction over all axes has no kept axes, so every consumer can broadcast it; a plan whose outputs have neither
+// the reduction's input shape nor its outer or keepdims shape cannot compute it inline (its kernel would run over
+// the wrong index space). These once wrote only the first element, or stopped at an internal assert.
+
+namespace {
+
+struct ReducedIntoOtherShape {
+  const char* expression;
+  std::function<Array()> build;
+  Shape shape;
+  std::vector<double> expected;
+  std::uint64_t kernels;
+};
+
+std::vector<ReducedIntoOtherShape> reduced_into_other_shapes() {
+  auto x = [] { return asarray({1.0, 2.0, 3.0}); };
+  auto w = [] { return asarray({10.0, 20.0}); };
+  auto y = [] { return asarray({{1.0, 2.0}, {3.0, 4.0}}); };
+  return {
+      {"x(slice(1, none)) + sum(x)", [=] { return x()(slice(1, none)) + sum(x()); }, {2}, {8, 9}, 2},
+      {"broadcast_to(sum(x), {2})", [=] { return broadcast_to(sum(x()), {2}); }, {2}, {6, 6}, 2},
+      {"stack({sum(x), sum(w)})",
+       [=] {
+         return stack({sum(x()), sum(w())});
+       },
+       {2},
+       {6, 30},
+       3},
+      {"w.at(0).set(sum(x))", [=] { return w().at(0).set(sum(x())); }, {2}, {6, 20}, 2},
+      {"(x + max(x))(slice(1, none))", [=] { return (x() + max(x()))(slice(1, none)); }, {2}, {5, 6}, 2},
+      {"y(1) + sum(y)", [=] { return y()(1) + sum(y()); }, {2}, {13, 14}, 2},
+      {"y.reshape({4}) + sum(y)", [=] { return y().reshape({4}) + sum(y()); }, {4}, {11, 12, 13, 14}, 2},
+      {"sum(y, 1) + sum(y)", [=] { return sum(y(), 1) + sum(y()); }, {2}, {13, 17}, 2},
+      {"sum(y, 0, true).T + sum(y)", [=] { return sum(y(), 0, true).T() + sum(y()); }, {2, 1}, {14, 16}, 3},
+      {"concatenate({x, sum(x, 0, true)})",
+       [=] {
+         return concatenate({x(), sum(x(), 0, true)});
+       },
+       {4},
+       {1, 2, 3, 6},
+       2},
+  };
+}
+
+} // namespace
+
+TEST(FusionReductions, FullReductionReadByAPlanOfAnotherShapeIsStoredFirst) {
+  for (const auto& c : reduced_into_other_shapes()) {
+    SCOPED_TRACE(c.expression);
+    Array r = c.build();
+    ASSERT_EQ(r.shape(), c.shape);
+    EXPECT_EQ(kernels_of([&] { r.eval(); }), c.kernels);
+    auto h = r.get<double>();
+    ASSERT_EQ(h.size(), c.expected.size());
+    for (std::size_t i = 0; i < h.size(); ++i) EXPECT_EQ(h[i], c.expected[i]) << "element " << i;
+  }
+}
+
+// The general case: reductions over all axes, some axes and with keepdims, read through every kind of consumer
+// whose shape differs from the reduction's, evaluated alone and beside roots of other shapes; the lazy result must
+// equal the eager one (each op its own kernel) and a host reference.
+TEST(FusionReductions, ReductionsReadThroughViewsBroadcastsJoinsAndAssignments) {
+  auto m = random_f32({6, 5, 4});
+  auto hm = m.get<float>();
+  struct Reduction {
+    const char* name;
+    std::function<Array(const Array&)> apply;
+  };
+  const std::vector<Reduction> reductions = {
+      {"sum(m)", [](const Array& a) { return sum(a); }},
+      {"max(m)", [](const Array& a) { return max(a); }},
+      {"sum(m, {0, 2})",
+       [](const Array& a) {
+         return sum(a, {0, 2});
+       }},
+      {"mean(m, 2)", [](const Array& a) { return mean(a, 2); }},
+      {"min(m, 1, true)", [](const Array& a) { return min(a, 1, true); }},
+      {"sum(m, {0, 1, 2}, true)",
+       [](const Array& a) {
+         return sum(a, {0, 1, 2}, true);
+       }},
+  };
+  struct Consumer {
+    const char* name;
+    std::function<Array(const Array& r, const Array& m)> apply;
+  };
+  // r: the reduction; f: r flattened (a reshape), k: its size.
+  const std::vector<Consumer> consumers = {
+      {"f(slice(1, none)) * 2", [](const Array& r, const Array&) { return r.ravel()(slice(1, none)) * 2.0f; }},
+      {"f + ravel(m)(slice(0, k))",
+       [](const Array& r, const Array& a) { return r.ravel() + a.ravel()(slice(0, r.size())); }},
+      {"flip(f) - f", [](const Array& r, const Array&) { return flip(r.ravel()) - r.ravel(); }},
+      {"broadcast_to(r, {7} + shape(r))",
+       [](const Array& r, const Array&) {
+         Shape s{7};
+         for (auto d : r.shape()) s.push_back(d);
+         return broadcast_to(r, s);
+       }},
+      {"r + m where they broadcast, else r(newaxis) * 3",
+       [](const Array& r, const Array& a) { return r.ndim() == 0 || r.ndim() == 3 ? r + a : r(newaxis) * 3.0f; }},
+      {"f(newaxis).T + 1", [](const Array& r, const Array&) { return r.ravel()(newaxis).T() + 1.0f; }},
+      {"concatenate({f, ravel(m(0))})",
+       [](const Array& r, const Array& a) {
+         return concatenate({r.ravel(), a(0).ravel()});
+       }},
+      {"stack({f, f + 1})",
+       [](const Array& r, const Array&) {
+         return stack({r.ravel(), r.ravel() + 1.0f});
+       }},
+      {"ravel(m).at(slice(1, k + 1)).set(f)",
+       [](const Array& r, const Array& a) { return a.ravel().at(slice(1, r.size() + 1)).set(r.ravel()); }},
+      {"pad(f, 1) + 1",
+       [](const Array& r, const Array&) {
+         return pad(r.ravel(), {{1, 1}}) + 1.0f;
+       }},
+  };
+  for (const auto& red : reductions) {
+    for (const auto& con : consumers) {
+      SCOPED_TRACE(std::string(con.name) + " with r = " + red.name);
+      auto build = [&] { return con.apply(red.apply(m), m); };
+      config::set_eager(true);
+      Array want = build().eval();
+      config::set_eager(false);
+      Array got = build();
+      Array other = exp(m(slice(none, none, 2))); // a root of another shape and rank, evaluated beside it
+      Array alone = build();
+      eval(got, other);
+      alone.eval();
+      ASSERT_EQ(got.shape(), want.shape());
+      auto hw = want.get<float>(), hg = got.get<float>(), ha = alone.get<float>();
+      for (std::size_t i = 0; i < hw.size(); ++i) {
+        ASSERT_NEAR(hg[i], hw[i], 1e-5 * (1 + std::abs(hw[i]))) << "element " << i << " (beside another root)";
+        ASSERT_NEAR(ha[i], hw[i], 1e-5 * (1 + std::abs(hw[i]))) << "element " << i;
+      }
+      auto ho = other.get<float>();
+      ASSERT_NEAR(ho[0], std::exp(hm(0, 0, 0)), 1e-6 * std::exp(hm(0, 0, 0)));
+    }
+  }
+  // The host reference of one combination per reduction kind, so that lazy and eager cannot agree on a wrong value.
+  double total = 0, top = -1e30;
+  for (std::size_t i = 0; i < hm.size(); ++i) total += hm[i], top = std::max(top, double(hm[i]));
+  auto s = (m(0, 0) + sum(m)).get<float>();
+  for (int j = 0; j < 4; ++j) EXPECT_NEAR(s[std::size_t(j)], hm(0, 0, j) + total, 1e-4);
+  auto b = broadcast_to(max(m), {3}).get<float>();
+  for (int j = 0; j < 3; ++j) EXPECT_EQ(b[std::size_t(j)], float(top));
 }

@@ -20,8 +20,21 @@ using graph::NodePtr;
 
 namespace {
 
-const NodePtr& node_of(const Array& a, const char* op = "operation") {
-  if (!a.valid()) throw Error(std::string(op) + ": the array is empty (default-constructed Array)");
+const NodePtr& node_of(const Array& a, const char* op, const char* operand = "the array") {
+  detail::require_valid(a, op, operand);
+  return a.node();
+}
+
+// For the per-op hot paths: the op's name (a literal from ops.def) and the operand's label are only looked up
+// when the check fails.
+template <class Op> const NodePtr& operand_of(const Array& a, Op op, const char* operand) {
+  if (!a.valid()) [[unlikely]]
+    detail::require_valid(a, graph::name_of(op).data(), operand);
+  return a.node();
+}
+const NodePtr& element_of(const Array& a, const char* op, std::size_t i) {
+  if (!a.valid()) [[unlikely]]
+    detail::require_valid(a, op, ("array " + std::to_string(i)).c_str());
   return a.node();
 }
 
@@ -61,28 +74,34 @@ Array wrap(NodePtr n) {
 
 std::vector<NodePtr> nodes_of(const std::vector<Array>& arrays, const char* op) {
   std::vector<NodePtr> v;
-  for (auto& a : arrays) v.push_back(node_of(a, op));
+  for (std::size_t i = 0; i < arrays.size(); ++i) v.push_back(element_of(arrays[i], op, i));
   return v;
 }
 
 } // namespace
 
+namespace detail {
+void require_valid(const Array& a, const char* op, const char* operand) {
+  if (!a.valid()) throw Error(std::string(op) + ": " + operand + " is an empty (default-constructed) Array");
+}
+} // namespace detail
+
 // ---- properties -----------------------------------------------------------------------------------------
 
 DType Array::dtype() const {
-  return node_of(*this)->dtype;
+  return node_of(*this, "dtype")->dtype;
 }
 const Shape& Array::shape() const {
-  return node_of(*this)->shape;
+  return node_of(*this, "shape")->shape;
 }
 std::int64_t Array::ndim() const {
-  return node_of(*this)->ndim();
+  return node_of(*this, "ndim")->ndim();
 }
 std::int64_t Array::size() const {
-  return node_of(*this)->size();
+  return node_of(*this, "size")->size();
 }
 bool Array::is_materialized() const {
-  return node_of(*this)->materialized();
+  return node_of(*this, "is_materialized")->materialized();
 }
 
 // ---- views --------------------------------------------------------------------------------------------
@@ -99,11 +118,16 @@ Array Array::transpose(std::vector<int> axes) const {
 Array Array::index_with(const std::vector<Index>& index) const {
   return wrap(graph::index(node_of(*this, "index"), index));
 }
+DType Array::At::base_dtype() const {
+  if (!base_) throw Error("at().set: the array is an empty (default-constructed) Array");
+  return base_->dtype;
+}
 Array Array::At::set(const Array& value) const {
-  return wrap(graph::set_slice(base_, index_, node_of(value, "at().set")));
+  base_dtype();
+  return wrap(graph::set_slice(base_, index_, node_of(value, "at().set", "the value")));
 }
 Array& Array::set_at(const std::vector<Index>& index, const Array& value) {
-  return *this = wrap(graph::set_slice(node_of(*this, "set_at"), index, node_of(value, "set_at")));
+  return *this = wrap(graph::set_slice(node_of(*this, "set_at"), index, node_of(value, "set_at", "the value")));
 }
 Array Array::astype(DType type) const {
   return wrap(graph::make_cast(node_of(*this, "astype"), type));
@@ -134,9 +158,10 @@ void Array::get_into(DType as, void* out) const {
 }
 
 void Array::check_item() const {
+  node_of(*this, "item");
   if (size() != 1)
-    throw Error("item: can only convert an array of size 1 to a C++ scalar; " +
-                graph::describe("array", *node_of(*this)) + " has size " + std::to_string(size()));
+    throw Error("item: can only convert an array of size 1 to a C++ scalar; " + graph::describe("array", *node()) +
+                " has size " + std::to_string(size()));
 }
 
 void* Array::data_ptr() const {
@@ -146,7 +171,7 @@ void* Array::data_ptr() const {
 
 void eval_arrays(std::span<const Array* const> arrays) {
   std::vector<NodePtr> roots;
-  for (auto* a : arrays) roots.push_back(node_of(*a, "eval"));
+  for (std::size_t i = 0; i < arrays.size(); ++i) roots.push_back(element_of(*arrays[i], "eval", i));
   runtime::materialize(roots);
 }
 
@@ -154,21 +179,25 @@ void eval_arrays(std::span<const Array* const> arrays) {
 
 namespace detail {
 Array unary(UnaryOp op, const Array& a) {
-  return wrap(graph::make_unary(op, node_of(a)));
+  return wrap(graph::make_unary(op, operand_of(a, op, "the array")));
 }
 Array binary(BinaryOp op, const Array& a, const Array& b) {
-  return wrap(graph::make_binary(op, node_of(a), node_of(b)));
+  const NodePtr& na = operand_of(a, op, "operand a"); // in order: the first empty operand is the one reported
+  return wrap(graph::make_binary(op, na, operand_of(b, op, "operand b")));
 }
 Array binary(BinaryOp op, const Array& a, WeakScalar b) {
-  return wrap(graph::make_binary_weak(op, node_of(a), b, false));
+  return wrap(graph::make_binary_weak(op, operand_of(a, op, "operand a"), b, false));
 }
 Array binary(BinaryOp op, WeakScalar a, const Array& b) {
-  return wrap(graph::make_binary_weak(op, node_of(b), a, true));
+  return wrap(graph::make_binary_weak(op, operand_of(b, op, "operand b"), a, true));
 }
 Array scalar_array(WeakScalar s, DType type) {
   return Array(graph::make_weak_fill(s, type, "scalar"));
 }
 Array where_weak(const Array& cond, const Array* a, WeakScalar sa, const Array* b, WeakScalar sb) {
+  node_of(cond, "where", "operand cond");
+  if (a) node_of(*a, "where", "operand a");
+  if (b) node_of(*b, "where", "operand b");
   // The scalars take the type the array operand gives them (NumPy 2's weak scalars); two scalars promote
   // between themselves.
   DType t;
@@ -182,16 +211,21 @@ Array where_weak(const Array& cond, const Array* a, WeakScalar sa, const Array* 
     };
     t = promote_types(kind_type(sa.kind), kind_type(sb.kind));
   }
-  NodePtr na = a ? node_of(*a) : graph::make_weak_fill(sa, t, "where");
-  NodePtr nb = b ? node_of(*b) : graph::make_weak_fill(sb, t, "where");
-  return wrap(graph::make_where(node_of(cond, "where"), na, nb));
+  NodePtr na = a ? a->node() : graph::make_weak_fill(sa, t, "where");
+  NodePtr nb = b ? b->node() : graph::make_weak_fill(sb, t, "where");
+  return wrap(graph::make_where(cond.node(), na, nb));
 }
 } // namespace detail
 
 Array where(const Array& cond, const Array& a, const Array& b) {
-  return wrap(graph::make_where(node_of(cond, "where"), node_of(a, "where"), node_of(b, "where")));
+  const NodePtr& nc = node_of(cond, "where", "operand cond"); // in order: the first empty operand is reported
+  const NodePtr& na = node_of(a, "where", "operand a");
+  return wrap(graph::make_where(nc, na, node_of(b, "where", "operand b")));
 }
 Array clip(const Array& a, const Array& lo, const Array& hi) {
+  node_of(a, "clip", "operand a");
+  node_of(lo, "clip", "operand lo");
+  node_of(hi, "clip", "operand hi");
   return minimum(maximum(a, lo), hi);
 }
 Array astype(const Array& a, DType type) {
@@ -281,15 +315,19 @@ Array empty(Shape shape, DType type) {
   return zeros(std::move(shape), type);
 }
 Array zeros_like(const Array& a) {
+  node_of(a, "zeros_like");
   return zeros(a.shape(), a.dtype());
 }
 Array ones_like(const Array& a) {
+  node_of(a, "ones_like");
   return ones(a.shape(), a.dtype());
 }
 Array full_like(const Array& a, double value) {
+  node_of(a, "full_like");
   return full(a.shape(), value, a.dtype());
 }
 Array empty_like(const Array& a) {
+  node_of(a, "empty_like");
   return empty(a.shape(), a.dtype());
 }
 
@@ -378,7 +416,7 @@ Array transpose(const Array& a, std::vector<int> axes) {
   return a.transpose(std::move(axes));
 }
 Array permute(const Array& a, std::vector<int> axes) {
-  return a.transpose(std::move(axes));
+  return wrap(graph::transpose(node_of(a, "permute"), std::move(axes)));
 }
 Array expand_dims(const Array& a, int axis) {
   return wrap(graph::expand_dims(node_of(a, "expand_dims"), axis));

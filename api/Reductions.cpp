@@ -16,13 +16,9 @@ Array wrap_node(NodePtr n); // api/Array.cpp: bounded laziness and eager mode
 
 namespace {
 
-const NodePtr& node_of(const Array& a, const char* op) {
-  if (!a.valid()) throw Error(std::string(op) + ": the array is empty (default-constructed Array)");
-  return a.node();
-}
-
 Array reduce(ReduceOp op, const Array& a, const Axes& axes, bool keepdims) {
-  return wrap_node(graph::make_reduce(op, node_of(a, "reduction"), axes.list, keepdims));
+  if (!a.valid()) detail::require_valid(a, graph::name_of(op).data());
+  return wrap_node(graph::make_reduce(op, a.node(), axes.list, keepdims));
 }
 
 // Number of elements a reduction over `axes` combines.
@@ -52,9 +48,11 @@ Array max(const Array& a, Axes axes, bool keepdims) {
   return reduce(ReduceOp::Max, a, axes, keepdims);
 }
 Array any(const Array& a, Axes axes, bool keepdims) {
+  detail::require_valid(a, "any");
   return reduce(ReduceOp::Any, a.astype(DType::Bool), axes, keepdims);
 }
 Array all(const Array& a, Axes axes, bool keepdims) {
+  detail::require_valid(a, "all");
   return reduce(ReduceOp::All, a.astype(DType::Bool), axes, keepdims);
 }
 
@@ -66,10 +64,12 @@ Array argmin(const Array& a, std::optional<int> axis, bool keepdims) {
 }
 
 Array count_nonzero(const Array& a, Axes axes, bool keepdims) {
+  detail::require_valid(a, "count_nonzero");
   return sum(a.astype(DType::Bool), std::move(axes), keepdims);
 }
 
 Array mean(const Array& a, Axes axes, bool keepdims) {
+  detail::require_valid(a, "mean");
   const DType t = mean_type(a.dtype());
   const std::int64_t n = reduced_count(a, axes);
   // The division is the reduction kernel's epilogue. The mean of nothing is NaN, as in NumPy.
@@ -77,6 +77,7 @@ Array mean(const Array& a, Axes axes, bool keepdims) {
 }
 
 Array var(const Array& a, Axes axes, int ddof, bool keepdims) {
+  detail::require_valid(a, "var");
   const DType t = mean_type(a.dtype());
   const Array x = a.astype(t);
   const std::int64_t n = reduced_count(a, axes);
@@ -87,10 +88,12 @@ Array var(const Array& a, Axes axes, int ddof, bool keepdims) {
 }
 
 Array stddev(const Array& a, Axes axes, int ddof, bool keepdims) {
+  detail::require_valid(a, "stddev");
   return sqrt(var(a, std::move(axes), ddof, keepdims));
 }
 
 Array logsumexp(const Array& a, Axes axes, bool keepdims) {
+  detail::require_valid(a, "logsumexp");
   const Array x = a.astype(mean_type(a.dtype()));
   const Array m = max(x, axes, true);
   // An infinite maximum would give inf - inf; shift by 0 there instead (NumPy/SciPy do the same).
@@ -104,6 +107,8 @@ Array logsumexp(const Array& a, Axes axes, bool keepdims) {
 }
 
 Array isclose(const Array& a, const Array& b, double rtol, double atol, bool equal_nan) {
+  detail::require_valid(a, "isclose", "operand a");
+  detail::require_valid(b, "isclose", "operand b");
   const DType t = promote_types(mean_type(a.dtype()), mean_type(b.dtype()));
   const Array x = a.astype(t), y = b.astype(t);
   Array close = where(isfinite(x) && isfinite(y), abs(x - y) <= atol + rtol * abs(y), x == y);
@@ -112,10 +117,14 @@ Array isclose(const Array& a, const Array& b, double rtol, double atol, bool equ
 }
 
 bool allclose(const Array& a, const Array& b, double rtol, double atol, bool equal_nan) {
+  detail::require_valid(a, "allclose", "operand a");
+  detail::require_valid(b, "allclose", "operand b");
   return all(isclose(a, b, rtol, atol, equal_nan)).item<bool>();
 }
 
 bool array_equal(const Array& a, const Array& b) {
+  detail::require_valid(a, "array_equal", "operand a");
+  detail::require_valid(b, "array_equal", "operand b");
   if (a.shape() != b.shape()) return false;
   return all(a == b).item<bool>();
 }
@@ -123,6 +132,7 @@ bool array_equal(const Array& a, const Array& b) {
 namespace linalg {
 
 Array norm(const Array& a, std::optional<double> ord, Axes axes, bool keepdims) {
+  detail::require_valid(a, "linalg.norm");
   const Array x = a.astype(mean_type(a.dtype()));
   const std::size_t naxes = axes.list ? axes.list->size() : std::size_t(a.ndim());
   if (naxes == 2 && axes.list) {
@@ -143,6 +153,8 @@ Array norm(const Array& a, std::optional<double> ord, Axes axes, bool keepdims) 
 }
 
 Array norm(const Array& a, const char* ord, Axes axes, bool keepdims) {
+  detail::require_valid(a, "linalg.norm");
+  if (!ord) throw Error("linalg.norm: the norm order is a null pointer; pass \"fro\", a number, or nothing");
   if (std::string(ord) != "fro") throw Error(std::string("linalg.norm: unknown norm order '") + ord + "'");
   const Array x = a.astype(mean_type(a.dtype()));
   return sqrt(sum(x * x, axes, keepdims));

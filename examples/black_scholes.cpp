@@ -6,6 +6,8 @@
 // usage: black_scholes [n=65536]
 #include <lazyfuse/lazyfuse.hpp>
 
+#include "common.h"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -56,7 +58,7 @@ template <class F> static Timing timed(bool eager, F&& run) {
   return {std::chrono::duration<double, std::milli>(t1 - t0).count(), k1 - k0, p.call.get<float>(), p.put.get<float>()};
 }
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : std::int64_t(1) << 16;
   if (n < 1) {
     std::fprintf(stderr, "usage: black_scholes [n>=1]\n");
@@ -107,4 +109,8 @@ int main(int argc, char** argv) {
   std::printf("  speedup lazy vs eager: %.2fx   (tolerance: |err| <= 1e-3 + 1e-4 |price|)\n", eager.ms / lazy.ms);
   std::printf("%s\n", ok ? "PASSED" : "FAILED");
   return ok ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  return examples::run_example(argc, argv, run);
 }

@@ -4,6 +4,8 @@
 // usage: demo [n]   (elements per workload; default 1<<20 on a GPU, 1<<16 on the CPU backend)
 #include <lazyfuse/lazyfuse.hpp>
 
+#include "common.h"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -67,7 +69,7 @@ static Row measure(const std::function<std::vector<Array>()>& op, const std::vec
   return row;
 }
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   const bool gpu = backend() == Backend::Cuda;
   const char* env = std::getenv("LAZYFUSE_BACKEND");
   std::printf("lazyfuse demo on the %s (%s)\n", gpu ? "CUDA GPU" : "CPU backend",
@@ -164,4 +166,8 @@ int main(int argc, char** argv) {
 
   std::printf("\n%s\n", ok ? "all results match the host references" : "WRONG RESULT");
   return ok ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  return examples::run_example(argc, argv, run);
 }

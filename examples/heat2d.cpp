@@ -6,6 +6,8 @@
 // usage: heat2d [n=256] [steps=200]
 #include <lazyfuse/lazyfuse.hpp>
 
+#include "common.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -93,7 +95,7 @@ static Timing timed(bool eager, const Array& u0, int steps) {
   return {std::chrono::duration<double, std::milli>(t1 - t0).count(), k1 - k0, r.u.get<float>(), r.norms};
 }
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : 256;
   const int steps = argc > 2 ? std::atoi(argv[2]) : 200;
   if (n < 3 || steps < 1) {
@@ -130,4 +132,8 @@ int main(int argc, char** argv) {
               eager.ms / lazy.ms, tol);
   std::printf("%s\n", ok ? "PASSED" : "FAILED");
   return ok ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  return examples::run_example(argc, argv, run);
 }

@@ -7,6 +7,8 @@
 // usage: jacobi [n=64] [tol=1e-4] [max_iter=20000]
 #include <lazyfuse/lazyfuse.hpp>
 
+#include "common.h"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -57,7 +59,7 @@ static Timing timed(bool eager, const Array& h2f, std::int64_t n, double tol, in
   return {std::chrono::duration<double, std::milli>(t1 - t0).count(), k1 - k0, s.u.get<double>(), s.norms};
 }
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : 64;
   const double tol = argc > 2 ? std::atof(argv[2]) : 1e-4;
   const int max_iter = argc > 3 ? std::atoi(argv[3]) : 20000;
@@ -116,4 +118,8 @@ int main(int argc, char** argv) {
   std::printf("  speedup lazy vs eager: %.2fx   (tolerance vs host Jacobi: %.0e)\n", eager.ms / lazy.ms, check_tol);
   std::printf("%s\n", ok ? "PASSED" : "FAILED");
   return ok ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  return examples::run_example(argc, argv, run);
 }

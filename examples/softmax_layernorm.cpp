@@ -8,6 +8,8 @@
 // usage: softmax_layernorm [rows=512] [cols=256]
 #include <lazyfuse/lazyfuse.hpp>
 
+#include "common.h"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -48,7 +50,7 @@ static Timing timed(bool eager, const std::function<Array()>& op) {
   return {std::chrono::duration<double, std::milli>(t1 - t0).count(), k1 - k0, out.get<float>()};
 }
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   const std::int64_t rows = argc > 1 ? std::atoll(argv[1]) : 512, cols = argc > 2 ? std::atoll(argv[2]) : 256;
   if (rows < 1 || cols < 2) {
     std::fprintf(stderr, "usage: softmax_layernorm [rows>=1] [cols>=2]\n");
@@ -107,4 +109,8 @@ int main(int argc, char** argv) {
   }
   std::printf("%s\n", ok ? "PASSED" : "FAILED");
   return ok ? 0 : 1;
+}
+
+int main(int argc, char** argv) {
+  return examples::run_example(argc, argv, run);
 }

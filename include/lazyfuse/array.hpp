@@ -66,6 +66,37 @@ using Index = std::variant<std::int64_t, Slice, NewAxis, Ellipsis>;
 class Array;
 template <class... A> void eval(const A&... arrays);
 
+// The compile-time error of `x(mask)`, `x.at(mask)`, `x.index_with({mask})` and `x.set_at({mask}, v)`.
+#define LAZYFUSE_ARRAY_AS_INDEX_MESSAGE                                                                                \
+  "lazyfuse: an Array cannot be used as an index: boolean-mask indexing (NumPy's x[mask]) and integer-array "          \
+  "indexing are not supported yet. Select under a mask with where(mask, x, fill); update under a mask with "           \
+  "where(mask, value, x)."
+
+namespace detail {
+/// Throws Error("<op>: <operand> is an empty (default-constructed) Array") when `a` holds no value. Every public
+/// function that takes an Array calls it (or an equivalent) before touching the array's node.
+void require_valid(const Array& a, const char* op, const char* operand = "the array");
+
+/// What `x(...)` and `x.at(...)` accept: the types of `Index`, plus `none` and any integer except bool.
+template <class I>
+concept IndexComponent =
+    (std::integral<I> && !std::same_as<I, bool>) || std::same_as<I, Slice> || std::same_as<I, NewAxis> ||
+    std::same_as<I, Ellipsis> || std::same_as<I, None> || std::same_as<I, Index>;
+template <class> inline constexpr bool always_false = false;
+
+// Compile-time diagnostics for index components lazyfuse does not take, so that a user sees one sentence instead
+// of a failed overload resolution. Called only when some component is not an IndexComponent.
+template <class... I> constexpr void reject_index() {
+  static_assert(!(std::same_as<I, Array> || ...), LAZYFUSE_ARRAY_AS_INDEX_MESSAGE);
+  static_assert(!(std::same_as<I, bool> || ...),
+                "lazyfuse: a bool is not an index (NumPy reads x[True] as a 0-d boolean mask, which is not supported "
+                "yet); pass an integer, slice(...), newaxis/none or ellipsis.");
+  // Only when neither assertion above fired: one message per mistake.
+  static_assert((std::same_as<I, Array> || ...) || (std::same_as<I, bool> || ...),
+                "lazyfuse: an index component must be an integer, slice(...), all_of, newaxis/none or ellipsis.");
+}
+} // namespace detail
+
 /// Value semantics over an immutable graph node. Copying an Array copies a pointer.
 class Array {
 public:
@@ -88,8 +119,16 @@ public:
   Array transpose(std::vector<int> axes) const;
   Array T() const { return transpose(); }
   Array ravel() const { return reshape({-1}); }
-  /// NumPy indexing: `x(1, slice(2, none), newaxis, ellipsis)`.
-  template <class... I> Array operator()(const I&... index) const { return index_with({Index(to_index(index))...}); }
+  /// NumPy indexing: `x(1, slice(2, none), newaxis, ellipsis)`. Boolean masks and integer arrays as indices are
+  /// not supported yet: `x(mask)` does not compile (use `where(mask, x, fill)`).
+  template <class... I> Array operator()(const I&... index) const {
+    if constexpr ((detail::IndexComponent<I> && ...)) {
+      return index_with({Index(to_index(index))...});
+    } else {
+      detail::reject_index<I...>();
+      return *this;
+    }
+  }
   Array index_with(const std::vector<Index>& index) const;
 
   /// Slice assignment with value semantics: `x.at(1, slice(2, 5)).set(y)` returns a new array equal to x
@@ -102,12 +141,20 @@ public:
 
   private:
     friend class Array;
+    DType base_dtype() const; // throws when `at` was called on an empty Array
     At(std::shared_ptr<graph::Node> base, std::vector<Index> index)
         : base_(std::move(base)), index_(std::move(index)) {}
     std::shared_ptr<graph::Node> base_;
     std::vector<Index> index_;
   };
-  template <class... I> At at(const I&... index) const { return At(node_, {Index(to_index(index))...}); }
+  template <class... I> At at(const I&... index) const {
+    if constexpr ((detail::IndexComponent<I> && ...)) {
+      return At(node_, {Index(to_index(index))...});
+    } else {
+      detail::reject_index<I...>();
+      return At(node_, {});
+    }
+  }
   Array& set_at(const std::vector<Index>& index, const Array& value);
 
   Array astype(DType type) const;
@@ -136,6 +183,15 @@ public:
   template <Scalar S> Array& operator-=(S s);
   template <Scalar S> Array& operator*=(S s);
   template <Scalar S> Array& operator/=(S s);
+
+  /// Not a conversion: it exists so that an Array passed where an `Index` is expected (`x.index_with({mask})`,
+  /// `x.set_at({mask}, v)`) fails to compile with the message below rather than a list of variant constructors.
+  template <class T>
+  requires std::same_as<T, Index>
+  operator T() const {
+    static_assert(detail::always_false<T>, LAZYFUSE_ARRAY_AS_INDEX_MESSAGE);
+    return T{};
+  }
 
   /// The graph node (for the library's own layers and tests).
   const std::shared_ptr<graph::Node>& node() const noexcept { return node_; }
@@ -324,6 +380,7 @@ template <Scalar S, Scalar R> Array where(const Array& cond, S a, R b);
 /// minimum(maximum(a, lo), hi), NaN-propagating.
 Array clip(const Array& a, const Array& lo, const Array& hi);
 template <Scalar S, Scalar R> Array clip(const Array& a, S lo, R hi) {
+  detail::require_valid(a, "clip");
   return minimum(maximum(a, lo), hi);
 }
 Array astype(const Array& a, DType type);
@@ -416,6 +473,7 @@ std::string to_string(const Array& a);
 
 // ---- template definitions -----------------------------------------------------------------------------
 template <Element T> HostArray<T> Array::get() const {
+  detail::require_valid(*this, "get");
   HostArray<T> out(shape());
   get_into(dtype_of<T>(), out.data());
   return out;
@@ -425,7 +483,7 @@ template <Element T> T Array::item() const {
   return get<T>()[0];
 }
 template <Scalar S> Array Array::At::set(S value) const {
-  return set(detail::scalar_array(detail::weak(value), Array(base_).dtype()));
+  return set(detail::scalar_array(detail::weak(value), base_dtype()));
 }
 template <Scalar S> Array& Array::operator+=(S s) {
   return *this = *this + s;
@@ -451,5 +509,7 @@ template <Scalar S> Array where(const Array& cond, S a, const Array& b) {
 template <Scalar S, Scalar R> Array where(const Array& cond, S a, R b) {
   return detail::where_weak(cond, nullptr, detail::weak(a), nullptr, detail::weak(b));
 }
+
+#undef LAZYFUSE_ARRAY_AS_INDEX_MESSAGE
 
 } // namespace lazyfuse

@@ -1,0 +1,25 @@
+# cmake -DCXX=<compiler> -DINCLUDE_DIR=<dir> -DSOURCE=<file> -DCASE=<name> [-DEXPECT=<regex>] -P check.cmake
+# Compiles SOURCE with -DCASE_<CASE> (syntax only). Without EXPECT the compilation must succeed; with it, it must
+# fail and the compiler's output must match EXPECT (lazyfuse's static_assert message, not only overload noise).
+foreach(var CXX INCLUDE_DIR SOURCE CASE)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "check.cmake: ${var} is not set")
+  endif()
+endforeach()
+execute_process(COMMAND ${CXX} -std=c++20 -fsyntax-only -I${INCLUDE_DIR} -DCASE_${CASE} ${SOURCE}
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(output "${out}${err}")
+if(NOT DEFINED EXPECT)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "case ${CASE}: expected to compile, failed (${rc}):\n${output}")
+  endif()
+  message(STATUS "case ${CASE}: compiles")
+  return()
+endif()
+if(rc EQUAL 0)
+  message(FATAL_ERROR "case ${CASE}: expected a compile error matching '${EXPECT}'; it compiled")
+endif()
+if(NOT output MATCHES "${EXPECT}")
+  message(FATAL_ERROR "case ${CASE}: the compiler's output does not match '${EXPECT}':\n${output}")
+endif()
+message(STATUS "case ${CASE}: fails to compile with the expected message")

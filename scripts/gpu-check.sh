@@ -6,7 +6,7 @@
 #                                                       (no stage named: build test memcheck bench examples)
 #
 #   build     cmake --preset gpu (Ninja, Release, build/gpu) and build with all cores
-#   test      LAZYFUSE_REQUIRE_GPU=1 ctest --test-dir build/gpu --output-on-failure -j8 (a skipped gpu test fails)
+#   test      LAZYFUSE_TEST_REQUIRE_GPU=1 ctest --test-dir build/gpu --output-on-failure -j8 (a skipped gpu test fails)
 #   memcheck  compute-sanitizer --tool memcheck on the gpu-labelled test programs (tests/test_*{cuda,gpu}*),
 #             LAZYFUSE_POOL=none, LAZYFUSE_RANDOM_GRAPHS=50
 #   examples  every program in build/gpu/examples at full size (each checks its own result), one log
@@ -163,10 +163,10 @@ if [[ -n ${WANT[test]:-} ]]; then
   else
     rc=0
     # shellcheck disable=SC2086
-    LAZYFUSE_REQUIRE_GPU=1 run_limited 999999 "$log" ctest --test-dir "$BUILD_DIR" --output-on-failure -j8 \
+    LAZYFUSE_TEST_REQUIRE_GPU=1 run_limited 999999 "$log" ctest --test-dir "$BUILD_DIR" --output-on-failure -j8 \
       --output-junit "$WORK/ctest-junit.xml" ${CTEST_ARGS:-} || rc=$?
     # ctest ends with "N% tests passed, F tests failed out of T" (or "100% tests passed out of T"). Each test
-    # program fails (not skips) a GPU test without a device under LAZYFUSE_REQUIRE_GPU=1, so the skips left are the
+    # program fails (not skips) a GPU test without a device under LAZYFUSE_TEST_REQUIRE_GPU=1, so the skips left are the
     # ones that describe other machines (no driver, CPU backend) and child-process entry points; they are listed.
     total=$(sed -n 's/.*tests passed.* out of \([0-9]*\).*/\1/p' "$log" | tail -1)
     failed=$(sed -n 's/.*tests passed, \([0-9]*\) tests\{0,1\} failed out of.*/\1/p' "$log" | tail -1)
@@ -208,7 +208,7 @@ if [[ -n ${WANT[memcheck]:-} ]]; then
       name=$(basename "$bin") blog=$WORK/memcheck-$name.log
       echo "== $name" >>"$log"
       rc=0
-      (cd "$workdir" && LAZYFUSE_POOL=none LAZYFUSE_RANDOM_GRAPHS=50 LAZYFUSE_REQUIRE_GPU=1 \
+      (cd "$workdir" && LAZYFUSE_POOL=none LAZYFUSE_RANDOM_GRAPHS=50 LAZYFUSE_TEST_REQUIRE_GPU=1 \
         run_limited "${MEMCHECK_TIMEOUT_S:-300}" "$blog" "$CS" --tool memcheck --report-api-errors no --error-exitcode 1 "$bin") || rc=$?
       ran=$((ran + 1))
       n=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$blog" | tail -1)
@@ -290,7 +290,7 @@ if [[ -n ${WANT[examples]:-} ]]; then
       rc=0
       echo "\$ $name ${EXAMPLE_ARGS[$name]:-}" >>"$log"
       # shellcheck disable=SC2086
-      LAZYFUSE_REQUIRE_GPU=1 run_limited 120 "$log" "$exe" ${EXAMPLE_ARGS[$name]:-} || rc=$?
+      LAZYFUSE_TEST_REQUIRE_GPU=1 run_limited 120 "$log" "$exe" ${EXAMPLE_ARGS[$name]:-} || rc=$?
       if ((rc == 0)); then ok=$((ok + 1)); else bad+=("$name(exit $rc)"); fi
     done
     note="$ok of $n programs passed"

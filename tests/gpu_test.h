@@ -1,5 +1,5 @@
 // What the GPU test programs share: a test that needs the CUDA backend skips without one, unless
-// LAZYFUSE_REQUIRE_GPU=1 (scripts/gpu-check.sh sets it), which turns the skip into a failure.
+// LAZYFUSE_TEST_REQUIRE_GPU=1 (scripts/gpu-check.sh sets it), which turns the skip into a failure.
 #pragma once
 
 #include <lazyfuse/runtime.hpp>
@@ -13,7 +13,7 @@
 namespace lazyfuse_test {
 
 inline bool require_gpu() {
-  const char* v = std::getenv("LAZYFUSE_REQUIRE_GPU");
+  const char* v = std::getenv("LAZYFUSE_TEST_REQUIRE_GPU");
   return v && std::string(v) == "1";
 }
 
@@ -29,11 +29,11 @@ inline std::string why_no_gpu() {
 
 } // namespace lazyfuse_test
 
-/// In a test body (or SetUp): skip, or fail under LAZYFUSE_REQUIRE_GPU=1, when the CUDA backend is not in use.
+/// In a test body (or SetUp): skip, or fail under LAZYFUSE_TEST_REQUIRE_GPU=1, when the CUDA backend is not in use.
 #define LAZYFUSE_SKIP_WITHOUT_GPU()                                                                                    \
   do {                                                                                                                 \
     if (const std::string why = ::lazyfuse_test::why_no_gpu(); !why.empty()) {                                         \
-      if (::lazyfuse_test::require_gpu()) FAIL() << "LAZYFUSE_REQUIRE_GPU=1 but " << why;                              \
+      if (::lazyfuse_test::require_gpu()) FAIL() << "LAZYFUSE_TEST_REQUIRE_GPU=1 but " << why;                         \
       GTEST_SKIP() << why;                                                                                             \
     }                                                                                                                  \
   } while (0)

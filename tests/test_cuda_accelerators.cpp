@@ -3,8 +3,8 @@
 // and op they serve, full reductions and rows, sizes 1 to 2^24 + 3; NaN semantics; bitwise determinism over 3 runs;
 // which plans take the CUB path (accelerator_stats, kernel_cache_stats, the logs) and which do not.
 //
-// The GPU tests skip without a CUDA backend, unless LAZYFUSE_REQUIRE_GPU=1, which makes that a failure. Most of them
-// lower the size limits so that every candidate plan goes to CUB (DefaultLimits checks the defaults). The settings
+// The GPU tests skip without a CUDA backend, unless LAZYFUSE_TEST_REQUIRE_GPU=1, which makes that a failure. Most of
+// them lower the size limits so that every candidate plan goes to CUB (DefaultLimits checks the defaults). The settings
 // tests and the CPU-backend test run everywhere. Fresh random data each run; LAZYFUSE_TEST_SEED=<n> replays one.
 // `--gtest_also_run_disabled_tests --gtest_filter='*SizeSweep*'` prints the timings the default limits come from.
 #include "tests/gpu_test.h"

@@ -2,9 +2,9 @@
 // between processes, corrupt entries, and the settings that change what is cached (IN_MEMORY, SAVE_CUDA_SOURCE,
 // COMPILE_WITH_PTX). Every result is compared with a double reference computed here, on fresh random inputs.
 //
-// Without a CUDA backend every test skips, unless LAZYFUSE_REQUIRE_GPU=1, which makes that a failure. Other
+// Without a CUDA backend every test skips, unless LAZYFUSE_TEST_REQUIRE_GPU=1, which makes that a failure. Other
 // processes are this binary run again (fork + exec, never a bare fork after CUDA is initialized) with
-// --gtest_filter=CudaCacheChild.Run and LAZYFUSE_CACHE_TEST_CHILD set; CudaCacheChild.Run skips otherwise.
+// --gtest_filter=CudaCacheChild.Run and LAZYFUSE_TEST_CACHE_CHILD set; CudaCacheChild.Run skips otherwise.
 #include "tests/gpu_test.h"
 
 #include "codegen/Nvrtc.h"
@@ -138,13 +138,14 @@ pid_t spawn_child(const std::string& mode, const fs::path& dir, const fs::path& 
   std::vector<std::string> env_strings;
   for (char** e = environ; *e; ++e) {
     const std::string_view kv = *e;
-    if (kv.starts_with("LAZYFUSE_CACHE_") || kv.starts_with("LAZYFUSE_COMPILE_") || kv.starts_with("GTEST_"))
+    if (kv.starts_with("LAZYFUSE_CACHE_") || kv.starts_with("LAZYFUSE_COMPILE_") ||
+        kv.starts_with("LAZYFUSE_TEST_CACHE_") || kv.starts_with("GTEST_"))
       continue; // the child's settings are exactly the ones below
     env_strings.emplace_back(kv);
   }
-  env_strings.push_back("LAZYFUSE_CACHE_TEST_CHILD=" + mode);
+  env_strings.push_back("LAZYFUSE_TEST_CACHE_CHILD=" + mode);
   env_strings.push_back("LAZYFUSE_CACHE_DIR=" + dir.string());
-  env_strings.push_back("LAZYFUSE_CACHE_TEST_OUT=" + out.string());
+  env_strings.push_back("LAZYFUSE_TEST_CACHE_OUT=" + out.string());
   std::vector<std::string> arg_strings = {exe, "--gtest_filter=CudaCacheChild.Run"};
   std::vector<char*> envp, argv;
   for (auto& s : env_strings) envp.push_back(s.data());
@@ -189,7 +190,7 @@ std::vector<int> ids_of(const std::string& mode) {
 
 // The other side of spawn_child.
 TEST(CudaCacheChild, Run) {
-  const char* mode = std::getenv("LAZYFUSE_CACHE_TEST_CHILD");
+  const char* mode = std::getenv("LAZYFUSE_TEST_CACHE_CHILD");
   if (!mode) GTEST_SKIP() << "helper process of the other tests of this file";
   ASSERT_EQ(lazyfuse_test::why_no_gpu(), "");
   const auto ids = ids_of(mode);
@@ -198,7 +199,7 @@ TEST(CudaCacheChild, Run) {
   int k = 0;
   for (int id : ids) EXPECT_EQ(run_and_check(id, 2000 + 37 * id, 0.5 + k++), 0) << id;
   const Delta d = lazyfuse::kernel_cache_stats() - s0;
-  std::ofstream(std::getenv("LAZYFUSE_CACHE_TEST_OUT"))
+  std::ofstream(std::getenv("LAZYFUSE_TEST_CACHE_OUT"))
       << d.memory_hits << ' ' << d.disk_hits << ' ' << d.misses << '\n';
 }
 

@@ -1,6 +1,6 @@
 // The CUDA layer of the runtime: availability, devices, streams, events, the memory pool and driver-API modules.
 //
-// Without a driver only the "NoCuda" and plain tests run; the GPU tests skip, unless LAZYFUSE_REQUIRE_GPU=1,
+// Without a driver only the "NoCuda" and plain tests run; the GPU tests skip, unless LAZYFUSE_TEST_REQUIRE_GPU=1,
 // which turns a missing device into a failure (for CI machines that must have one).
 #include "tests/gpu_test.h"
 
@@ -85,7 +85,7 @@ class Gpu : public ::testing::Test {
 protected:
   void SetUp() override {
     if (!cu::availability().ok) {
-      if (require_gpu()) FAIL() << "LAZYFUSE_REQUIRE_GPU=1 but " << cu::unavailable_message();
+      if (require_gpu()) FAIL() << "LAZYFUSE_TEST_REQUIRE_GPU=1 but " << cu::unavailable_message();
       GTEST_SKIP() << cu::unavailable_message();
     }
     lazyfuse::set_device(0);

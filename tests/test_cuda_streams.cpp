@@ -1,6 +1,6 @@
 // Streams, user memory and the memory pool through the public API, on the CUDA backend.
 //
-// Every test skips without a CUDA backend, unless LAZYFUSE_REQUIRE_GPU=1, which turns the skip into a failure.
+// Every test skips without a CUDA backend, unless LAZYFUSE_TEST_REQUIRE_GPU=1, which turns the skip into a failure.
 // All values are checked against references computed here on fresh random data (LAZYFUSE_TEST_SEED fixes it).
 #include "tests/gpu_test.h"
 
@@ -359,13 +359,13 @@ TEST_F(CudaStreams, PerThreadDefaultStream) {
     const std::string kv = *e;
     bool replaced = false;
     for (const char* ours : {"LAZYFUSE_PER_THREAD_DEFAULT_STREAM=", "LAZYFUSE_TEST_STREAMS_CHILD=",
-                             "LAZYFUSE_REQUIRE_GPU=", "LAZYFUSE_TEST_SEED=", "GTEST_"})
+                             "LAZYFUSE_TEST_REQUIRE_GPU=", "LAZYFUSE_TEST_SEED=", "GTEST_"})
       if (kv.rfind(ours, 0) == 0) replaced = true;
     if (!replaced) env_text.push_back(kv);
   }
   env_text.push_back("LAZYFUSE_PER_THREAD_DEFAULT_STREAM=1");
   env_text.push_back(std::string(kChildMarker) + "=1");
-  env_text.push_back("LAZYFUSE_REQUIRE_GPU=1");
+  env_text.push_back("LAZYFUSE_TEST_REQUIRE_GPU=1");
   env_text.push_back("LAZYFUSE_TEST_SEED=" + std::to_string(seed()));
   std::vector<char*> envp;
   for (auto& kv : env_text) envp.push_back(kv.data());

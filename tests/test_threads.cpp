@@ -7,7 +7,7 @@
 // config::set/get of harmless settings and kernel_cache_stats() reads while others compute.
 //
 // CI builds this file under ThreadSanitizer and runs it on 2 cores (`ctest -R threads`). Size knobs:
-// LAZYFUSE_THREAD_ITERS (iterations per thread, default 20), LAZYFUSE_THREAD_COUNT (threads, default 6),
+// LAZYFUSE_TEST_THREAD_ITERS (iterations per thread, default 20), LAZYFUSE_TEST_THREAD_COUNT (threads, default 6),
 // LAZYFUSE_TEST_SEED (random seed; printed on failure). On the CUDA backend every thread uses its own Stream.
 #include <lazyfuse/lazyfuse.hpp>
 
@@ -40,10 +40,10 @@ int env_int(const char* name, int fallback, int lo, int hi) {
   return std::min(hi, std::max(lo, x));
 }
 int iterations() {
-  return env_int("LAZYFUSE_THREAD_ITERS", 20, 1, 100000);
+  return env_int("LAZYFUSE_TEST_THREAD_ITERS", 20, 1, 100000);
 }
 int thread_count() {
-  return env_int("LAZYFUSE_THREAD_COUNT", 6, 2, 64);
+  return env_int("LAZYFUSE_TEST_THREAD_COUNT", 6, 2, 64);
 }
 
 std::uint64_t seed() {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace lazyfuse::config {
 
@@ -26,8 +27,8 @@ struct Snapshot {
   bool compile_debug = false;
   bool nvrtc_pch = false;
   bool dump_source_on_error = false;
-  std::string gpu_memory_limit; // bytes or percent, "" for none
-  bool pool_enabled = true;
+  std::string gpu_memory_limit; // as set, possibly invalid (from the environment): the pool then refuses to start
+  bool pool_enabled = true;     // LAZYFUSE_POOL: pool (or a switch's on) rather than none (or off)
   bool per_thread_default_stream = false;
   int cpu_threads = 0;         // 0: hardware concurrency
   std::string accelerators;    // "cub" or "" (LAZYFUSE_ACCELERATORS)
@@ -36,6 +37,20 @@ struct Snapshot {
 
 /// The current settings. The reference stays valid until the next `set`/`reset`.
 const Snapshot& snapshot();
+
+/// A LAZYFUSE_GPU_MEMORY_LIMIT value, parsed.
+struct MemoryLimit {
+  std::uint64_t bytes = 0; ///< the limit in bytes when `percent` is 0; 0 with `percent` 0: no limit
+  double percent = 0;      ///< in (0, 100]: the limit is this percent of the device's memory
+};
+/// Parses a LAZYFUSE_GPU_MEMORY_LIMIT value: bytes ("8589934592") or a percent ("90%", "12.5%"), surrounding
+/// spaces ignored; "" and "0" mean no limit. Throws lazyfuse::Error naming the setting and the valid forms. The
+/// one parser of the setting: config::set and the environment check with it, the memory pool reads with it.
+MemoryLimit parse_memory_limit(std::string_view text);
+
+/// Writes "[lazyfuse] warning: <text>" to stderr and records it for config::warnings(). Callers warn once per
+/// cause (a name, a directory), never per operation.
+void warn(const std::string& text);
 
 /// True when LAZYFUSE_LOG names `channel` (or "all").
 bool log_enabled(std::string_view channel);

@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <functional>
 #include <initializer_list>
 #include <mutex>
@@ -19,6 +18,7 @@
 #include <string_view>
 #include <thread>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -159,7 +159,7 @@ bool valid_key(const std::string& key) {
 }
 
 // One warning per directory per process, whatever goes wrong: a broken cache directory must not flood stderr
-// with one line per kernel.
+// with one line per kernel. The "cache" log channel says it at every compile that finds the cache off.
 void warn_once(const std::string& dir, const std::string& what) {
   static std::mutex mutex;
   static std::set<std::string> warned;
@@ -167,8 +167,7 @@ void warn_once(const std::string& dir, const std::string& what) {
     std::lock_guard lock(mutex);
     if (!warned.insert(dir).second) return;
   }
-  std::fprintf(stderr, "[lazyfuse] warning: kernel cache directory '%s': %s; kernels are cached in memory only\n",
-               dir.c_str(), what.c_str());
+  config::warn("kernel cache directory '" + dir + "' not used: " + what + "; kernels are cached in memory only");
 }
 
 std::string errno_text(const std::string& what, int err) {
@@ -208,56 +207,54 @@ bool write_all(int fd, const char* p, std::size_t n) {
   return true;
 }
 
-std::string temp_path(const std::string& dir, std::string_view stem) {
+// A name for a temporary file, unique across threads and processes sharing the directory.
+std::string temp_name(std::string_view stem) {
   static std::atomic<std::uint64_t> counter{0};
   char buf[96];
   std::snprintf(buf, sizeof buf, ".%ld.%zx.%llu", static_cast<long>(::getpid()),
                 std::hash<std::thread::id>{}(std::this_thread::get_id()),
                 static_cast<unsigned long long>(counter.fetch_add(1, std::memory_order_relaxed)));
-  return dir + "/" + std::string(kTempPrefix) + std::string(stem) + buf;
+  return std::string(kTempPrefix) + std::string(stem) + buf;
 }
 
-// Writes `parts` to a fresh temporary file, then renames it to `path`: rename() is atomic within a directory,
-// so a reader sees either no file or the whole file. No fsync: a torn file after a power loss fails the
-// checksum and is recompiled, which is cheaper than syncing every kernel. Returns "" or what went wrong.
-std::string write_atomically(const std::string& dir, const std::string& path, std::string_view stem,
+// Writes `parts` to a fresh temporary file in the directory `dir_fd` (`dir` names it in messages), then renames it
+// to `name`: rename() is atomic within a directory, so a reader sees either no file or the whole file. No fsync: a
+// torn file after a power loss fails the checksum and is recompiled, which is cheaper than syncing every kernel.
+// Files are the user's alone (0600), like the directory. Returns "" or what went wrong.
+std::string write_atomically(int dir_fd, const std::string& dir, const std::string& name, std::string_view stem,
                              std::initializer_list<std::span<const char>> parts) {
-  const std::string tmp = temp_path(dir, stem);
-  Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
-  if (fd.get() < 0) return errno_text("cannot create " + tmp, errno);
-  for (auto part : parts) {
-    if (!write_all(fd.get(), part.data(), part.size())) {
-      int err = errno;
-      ::unlink(tmp.c_str());
-      return errno_text("cannot write " + tmp, err);
-    }
-  }
-  if (fd.close() != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return errno_text("cannot write " + tmp, err);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return errno_text("cannot rename to " + path, err);
-  }
+  const std::string tmp = temp_name(stem);
+  const auto failed = [&](const std::string& what) {
+    const int err = errno;
+    ::unlinkat(dir_fd, tmp.c_str(), 0);
+    return errno_text(what, err);
+  };
+  Fd fd(::openat(dir_fd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
+  if (fd.get() < 0) return errno_text("cannot create " + dir + "/" + tmp, errno);
+  for (auto part : parts)
+    if (!write_all(fd.get(), part.data(), part.size())) return failed("cannot write " + dir + "/" + tmp);
+  if (fd.close() != 0) return failed("cannot write " + dir + "/" + tmp);
+  if (::renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) return failed("cannot rename to " + dir + "/" + name);
   return {};
 }
 
 enum class ReadStatus { Ok, Missing, Corrupt };
 
-// Reads and checks the entry at `path`. A corrupt file is deleted only if it is still the file that was read:
-// another process may have renamed a good entry into place meanwhile, and that one must stay.
-ReadStatus read_entry(const std::string& path, std::vector<char>* payload) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+// Reads and checks the entry `name` of the directory `dir_fd`. A symbolic link or a file of another user (only
+// root could have put one there) is not read. A corrupt file is deleted only if it is still the file that was
+// read: another process may have renamed a good entry into place meanwhile, and that one must stay.
+ReadStatus read_entry(int dir_fd, const std::string& name, std::vector<char>* payload) {
+  Fd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
   if (fd.get() < 0) return ReadStatus::Missing;
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return ReadStatus::Missing;
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || (st.st_uid != ::geteuid() && st.st_uid != 0))
+    return ReadStatus::Missing;
 
   auto corrupt = [&] {
     struct stat now {};
-    if (::stat(path.c_str(), &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino) ::unlink(path.c_str());
+    if (::fstatat(dir_fd, name.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 && now.st_dev == st.st_dev &&
+        now.st_ino == st.st_ino)
+      ::unlinkat(dir_fd, name.c_str(), 0);
     return ReadStatus::Corrupt;
   };
 
@@ -286,18 +283,57 @@ ReadStatus read_entry(const std::string& path, std::vector<char>* payload) {
   return ReadStatus::Ok;
 }
 
-// Leftovers of writers killed between create and rename; see kStaleTempAge.
-void remove_stale_temps(const std::string& dir) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const auto now = fs::file_time_type::clock::now();
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (!name.starts_with(kTempPrefix)) continue;
-    std::error_code ec2;
-    const auto mtime = fs::last_write_time(it->path(), ec2);
-    if (!ec2 && now - mtime > kStaleTempAge) fs::remove(it->path(), ec2);
+// Calls `each(name, stat)` for every entry of the directory `dir_fd` (not following symbolic links). Reads through
+// a descriptor of its own, since a directory stream's position is shared by duplicated descriptors.
+template <class F> void for_each_entry(int dir_fd, F&& each) {
+  const int fd = ::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  DIR* d = ::fdopendir(fd);
+  if (!d) {
+    ::close(fd);
+    return;
   }
+  while (const dirent* e = ::readdir(d)) {
+    const std::string_view name = e->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat st {};
+    // Entries may be deleted by another process while we list them; those are simply skipped.
+    if (::fstatat(dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) each(name, st);
+  }
+  ::closedir(d);
+}
+
+// Leftovers of writers killed between create and rename; see kStaleTempAge.
+void remove_stale_temps(int dir_fd) {
+  const auto now = std::chrono::system_clock::now();
+  for_each_entry(dir_fd, [&](std::string_view name, const struct stat& st) {
+    if (!name.starts_with(kTempPrefix) || !S_ISREG(st.st_mode)) return;
+    const auto mtime = std::chrono::system_clock::from_time_t(st.st_mtim.tv_sec);
+    if (now - mtime > kStaleTempAge) ::unlinkat(dir_fd, std::string(name).c_str(), 0);
+  });
+}
+
+// Creates the missing directories of `dir`, each private to the user (0700, less what the umask takes away).
+// Returns "" or what went wrong. Existing ones are left as they are; the caller checks the last one.
+std::string make_private_directories(const std::string& dir) {
+  std::string path = dir.starts_with('/') ? "/" : "";
+  for (std::size_t start = 0; start < dir.size();) {
+    std::size_t end = dir.find('/', start);
+    if (end == std::string::npos) end = dir.size();
+    if (end > start) {
+      if (!path.empty() && !path.ends_with('/')) path += '/';
+      path += dir.substr(start, end - start);
+      if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) return errno_text("cannot create " + path, errno);
+    }
+    start = end + 1;
+  }
+  return {};
+}
+
+std::string mode_text(mode_t mode) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(mode & 07777));
+  return buf;
 }
 
 } // namespace
@@ -328,53 +364,98 @@ std::string default_kernel_cache_dir() {
   return config::snapshot().cache_dir;
 }
 
+struct DiskCache::Directory {
+  explicit Directory(int fd) : fd(fd) {}
+  Directory(const Directory&) = delete;
+  Directory& operator=(const Directory&) = delete;
+  ~Directory() { ::close(fd); }
+  const int fd;
+};
+
 DiskCache::DiskCache(std::string dir) : dir_(std::move(dir)) {
   if (dir_.empty()) return;
-  std::error_code ec;
-  std::filesystem::create_directories(dir_, ec);
-  if (ec) {
-    warn_once(dir_, "cannot create it (" + ec.message() + ")");
+  const auto refuse = [&](const std::string& why) {
+    problem_ = why;
+    warn_once(dir_, why);
+    config::log("cache", "kernel cache directory '" + dir_ + "' not used: " + why + "; memory only");
+  };
+  if (std::string err = make_private_directories(dir_); !err.empty()) {
+    refuse(err);
     return;
   }
-  // Probe with a real write: existence or permission bits do not tell (root ignores them, read-only mounts
-  // do not show in them).
-  const std::string probe = temp_path(dir_, "probe");
+  // A symbolic link is followed only if it is the user's (or root's): in a shared /tmp anyone can plant one.
+  struct stat path_stat {};
+  if (::lstat(dir_.c_str(), &path_stat) == 0 && S_ISLNK(path_stat.st_mode) && path_stat.st_uid != ::geteuid() &&
+      path_stat.st_uid != 0) {
+    refuse("it is a symbolic link owned by another user (uid " + std::to_string(path_stat.st_uid) + ")");
+    return;
+  }
+  // Everything later goes through this descriptor, so the directory checked below is the one used, even if the
+  // path is changed meanwhile.
+  const int fd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    refuse(errno_text("cannot open it", errno));
+    return;
+  }
+  auto directory = std::make_shared<const Directory>(fd);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    refuse(errno_text("cannot stat it", errno));
+    return;
+  }
+  // A cached kernel is code that runs in this process: a directory that another user owns or may write to could
+  // hold a kernel planted for us (the keys are predictable), so it is used for neither loads nor stores.
+  if (st.st_uid != ::geteuid()) {
+    refuse("it is owned by another user (uid " + std::to_string(st.st_uid) + ", mode " + mode_text(st.st_mode) +
+           "), and a cached kernel is code that runs in this process; use a directory of your own");
+    return;
+  }
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    refuse("it is writable by other users (mode " + mode_text(st.st_mode) +
+           "), and a cached kernel is code that runs in this process; make it private (chmod go-w) or "
+           "use another LAZYFUSE_CACHE_DIR");
+    return;
+  }
+  // Probe with a real write: permission bits do not tell (root ignores them, read-only mounts do not show in them).
+  const std::string probe = temp_name("probe");
   const char byte = 0;
-  if (std::string err = write_atomically(dir_, probe, "probe", {std::span<const char>(&byte, 1)}); !err.empty()) {
-    warn_once(dir_, err);
+  if (std::string err = write_atomically(fd, dir_, probe, "probe", {std::span<const char>(&byte, 1)}); !err.empty()) {
+    refuse(err);
     return;
   }
-  ::unlink(probe.c_str());
-  enabled_ = true;
-  remove_stale_temps(dir_);
+  ::unlinkat(fd, probe.c_str(), 0);
+  directory_ = std::move(directory);
+  remove_stale_temps(fd);
 }
 
 std::optional<std::vector<char>> DiskCache::load(const std::string& key) const {
-  if (!enabled_ || !valid_key(key)) return std::nullopt;
+  if (!enabled() || !valid_key(key)) return std::nullopt;
   std::vector<char> payload;
-  if (read_entry(dir_ + "/" + key + ".lfk", &payload) != ReadStatus::Ok) return std::nullopt;
+  if (read_entry(directory_->fd, key + ".lfk", &payload) != ReadStatus::Ok) return std::nullopt;
   return payload;
 }
 
 void DiskCache::store(const std::string& key, std::span<const char> payload, std::string_view cuda_source) const {
-  if (!enabled_ || !valid_key(key)) return;
-  const std::string path = dir_ + "/" + key + ".lfk";
-  if (read_entry(path, nullptr) != ReadStatus::Ok) {
+  if (!enabled() || !valid_key(key)) return;
+  const int fd = directory_->fd;
+  const std::string name = key + ".lfk";
+  if (read_entry(fd, name, nullptr) != ReadStatus::Ok) {
     unsigned char header[kHeaderSize] = {};
     std::memcpy(header, kMagic.data(), kMagic.size());
     put_u64(header + 8, kFormatVersion);
     put_u64(header + 16, payload.size());
     put_u64(header + 24, fnv1a64(payload));
     std::span<const char> head(reinterpret_cast<const char*>(header), kHeaderSize);
-    if (std::string err = write_atomically(dir_, path, key, {head, payload}); !err.empty()) {
+    if (std::string err = write_atomically(fd, dir_, name, key, {head, payload}); !err.empty()) {
       warn_once(dir_, err);
       return;
     }
   }
   if (!cuda_source.empty()) {
-    const std::string cu = dir_ + "/" + key + ".cu";
-    if (::access(cu.c_str(), F_OK) != 0) {
-      if (std::string err = write_atomically(dir_, cu, key, {std::span<const char>(cuda_source)}); !err.empty())
+    const std::string cu = key + ".cu";
+    struct stat st {};
+    if (::fstatat(fd, cu.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (std::string err = write_atomically(fd, dir_, cu, key, {std::span<const char>(cuda_source)}); !err.empty())
         warn_once(dir_, err);
     }
   }
@@ -382,19 +463,12 @@ void DiskCache::store(const std::string& key, std::span<const char> payload, std
 
 DiskCache::Info DiskCache::info() const {
   Info info;
-  if (!enabled_) return info;
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  for (fs::directory_iterator it(dir_, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.starts_with('.') || !name.ends_with(".lfk")) continue;
-    // Entries may be deleted by another process while we count; those are simply skipped.
-    std::error_code ec2;
-    const auto size = fs::file_size(it->path(), ec2);
-    if (ec2) continue;
+  if (!enabled()) return info;
+  for_each_entry(directory_->fd, [&](std::string_view name, const struct stat& st) {
+    if (name.starts_with('.') || !name.ends_with(".lfk") || !S_ISREG(st.st_mode)) return;
     ++info.entries;
-    info.bytes += static_cast<std::size_t>(size);
-  }
+    info.bytes += static_cast<std::size_t>(st.st_size);
+  });
   return info;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -24,16 +25,25 @@ std::string kernel_cache_key(std::string_view source, const std::vector<std::str
 std::string default_kernel_cache_dir();
 
 /// A directory of compiled kernels. All methods are const and keep no mutable state, so one DiskCache may be used
-/// from many threads at once, and many processes may share its directory.
+/// from many threads at once, and many processes may share its directory. Copies share the open directory.
+///
+/// A cached kernel is code that runs in the user's process, so the directory must be the user's alone: one that is
+/// owned by another user, or writable by the group or others (mode & 022), is used for neither loads nor stores,
+/// with one warning naming it and its mode. The directory itself is checked, through the descriptor that every
+/// later operation uses, so a path changed after the check cannot redirect them; a symbolic link as the directory
+/// is followed only if it is the user's or root's; entries that are symbolic links, or files of another user, are
+/// not read. Directories it creates are private (0700), entries 0600.
 class DiskCache {
 public:
-  /// Creates the directory if needed. If it cannot be created or written, the cache becomes memory-only
-  /// (enabled() false) and ONE warning line goes to stderr (per directory per process). `dir` empty: disabled
-  /// silently.
+  /// Creates the directory (and missing parents, each 0700) if needed. If it cannot be created or written, or is
+  /// not private to the user, the cache is off (enabled() false, problem() says why) and ONE warning line goes to
+  /// stderr per directory per process (also logged on the "cache" channel). `dir` empty: disabled silently.
   explicit DiskCache(std::string dir);
 
-  bool enabled() const { return enabled_; }
+  bool enabled() const { return directory_ != nullptr; }
   const std::string& dir() const { return dir_; }
+  /// Why the directory is not used; "" when enabled() or when `dir` is empty.
+  const std::string& problem() const { return problem_; }
 
   /// The entry for `key`, or nullopt (also when disabled or `key` is not a plain file name). An entry is one file
   /// `<key>.lfk`: a 32-byte header (magic, format version, payload size, 64-bit FNV-1a of the payload) then the
@@ -56,8 +66,11 @@ public:
   Info info() const;
 
 private:
+  struct Directory; // the open directory (closed with the last copy)
+
   std::string dir_;
-  bool enabled_ = false;
+  std::string problem_;
+  std::shared_ptr<const Directory> directory_;
 };
 
 } // namespace lazyfuse::runtime

@@ -11,8 +11,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cctype>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -77,13 +75,6 @@ Registry& registry() {
   return *r;
 }
 
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
-
 } // namespace
 
 struct MemoryPool::Block {
@@ -133,25 +124,11 @@ bool MemoryPool::BlockLess::operator()(const Key& a, const Block* b) const noexc
 // ---- settings and formatting ------------------------------------------------------------------------------
 
 std::size_t parse_memory_limit(std::string_view text, std::size_t device_total) {
-  const std::string t = trim(text);
-  const auto invalid = [&]() -> Error {
-    return Error("LAZYFUSE_GPU_MEMORY_LIMIT: '" + std::string(text) +
-                 "' is neither a byte count (e.g. 8589934592) nor a percent of the device's memory (e.g. 90%)");
-  };
-  if (t.empty()) return 0;
-  const char* first = t.data();
-  const char* last = t.data() + t.size();
-  if (t.back() == '%') {
-    double percent = 0;
-    const auto [end, ec] = std::from_chars(first, last - 1, percent);
-    if (ec != std::errc() || end != last - 1 || !std::isfinite(percent) || percent <= 0 || percent > 100)
-      throw invalid();
-    return static_cast<std::size_t>(static_cast<long double>(device_total) * percent / 100.0L);
-  }
-  std::uint64_t bytes = 0;
-  const auto [end, ec] = std::from_chars(first, last, bytes);
-  if (ec != std::errc() || end != last || bytes > std::numeric_limits<std::size_t>::max()) throw invalid();
-  return static_cast<std::size_t>(bytes);
+  const config::MemoryLimit l = config::parse_memory_limit(text);
+  if (l.percent > 0) return static_cast<std::size_t>(static_cast<long double>(device_total) * l.percent / 100.0L);
+  if (l.bytes > std::numeric_limits<std::size_t>::max())
+    throw Error("LAZYFUSE_GPU_MEMORY_LIMIT: '" + std::string(text) + "' is more bytes than this host can address");
+  return static_cast<std::size_t>(l.bytes);
 }
 
 std::string format_bytes(std::size_t bytes) {
@@ -169,12 +146,13 @@ std::string format_bytes(std::size_t bytes) {
 }
 
 PoolOptions PoolOptions::from_settings(int device) {
+  const auto& cfg = config::snapshot();
   PoolOptions o;
-  if (!config::snapshot().pool_enabled) o.mode = PoolMode::PassThrough;
-  const std::string limit = config::snapshot().gpu_memory_limit;
-  // Only a percent needs the device's size, which needs a working device.
-  const std::size_t total = limit.find('%') != std::string::npos ? cu::device_info(device).total_memory : 0;
-  o.limit = parse_memory_limit(limit, total);
+  if (!cfg.pool_enabled) o.mode = PoolMode::PassThrough;
+  // An invalid value from the environment is still here (fail closed): parsing it throws, so the pool is never
+  // created without the limit the user asked for. Only a percent needs the device's size, hence a device.
+  const config::MemoryLimit limit = config::parse_memory_limit(cfg.gpu_memory_limit);
+  o.limit = parse_memory_limit(cfg.gpu_memory_limit, limit.percent > 0 ? cu::device_info(device).total_memory : 0);
   return o;
 }
 

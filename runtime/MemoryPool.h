@@ -40,7 +40,7 @@ struct PoolStats {
   std::uint64_t out_of_memory = 0;  ///< OutOfMemoryError thrown
 };
 
-/// Caching: the allocator described above. PassThrough (LAZYFUSE_POOL=none): one cudaMalloc and one cudaFree
+/// Caching: the allocator described above. PassThrough (LAZYFUSE_POOL=none or off): one cudaMalloc and one cudaFree
 /// per buffer, of exactly the requested size, so compute-sanitizer sees every buffer's bounds; slow.
 enum class PoolMode { Caching, PassThrough };
 
@@ -48,13 +48,14 @@ struct PoolOptions {
   PoolMode mode = PoolMode::Caching;
   std::size_t limit = 0; ///< bytes the pool may hold from the device; 0: no limit
 
-  /// LAZYFUSE_POOL ("none", "off", "0" or "false": PassThrough) and LAZYFUSE_GPU_MEMORY_LIMIT for `device`.
-  /// Throws lazyfuse::Error for an invalid limit.
+  /// LAZYFUSE_POOL (none, or a switch's off value: PassThrough) and LAZYFUSE_GPU_MEMORY_LIMIT for `device`.
+  /// Throws lazyfuse::Error for an invalid limit, which the environment may have set (it is not dropped).
   static PoolOptions from_settings(int device);
 };
 
-/// Parses a LAZYFUSE_GPU_MEMORY_LIMIT value: bytes ("8589934592") or a percent of `device_total` ("90%",
-/// "12.5%"); "" and "0" mean no limit. Throws lazyfuse::Error naming the setting and the valid forms.
+/// Parses a LAZYFUSE_GPU_MEMORY_LIMIT value (config::parse_memory_limit) into bytes: a byte count, or a percent of
+/// `device_total` ("90%", "12.5%"); "" and "0" mean no limit. Throws lazyfuse::Error naming the setting and the
+/// valid forms.
 std::size_t parse_memory_limit(std::string_view text, std::size_t device_total);
 
 /// "1.50 GiB", "512.00 MiB", "300 bytes": how OutOfMemoryError messages write sizes.

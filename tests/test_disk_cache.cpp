@@ -29,6 +29,9 @@ namespace {
 class DiskCacheTest : public ::testing::Test {
 protected:
   void SetUp() override {
+    // The settings are read (and any warning about the environment printed) now, not inside a test's
+    // CaptureStderr, where such a warning would be counted as the cache's.
+    (void)lazyfuse::config::all();
     std::string tmpl = "/tmp/lazyfuse_disk_cache_XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
     root_ = tmpl;
@@ -381,4 +384,166 @@ TEST_F(DiskCacheTest, ProcessesStoringAtOnceLeaveOnlyValidEntries) {
     EXPECT_EQ(*got, payload_of(k)) << k;
   }
   EXPECT_EQ(parent.info().entries, static_cast<std::size_t>(kKeys));
+}
+
+// ---- a directory others could plant kernels in is not used -------------------------------------------------------
+// A cached kernel is code that runs in the user's process and its key is predictable, so a directory another user
+// owns or may write to is used for neither loads nor stores (docs/configuration.md, LAZYFUSE_CACHE_DIR).
+
+namespace {
+
+std::string mode_of(const fs::path& p) {
+  struct stat st {};
+  if (::lstat(p.c_str(), &st) != 0) return "missing";
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  return buf;
+}
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+} // namespace
+
+TEST_F(DiskCacheTest, DirectoryWritableByOthersIsNeitherReadNorWritten) {
+  // A valid entry, made where it is allowed, then planted in each shared directory.
+  DiskCache own(dir());
+  ASSERT_TRUE(own.enabled());
+  const std::string key = key_of(20);
+  own.store(key, payload_of(20));
+  const std::string planted = read_all(fs::path(dir()) / (key + ".lfk"));
+  ASSERT_FALSE(planted.empty());
+
+  for (const mode_t mode : {mode_t(0777), mode_t(01777), mode_t(0770), mode_t(0720), mode_t(0702)}) {
+    const fs::path shared = root_ / ("shared_" + std::to_string(mode));
+    ASSERT_EQ(::mkdir(shared.c_str(), 0700), 0);
+    ASSERT_EQ(::chmod(shared.c_str(), mode), 0);
+    { std::ofstream(shared / (key + ".lfk"), std::ios::binary) << planted; }
+    const fs::path stale = shared / ".tmp.stale.1.2.3";
+    { std::ofstream(stale) << "partial"; }
+    fs::last_write_time(stale, fs::file_time_type::clock::now() - std::chrono::hours(2));
+    const auto before = files(shared.string());
+
+    testing::internal::CaptureStderr();
+    DiskCache cache(shared.string());
+    DiskCache again(shared.string());
+    const auto loaded = cache.load(key);
+    cache.store(key_of(21), payload_of(21), "// source");
+    again.store(key, payload_of(20));
+    const std::string err = testing::internal::GetCapturedStderr();
+
+    const std::string m = mode_of(shared);
+    EXPECT_FALSE(cache.enabled()) << m;
+    EXPECT_FALSE(loaded.has_value()) << m << ": a planted entry was loaded";
+    EXPECT_EQ(files(shared.string()), before) << m << ": nothing is written, created or removed";
+    EXPECT_EQ(read_all(shared / (key + ".lfk")), planted) << m;
+    EXPECT_EQ(cache.info().entries, 0u);
+    EXPECT_NE(cache.problem().find("writable by other users (mode " + m + ")"), std::string::npos) << cache.problem();
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "one warning per directory:\n" << err;
+    EXPECT_NE(err.find(shared.string()), std::string::npos) << err;
+    EXPECT_NE(err.find("mode " + m), std::string::npos) << err;
+    EXPECT_NE(err.find("memory only"), std::string::npos) << err;
+    EXPECT_EQ(mode_of(shared), m) << "lazyfuse does not change the mode of a directory it did not create";
+  }
+}
+
+TEST_F(DiskCacheTest, DirectoryOfAnotherUserIsNotUsed) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to give a directory to another user";
+  const fs::path theirs = root_ / "theirs";
+  ASSERT_EQ(::mkdir(theirs.c_str(), 0755), 0);
+  ASSERT_EQ(::chown(theirs.c_str(), 12345, 12345), 0);
+  testing::internal::CaptureStderr();
+  DiskCache cache(theirs.string());
+  cache.store(key_of(22), payload_of(22));
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(cache.enabled());
+  EXPECT_TRUE(files(theirs.string()).empty()) << "root could write there, but must not";
+  EXPECT_NE(cache.problem().find("owned by another user (uid 12345, mode 0755)"), std::string::npos) << cache.problem();
+  EXPECT_NE(err.find(theirs.string()), std::string::npos) << err;
+  EXPECT_NE(err.find("mode 0755"), std::string::npos) << err;
+}
+
+TEST_F(DiskCacheTest, CreatedDirectoriesAndEntriesArePrivate) {
+  const mode_t old_mask = ::umask(0); // even with no umask at all
+  const fs::path deep = root_ / "a" / "b" / "kernels";
+  DiskCache cache(deep.string());
+  cache.store(key_of(23), payload_of(23), "// source");
+  ::umask(old_mask);
+  ASSERT_TRUE(cache.enabled()) << cache.problem();
+  for (const fs::path& d : {root_ / "a", root_ / "a" / "b", deep}) EXPECT_EQ(mode_of(d), "0700") << d;
+  EXPECT_EQ(mode_of(deep / (key_of(23) + ".lfk")), "0600");
+  EXPECT_EQ(mode_of(deep / (key_of(23) + ".cu")), "0600");
+
+  // An existing directory of the user's that others may read but not write is fine, and stays as it is.
+  const fs::path readable = root_ / "readable";
+  ASSERT_EQ(::mkdir(readable.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(readable.c_str(), 0755), 0);
+  DiskCache shared_read(readable.string());
+  EXPECT_TRUE(shared_read.enabled()) << shared_read.problem();
+  EXPECT_EQ(mode_of(readable), "0755");
+}
+
+TEST_F(DiskCacheTest, SymbolicLinksAreFollowedOnlyWhereSafe) {
+  // The user's own link to a private directory: used, and the entries land in the directory.
+  fs::create_directories(dir());
+  const fs::path link = root_ / "link";
+  fs::create_directory_symlink(dir(), link);
+  DiskCache via_link(link.string());
+  ASSERT_TRUE(via_link.enabled()) << via_link.problem();
+  via_link.store(key_of(24), payload_of(24));
+  EXPECT_TRUE(fs::exists(fs::path(dir()) / (key_of(24) + ".lfk")));
+
+  // A link to a directory others may write to: the directory is what is checked.
+  const fs::path open_dir = root_ / "open";
+  ASSERT_EQ(::mkdir(open_dir.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(open_dir.c_str(), 0777), 0);
+  const fs::path open_link = root_ / "open_link";
+  fs::create_directory_symlink(open_dir, open_link);
+  testing::internal::CaptureStderr();
+  DiskCache via_open_link(open_link.string());
+  via_open_link.store(key_of(25), payload_of(25));
+  (void)testing::internal::GetCapturedStderr();
+  EXPECT_FALSE(via_open_link.enabled());
+  EXPECT_TRUE(files(open_dir.string()).empty());
+
+  // An entry that is a symbolic link (to a valid entry elsewhere) is not read, and what it points to stays.
+  DiskCache cache(dir());
+  const fs::path elsewhere = root_ / "elsewhere.lfk";
+  fs::copy_file(fs::path(dir()) / (key_of(24) + ".lfk"), elsewhere);
+  fs::create_symlink(elsewhere, fs::path(dir()) / (key_of(26) + ".lfk"));
+  EXPECT_FALSE(cache.load(key_of(26)).has_value());
+  EXPECT_TRUE(fs::exists(elsewhere));
+
+  // A link that another user planted (in a shared /tmp, say) is not followed, even to a good directory.
+  if (::geteuid() == 0) {
+    const fs::path planted = root_ / "planted";
+    fs::create_directory_symlink(dir(), planted);
+    ASSERT_EQ(::lchown(planted.c_str(), 12345, 12345), 0);
+    testing::internal::CaptureStderr();
+    DiskCache via_planted(planted.string());
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_FALSE(via_planted.enabled());
+    EXPECT_NE(via_planted.problem().find("symbolic link owned by another user (uid 12345)"), std::string::npos)
+        << via_planted.problem();
+    EXPECT_NE(err.find(planted.string()), std::string::npos) << err;
+  }
+}
+
+// The directory is checked once and then held open: replacing the path with a directory others may write to
+// afterwards does not redirect loads or stores there.
+TEST_F(DiskCacheTest, TheCheckedDirectoryIsTheOneUsed) {
+  DiskCache cache(dir());
+  ASSERT_TRUE(cache.enabled());
+  const fs::path moved = root_ / "moved";
+  fs::rename(dir(), moved);
+  ASSERT_EQ(::mkdir(dir().c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(dir().c_str(), 0777), 0);
+  { std::ofstream(fs::path(dir()) / (key_of(27) + ".lfk")) << "planted"; }
+  EXPECT_FALSE(cache.load(key_of(27)).has_value());
+  cache.store(key_of(28), payload_of(28));
+  EXPECT_EQ(files(dir()), std::vector<std::string>{key_of(27) + ".lfk"});
+  EXPECT_TRUE(fs::exists(moved / (key_of(28) + ".lfk")));
+  ASSERT_TRUE(cache.load(key_of(28)).has_value());
 }

@@ -1,5 +1,6 @@
 // lazyfuse-info, run as a separate program (LAZYFUSE_INFO_PATH, set by tests/CMakeLists.txt): it must exit 0
-// everywhere, GPU or not, and list every setting with its value and where the value came from.
+// everywhere, GPU or not, list every setting with its value and where the value came from, mark the values it
+// rejected, and say when the kernel cache directory is not used.
 #include <lazyfuse/config.hpp>
 #include <lazyfuse/runtime.hpp>
 
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -135,6 +137,53 @@ TEST(LazyfuseInfo, InMemoryCacheIsShownAsMemoryOnly) {
   const auto d = lines_starting_with(r.out, "directory");
   ASSERT_EQ(d.size(), 1u) << r.out;
   EXPECT_TRUE(contains(d[0], "memory only")) << d[0];
+}
+
+// "lazyfuse-info marks rejected values": the row of a setting whose environment value was not taken says so, the
+// reason follows it, and the unknown variables are listed among the warnings with the closest setting.
+TEST(LazyfuseInfo, RejectedValuesAndUnknownVariablesAreMarked) {
+  const InfoRun r = run_info("LAZYFUSE_POOL=offf LAZYFUSE_GPU_MEMORY_LIMIT=12GB LAZYFUSE_MODE=eager LAZYFUSE_MDOE=1");
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const std::string name : {"LAZYFUSE_POOL", "LAZYFUSE_GPU_MEMORY_LIMIT"}) {
+    const auto lines = lines_starting_with(r.out, name + " ");
+    ASSERT_EQ(lines.size(), 1u) << r.out;
+    EXPECT_TRUE(contains(lines[0], "REJECTED")) << lines[0];
+    const auto why = r.out.find('\n', r.out.find(lines[0])) + 1;
+    EXPECT_TRUE(r.out.compare(why, 8, "      ! ") == 0 && r.out.find(name, why) == why + 8)
+        << "the reason follows the row:\n"
+        << r.out;
+  }
+  EXPECT_TRUE(contains(lines_starting_with(r.out, "LAZYFUSE_POOL ")[0], " pool ")) << "the default applies";
+  EXPECT_TRUE(contains(lines_starting_with(r.out, "LAZYFUSE_GPU_MEMORY_LIMIT ")[0], " 12GB "))
+      << "the limit is kept: the pool refuses to start";
+  EXPECT_TRUE(contains(r.out, "refuses to start")) << r.out;
+  const auto mode = lines_starting_with(r.out, "LAZYFUSE_MODE ");
+  ASSERT_EQ(mode.size(), 1u);
+  EXPECT_FALSE(contains(mode[0], "REJECTED")) << mode[0];
+  const auto warnings = r.out.substr(r.out.find("Configuration warnings"));
+  EXPECT_TRUE(contains(warnings, "LAZYFUSE_MDOE") && contains(warnings, "did you mean LAZYFUSE_MODE?")) << warnings;
+  EXPECT_TRUE(contains(warnings, "'offf'")) << warnings;
+}
+
+TEST(LazyfuseInfo, CacheDirectoryWritableByOthersIsShownAsNotUsed) {
+  std::string tmpl = "/tmp/lazyfuse_info_XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+  const fs::path dir = tmpl;
+  ASSERT_EQ(::chmod(dir.c_str(), 0777), 0);
+  std::ofstream(dir / "0123456789abcdef0123456789abcdef.lfk") << std::string(100, 'x');
+  const InfoRun r = run_info("LAZYFUSE_CACHE_DIR=" + dir.string());
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto e = lines_starting_with(r.out, "entries");
+  ASSERT_EQ(e.size(), 1u) << r.out;
+  EXPECT_TRUE(contains(e[0], "not used: kernels are cached in memory only")) << e[0];
+  EXPECT_TRUE(contains(e[0], "writable by other users (mode 0777)")) << e[0];
+  EXPECT_EQ(names, std::vector<std::string>{"0123456789abcdef0123456789abcdef.lfk"}) << "nothing written there";
+  const auto warnings = r.out.substr(r.out.find("Configuration warnings"));
+  EXPECT_TRUE(contains(warnings, dir.string())) << warnings;
 }
 
 TEST(LazyfuseInfo, HelpAndBadArguments) {

@@ -1,9 +1,9 @@
 // lazyfuse-info: what this installation of lazyfuse sees and would do (like `cupy.show_config()`).
 //
-// Prints the version, the backend in use, the CUDA devices (when CUDA is usable), the NVRTC version, the
-// memory pool, every LAZYFUSE_* setting with where its value came from, and the kernel cache (directory,
-// entries, in-process counters). Exits 0 on a machine without a GPU: "no CUDA" is a fact to report, not an
-// error.
+// Prints the version, the backend in use, the CUDA devices (when CUDA is usable), the NVRTC version, the memory
+// pool, every LAZYFUSE_* setting with where its value came from (marking values of the environment that were
+// rejected), the kernel cache (directory, entries, in-process counters) and the configuration warnings. Exits 0 on
+// a machine without a GPU: "no CUDA" is a fact to report, not an error.
 #include "codegen/Nvrtc.h"
 #include "graph/Config.h"
 #include "runtime/CudaApi.h"
@@ -40,7 +40,8 @@ void usage(std::FILE* out) {
                     "\n"
                     "Prints the lazyfuse version, the backend in use, the CUDA devices, the NVRTC version, the memory\n"
                     "pool, every LAZYFUSE_* setting with its value and where it came from (default, environment or\n"
-                    "C++), and the kernel cache (directory, entries, counters of this process).\n"
+                    "C++; REJECTED marks an environment value that was not taken, and why), the kernel cache\n"
+                    "(directory, entries, counters of this process) and every configuration warning.\n"
                     "\n"
                     "  -v, --verbose   also print a one-line description of each setting\n"
                     "      --version   print only the version\n"
@@ -163,10 +164,22 @@ void print_settings(bool verbose) {
   }
   for (const auto& s : settings) {
     const std::string v = shown(s.value);
+    // A value the environment set and lazyfuse did not take is marked on its row, with the reason below it: the
+    // row alone would show a default the user did not ask for, or a value that does not apply.
     std::cout << "  " << s.name << std::string(name_width - s.name.size() + 2, ' ') << v
-              << std::string(value_width - v.size() + 2, ' ') << '[' << source_name(s.source) << "]\n";
+              << std::string(value_width - v.size() + 2, ' ') << '[' << source_name(s.source) << ']'
+              << (s.rejected.empty() ? "" : "  REJECTED (environment)") << '\n';
+    if (!s.rejected.empty()) std::cout << "      ! " << s.rejected << '\n';
     if (verbose) std::cout << "      " << s.description << '\n';
   }
+}
+
+// Every configuration warning of this run (unknown LAZYFUSE_* variables and log channels, rejected values, a cache
+// directory not used), also printed on stderr when it happened; last, so that the kernel cache's is included.
+void print_warnings() {
+  const auto warnings = config::warnings();
+  heading("Configuration warnings (" + std::to_string(warnings.size()) + ")");
+  for (const auto& w : warnings) std::cout << "  " << w << '\n';
 }
 
 void print_kernel_cache() {
@@ -186,7 +199,7 @@ void print_kernel_cache() {
     } else {
       lazyfuse::runtime::DiskCache disk(cfg.cache_dir);
       if (!disk.enabled()) {
-        row("entries", "unusable (not writable): kernels are cached in memory only");
+        row("entries", "not used: kernels are cached in memory only (" + disk.problem() + ")");
       } else {
         const auto info = disk.info();
         row("entries", std::to_string(info.entries) + " (" + bytes_text(info.bytes) + ")");
@@ -234,6 +247,7 @@ int main(int argc, char** argv) {
   print_memory_pool();
   print_settings(verbose);
   print_kernel_cache();
+  print_warnings();
   std::cout.flush();
   return 0;
 }

@@ -9,6 +9,7 @@
 #include "runtime/Materialize.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <iomanip>
 #include <ostream>
@@ -308,7 +309,25 @@ Array zeros(Shape shape, DType type) {
 Array ones(Shape shape, DType type) {
   return full(std::move(shape), 1, type);
 }
+// An integer fill must be a number the dtype holds once truncated toward zero. NumPy 2.4 fills with INT_MIN and a
+// RuntimeWarning for NaN, infinities and values out of range; a kernel cannot warn, and a silent wrong value is
+// worse than an error, so these throw, as a C++ integer scalar outside an integer array's range does.
+static void check_integer_fill(std::string_view op, double value, DType type) {
+  if (type != DType::Int32 && type != DType::Int64) return;
+  const double t = std::trunc(value);
+  const bool fits = std::isfinite(value) &&
+                    (type == DType::Int32 ? t >= -2147483648.0 && t <= 2147483647.0 : t >= -0x1p63 && t < 0x1p63);
+  if (fits) return;
+  char text[64];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  throw DTypeError(std::string(op) + ": cannot fill an " + std::string(dtype_name(type)) + " array with " + text +
+                   (std::isfinite(value) ? ", which is out of its range" : ", which is not a finite number") +
+                   " (NumPy 2 gives " + (type == DType::Int32 ? "-2147483648" : "-9223372036854775808") +
+                   " with a RuntimeWarning); use astype on a float array for a saturating conversion");
+}
+
 Array full(Shape shape, double value, DType type) {
+  check_integer_fill("full", value, type);
   return Array(graph::make_fill_like(std::move(shape), type, value));
 }
 Array empty(Shape shape, DType type) {
@@ -324,6 +343,7 @@ Array ones_like(const Array& a) {
 }
 Array full_like(const Array& a, double value) {
   node_of(a, "full_like");
+  check_integer_fill("full_like", value, a.dtype());
   return full(a.shape(), value, a.dtype());
 }
 Array empty_like(const Array& a) {

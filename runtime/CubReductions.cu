@@ -203,6 +203,8 @@ bool usable_on_current_device() {
   if (known[std::size_t(device)] < 0) {
     cudaFuncAttributes attributes{};
     const cudaError_t e = cudaFuncGetAttributes(&attributes, lf_cub_probe);
+    // A sticky error says nothing about CUB (and must not be remembered as "unusable"): report it as the lost context.
+    if (cuda::is_sticky(e)) LAZYFUSE_CUDA_CHECK(e);
     if (e != cudaSuccess) (void)cudaGetLastError(); // not sticky: forget it, so no later check reports it
     known[std::size_t(device)] = e == cudaSuccess ? 1 : 0;
   }

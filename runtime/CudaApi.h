@@ -52,9 +52,28 @@ struct DeviceInfo {
 /// or `ordinal` is not a visible device.
 const DeviceInfo& device_info(int ordinal);
 
+/// True for the errors after which the CUDA context cannot be used again: CUDA documents each as leaving the
+/// process "in an inconsistent state" that only a restart clears. They are a kernel that faulted (illegal or
+/// misaligned address, illegal instruction, invalid PC or address space, hardware stack error, unspecified
+/// launch failure), a device-side assert, a launch timeout, a tensor-memory leak, an error the GPU contained,
+/// a terminated MPS client and an external device's error.
+bool is_sticky(cudaError_t e) noexcept;
+bool is_sticky(CUresult r) noexcept;
+
+/// Whether a sticky error was seen in this process (one atomic load). Set by throw_cuda_error and
+/// throw_driver_error, never cleared.
+bool context_lost() noexcept;
+
+/// Throws BackendError("<what>: the CUDA context is lost ...", naming the sticky error, where it was reported, and
+/// that only a restart helps) once context_lost(); nothing otherwise. Every entry point of the CUDA backend calls it
+/// first, so that after a fault each operation fails the same way instead of with whatever error its first CUDA
+/// call happens to return, or not at all when it needs no CUDA call (a pool hit).
+void require_context(const char* what);
+
 /// Throws BackendError naming the error (cudaGetErrorName and cudaGetErrorString), the call's text and its
 /// place. Clears the thread's last-error state first, so a handled error does not resurface in a later
-/// cudaGetLastError. Use through LAZYFUSE_CUDA_CHECK.
+/// cudaGetLastError. A sticky error marks the context lost (see require_context), and once it is lost every
+/// message says so. Use through LAZYFUSE_CUDA_CHECK.
 [[noreturn]] void throw_cuda_error(cudaError_t e, const char* what, const char* file, int line);
 /// Same for a driver-API result (cuGetErrorName and cuGetErrorString).
 [[noreturn]] void throw_driver_error(CUresult r, const char* what, const char* file, int line);
@@ -86,6 +105,9 @@ struct DriverApi {
   decltype(&::cuFuncSetAttribute) FuncSetAttribute = nullptr;
   decltype(&::cuGetErrorString) GetErrorString = nullptr;
   decltype(&::cuGetErrorName) GetErrorName = nullptr;
+  decltype(&::cuPointerGetAttributes) PointerGetAttributes = nullptr;
+  decltype(&::cuPointerGetAttribute) PointerGetAttribute = nullptr;
+  decltype(&::cuMemGetAddressRange) MemGetAddressRange = nullptr; // cuMemGetAddressRange_v2
 };
 
 /// The entry points, loaded on first use (thread-safe). Throws BackendError when CUDA is not available or the
@@ -135,5 +157,15 @@ int function_attribute(CUfunction f, CUfunction_attribute attribute);
 
 /// Allows `f` to be launched with up to `bytes` of dynamic shared memory (needed above 48 KiB).
 void set_max_dynamic_shared_bytes(CUfunction f, int bytes);
+
+/// Refuses memory that from_pointer must not wrap, before a kernel can read it, by asking the driver what the
+/// memory is. On the CUDA backend (`cuda_backend`) it accepts memory of the current device, managed memory, and
+/// memory of another device that the current one can access (peer access enabled, or access granted to its
+/// pool), and only when the `bytes` bytes at `data` lie inside one allocation (or consecutive mappings of one
+/// virtual-memory reservation). It refuses host memory, pageable or pinned. On the CPU backend it refuses device
+/// memory (when a driver is loaded to ask; without one there is none). Throws Error naming `what`, the memory kind,
+/// the bytes asked for and the allocation's range; BackendError when the context is lost or the driver cannot
+/// answer. Nothing is checked for `bytes == 0`.
+void check_wrappable(const void* data, std::size_t bytes, bool cuda_backend, const char* what);
 
 } // namespace lazyfuse::runtime::cuda

@@ -31,6 +31,9 @@ public:
     on_device = true;
   }
   ~DeviceStorage() override {
+    // After a fault no event can be recorded; the block goes back to the pool as it is (the allocation's own
+    // destructor, which makes no checked CUDA call). Nothing reuses it: every later allocation fails.
+    if (cuda::context_lost()) return;
     try {
       with_stream_state(producer_, [&](bool producer_live) {
         // The block goes back on a stream that exists; a destroyed producer's work is already complete.
@@ -103,10 +106,12 @@ public:
   Backend kind() const override { return Backend::Cuda; }
 
   std::shared_ptr<graph::Storage> allocate(std::size_t bytes) override {
+    cuda::require_context("allocating device memory");
     return std::make_shared<DeviceStorage>(bytes, current_stream());
   }
 
   std::shared_ptr<graph::Storage> upload(const void* host, std::size_t bytes) override {
+    cuda::require_context("copying host data to the device");
     cudaStream_t s = current_stream();
     auto st = std::make_shared<DeviceStorage>(bytes, s);
     // From pageable memory cudaMemcpyAsync returns once the data is staged, so the caller may free `host`.
@@ -115,6 +120,7 @@ public:
   }
 
   void download(const graph::Storage& storage, std::size_t off, void* host, std::size_t bytes) override {
+    cuda::require_context("copying device data to the host");
     if (!bytes) return;
     use_on_current_stream(storage);
     cudaStream_t s = current_stream();
@@ -124,6 +130,7 @@ public:
   }
 
   void run(const codegen::LoweredKernel& k, const std::vector<void*>& outputs) override {
+    cuda::require_context("running a kernel");
     const int device = current_device();
     auto kernel = get_kernel(k.ir, device);
     for (auto& node : k.input_nodes)
@@ -215,7 +222,10 @@ public:
     counters().kernels_launched++;
   }
 
-  void synchronize() override { LAZYFUSE_CUDA_CHECK(cudaDeviceSynchronize()); }
+  void synchronize() override {
+    cuda::require_context("synchronizing the device");
+    LAZYFUSE_CUDA_CHECK(cudaDeviceSynchronize());
+  }
   void forget_kernels() override { clear_memory_cache(); }
 };
 
@@ -223,6 +233,10 @@ public:
 
 void use_on_current_stream(const graph::Storage& storage) {
   if (auto* d = dynamic_cast<const DeviceStorage*>(&storage)) const_cast<DeviceStorage*>(d)->use_on(current_stream());
+}
+
+void check_wrappable(const void* data, std::size_t bytes, const char* what) {
+  cuda::check_wrappable(data, bytes, executor().kind() == Backend::Cuda, what);
 }
 
 std::unique_ptr<Executor> make_cuda_executor(std::string& reason) {

@@ -51,4 +51,8 @@ std::unique_ptr<Executor> make_cuda_executor(std::string& reason);
 /// stream, and keeps the block from reuse until this stream is done with it. Nothing for other storage (CPU).
 /// Executor::run does this for a kernel's inputs; code that launches on its own (runtime/Accelerators.cpp) calls it.
 void use_on_current_stream(const graph::Storage& storage);
+/// Throws Error when the `bytes` bytes at `data` are memory that kernels of the backend in use must not read
+/// (cuda::check_wrappable: host memory on the CUDA backend, device memory on the CPU backend, a span past its
+/// allocation); BackendError when the CUDA context is lost. `what` starts the message.
+void check_wrappable(const void* data, std::size_t bytes, const char* what);
 } // namespace lazyfuse::runtime

@@ -628,7 +628,10 @@ std::size_t total_bytes() {
 }
 
 void free_all_blocks() {
-  if (runtime::MemoryPool* p = current_pool()) p->free_all_blocks();
+  if (runtime::MemoryPool* p = current_pool()) {
+    runtime::cuda::require_context("memory::free_all_blocks");
+    p->free_all_blocks();
+  }
 }
 
 void set_limit(std::size_t bytes) {

@@ -96,6 +96,7 @@ void set_device(int ordinal) {
     if (ordinal == 0) return;
     throw BackendError("set_device(" + std::to_string(ordinal) + "): " + cu::unavailable_message());
   }
+  cu::require_context("set_device");
   const int n = cu::availability().device_count;
   if (ordinal < 0 || ordinal >= n)
     throw BackendError("set_device(" + std::to_string(ordinal) + "): no such device; " + std::to_string(n) +
@@ -124,6 +125,7 @@ DeviceGuard::~DeviceGuard() {
 
 Stream::Stream() {
   if (!cuda_ok()) return;
+  cu::require_context("creating a stream");
   // Non-blocking: the legacy default stream must not serialize our streams with unrelated work.
   cudaStream_t s = nullptr;
   LAZYFUSE_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -160,6 +162,7 @@ Stream& Stream::operator=(Stream&& other) noexcept {
 
 void Stream::synchronize() const {
   if (!cuda_ok()) return;
+  cu::require_context("synchronizing a stream");
   LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(native_)));
 }
 
@@ -193,6 +196,7 @@ cudaStream_t current_stream() {
 
 Event::Event() {
   cuda::require_available("creating a CUDA event");
+  cuda::require_context("creating a CUDA event");
   LAZYFUSE_CUDA_CHECK(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming));
 }
 

@@ -408,19 +408,43 @@ Array from_pointer(void* data, Shape shape, DType type, std::vector<std::int64_t
   if (strides.size() != shape.size())
     throw ShapeError("from_pointer: " + std::to_string(strides.size()) + " strides for shape " +
                      graph::format_shape(shape));
-  if (!data && graph::shape_size(shape) > 0) throw Error("from_pointer: null data pointer");
-  std::int64_t lo = 0, hi = 0;
-  for (std::size_t k = 0; k < shape.size(); ++k) {
-    if (shape[k] < 0) throw ShapeError("from_pointer: negative dimension in " + graph::format_shape(shape));
-    if (shape[k] == 0) lo = hi = 0;
-    std::int64_t extent = (shape[k] - 1) * strides[k];
-    (extent < 0 ? lo : hi) += extent;
+  bool empty = false;
+  for (std::int64_t d : shape) {
+    if (d < 0) throw ShapeError("from_pointer: negative dimension in " + graph::format_shape(shape));
+    empty = empty || d == 0;
   }
-  if (lo < 0)
-    throw ShapeError("from_pointer: negative strides would read before the pointer; pass the first element's address "
-                     "of the lowest-addressed element");
+  // The bytes that the elements span from `data`: the highest element's offset plus one element. A zero-size array
+  // reads nothing, so its pointer is neither checked nor read (it may be null).
+  std::size_t bytes = 0;
+  if (!empty) {
+    if (!data) throw Error("from_pointer: null data pointer for shape " + graph::format_shape(shape));
+    std::int64_t lo = 0, hi = 0;
+    bool overflow = false;
+    for (std::size_t k = 0; k < shape.size(); ++k) {
+      std::int64_t extent = 0;
+      overflow = overflow || __builtin_mul_overflow(shape[k] - 1, strides[k], &extent);
+      std::int64_t& side = extent < 0 ? lo : hi;
+      overflow = overflow || __builtin_add_overflow(side, extent, &side);
+    }
+    const std::size_t item = itemsize(type);
+    if (overflow || hi >= INT64_MAX / std::int64_t(item))
+      throw ShapeError("from_pointer: shape " + graph::format_shape(shape) + " with strides " +
+                       graph::format_shape(strides) + " spans more memory than an address space holds");
+    if (lo < 0)
+      throw ShapeError("from_pointer: negative strides would read before the pointer; pass the first element's "
+                       "address of the lowest-addressed element");
+    // Kernels read each element whole: a misaligned one faults on the GPU (and loses the context).
+    if (reinterpret_cast<std::uintptr_t>(data) % item != 0) {
+      std::ostringstream os;
+      os << "from_pointer: " << data << " is not aligned to the " << item << "-byte elements of " << dtype_name(type)
+         << "; the address must be a multiple of " << item;
+      throw Error(os.str());
+    }
+    bytes = std::size_t(hi + 1) * item;
+  }
+  runtime::check_wrappable(data, bytes, "from_pointer");
   const bool device = runtime::executor().kind() == Backend::Cuda;
-  auto storage = std::make_shared<WrappedStorage>(data, std::size_t(hi + 1) * itemsize(type), device, std::move(owner));
+  auto storage = std::make_shared<WrappedStorage>(data, bytes, device, std::move(owner));
   return Array(graph::make_buffer(std::move(storage), type, std::move(shape), 0, std::move(strides)));
 }
 

@@ -286,9 +286,24 @@ Array linspace(double start, double stop, std::int64_t num = 50, bool endpoint =
 Array eye(std::int64_t n, std::optional<std::int64_t> m = std::nullopt, std::int64_t k = 0,
           DType type = DType::Float64);
 
-/// Wraps memory the caller owns (device memory on the CUDA backend, host memory on the CPU backend) as an
-/// array, without copying. Strides are in elements (C-contiguous when empty). `owner` is kept alive as long as
-/// any array reads the memory, then released (put your deleter in it).
+/// Wraps memory the caller owns as an array, without copying. Strides are in elements (C-contiguous when empty) and
+/// must not be negative. `owner` is kept alive as long as any array reads the memory, then released (put your
+/// deleter in it).
+///
+/// The memory is checked when it is wrapped, so that no kernel can fault on it later (a fault would lose the CUDA
+/// context for the whole process): `data` must be aligned to the element size, and the driver is asked what it is.
+/// - CUDA backend: accepts memory of the current device (cudaMalloc, pools, virtual-memory mappings), managed memory
+///   (cudaMallocManaged), and another device's memory that the current device can access (peer access enabled with
+///   cudaDeviceEnablePeerAccess, or access granted to its pool). The elements' span, from `data` to the end of the
+///   highest-addressed element, must lie inside one allocation (or consecutive mappings of one reservation). Refuses
+///   host memory: pageable (malloc, new, std::vector) and pinned (cudaMallocHost, cudaHostAlloc, cudaHostRegister)
+///   alike, since kernels would read pinned memory across the host link at every use; copy with asarray instead.
+/// - CPU backend: accepts host, pinned and managed memory; refuses device memory when a driver is loaded to tell
+///   (without one, no device memory can exist).
+///
+/// A zero-size array reads nothing: its pointer is not checked and may be null. Throws ShapeError for a bad shape or
+/// strides (too many or too few, negative, a span larger than the address space), Error for memory it refuses
+/// (naming its kind, or the bytes asked for and the allocation's range), BackendError when the CUDA context is lost.
 Array from_pointer(void* data, Shape shape, DType type, std::vector<std::int64_t> strides = {},
                    std::shared_ptr<void> owner = nullptr);
 

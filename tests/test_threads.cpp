@@ -378,8 +378,10 @@ TEST(Threads, ConfigAndKernelCacheStatsWhileOthersCompute) {
   lf::config::set("LAZYFUSE_MAX_DEPTH", depth_before);
   lf::config::set("LAZYFUSE_LOG", log_before);
   const auto stats_after = lf::kernel_cache_stats();
-  // Every work_iteration evaluates at least a dozen kernels.
-  EXPECT_GE(stats_after.kernels_launched, stats_before.kernels_launched + std::uint64_t((n - 2) * iters * 12));
+  // Every work_iteration evaluates at least five kernels over its own leaf (e2/e3, v1, v3, s1/s2, the chain); the
+  // rest read shared leaves only, so another thread may have materialized the same interned node first, and how
+  // many of those a thread launches itself depends on timing (under load, a dozen per iteration was not met).
+  EXPECT_GE(stats_after.kernels_launched, stats_before.kernels_launched + std::uint64_t((n - 2) * iters * 5));
   EXPECT_GE(stats_after.misses + stats_after.memory_hits + stats_after.disk_hits,
             stats_before.misses + stats_before.memory_hits + stats_before.disk_hits);
 }

@@ -297,7 +297,9 @@ TEST(ConfigDocs, EveryVariableInTheSourcesIsASettingOrReserved) {
       if (e.is_regular_file() && (ext == ".cpp" || ext == ".h") && name != "test_config.cpp" && name != "test_info.cpp")
         scan(e.path(), literal);
     }
-  for (const fs::path& file : {root / "scripts" / "gpu-check.sh", root / ".ci" / "run"}) scan(file, shell);
+  for (const auto& e : fs::directory_iterator(root / "scripts"))
+    if (e.path().extension() == ".sh") scan(e.path(), shell);
+  scan(root / ".ci" / "run", shell);
   // The test presets' environments (the configure presets' LAZYFUSE_* are CMake options, not variables).
   const std::string presets = read_file(root / "CMakePresets.json");
   const std::string tests = presets.substr(std::min(presets.find("\"testPresets\""), presets.size()));

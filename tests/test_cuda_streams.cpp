@@ -2,6 +2,7 @@
 //
 // Every test skips without a CUDA backend, unless LAZYFUSE_TEST_REQUIRE_GPU=1, which turns the skip into a failure.
 // All values are checked against references computed here on fresh random data (LAZYFUSE_TEST_SEED fixes it).
+#include "graph/Config.h"
 #include "tests/child_process.h"
 #include "tests/gpu_test.h"
 
@@ -658,7 +659,7 @@ TEST_F(CudaStreams, MemoryPoolStatsFreeAllBlocksAndLimit) {
   }
   lf::sync();
   EXPECT_LT(lf::memory::used_bytes(), used0 + bytes) << "the freed array's block is still counted as used";
-  if (lf::config::get("LAZYFUSE_POOL") != "none") { // the pass-through pool (memcheck's) caches nothing
+  if (lazyfuse::config::snapshot().pool_enabled) { // the pass-through pool (memcheck's) caches nothing
     EXPECT_GE(lf::memory::total_bytes(), used0 + bytes) << "the freed block should be cached, not released";
   }
   lf::memory::free_all_blocks();

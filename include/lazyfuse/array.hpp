@@ -272,11 +272,14 @@ Array asarray_as(DType type, std::span<const double> values, Shape shape);
 
 Array zeros(Shape shape, DType type = DType::Float64);
 Array ones(Shape shape, DType type = DType::Float64);
+/// `value` converted to `type`. A NaN, infinite or out-of-range value for an integer type throws DTypeError (NumPy
+/// fills INT_MIN with a RuntimeWarning; docs/semantics.md lists the difference); a fraction truncates toward zero.
 Array full(Shape shape, double value, DType type = DType::Float64);
 /// Uninitialized in NumPy; here filled with zeros on creation is not promised either — treat as garbage.
 Array empty(Shape shape, DType type = DType::Float64);
 Array zeros_like(const Array& a);
 Array ones_like(const Array& a);
+/// full(a.shape(), value, a.dtype()), with full's DTypeError for integer types.
 Array full_like(const Array& a, double value);
 Array empty_like(const Array& a);
 /// NumPy arange: int64 for integer arguments unless `type` says otherwise.

@@ -13,7 +13,7 @@
 // infinite counts the floats between it and CR(r); NaN must give NaN and nothing else may. The sign of a zero result
 // is not checked.
 //
-// The reference's own error: glibc's double functions are within 1 ulp of double (2^-29 ulp of float), its long
+// The reference's own error: glibc's double functions are within 2 ulps of double (2^-28 ulp of float), its long
 // double ones within 3 ulps of long double (3 * 2^-11 ulp of double); the slack added to each bound covers that.
 // sinl/cosl/tanl reduce huge arguments with enough bits of pi (checked once against libquadmath's 113-bit
 // functions, see docs/semantics.md).

@@ -75,8 +75,14 @@ std::vector<std::string> nvrtc_options(const CompileOptions& opt) {
   std::vector<std::string> out;
   out.emplace_back("--std=c++17");
   out.push_back((opt.ptx ? "-arch=compute_" : "-arch=sm_") + std::to_string(opt.arch));
-  // Stated explicitly so that the cache key records it even if NVRTC's default ever changes.
-  out.emplace_back("--fmad=true");
+  // The numerics policy (docs/semantics.md, "Numerics"): no contraction of a * b + c into a fused multiply-add,
+  // and IEEE-rounded division and square root with subnormals kept, so that + - * / and sqrt, and every
+  // composition of them, give the bits the CPU backend (and NumPy, whose ufuncs each round) gives. The three
+  // after --fmad are NVRTC's defaults, stated so that the cache key records them even if a default ever changes.
+  out.emplace_back("--fmad=false");
+  out.emplace_back("--prec-div=true");
+  out.emplace_back("--prec-sqrt=true");
+  out.emplace_back("--ftz=false");
   // The op prelude (graph/OpMath.inc) is shared with the CPU backend, so its functions carry no __device__.
   out.emplace_back("-default-device");
   if (opt.debug) {

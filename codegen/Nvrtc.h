@@ -26,9 +26,10 @@ struct CompiledKernel {
 };
 
 /// Options passed to NVRTC for `opt`, in a fixed order: "--std=c++17", "-arch=sm_90" (or compute_90 for PTX),
-/// "--fmad=true", "-default-device", then "-G" "-lineinfo" when debug and "--pch" when pch (dropped when the
-/// loaded NVRTC is older than 12.8, which does not know it). No --use_fast_math, ever: generated kernels must
-/// give the same results as the CPU backend.
+/// "--fmad=false", "--prec-div=true", "--prec-sqrt=true", "--ftz=false", "-default-device", then "-G" "-lineinfo"
+/// when debug and "--pch" when pch (dropped when the loaded NVRTC is older than 12.8, which does not know it).
+/// No contraction into fused multiply-adds and no --use_fast_math, ever: + - * / and sqrt in generated kernels
+/// must give the bits the CPU backend gives (docs/semantics.md, "Numerics").
 std::vector<std::string> nvrtc_options(const CompileOptions& opt);
 
 /// Compiles self-contained CUDA C source (it has no #include); `program_name` names it in NVRTC's log and in

@@ -286,3 +286,22 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
     }
   }
 }
+
+// The numerics policy (docs/semantics.md, "Numerics"): a generated kernel rounds every product and sum, as the CPU
+// backend does, so x * y + z (and arange's start + i * step) compile to mul.rn and add.rn, never to fma.rn, which
+// NVRTC's default --fmad=true would make of them.
+TEST(Codegen, GeneratedKernelsRoundEveryProductAndSum) {
+  for (DType t : {DType::Float32, DType::Float64}) {
+    auto x = random_array({1024}, t), y = random_array({1024}, t), z = random_array({1024}, t);
+    auto low = lowered({x * y + z + arange(0.0, 512.0, 0.5, t)});
+    const std::string src = codegen::render_cuda(low.ir);
+    codegen::CompileOptions opt;
+    opt.ptx = true;
+    const auto compiled = codegen::compile_cuda(src, low.ir.name, opt);
+    const std::string ptx(compiled.image.data());
+    const std::string suffix = t == DType::Float32 ? ".f32" : ".f64";
+    EXPECT_EQ(ptx.find("fma."), std::string::npos) << ptx;
+    EXPECT_NE(ptx.find("mul.rn" + suffix), std::string::npos) << ptx;
+    EXPECT_NE(ptx.find("add.rn" + suffix), std::string::npos) << ptx;
+  }
+}

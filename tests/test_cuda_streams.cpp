@@ -65,8 +65,8 @@ std::vector<float> random_floats(std::mt19937_64& rng, std::size_t n, float lo =
   } while (0)
 
 // First index where got and want differ beyond rtol, or -1.
-// The GPU contracts a * b + c into one fused multiply-add (--fmad=true), which rounds once where the host's
-// reference rounds twice: allow a few ulps.
+// Some references are computed in another order than the kernels (x0 + kSteps for kSteps additions of 1): allow a
+// few ulps.
 constexpr float kUlps = 4e-7f;
 
 std::int64_t first_mismatch(const float* got, const std::vector<float>& want, float rtol = kUlps) {

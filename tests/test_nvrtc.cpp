@@ -47,12 +47,16 @@ TEST(Nvrtc, VersionIsRecent) {
 TEST(Nvrtc, OptionsHaveArchAndNoFastMath) {
   CompileOptions opt;
   auto o = nvrtc_options(opt);
-  ASSERT_GE(o.size(), 4u);
+  ASSERT_GE(o.size(), 7u);
   EXPECT_EQ(o[0], "--std=c++17");
   EXPECT_EQ(o[1], "-arch=sm_90");
-  EXPECT_EQ(o[2], "--fmad=true");
-  EXPECT_EQ(o[3], "-default-device");
-  EXPECT_EQ(o.size(), 4u);
+  // The numerics policy (docs/semantics.md): no contraction, IEEE division and square root, subnormals kept.
+  EXPECT_EQ(o[2], "--fmad=false");
+  EXPECT_EQ(o[3], "--prec-div=true");
+  EXPECT_EQ(o[4], "--prec-sqrt=true");
+  EXPECT_EQ(o[5], "--ftz=false");
+  EXPECT_EQ(o[6], "-default-device");
+  EXPECT_EQ(o.size(), 7u);
 
   opt.arch = 80;
   opt.ptx = true;
@@ -67,7 +71,8 @@ TEST(Nvrtc, OptionsHaveArchAndNoFastMath) {
   }
   for (const auto& s : o) {
     EXPECT_EQ(s.find("fast"), std::string::npos) << s;
-    EXPECT_EQ(s.find("ftz"), std::string::npos) << s;
+    EXPECT_NE(s, "--ftz=true") << s;
+    EXPECT_NE(s, "--fmad=true") << s;
   }
 }
 
@@ -105,6 +110,23 @@ TEST(Nvrtc, CompilesPtxText) {
   EXPECT_NE(text.find("lf_elementwise"), std::string::npos);
 }
 
+// The numerics policy: x * y + c stays a multiply and an add, each rounded (mul.rn/add.rn, which ptxas may not fuse
+// either), and the division and square root are the IEEE-rounded instructions. With --fmad=true the same source
+// compiles to fma.rn.f32 (about three of them here).
+TEST(Nvrtc, PtxHasNoFusedMultiplyAddAndRoundsDivisionAndSqrt) {
+  CompileOptions opt;
+  opt.ptx = true;
+  auto k = compile_cuda(kElementwise, "lf_elementwise_nofma.cu", opt);
+  ASSERT_TRUE(k.is_ptx);
+  const std::string text(k.image.data());
+  EXPECT_EQ(text.find("fma."), std::string::npos) << text;
+  EXPECT_NE(text.find("mul.rn.f32"), std::string::npos) << text;
+  EXPECT_NE(text.find("add.rn.f32"), std::string::npos) << text;
+  EXPECT_NE(text.find("div.rn.f32"), std::string::npos) << text;
+  EXPECT_NE(text.find("sqrt.rn.f32"), std::string::npos) << text;
+  EXPECT_EQ(text.find(".ftz"), std::string::npos) << text;
+}
+
 TEST(Nvrtc, DebugAndPchCompile) {
   CompileOptions opt;
   opt.debug = true;
@@ -133,7 +155,8 @@ TEST(Nvrtc, SyntaxErrorThrowsCompileErrorWithoutSource) {
     EXPECT_NE(e.log().find("error"), std::string::npos) << e.log();
     EXPECT_NE(e.log().find("broken_kernel.cu"), std::string::npos) << e.log();
     EXPECT_NE(e.options().find("-arch=sm_90"), std::string::npos) << e.options();
-    EXPECT_EQ(e.options(), "--std=c++17 -arch=sm_90 --fmad=true -default-device");
+    EXPECT_EQ(e.options(),
+              "--std=c++17 -arch=sm_90 --fmad=false --prec-div=true --prec-sqrt=true --ftz=false -default-device");
     EXPECT_TRUE(e.source().empty());
     EXPECT_EQ(msg.find("   1| "), std::string::npos);
   }

@@ -18,7 +18,7 @@
 // sinl/cosl/tanl reduce huge arguments with enough bits of pi (checked once against libquadmath's 113-bit
 // functions, see docs/semantics.md).
 //
-// LAZYFUSE_TEST_SEED=<n> replays a run (the seed is printed); LAZYFUSE_ACCURACY_SAMPLES=<n> sets the random inputs
+// LAZYFUSE_TEST_SEED=<n> replays a run (the seed is printed); LAZYFUSE_TEST_ACCURACY_SAMPLES=<n> sets the random inputs
 // per op and type (default 1 << 18).
 #include <lazyfuse/lazyfuse.hpp>
 
@@ -54,7 +54,7 @@ std::uint64_t seed() {
 }
 
 std::size_t samples() {
-  if (const char* v = std::getenv("LAZYFUSE_ACCURACY_SAMPLES"); v && *v)
+  if (const char* v = std::getenv("LAZYFUSE_TEST_ACCURACY_SAMPLES"); v && *v)
     return std::size_t(std::strtoull(v, nullptr, 10));
   return std::size_t(1) << 18;
 }

@@ -6,9 +6,9 @@
 // reductions may differ; for them the test prints the largest difference in ulps without asserting it (their
 // accuracy is tests/test_accuracy.cpp's subject).
 //
-// Without a CUDA backend the test skips, unless LAZYFUSE_REQUIRE_GPU=1. The child is this binary run again (fork +
+// Without a CUDA backend the test skips, unless LAZYFUSE_TEST_REQUIRE_GPU=1. The child is this binary run again (fork +
 // exec, never a bare fork after CUDA is initialized) with LAZYFUSE_BACKEND=cpu and
-// --gtest_filter=CudaNumericsChild.Run; it writes its results to the file LAZYFUSE_NUMERICS_CHILD_OUT names.
+// --gtest_filter=CudaNumericsChild.Run; it writes its results to the file LAZYFUSE_TEST_NUMERICS_CHILD_OUT names.
 // LAZYFUSE_TEST_SEED=<n> replays a run's inputs (the seed is printed).
 #include "tests/gpu_test.h"
 
@@ -43,7 +43,7 @@ using lf::DType;
 
 namespace {
 
-constexpr const char* kChildOut = "LAZYFUSE_NUMERICS_CHILD_OUT";
+constexpr const char* kChildOut = "LAZYFUSE_TEST_NUMERICS_CHILD_OUT";
 
 std::uint64_t seed() {
   static const std::uint64_t s = [] {
@@ -425,7 +425,8 @@ int run_cpu_child(const std::string& out) {
   for (char** e = environ; *e; ++e) {
     const std::string kv = *e;
     bool replaced = false;
-    for (const char* ours : {"LAZYFUSE_BACKEND=", "LAZYFUSE_REQUIRE_GPU=", "LAZYFUSE_TEST_SEED=", kChildOut, "GTEST_"})
+    for (const char* ours :
+         {"LAZYFUSE_BACKEND=", "LAZYFUSE_TEST_REQUIRE_GPU=", "LAZYFUSE_TEST_SEED=", kChildOut, "GTEST_"})
       if (kv.rfind(ours, 0) == 0) replaced = true;
     if (!replaced) env_text.push_back(kv);
   }

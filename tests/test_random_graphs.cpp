@@ -1,836 +1,129 @@
-// Randomized differential test: random expression graphs built through the public API, checked against an
-// independent reference evaluator written here from scratch (float64 values with a per-element forward error
-// bound; integers and booleans exact). Nothing here calls the library's op table, interpreter or dtype rules.
+// Randomized differential test: random programs built through the public API, checked against two oracles:
+//  * an independent reference evaluator written here from scratch (tests/random_graphs/reference.h: float64
+//    values with a per-element forward error bound; integers and booleans exact). Nothing here calls the
+//    library's op table, interpreter or dtype rules;
+//  * NumPy 2 (tests/numpy_oracle.py), which decides dtypes, shapes, promotion, indexing and NaN rules on its own:
+//    each program is also written as Python and evaluated by NumPy, in batches of programs per Python process.
 //
 // Each case makes 1-4 random leaves (float32, float64, int32, int64, bool; rank 0-4; sometimes large so the CPU
-// backend's chunking and threading run), applies 3-25 random operations (elementwise ops with broadcasting and
-// weak C++ scalars, astype, views, concatenate / stack / pad / at().set, eval() of intermediates), evaluates one
-// to three results (sometimes together with lazyfuse::eval) and compares dtype, shape and values.
+// backend's chunking and threading run), then either
+//  * (an "elementwise/view" program) applies 3-25 random operations: elementwise ops with broadcasting and weak
+//    C++ scalars, astype, views, concatenate / stack / pad / at().set, eval() of intermediates; or
+//  * (a reduction program) a few random operations, then 2-4 reductions (sum, prod, min, max, mean, var, std with
+//    ddof 0 or 1, argmin, argmax, any, all, count_nonzero; over all axes, some, one, or none, with and without
+//    keepdims), each consumed in the shapes users write around reductions: through views (index, slices,
+//    transpose, flip, roll), broadcasts (binary ops with arrays of other shapes and ranks, broadcast_to), reshapes,
+//    joins (concatenate, stack, pad), at().set (the reduction as value or as base), or evaluated with
+//    lazyfuse::eval beside roots of other shapes and ranks;
+// and compares dtype, shape and values of the results. Every reduction program counts in the categories
+// "reduce-<full|partial|keepdims> x <consumer>" it exercised; the test prints how many programs of each category
+// and of each reduction ran, and fails when one ran fewer times than its minimum (a share of the case count).
 //
 // Tolerances. The reference rounds to float32 after every op that the library computes in float32 (the library
 // computes each op in its promoted dtype). Each element carries an absolute error bound, propagated op by op:
 //  * correctly rounded ops (+ - * / sqrt, casts) whose result is exact on exact inputs stay exact (error 0);
 //    otherwise they add 1 ulp of the result (covers GPU fma contraction and the reference's double rounding);
-//  * exp, log, sin, cos, tanh, erf add 3 ulps (CUDA's are within 2 ulps, glibc's within 1);
+//  * exp, log, sin, cos, tanh, erf add 4 ulps (CUDA's are within 2 ulps, glibc's within 1, NumPy's float32 SIMD
+//    functions within 4);
+//  * sums add gamma(d) * sum(|x_i| + e_i) to the sum of the input bounds, d the deepest addition chain of the
+//    orders the library uses (sum_depth in reference.h: pairwise on the CPU, strided shares then trees on the GPU);
+//    a sum of exact terms whose partial sums are all representable is exact; products likewise (ref_fprod);
+//  * min, max, argmin, argmax, any, all, count_nonzero are exact unless an input's bound makes them ambiguous
+//    (argmax: another element could be the first maximum within the bounds);
 //  * errors of the inputs propagate through each op's Lipschitz bound on the interval [x - e, x + e].
-// Discrete ops (floor, ceil, trunc, comparisons, float->int/bool casts, where's condition) give an exact result
-// when the interval of their input cannot cross a discontinuity, and otherwise mark the element "uncertain"
-// (error = inf): uncertain elements are skipped, and their share is reported, and a run fails when over 10% of its
-// cases are "blind" (mostly uncertain). So integer/bool results are compared exactly, float results within a bound that
-// is a few ulps per op.
+// Discrete ops (floor, ceil, trunc, comparisons, float->int/bool casts, where's condition, arg reductions) give an
+// exact result when the interval of their input cannot cross a discontinuity, and otherwise mark the element
+// "uncertain" (error = inf): uncertain elements are skipped, and their share is reported, and a run fails when
+// over 10% of its cases are "blind" (mostly uncertain). So integer/bool results are compared exactly, float
+// results within a bound that is a few ulps per op. NumPy's own error is taken as that same bound: the oracle
+// accepts |lazyfuse - numpy| <= 2 * bound, skips uncertain elements, and requires NaN at the same places.
 //
-// Environment: LAZYFUSE_RANDOM_GRAPHS = number of cases (default 300), LAZYFUSE_RANDOM_SEED = base seed
-// (default: random, printed), LAZYFUSE_RANDOM_CASE = run only that case number (to reproduce one failure),
-// LAZYFUSE_RANDOM_VERBOSE=1 prints every case's program.
+// Environment: LAZYFUSE_TEST_RANDOM_GRAPHS = number of cases (default 300), LAZYFUSE_TEST_RANDOM_SEED = base seed
+// (default: random, printed), LAZYFUSE_TEST_RANDOM_CASE = run only that case number (to reproduce one failure),
+// LAZYFUSE_TEST_RANDOM_VERBOSE=1 prints every case's program, LAZYFUSE_TEST_PYTHON = a Python with NumPy >= 2
+// (without it the NumPy oracle is skipped, and under CI=true that is a failure).
 #include <lazyfuse/lazyfuse.hpp>
 
+#include "random_graphs/numpy_oracle.h"
+#include "random_graphs/reference.h"
+
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
+#include <cstring>
 #include <iomanip>
 #include <limits>
+#include <map>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <random>
+#include <set>
+#include <span>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 #include <variant>
 #include <vector>
 
 namespace {
 
-namespace lf = lazyfuse;
-using lf::Array;
-using lf::DType;
-using lf::Shape;
-using i64 = std::int64_t;
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kSafety = 1.0 + 1e-6;
-// Ulps allowed per transcendental op (CUDA float/double functions: <= 2 ulps; glibc: <= 1 ulp).
-constexpr double kTranscendentalUlps = 3;
-// Magnitude cap for values: ops that could grow beyond it are not generated (keeps ints far from overflow and
-// floats well conditioned).
-constexpr double kMaxMagnitude = 1e6;
-// Largest number of elements an intermediate may have.
-constexpr i64 kMaxElements = 300000;
+using namespace random_graphs;
 
 // ---------------------------------------------------------------------------------------------------------
-// dtype rules of NumPy 2 (written out independently of the library)
+// Python text of the same program (NumPy; `nx` is NumPy with lazyfuse's documented differences, numpy_oracle.py)
 // ---------------------------------------------------------------------------------------------------------
 
-bool isf(DType t) {
-  return t == DType::Float32 || t == DType::Float64;
-}
-bool isi(DType t) {
-  return t == DType::Int32 || t == DType::Int64;
-}
-
-const char* dname(DType t) {
+std::string py_dtype(DType t) {
   switch (t) {
-  case DType::Bool: return "bool";
-  case DType::Int32: return "int32";
-  case DType::Int64: return "int64";
-  case DType::Float32: return "float32";
-  case DType::Float64: return "float64";
-  }
-  return "?";
-}
-const char* dcpp(DType t) {
-  switch (t) {
-  case DType::Bool: return "lf::DType::Bool";
-  case DType::Int32: return "lf::DType::Int32";
-  case DType::Int64: return "lf::DType::Int64";
-  case DType::Float32: return "lf::DType::Float32";
-  case DType::Float64: return "lf::DType::Float64";
+  case DType::Bool: return "np.bool_";
+  case DType::Int32: return "np.int32";
+  case DType::Int64: return "np.int64";
+  case DType::Float32: return "np.float32";
+  case DType::Float64: return "np.float64";
   }
   return "?";
 }
 
-// np.result_type of two array dtypes.
-DType promote(DType a, DType b) {
-  // rows/cols: bool, int32, int64, float32, float64
-  static const DType table[5][5] = {
-      {DType::Bool, DType::Int32, DType::Int64, DType::Float32, DType::Float64},
-      {DType::Int32, DType::Int32, DType::Int64, DType::Float64, DType::Float64},
-      {DType::Int64, DType::Int64, DType::Int64, DType::Float64, DType::Float64},
-      {DType::Float32, DType::Float64, DType::Float64, DType::Float32, DType::Float64},
-      {DType::Float64, DType::Float64, DType::Float64, DType::Float64, DType::Float64},
-  };
-  return table[int(a)][int(b)];
-}
-
-// A weak C++ scalar (NEP 50): bool, integer or floating kind.
-enum class Kind { Bool, Int, Float };
-DType natural(Kind k) {
-  return k == Kind::Bool ? DType::Bool : (k == Kind::Int ? DType::Int64 : DType::Float64);
-}
-DType promote_weak(DType t, Kind k) {
-  switch (k) {
-  case Kind::Bool: return t;
-  case Kind::Int: return t == DType::Bool ? DType::Int64 : t;
-  case Kind::Float: return isf(t) ? t : DType::Float64;
-  }
-  return t;
-}
-
-// Result of a float function (sqrt, exp, true_divide, ...) on an input type. NumPy gives float16 for bool inputs
-// of unary float functions; lazyfuse has no float16 and documents float32 there (the smallest float it has).
-DType float_of(DType t, bool unary) {
-  if (isf(t)) return t;
-  if (t == DType::Bool) return unary ? DType::Float32 : DType::Float64;
-  return DType::Float64;
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// host tensors: C-order values (as doubles) and an absolute error bound per element (inf = uncertain)
-// ---------------------------------------------------------------------------------------------------------
-
-i64 numel(const Shape& s) {
-  i64 n = 1;
-  for (auto d : s) n *= d;
-  return n;
-}
-
-std::vector<i64> cstrides(const Shape& s) {
-  std::vector<i64> st(s.size(), 1);
-  for (int k = int(s.size()) - 2; k >= 0; --k) st[std::size_t(k)] = st[std::size_t(k) + 1] * s[std::size_t(k) + 1];
-  return st;
-}
-
-std::string shape_str(const Shape& s) {
-  std::string out = "{";
+std::string py_tuple(const std::vector<i64>& s) {
+  std::string out = "(";
   for (std::size_t k = 0; k < s.size(); ++k) out += (k ? ", " : "") + std::to_string(s[k]);
-  return out + "}";
+  return out + (s.size() == 1 ? ",)" : ")");
+}
+std::string py_tuple(const std::vector<int>& s) {
+  return py_tuple(std::vector<i64>(s.begin(), s.end()));
 }
 
-struct HT {
-  DType dt = DType::Float64;
-  Shape shape;
-  std::vector<double> v, e;
-  i64 size() const { return i64(v.size()); }
-};
-
-HT make_ht(DType dt, Shape shape) {
-  HT r;
-  r.dt = dt;
-  r.shape = std::move(shape);
-  auto n = std::size_t(numel(r.shape));
-  r.v.assign(n, 0.0);
-  r.e.assign(n, 0.0);
-  return r;
-}
-
-double wrap32(double x) {
-  return double(std::int32_t(std::uint32_t(std::uint64_t(i64(x)))));
-}
-
-// x as the dtype holds it.
-double rnd(DType t, double x) {
-  switch (t) {
-  case DType::Bool: return x != 0 ? 1.0 : 0.0;
-  case DType::Int32: return wrap32(x);
-  case DType::Int64: return x;
-  case DType::Float32: return double(float(x));
-  case DType::Float64: return x;
-  }
-  return x;
-}
-
-// One unit in the last place at magnitude |x| (0 for exact types).
-double ulp(DType t, double x) {
-  x = std::fabs(x);
-  if (!std::isfinite(x)) return kInf;
-  if (t == DType::Float32) {
-    float f = float(x);
-    if (!std::isfinite(f)) return kInf;
-    float up = std::nextafter(f, std::numeric_limits<float>::infinity());
-    return std::max(double(up) - double(f), double(std::numeric_limits<float>::denorm_min()));
-  }
-  if (t == DType::Float64) return std::nextafter(x, kInf) - x;
-  return 0;
-}
-
-// The error of a correctly rounded float op: `prop` propagated from the inputs; exact ops on exact inputs are
-// exact everywhere, anything else may differ by one more ulp (rounding, fma contraction).
-double finish(DType c, double r, double prop, bool exact) {
-  if (prop == 0 && exact) return 0;
-  if (!std::isfinite(prop)) return kInf;
-  return prop * kSafety + ulp(c, std::fabs(r) + prop);
-}
-double finish_transcendental(DType c, double r, double prop) {
-  if (!std::isfinite(prop)) return kInf;
-  return prop * kSafety + kTranscendentalUlps * ulp(c, std::fabs(r) + prop);
-}
-
-// A strided view of a (offset and strides in a's C-order elements).
-HT affine(const HT& a, const Shape& out, i64 offset, const std::vector<i64>& strides) {
-  HT r = make_ht(a.dt, out);
-  const i64 n = r.size();
-  const int rank = int(out.size());
-  std::vector<i64> idx(out.size(), 0);
-  i64 src = offset;
-  for (i64 i = 0; i < n; ++i) {
-    r.v[std::size_t(i)] = a.v[std::size_t(src)];
-    r.e[std::size_t(i)] = a.e[std::size_t(src)];
-    for (int k = rank - 1; k >= 0; --k) {
-      auto K = std::size_t(k);
-      ++idx[K];
-      src += strides[K];
-      if (idx[K] < out[K]) break;
-      src -= strides[K] * out[K];
-      idx[K] = 0;
+// The components of an index as Python writes them inside [].
+std::string py_index(const std::vector<lf::Index>& idx) {
+  std::string out;
+  for (std::size_t k = 0; k < idx.size(); ++k) {
+    if (k) out += ", ";
+    if (auto* i = std::get_if<i64>(&idx[k])) {
+      out += std::to_string(*i);
+    } else if (auto* s = std::get_if<lf::Slice>(&idx[k])) {
+      out += (s->start ? std::to_string(*s->start) : "") + ":" + (s->stop ? std::to_string(*s->stop) : "");
+      if (s->step != 1) out += ":" + std::to_string(s->step);
+    } else if (std::holds_alternative<lf::NewAxis>(idx[k])) {
+      out += "None";
+    } else {
+      out += "...";
     }
-  }
-  return r;
-}
-
-std::optional<Shape> broadcast_shape(const Shape& a, const Shape& b) {
-  const std::size_t n = std::max(a.size(), b.size());
-  Shape out(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    i64 da = k + a.size() >= n ? a[k + a.size() - n] : 1;
-    i64 db = k + b.size() >= n ? b[k + b.size() - n] : 1;
-    if (da != db && da != 1 && db != 1) return std::nullopt;
-    out[k] = da == 1 ? db : da;
   }
   return out;
 }
-
-HT ref_broadcast(const HT& a, const Shape& s) {
-  if (a.shape == s) return a;
-  auto st = cstrides(a.shape);
-  std::vector<i64> strides(s.size(), 0);
-  const std::size_t lead = s.size() - a.shape.size();
-  for (std::size_t k = 0; k < a.shape.size(); ++k) strides[k + lead] = a.shape[k] == 1 ? 0 : st[k];
-  return affine(a, s, 0, strides);
+std::string py_subscript(const std::string& x, const std::vector<lf::Index>& idx) {
+  return x + "[" + (idx.empty() ? std::string("()") : py_index(idx)) + "]";
 }
-
-HT ref_cast(const HT& a, DType to) {
-  if (a.dt == to) return a;
-  HT r = a;
-  r.dt = to;
-  for (std::size_t i = 0; i < a.v.size(); ++i) {
-    const double v = a.v[i], e = a.e[i];
-    if (to == DType::Bool) {
-      r.v[i] = v != 0 ? 1 : 0;
-      r.e[i] = (e > 0 && std::fabs(v) <= e * kSafety) ? kInf : 0;
-    } else if (isi(to)) {
-      if (isf(a.dt)) {
-        // Truncation toward zero, saturating (values here stay far from the limits).
-        double lo = to == DType::Int32 ? -2147483648.0 : -9.2e18, hi = to == DType::Int32 ? 2147483647.0 : 9.2e18;
-        r.v[i] = rnd(to, std::clamp(std::trunc(v), lo, hi));
-        r.e[i] = (e > 0 && std::trunc(v - e * kSafety) != std::trunc(v + e * kSafety)) ? kInf : 0;
-      } else {
-        r.v[i] = rnd(to, v);
-        r.e[i] = e > 0 ? kInf : 0;
-      }
-    } else {
-      const double x = rnd(to, v);
-      r.v[i] = x;
-      r.e[i] = e == 0 ? 0 : (std::isfinite(e) ? e * kSafety + ulp(to, std::fabs(x) + e) : kInf);
-    }
-  }
-  return r;
-}
-
-// ---- unary ops ----
-
-enum class U { Neg, Abs, Square, Sqrt, Exp, Log, Sin, Cos, Tanh, Erf, Floor, Ceil, Trunc, Not };
-
-// (compute dtype, result dtype), or nullopt where NumPy raises.
-std::optional<std::pair<DType, DType>> unary_types(U op, DType t) {
-  switch (op) {
-  case U::Neg:
-    if (t == DType::Bool) return std::nullopt;
-    return std::pair{t, t};
-  case U::Abs: return std::pair{t, t};
-  case U::Square:
-    // NumPy: int8 for bool; lazyfuse's smallest integer is int32.
-    if (t == DType::Bool) return std::pair{DType::Int32, DType::Int32};
-    return std::pair{t, t};
-  case U::Sqrt:
-  case U::Exp:
-  case U::Log:
-  case U::Sin:
-  case U::Cos:
-  case U::Tanh:
-  case U::Erf: return std::pair{float_of(t, true), float_of(t, true)};
-  case U::Floor:
-  case U::Ceil:
-  case U::Trunc:
-    // Integers stay integers (NumPy >= 2.1 / array API); bool -> the smallest float.
-    if (t == DType::Bool) return std::pair{DType::Float32, DType::Float32};
-    return std::pair{t, t};
-  case U::Not: return std::pair{DType::Bool, DType::Bool};
-  }
-  return std::nullopt;
-}
-
-HT ref_unary(U op, const HT& x0) {
-  auto types = unary_types(op, x0.dt);
-  if (!types) throw std::logic_error("ref_unary: invalid dtype");
-  const DType c = types->first;
-  HT x = ref_cast(x0, c);
-  HT r = make_ht(types->second, x.shape);
-  for (std::size_t i = 0; i < x.v.size(); ++i) {
-    const double v = x.v[i], e = x.e[i];
-    double out = 0, err = 0;
-    auto transcendental = [&](double exact, double prop) {
-      out = rnd(c, exact);
-      err = finish_transcendental(c, out, e == 0 ? 0 : prop);
-    };
-    auto discrete = [&](double (*f)(double)) {
-      out = isf(c) ? f(v) : v;
-      if (!isf(c))
-        err = e;
-      else
-        err = (e > 0 && f(v - e * kSafety) != f(v + e * kSafety)) ? kInf : 0;
-    };
-    switch (op) {
-    case U::Neg:
-      out = c == DType::Int32 ? wrap32(-v) : -v;
-      err = e;
-      break;
-    case U::Abs:
-      out = std::fabs(v);
-      err = e;
-      break;
-    case U::Square:
-      if (!isf(c)) {
-        out = rnd(c, v * v);
-        err = e;
-      } else {
-        double p = v * v;
-        out = rnd(c, p);
-        bool exact = c == DType::Float32 ? out == p : std::fma(v, v, -p) == 0;
-        err = finish(c, out, e == 0 ? 0 : (2 * std::fabs(v) + e) * e, exact);
-      }
-      break;
-    case U::Sqrt: {
-      out = rnd(c, std::sqrt(v));
-      bool exact = std::fma(out, out, -v) == 0;
-      double prop = 0;
-      if (e > 0) {
-        prop = std::sqrt(e);
-        if (v - e > 0) prop = std::min(prop, e / (std::sqrt(v - e) + std::sqrt(v)));
-      }
-      err = finish(c, out, prop, exact);
-      break;
-    }
-    case U::Exp: transcendental(std::exp(v), std::exp(v) * std::expm1(e)); break;
-    case U::Log: transcendental(std::log(v), v - e > 0 ? e / (v - e) : kInf); break;
-    case U::Sin: transcendental(std::sin(v), std::min(e, 2.0)); break;
-    case U::Cos: transcendental(std::cos(v), std::min(e, 2.0)); break;
-    case U::Tanh: transcendental(std::tanh(v), std::min(e, 2.0)); break;
-    case U::Erf: transcendental(std::erf(v), std::min(1.1284 * e, 2.0)); break;
-    case U::Floor: discrete(static_cast<double (*)(double)>(std::floor)); break;
-    case U::Ceil: discrete(static_cast<double (*)(double)>(std::ceil)); break;
-    case U::Trunc: discrete(static_cast<double (*)(double)>(std::trunc)); break;
-    case U::Not:
-      out = v != 0 ? 0 : 1;
-      err = e;
-      break;
-    }
-    r.v[i] = out;
-    r.e[i] = err;
-  }
-  return r;
-}
-
-// ---- binary ops ----
-
-enum class B { Add, Sub, Mul, Div, Min, Max, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Xor, FloorDiv, Rem };
-const char* bname(B op) {
-  static const char* names[] = {"add",         "subtract",   "multiply",    "true_divide",  "minimum",  "maximum",
-                                "equal",       "not_equal",  "less",        "less_equal",   "greater",  "greater_equal",
-                                "logical_and", "logical_or", "logical_xor", "floor_divide", "remainder"};
-  return names[int(op)];
-}
-bool is_compare(B op) {
-  return op >= B::Eq && op <= B::Ge;
-}
-bool is_logical(B op) {
-  return op >= B::And && op <= B::Xor;
-}
-
-std::optional<std::pair<DType, DType>> binary_types(B op, DType t) {
-  switch (op) {
-  case B::Add:
-  case B::Mul:
-  case B::Min:
-  case B::Max: return std::pair{t, t};
-  case B::Sub:
-    if (t == DType::Bool) return std::nullopt;
-    return std::pair{t, t};
-  case B::Div: return std::pair{float_of(t, false), float_of(t, false)};
-  case B::FloorDiv:
-  case B::Rem:
-    if (t == DType::Bool) return std::pair{DType::Int32, DType::Int32};
-    return std::pair{t, t};
-  case B::And:
-  case B::Or:
-  case B::Xor: return std::pair{DType::Bool, DType::Bool};
-  default: return std::pair{t, DType::Bool};
-  }
-}
-
-// Boolean AND/OR/XOR with certainty: a certain false decides an AND, a certain true decides an OR.
-void bool_logic(B op, double a, double ea, double b, double eb, double& out, double& err) {
-  const bool A = a != 0, Bv = b != 0, ca = ea == 0, cb = eb == 0;
-  if (op == B::And) {
-    out = A && Bv;
-    err = (ca && cb) || (ca && !A) || (cb && !Bv) ? 0 : kInf;
-  } else if (op == B::Or) {
-    out = A || Bv;
-    err = (ca && cb) || (ca && A) || (cb && Bv) ? 0 : kInf;
-  } else {
-    out = A != Bv;
-    err = ca && cb ? 0 : kInf;
-  }
-}
-
-// The op on operands already promoted to `t` (array-array: promote(a, b); array-scalar: promote_weak).
-HT ref_binary_t(B op, const HT& a0, const HT& b0, DType t) {
-  auto types = binary_types(op, t);
-  if (!types) throw std::logic_error("ref_binary: invalid dtype");
-  const DType c = types->first;
-  auto shape = broadcast_shape(a0.shape, b0.shape);
-  if (!shape) throw std::logic_error("ref_binary: shapes do not broadcast");
-  HT a = ref_broadcast(ref_cast(a0, c), *shape), b = ref_broadcast(ref_cast(b0, c), *shape);
-  HT r = make_ht(types->second, *shape);
-  for (std::size_t i = 0; i < a.v.size(); ++i) {
-    const double x = a.v[i], ex = a.e[i], y = b.v[i], ey = b.e[i];
-    double out = 0, err = 0;
-    if (is_compare(op)) {
-      switch (op) {
-      case B::Eq: out = x == y; break;
-      case B::Ne: out = x != y; break;
-      case B::Lt: out = x < y; break;
-      case B::Le: out = x <= y; break;
-      case B::Gt: out = x > y; break;
-      default: out = x >= y; break;
-      }
-      const double tol = ex + ey;
-      err = tol == 0 ? 0 : (std::fabs(x - y) <= tol * kSafety ? kInf : 0);
-    } else if (is_logical(op)) {
-      bool_logic(op, x, ex, y, ey, out, err);
-    } else if (c == DType::Bool) {
-      if (op == B::Add)
-        bool_logic(B::Or, x, ex, y, ey, out, err);
-      else if (op == B::Mul)
-        bool_logic(B::And, x, ex, y, ey, out, err);
-      else if (op == B::Min || op == B::Max) {
-        out = op == B::Min ? std::min(x, y) : std::max(x, y);
-        err = std::max(ex, ey);
-      } else {
-        throw std::logic_error("ref_binary: bool op");
-      }
-    } else if (isi(c)) {
-      const i64 X = i64(x), Y = i64(y);
-      i64 q = 0;
-      switch (op) {
-      case B::Add: out = double(X + Y); break;
-      case B::Sub: out = double(X - Y); break;
-      case B::Mul: out = double(X * Y); break;
-      case B::Min: out = double(std::min(X, Y)); break;
-      case B::Max: out = double(std::max(X, Y)); break;
-      case B::FloorDiv:
-      case B::Rem:
-        if (Y == 0) throw std::logic_error("ref_binary: integer division by zero");
-        q = X / Y;
-        if ((X % Y != 0) && ((X < 0) != (Y < 0))) --q;
-        out = double(op == B::FloorDiv ? q : X - q * Y);
-        break;
-      default: throw std::logic_error("ref_binary: int op");
-      }
-      out = rnd(c, out);
-      err = ex + ey;
-    } else {
-      const bool exact_in = ex == 0 && ey == 0;
-      switch (op) {
-      case B::Add:
-      case B::Sub: {
-        const double y2 = op == B::Add ? y : -y;
-        const double s = x + y2;
-        // TwoSum: the exact rounding error of the double sum.
-        const double bb = s - x;
-        const double terr = (x - (s - bb)) + (y2 - bb);
-        out = rnd(c, s);
-        err = finish(c, out, exact_in ? 0 : ex + ey, terr == 0 && out == s);
-        break;
-      }
-      case B::Mul: {
-        const double p = x * y;
-        out = rnd(c, p);
-        const bool exact = c == DType::Float32 ? out == p : std::fma(x, y, -p) == 0;
-        err = finish(c, out, exact_in ? 0 : std::fabs(x) * ey + std::fabs(y) * ex + ex * ey, exact);
-        break;
-      }
-      case B::Div: {
-        const double q = x / y;
-        out = rnd(c, q);
-        const bool exact = std::fma(out, y, -x) == 0;
-        double prop = 0;
-        if (!exact_in)
-          prop = std::fabs(y) > ey * kSafety ? (ex + std::fabs(q) * ey) / (std::fabs(y) - ey * kSafety) : kInf;
-        err = finish(c, out, prop, exact);
-        break;
-      }
-      case B::Min:
-      case B::Max:
-        out = op == B::Min ? std::min(x, y) : std::max(x, y);
-        err = std::max(ex, ey);
-        break;
-      default: throw std::logic_error("ref_binary: float op");
-      }
-    }
-    r.v[i] = out;
-    r.e[i] = err;
-  }
-  return r;
-}
-
-HT ref_binary(B op, const HT& a, const HT& b) {
-  return ref_binary_t(op, a, b, promote(a.dt, b.dt));
-}
-
-HT ref_where_t(const HT& c0, const HT& a0, const HT& b0, DType t) {
-  auto s1 = broadcast_shape(a0.shape, b0.shape);
-  auto s = s1 ? broadcast_shape(c0.shape, *s1) : std::nullopt;
-  if (!s) throw std::logic_error("ref_where: shapes do not broadcast");
-  HT c = ref_broadcast(ref_cast(c0, DType::Bool), *s);
-  HT a = ref_broadcast(ref_cast(a0, t), *s), b = ref_broadcast(ref_cast(b0, t), *s);
-  HT r = make_ht(t, *s);
-  for (std::size_t i = 0; i < r.v.size(); ++i) {
-    if (c.e[i] == 0) {
-      r.v[i] = c.v[i] != 0 ? a.v[i] : b.v[i];
-      r.e[i] = c.v[i] != 0 ? a.e[i] : b.e[i];
-    } else {
-      r.v[i] = a.v[i];
-      r.e[i] = (a.v[i] == b.v[i] && a.e[i] == 0 && b.e[i] == 0) ? 0 : kInf;
-    }
-  }
-  return r;
-}
-
-// ---- views and copies ----
-
-HT ref_reshape(const HT& a, Shape s) {
-  i64 known = 1;
-  int unknown = -1;
-  for (std::size_t k = 0; k < s.size(); ++k) {
-    if (s[k] == -1)
-      unknown = int(k);
-    else
-      known *= s[k];
-  }
-  if (unknown >= 0) s[std::size_t(unknown)] = a.size() / known;
-  HT r = a;
-  r.shape = s;
-  return r;
-}
-
-HT ref_transpose(const HT& a, std::vector<int> perm) {
-  const int n = int(a.shape.size());
-  if (perm.empty())
-    for (int k = n - 1; k >= 0; --k) perm.push_back(k);
-  auto st = cstrides(a.shape);
-  Shape out;
-  std::vector<i64> strides;
-  for (int p : perm) {
-    int ax = p < 0 ? p + n : p;
-    out.push_back(a.shape[std::size_t(ax)]);
-    strides.push_back(st[std::size_t(ax)]);
-  }
-  return affine(a, out, 0, strides);
-}
-
-// Python's slice.indices(n) and the number of elements it selects.
-void py_slice(i64 n, const lf::Slice& s, i64& start, i64& count) {
-  const i64 step = s.step;
-  i64 stop;
-  if (step > 0) {
-    start = s.start ? *s.start : 0;
-    stop = s.stop ? *s.stop : n;
-    if (start < 0) start = std::max<i64>(start + n, 0);
-    if (stop < 0) stop = std::max<i64>(stop + n, 0);
-    start = std::min(start, n);
-    stop = std::min(stop, n);
-    count = stop > start ? (stop - start + step - 1) / step : 0;
-  } else {
-    start = s.start ? *s.start : n - 1;
-    stop = s.stop ? *s.stop : -1;
-    if (s.start && start < 0) start = std::max<i64>(start + n, -1);
-    if (s.stop && stop < 0) stop = std::max<i64>(stop + n, -1);
-    start = std::min(start, n - 1);
-    stop = std::min(stop, n - 1);
-    count = start > stop ? (start - stop - step - 1) / (-step) : 0;
-  }
-}
-
-HT ref_index(const HT& a, const std::vector<lf::Index>& idx) {
-  const i64 ndim = i64(a.shape.size());
-  i64 consumed = 0;
-  for (auto& c : idx)
-    if (std::holds_alternative<i64>(c) || std::holds_alternative<lf::Slice>(c)) ++consumed;
-  auto st = cstrides(a.shape);
-  Shape out;
-  std::vector<i64> strides;
-  i64 offset = 0, axis = 0;
-  auto whole = [&] {
-    out.push_back(a.shape[std::size_t(axis)]);
-    strides.push_back(st[std::size_t(axis)]);
-    ++axis;
-  };
-  for (auto& c : idx) {
-    if (auto* k = std::get_if<i64>(&c)) {
-      i64 n = a.shape[std::size_t(axis)], j = *k < 0 ? *k + n : *k;
-      offset += j * st[std::size_t(axis)];
-      ++axis;
-    } else if (auto* s = std::get_if<lf::Slice>(&c)) {
-      i64 start, count;
-      py_slice(a.shape[std::size_t(axis)], *s, start, count);
-      if (count > 0) offset += start * st[std::size_t(axis)];
-      out.push_back(count);
-      strides.push_back(s->step * st[std::size_t(axis)]);
-      ++axis;
-    } else if (std::holds_alternative<lf::NewAxis>(c)) {
-      out.push_back(1);
-      strides.push_back(0);
-    } else {
-      for (i64 k = 0; k < ndim - consumed; ++k) whole();
-    }
-  }
-  while (axis < ndim) whole();
-  return affine(a, out, offset, strides);
-}
-
-HT iota_like(const Shape& s) {
-  HT r = make_ht(DType::Int64, s);
-  std::iota(r.v.begin(), r.v.end(), 0.0);
-  return r;
-}
-
-// base with base[idx] = value (broadcast to the region, cast to base's dtype).
-HT ref_set(const HT& base, const std::vector<lf::Index>& idx, const HT& value) {
-  HT pos = ref_index(iota_like(base.shape), idx);
-  HT v = ref_broadcast(ref_cast(value, base.dt), pos.shape);
-  HT r = base;
-  for (std::size_t i = 0; i < pos.v.size(); ++i) {
-    r.v[std::size_t(pos.v[i])] = v.v[i];
-    r.e[std::size_t(pos.v[i])] = v.e[i];
-  }
-  return r;
-}
-
-HT ref_flip(const HT& a, std::optional<int> axis) {
-  auto st = cstrides(a.shape);
-  std::vector<i64> strides = st;
-  i64 offset = 0;
-  const int n = int(a.shape.size());
-  for (int k = 0; k < n; ++k) {
-    if (axis && (*axis < 0 ? *axis + n : *axis) != k) continue;
-    auto K = std::size_t(k);
-    offset += (a.shape[K] - 1) * st[K];
-    strides[K] = -st[K];
-  }
-  return affine(a, a.shape, offset, strides);
-}
-
-HT ref_roll(const HT& a, i64 shift, std::optional<int> axis) {
-  if (!axis) {
-    HT flat = ref_reshape(a, {a.size()});
-    HT r = ref_roll(flat, shift, 0);
-    r.shape = a.shape;
-    return r;
-  }
-  const int n = int(a.shape.size());
-  const auto ax = std::size_t(*axis < 0 ? *axis + n : *axis);
-  HT r = make_ht(a.dt, a.shape);
-  const i64 len = a.shape[ax];
-  i64 inner = 1, outer = 1;
-  for (std::size_t k = ax + 1; k < a.shape.size(); ++k) inner *= a.shape[k];
-  for (std::size_t k = 0; k < ax; ++k) outer *= a.shape[k];
-  for (i64 o = 0; o < outer; ++o)
-    for (i64 j = 0; j < len; ++j) {
-      i64 src = (((j - shift) % len) + len) % len;
-      for (i64 in = 0; in < inner; ++in) {
-        auto d = std::size_t((o * len + j) * inner + in), s = std::size_t((o * len + src) * inner + in);
-        r.v[d] = a.v[s];
-        r.e[d] = a.e[s];
-      }
-    }
-  return r;
-}
-
-HT ref_concat(const std::vector<HT>& xs, int axis) {
-  const int n = int(xs[0].shape.size());
-  const auto ax = std::size_t(axis < 0 ? axis + n : axis);
-  DType t = xs[0].dt;
-  for (auto& x : xs) t = promote(t, x.dt);
-  Shape out = xs[0].shape;
-  out[ax] = 0;
-  for (auto& x : xs) out[ax] += x.shape[ax];
-  HT r = make_ht(t, out);
-  i64 outer = 1, inner = 1;
-  for (std::size_t k = 0; k < ax; ++k) outer *= out[k];
-  for (std::size_t k = ax + 1; k < out.size(); ++k) inner *= out[k];
-  i64 off = 0;
-  for (auto& x0 : xs) {
-    HT x = ref_cast(x0, t);
-    const i64 len = x.shape[ax];
-    for (i64 o = 0; o < outer; ++o)
-      for (i64 j = 0; j < len * inner; ++j) {
-        auto d = std::size_t((o * out[ax] + off) * inner + j), s = std::size_t(o * len * inner + j);
-        r.v[d] = x.v[s];
-        r.e[d] = x.e[s];
-      }
-    off += len;
-  }
-  return r;
-}
-
-HT ref_stack(const std::vector<HT>& xs, int axis) {
-  const int n = int(xs[0].shape.size()) + 1;
-  const auto ax = std::size_t(axis < 0 ? axis + n : axis);
-  DType t = xs[0].dt;
-  for (auto& x : xs) t = promote(t, x.dt);
-  Shape out = xs[0].shape;
-  out.insert(out.begin() + std::ptrdiff_t(ax), i64(xs.size()));
-  HT r = make_ht(t, out);
-  i64 outer = 1, inner = 1;
-  for (std::size_t k = 0; k < ax; ++k) outer *= out[k];
-  for (std::size_t k = ax + 1; k < out.size(); ++k) inner *= out[k];
-  for (std::size_t m = 0; m < xs.size(); ++m) {
-    HT x = ref_cast(xs[m], t);
-    for (i64 o = 0; o < outer; ++o)
-      for (i64 j = 0; j < inner; ++j) {
-        auto d = std::size_t((o * i64(xs.size()) + i64(m)) * inner + j), s = std::size_t(o * inner + j);
-        r.v[d] = x.v[s];
-        r.e[d] = x.e[s];
-      }
-  }
-  return r;
-}
-
-// A constant converted to a dtype as NumPy's full(..., dtype) does for the values used here.
-double constant_as(DType t, double c) {
-  if (t == DType::Bool) return c != 0;
-  if (isi(t)) return rnd(t, std::trunc(c));
-  return rnd(t, c);
-}
-
-HT ref_pad(const HT& a, const std::vector<std::pair<i64, i64>>& w, double value) {
-  Shape out = a.shape;
-  std::vector<lf::Index> idx;
-  for (std::size_t d = 0; d < out.size(); ++d) {
-    auto [lo, hi] = w.size() == 1 ? w[0] : w[d];
-    out[d] += lo + hi;
-    idx.push_back(lf::Slice{lo, lo + a.shape[d], 1});
-  }
-  HT base = make_ht(a.dt, out);
-  std::fill(base.v.begin(), base.v.end(), constant_as(a.dt, value));
-  return ref_set(base, idx, a);
-}
-
-double maxabs(const HT& a) {
-  double m = 0;
-  for (double x : a.v) m = std::max(m, std::fabs(x));
-  return m;
-}
-double minabs(const HT& a) {
-  double m = kInf;
-  for (double x : a.v) m = std::min(m, std::fabs(x));
-  return m;
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// weak C++ scalars
-// ---------------------------------------------------------------------------------------------------------
-
-struct Sc {
-  int cpp = 0; // 0 bool, 1 int, 2 long long, 3 double, 4 float
-  bool b = false;
-  int i = 0;
-  double f = 0;
-  Kind kind() const { return cpp == 0 ? Kind::Bool : (cpp <= 2 ? Kind::Int : Kind::Float); }
-  double value() const { return cpp == 0 ? double(b) : (cpp <= 2 ? double(i) : (cpp == 3 ? f : double(float(f)))); }
-  std::string text() const {
-    char buf[64];
-    switch (cpp) {
-    case 0: return b ? "true" : "false";
-    case 1: return std::to_string(i);
-    case 2: return std::to_string(i) + "LL";
-    case 3: std::snprintf(buf, sizeof buf, "%.17g", f); break;
-    default: std::snprintf(buf, sizeof buf, "%.9gf", double(float(f))); break;
-    }
-    std::string s = buf;
-    if (s.find_first_of(".e") == std::string::npos) s.insert(s.size() - (cpp == 4 ? 1 : 0), ".0");
-    return s;
-  }
-  template <class F> Array apply(F&& fn) const {
-    switch (cpp) {
-    case 0: return fn(b);
-    case 1: return fn(i);
-    case 2: return fn(static_cast<long long>(i));
-    case 3: return fn(f);
-    default: return fn(float(f));
-    }
-  }
-};
-
-// The scalar as a 0-d host tensor of the type the array operand gives it.
-HT scalar_ht(const Sc& s, DType t) {
-  HT r = make_ht(natural(s.kind()), {});
-  r.v[0] = s.value();
-  return ref_cast(r, t);
+std::string py_index_object(const std::vector<lf::Index>& idx) {
+  return idx.empty() ? std::string("()") : "np.s_[" + py_index(idx) + "]";
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -854,30 +147,155 @@ Array::At at_of(const Array& x, const std::vector<lf::Index>& i) {
   }
 }
 
+// How a reduction's result is shaped: all axes reduced, some (or one) of them, or kept as 1 (any axes).
+enum class RKind { Full, Partial, Keepdims };
+const char* kind_name(RKind k) {
+  return k == RKind::Full ? "reduce-full" : (k == RKind::Partial ? "reduce-partial" : "reduce-keepdims");
+}
+// How a program consumes a reduction's result.
+enum class Consumer { View, Broadcast, Reshape, Join, AtSet, MultiOutput };
+constexpr Consumer kConsumers[] = {Consumer::View, Consumer::Broadcast, Consumer::Reshape,
+                                   Consumer::Join, Consumer::AtSet,     Consumer::MultiOutput};
+const char* consumer_name(Consumer c) {
+  static const char* names[] = {"view", "broadcast", "reshape", "join", "at-set", "multi-output"};
+  return names[int(c)];
+}
+std::string category(RKind k, Consumer c) {
+  return std::string(kind_name(k)) + " x " + consumer_name(c);
+}
+const char* kPlainCategory = "elementwise/view (no reduction)";
+const char* kLaterOps = "(ops after the reductions)";
+const char* kEmptyReduction = "(empty min/max/argmin/argmax: an error)";
+
+// What a checked result belongs to: the category of the program part that made it, and that part's reduction.
+struct Label {
+  std::string category, reduction;
+};
+
 struct Val {
   Array a;
   HT r;
   std::string name;
+  std::optional<RKind> kind;      // set on a reduction's result
+  std::optional<ReduceSpec> spec; // and how it was reduced
 };
 
 struct Stats {
   i64 cases = 0, blind_cases = 0, ops = 0, checked = 0, uncertain = 0, float32_checked = 0, exact_checked = 0;
-  double worst_ratio = 0; // largest |library - reference| / tolerance seen
+  double worst_ratio = 0;                        // largest |library - reference| / tolerance seen
+  std::string worst_where;                       // and where
+  std::map<std::string, i64> categories, failed; // programs per category, and those that failed
+  std::map<std::string, i64> reductions;         // programs per reduction function
 };
+
+bool env_flag(const char* name) {
+  const char* s = std::getenv(name);
+  return s && *s && std::string(s) != "0";
+}
+
+// An internal error of the library aborts the process (LAZYFUSE_ASSERT): a handler of SIGABRT and SIGSEGV names the
+// case that was running before the process dies, so that it can be rerun.
+char g_crash_note[4096];
+void set_crash_note(const std::string& s) {
+  std::snprintf(g_crash_note, sizeof g_crash_note, "%s", s.c_str());
+}
+extern "C" void on_crash(int sig) {
+  const ssize_t written = write(2, g_crash_note, std::strlen(g_crash_note));
+  (void)written;
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+// Installs the handlers for a run of cases.
+struct CrashNote {
+  CrashNote() {
+    g_crash_note[0] = 0;
+    abrt_ = std::signal(SIGABRT, on_crash);
+    segv_ = std::signal(SIGSEGV, on_crash);
+  }
+  ~CrashNote() {
+    std::signal(SIGABRT, abrt_);
+    std::signal(SIGSEGV, segv_);
+  }
+  CrashNote(const CrashNote&) = delete;
+  CrashNote& operator=(const CrashNote&) = delete;
+  void (*abrt_)(int);
+  void (*segv_)(int);
+};
+
+// Views, joins and assignments a generator may pick from.
+enum ViewSet { kViews = 1, kBroadcastTo = 2, kReshapes = 4, kAnyView = 7 };
+enum CombineSet { kConcat = 1, kStack = 2, kPad = 4, kSet = 8, kAnyCombine = 15 };
 
 class Case {
 public:
-  Case(std::uint64_t seed, Stats& stats) : rng_(seed), stats_(stats) {}
+  // `record`: this run counts categories and writes the NumPy program (the replay run of a case does neither).
+  Case(std::uint64_t seed, Stats& stats, bool record) : rng_(seed), stats_(stats), record_(record) {}
 
   void run();
   std::string program() const { return prog_.str(); }
+  // The categories and reduction functions this program exercised (so far, if it failed).
+  const std::set<std::string>& categories() const { return categories_; }
+  const std::set<std::string>& reductions() const { return reductions_; }
+  // What the crash handler says about this case: how to rerun it, and what it was checking.
+  void set_note(std::string repro) {
+    repro_ = std::move(repro);
+    update_note();
+  }
+  const Label& current() const { return current_; }
+  // A result of `l` failed (or threw): its category and reduction count as failed.
+  void mark_failed(const Label& l) {
+    if (!l.category.empty()) failed_.insert(l.category);
+    if (!l.reduction.empty()) failed_.insert(std::string("reduction ") + l.reduction);
+  }
+  const std::set<std::string>& failed_labels() const { return failed_; }
+  // Whether run() got to its end (no exception).
+  bool finished() const { return finished_; }
+  // The program as one JSON line for tests/numpy_oracle.py.
+  std::string numpy_record(i64 case_no, const std::string& seed_text) const;
 
 private:
   std::mt19937_64 rng_;
   Stats& stats_;
+  bool record_;
   std::vector<Val> pool_;
   std::ostringstream prog_;
+  std::vector<std::string> py_;     // Python statements
+  std::vector<std::string> data_;   // JSON arrays: the leaves' values (D[k] in the Python text)
+  std::vector<std::string> checks_; // JSON objects: lazyfuse's results with the reference's bounds
+  std::set<std::string> categories_, reductions_;
+  std::vector<std::pair<std::size_t, Label>> roots_;               // values to check, one at a time
+  std::vector<std::pair<std::vector<std::size_t>, Label>> groups_; // to evaluate together with lazyfuse::eval
+  Label current_;                // what the result being evaluated or checked belongs to
+  std::set<std::string> failed_; // the categories and reductions ("reduction sum") of results that failed
+  bool finished_ = false;
   int counter_ = 0;
+  std::string repro_;
+  const bool stream_ = record_ && env_flag("LAZYFUSE_TEST_RANDOM_VERBOSE");
+
+  void update_note() {
+    if (repro_.empty()) return;
+    std::string cats;
+    for (auto& c : categories_) cats += (cats.empty() ? "" : ", ") + c;
+    const std::string doing = current_.category.empty()
+                                  ? std::string("building the program")
+                                  : "checking a result of [" + current_.category + "]" +
+                                        (current_.reduction.empty() ? "" : " [reduction " + current_.reduction + "]");
+    set_crash_note("test_random_graphs: crashed in " + repro_ + " while " + doing + "; the program's categories: " +
+                   cats + "\nrerun it with LAZYFUSE_TEST_RANDOM_VERBOSE=1 to see its program up to the crash\n");
+  }
+  // One line of the C++ program (verbose: printed as it is built, so that a crash shows the program up to it).
+  void emit(const std::string& line) {
+    prog_ << "  " << line << "\n";
+    if (stream_) {
+      std::printf("  %s\n", line.c_str());
+      std::fflush(stdout);
+    }
+  }
+  void note_category(const std::string& c) {
+    if (!record_) return;
+    categories_.insert(c);
+    update_note();
+  }
 
   i64 uni(i64 lo, i64 hi) { return std::uniform_int_distribution<i64>(lo, hi)(rng_); }
   double unif(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng_); }
@@ -916,9 +334,11 @@ private:
 
   std::string fresh() { return "v" + std::to_string(counter_++); }
 
-  Val& add(Array a, HT r, const std::string& expr) {
-    Val v{std::move(a), std::move(r), fresh()};
-    prog_ << "  auto " << v.name << " = " << expr << ";  // " << dname(v.r.dt) << " " << shape_str(v.r.shape) << "\n";
+  // Adds a value built by the library (a), the reference (r), its C++ text and its NumPy text.
+  Val& add(Array a, HT r, const std::string& expr, const std::string& py) {
+    Val v{std::move(a), std::move(r), fresh(), std::nullopt, std::nullopt};
+    emit("auto " + v.name + " = " + expr + ";  // " + dname(v.r.dt) + " " + shape_str(v.r.shape));
+    py_.push_back(v.name + " = " + py);
     ++stats_.ops;
     pool_.push_back(std::move(v));
     return pool_.back();
@@ -963,7 +383,8 @@ private:
       std::ostringstream os;
       os.precision(17);
       os << "lf::full(" << shape_str(shape) << ", " << c << ", " << dcpp(t) << ")";
-      return add(lf::full(shape, c, t), h, os.str());
+      return add(lf::full(shape, c, t), h, os.str(),
+                 "np.full(" + py_tuple(shape) + ", " + py_float(c) + ", dtype=" + py_dtype(t) + ")");
     }
     if (kind < 15 && t != DType::Bool) {
       // arange(...).reshape(shape): an iota node.
@@ -974,7 +395,11 @@ private:
       os.precision(17);
       os << "lf::arange(" << start << ", " << start + double(n) * step << ", " << step << ", " << dcpp(t)
          << ").reshape(" << shape_str(shape) << ")";
-      return add(lf::arange(start, start + double(n) * step, step, t).reshape(shape), h, os.str());
+      const std::string args = isf(t)
+                                   ? py_float(start) + ", " + py_float(start + double(n) * step) + ", " + py_float(step)
+                                   : std::to_string(i64(start)) + ", " + std::to_string(i64(start) + n);
+      return add(lf::arange(start, start + double(n) * step, step, t).reshape(shape), h, os.str(),
+                 "np.arange(" + args + ", dtype=" + py_dtype(t) + ").reshape(" + py_tuple(shape) + ")");
     }
     const bool wide = chance(0.3);
     for (auto& x : h.v) x = rand_value(t, wide);
@@ -1012,7 +437,16 @@ private:
       break;
     }
     }
-    return add(a, h, expr);
+    std::string json = "[";
+    for (std::size_t i = 0; i < h.v.size(); ++i) {
+      if (i) json += ',';
+      json_number(json, h.v[i]);
+    }
+    json += "]";
+    data_.push_back(std::move(json));
+    return add(a, h, expr,
+               "np.array(D[" + std::to_string(data_.size() - 1) + "], dtype=" + py_dtype(t) + ").reshape(" +
+                   py_tuple(shape) + ")");
   }
 
   // A shape that broadcasts against s (drops leading axes, sets some to 1, sometimes adds a leading axis).
@@ -1125,149 +559,177 @@ private:
 
   // ---- op generators; each returns false when its preconditions do not hold ----
   bool op_unary(std::size_t xi);
-  bool op_binary(std::size_t xi);
+  bool op_binary(std::size_t xi, std::optional<std::size_t> with = std::nullopt);
   bool op_scalar(std::size_t xi);
   bool op_where(std::size_t xi);
   bool op_astype(std::size_t xi);
-  bool op_view(std::size_t xi);
-  bool op_combine(std::size_t xi);
+  bool op_view(std::size_t xi, int set = kAnyView);
+  bool op_combine(std::size_t xi, int set = kAnyCombine);
   void tame(std::size_t xi);
+  void eval_one(std::size_t xi);
 
-  void check(const Val& v, const std::string& how);
+  // ---- reductions and their consumers ----
+  std::optional<std::size_t> op_reduce(std::size_t xi, std::optional<RKind> want = std::nullopt,
+                                       std::optional<ReduceSpec> like = std::nullopt);
+  std::optional<std::size_t> broadcast_partner(std::size_t ri, std::size_t xi);
+  bool consume(Consumer c, std::size_t ri, std::size_t xi);
+  std::optional<std::size_t> view_of(std::size_t xi, const Shape& broadcasts_with);
+  bool mix(std::size_t ai, std::size_t bi);
+  void plain_program();
+  void reduction_program();
+  bool random_op(bool reductions);
+
+  bool check(const Val& v, const std::string& how);
 };
 
-// Every op below builds the library expression and the reference side by side.
+// Every op below builds the library expression, the reference and the NumPy text side by side.
 
 bool Case::op_unary(std::size_t xi) {
   const Val x = pool_[xi];
   const double m = maxabs(x.r);
   const int k = int(uni(0, 15));
   const DType t = x.r.dt;
+  const std::string& xn = x.name;
   switch (k) {
   case 0:
     if (t == DType::Bool) {
-      add(lf::logical_not(x.a), ref_unary(U::Not, x.r), "lf::logical_not(" + x.name + ")");
+      add(lf::logical_not(x.a), ref_unary(U::Not, x.r), "lf::logical_not(" + xn + ")", "nx.logical_not(" + xn + ")");
       return true;
     }
-    add(lf::negative(x.a), ref_unary(U::Neg, x.r), "lf::negative(" + x.name + ")");
+    add(lf::negative(x.a), ref_unary(U::Neg, x.r), "lf::negative(" + xn + ")", "nx.negative(" + xn + ")");
     return true;
-  case 1: add(lf::abs(x.a), ref_unary(U::Abs, x.r), "lf::abs(" + x.name + ")"); return true;
+  case 1: add(lf::abs(x.a), ref_unary(U::Abs, x.r), "lf::abs(" + xn + ")", "nx.abs(" + xn + ")"); return true;
   case 2:
     if (m > 1000) return false;
-    add(lf::square(x.a), ref_unary(U::Square, x.r), "lf::square(" + x.name + ")");
+    add(lf::square(x.a), ref_unary(U::Square, x.r), "lf::square(" + xn + ")", "nx.square(" + xn + ")");
     return true;
   case 3: { // sqrt(abs(x) + 1)
     HT r = ref_unary(U::Sqrt, ref_binary_t(B::Add, ref_unary(U::Abs, x.r),
                                            scalar_ht(Sc{1, false, 1, 0}, promote_weak(t, Kind::Int)),
                                            promote_weak(t, Kind::Int)));
-    add(lf::sqrt(lf::abs(x.a) + 1), r, "lf::sqrt(lf::abs(" + x.name + ") + 1)");
+    add(lf::sqrt(lf::abs(x.a) + 1), r, "lf::sqrt(lf::abs(" + xn + ") + 1)", "nx.sqrt(nx.add(nx.abs(" + xn + "), 1))");
     return true;
   }
   case 4: { // exp(clip(x, -8.0, 8.0))
     const DType w = promote_weak(t, Kind::Float);
     HT c = ref_binary_t(B::Max, x.r, scalar_ht(Sc{3, false, 0, -8.0}, w), w);
     c = ref_binary_t(B::Min, c, scalar_ht(Sc{3, false, 0, 8.0}, w), w);
-    add(lf::exp(lf::clip(x.a, -8.0, 8.0)), ref_unary(U::Exp, c), "lf::exp(lf::clip(" + x.name + ", -8.0, 8.0))");
+    add(lf::exp(lf::clip(x.a, -8.0, 8.0)), ref_unary(U::Exp, c), "lf::exp(lf::clip(" + xn + ", -8.0, 8.0))",
+        "nx.exp(np.clip(" + xn + ", -8.0, 8.0))");
     return true;
   }
   case 5: { // log(abs(x) + 1.5)
     const DType w = promote_weak(t, Kind::Float);
     HT r = ref_unary(U::Log, ref_binary_t(B::Add, ref_unary(U::Abs, x.r), scalar_ht(Sc{3, false, 0, 1.5}, w), w));
-    add(lf::log(lf::abs(x.a) + 1.5), r, "lf::log(lf::abs(" + x.name + ") + 1.5)");
+    add(lf::log(lf::abs(x.a) + 1.5), r, "lf::log(lf::abs(" + xn + ") + 1.5)",
+        "nx.log(nx.add(nx.abs(" + xn + "), 1.5))");
     return true;
   }
   case 6:
     if (m > 1e4) return false;
-    add(lf::sin(x.a), ref_unary(U::Sin, x.r), "lf::sin(" + x.name + ")");
+    add(lf::sin(x.a), ref_unary(U::Sin, x.r), "lf::sin(" + xn + ")", "nx.sin(" + xn + ")");
     return true;
   case 7:
     if (m > 1e4) return false;
-    add(lf::cos(x.a), ref_unary(U::Cos, x.r), "lf::cos(" + x.name + ")");
+    add(lf::cos(x.a), ref_unary(U::Cos, x.r), "lf::cos(" + xn + ")", "nx.cos(" + xn + ")");
     return true;
-  case 8: add(lf::tanh(x.a), ref_unary(U::Tanh, x.r), "lf::tanh(" + x.name + ")"); return true;
-  case 9: add(lf::erf(x.a), ref_unary(U::Erf, x.r), "lf::erf(" + x.name + ")"); return true;
-  case 10: add(lf::floor(x.a), ref_unary(U::Floor, x.r), "lf::floor(" + x.name + ")"); return true;
-  case 11: add(lf::ceil(x.a), ref_unary(U::Ceil, x.r), "lf::ceil(" + x.name + ")"); return true;
-  case 12: add(lf::trunc(x.a), ref_unary(U::Trunc, x.r), "lf::trunc(" + x.name + ")"); return true;
-  case 13: add(lf::logical_not(x.a), ref_unary(U::Not, x.r), "lf::logical_not(" + x.name + ")"); return true;
+  case 8: add(lf::tanh(x.a), ref_unary(U::Tanh, x.r), "lf::tanh(" + xn + ")", "nx.tanh(" + xn + ")"); return true;
+  case 9: add(lf::erf(x.a), ref_unary(U::Erf, x.r), "lf::erf(" + xn + ")", "nx.erf(" + xn + ")"); return true;
+  case 10: add(lf::floor(x.a), ref_unary(U::Floor, x.r), "lf::floor(" + xn + ")", "nx.floor(" + xn + ")"); return true;
+  case 11: add(lf::ceil(x.a), ref_unary(U::Ceil, x.r), "lf::ceil(" + xn + ")", "nx.ceil(" + xn + ")"); return true;
+  case 12: add(lf::trunc(x.a), ref_unary(U::Trunc, x.r), "lf::trunc(" + xn + ")", "nx.trunc(" + xn + ")"); return true;
+  case 13:
+    add(lf::logical_not(x.a), ref_unary(U::Not, x.r), "lf::logical_not(" + xn + ")", "nx.logical_not(" + xn + ")");
+    return true;
   case 14: { // the operators
     if (t == DType::Bool) {
-      add(!x.a, ref_unary(U::Not, x.r), "!" + x.name);
+      add(!x.a, ref_unary(U::Not, x.r), "!" + xn, "nx.logical_not(" + xn + ")");
       return true;
     }
-    add(-x.a, ref_unary(U::Neg, x.r), "-" + x.name);
+    add(-x.a, ref_unary(U::Neg, x.r), "-" + xn, "nx.negative(" + xn + ")");
     return true;
   }
   default: { // sqrt of a value known to be >= 1 in a float type directly
     if (!isf(t) || minabs(x.r) < 0.5) return false;
     HT sq = ref_unary(U::Square, x.r);
     if (maxabs(sq) > kMaxMagnitude) return false;
-    add(lf::sqrt(lf::square(x.a)), ref_unary(U::Sqrt, sq), "lf::sqrt(lf::square(" + x.name + "))");
+    add(lf::sqrt(lf::square(x.a)), ref_unary(U::Sqrt, sq), "lf::sqrt(lf::square(" + xn + "))",
+        "nx.sqrt(nx.square(" + xn + "))");
     return true;
   }
   }
 }
 
-bool Case::op_binary(std::size_t xi) {
+bool Case::op_binary(std::size_t xi, std::optional<std::size_t> with) {
   const Val x = pool_[xi];
-  const Val y = pool_[partner(x.r.shape)];
+  const Val y = pool_[with ? *with : partner(x.r.shape)];
+  const auto shape = broadcast_shape(x.r.shape, y.r.shape);
+  if (!shape || numel(*shape) > kMaxElements) return false;
   const bool swap = chance(0.3);
   const Val& a = swap ? y : x;
   const Val& b = swap ? x : y;
   const DType t = promote(a.r.dt, b.r.dt);
   const double ma = maxabs(a.r), mb = maxabs(b.r);
   const std::string an = a.name, bn = b.name;
+  auto py = [&](const char* f) { return std::string("nx.") + f + "(" + an + ", " + bn + ")"; };
   const int k = int(uni(0, 17));
   switch (k) {
   case 0:
   case 1:
     if (ma + mb > kMaxMagnitude) return false;
     if (chance(0.5))
-      add(a.a + b.a, ref_binary(B::Add, a.r, b.r), an + " + " + bn);
+      add(a.a + b.a, ref_binary(B::Add, a.r, b.r), an + " + " + bn, py("add"));
     else
-      add(lf::add(a.a, b.a), ref_binary(B::Add, a.r, b.r), "lf::add(" + an + ", " + bn + ")");
+      add(lf::add(a.a, b.a), ref_binary(B::Add, a.r, b.r), "lf::add(" + an + ", " + bn + ")", py("add"));
     return true;
   case 2:
   case 3:
     if (ma + mb > kMaxMagnitude || t == DType::Bool) return false;
-    add(lf::subtract(a.a, b.a), ref_binary(B::Sub, a.r, b.r), "lf::subtract(" + an + ", " + bn + ")");
+    add(lf::subtract(a.a, b.a), ref_binary(B::Sub, a.r, b.r), "lf::subtract(" + an + ", " + bn + ")", py("subtract"));
     return true;
   case 4:
   case 5:
     if (ma * mb > kMaxMagnitude) return false;
-    add(a.a * b.a, ref_binary(B::Mul, a.r, b.r), an + " * " + bn);
+    add(a.a * b.a, ref_binary(B::Mul, a.r, b.r), an + " * " + bn, py("multiply"));
     return true;
   case 6:
   case 7: { // a / (abs(b) + 1), or a / b when b is bounded away from zero
     if (isf(b.r.dt) && minabs(b.r) >= 0.5 && chance(0.5)) {
       if (ma / minabs(b.r) > kMaxMagnitude) return false;
-      add(lf::true_divide(a.a, b.a), ref_binary(B::Div, a.r, b.r), "lf::true_divide(" + an + ", " + bn + ")");
+      add(lf::true_divide(a.a, b.a), ref_binary(B::Div, a.r, b.r), "lf::true_divide(" + an + ", " + bn + ")",
+          py("true_divide"));
       return true;
     }
     const DType w = promote_weak(b.r.dt, Kind::Int);
     HT d = ref_binary_t(B::Add, ref_unary(U::Abs, b.r), scalar_ht(Sc{1, false, 1, 0}, w), w);
-    add(a.a / (lf::abs(b.a) + 1), ref_binary(B::Div, a.r, d), an + " / (lf::abs(" + bn + ") + 1)");
+    add(a.a / (lf::abs(b.a) + 1), ref_binary(B::Div, a.r, d), an + " / (lf::abs(" + bn + ") + 1)",
+        "nx.true_divide(" + an + ", nx.add(nx.abs(" + bn + "), 1))");
     return true;
   }
-  case 8: add(lf::minimum(a.a, b.a), ref_binary(B::Min, a.r, b.r), "lf::minimum(" + an + ", " + bn + ")"); return true;
-  case 9: add(lf::maximum(a.a, b.a), ref_binary(B::Max, a.r, b.r), "lf::maximum(" + an + ", " + bn + ")"); return true;
-  case 10: add(a.a < b.a, ref_binary(B::Lt, a.r, b.r), an + " < " + bn); return true;
-  case 11:
-    add(lf::less_equal(a.a, b.a), ref_binary(B::Le, a.r, b.r), "lf::less_equal(" + an + ", " + bn + ")");
+  case 8:
+    add(lf::minimum(a.a, b.a), ref_binary(B::Min, a.r, b.r), "lf::minimum(" + an + ", " + bn + ")", py("minimum"));
     return true;
-  case 12: add(a.a > b.a, ref_binary(B::Gt, a.r, b.r), an + " > " + bn); return true;
-  case 13: add(a.a >= b.a, ref_binary(B::Ge, a.r, b.r), an + " >= " + bn); return true;
+  case 9:
+    add(lf::maximum(a.a, b.a), ref_binary(B::Max, a.r, b.r), "lf::maximum(" + an + ", " + bn + ")", py("maximum"));
+    return true;
+  case 10: add(a.a < b.a, ref_binary(B::Lt, a.r, b.r), an + " < " + bn, py("less")); return true;
+  case 11:
+    add(lf::less_equal(a.a, b.a), ref_binary(B::Le, a.r, b.r), "lf::less_equal(" + an + ", " + bn + ")",
+        py("less_equal"));
+    return true;
+  case 12: add(a.a > b.a, ref_binary(B::Gt, a.r, b.r), an + " > " + bn, py("greater")); return true;
+  case 13: add(a.a >= b.a, ref_binary(B::Ge, a.r, b.r), an + " >= " + bn, py("greater_equal")); return true;
   case 14:
     if (chance(0.5))
-      add(a.a == b.a, ref_binary(B::Eq, a.r, b.r), an + " == " + bn);
+      add(a.a == b.a, ref_binary(B::Eq, a.r, b.r), an + " == " + bn, py("equal"));
     else
-      add(a.a != b.a, ref_binary(B::Ne, a.r, b.r), an + " != " + bn);
+      add(a.a != b.a, ref_binary(B::Ne, a.r, b.r), an + " != " + bn, py("not_equal"));
     return true;
   case 15: {
     int which = int(uni(0, 2));
     B op = which == 0 ? B::And : (which == 1 ? B::Or : B::Xor);
     add(which == 0 ? lf::logical_and(a.a, b.a) : (which == 1 ? lf::logical_or(a.a, b.a) : lf::logical_xor(a.a, b.a)),
-        ref_binary(op, a.r, b.r), std::string("lf::") + bname(op) + "(" + an + ", " + bn + ")");
+        ref_binary(op, a.r, b.r), std::string("lf::") + bname(op) + "(" + an + ", " + bn + ")", py(bname(op)));
     return true;
   }
   default: { // integer floor_divide / remainder by abs(b) + 1
@@ -1276,9 +738,11 @@ bool Case::op_binary(std::size_t xi) {
     HT d = ref_binary_t(B::Add, ref_unary(U::Abs, b.r), scalar_ht(Sc{1, false, 1, 0}, w), w);
     if (chance(0.5))
       add(lf::floor_divide(a.a, lf::abs(b.a) + 1), ref_binary(B::FloorDiv, a.r, d),
-          "lf::floor_divide(" + an + ", lf::abs(" + bn + ") + 1)");
+          "lf::floor_divide(" + an + ", lf::abs(" + bn + ") + 1)",
+          "nx.floor_divide(" + an + ", nx.add(nx.abs(" + bn + "), 1))");
     else
-      add(a.a % (lf::abs(b.a) + 1), ref_binary(B::Rem, a.r, d), an + " % (lf::abs(" + bn + ") + 1)");
+      add(a.a % (lf::abs(b.a) + 1), ref_binary(B::Rem, a.r, d), an + " % (lf::abs(" + bn + ") + 1)",
+          "nx.remainder(" + an + ", nx.add(nx.abs(" + bn + "), 1))");
     return true;
   }
   }
@@ -1290,12 +754,13 @@ bool Case::op_scalar(std::size_t xi) {
   const DType t = promote_weak(x.r.dt, s.kind());
   const HT sh = scalar_ht(s, t);
   const double m = maxabs(x.r), sv = std::fabs(s.value());
-  const std::string xn = x.name, st = s.text();
+  const std::string xn = x.name, st = s.text(), sp = s.py();
   const bool left = chance(0.35);
   auto bin = [&](B op, auto fn, const char* name) {
     Array out = s.apply([&](auto c) { return left ? fn(c, x.a) : fn(x.a, c); });
     HT r = left ? ref_binary_t(op, sh, x.r, t) : ref_binary_t(op, x.r, sh, t);
-    add(out, r, std::string("lf::") + name + "(" + (left ? st + ", " + xn : xn + ", " + st) + ")");
+    add(out, r, std::string("lf::") + name + "(" + (left ? st + ", " + xn : xn + ", " + st) + ")",
+        std::string("nx.") + name + "(" + (left ? sp + ", " + xn : xn + ", " + sp) + ")");
     return true;
   };
   switch (int(uni(0, 10))) {
@@ -1317,7 +782,7 @@ bool Case::op_scalar(std::size_t xi) {
     if (!left) {
       if (m / sv > kMaxMagnitude) return false;
       Array out = s.apply([&](auto c) { return x.a / c; });
-      add(out, ref_binary_t(B::Div, x.r, sh, t), xn + " / " + st);
+      add(out, ref_binary_t(B::Div, x.r, sh, t), xn + " / " + st, "nx.true_divide(" + xn + ", " + sp + ")");
       return true;
     }
     // s / (abs(x) + 0.5)
@@ -1325,7 +790,8 @@ bool Case::op_scalar(std::size_t xi) {
     HT d = ref_binary_t(B::Add, ref_unary(U::Abs, x.r), scalar_ht(Sc{3, false, 0, 0.5}, w), w);
     const DType t2 = promote_weak(d.dt, s.kind());
     Array out = s.apply([&](auto c) { return c / (lf::abs(x.a) + 0.5); });
-    add(out, ref_binary_t(B::Div, scalar_ht(s, t2), d, t2), st + " / (lf::abs(" + xn + ") + 0.5)");
+    add(out, ref_binary_t(B::Div, scalar_ht(s, t2), d, t2), st + " / (lf::abs(" + xn + ") + 0.5)",
+        "nx.true_divide(" + sp + ", nx.add(nx.abs(" + xn + "), 0.5))");
     return true;
   }
   case 6:
@@ -1367,18 +833,20 @@ bool Case::op_scalar(std::size_t xi) {
     const DType t2 = promote_weak(c.dt, hi.kind());
     c = ref_binary_t(B::Min, c, scalar_ht(hi, t2), t2);
     Array out = lo.apply([&](auto l) { return hi.apply([&](auto h) { return lf::clip(x.a, l, h); }); });
-    add(out, c, "lf::clip(" + xn + ", " + lo.text() + ", " + hi.text() + ")");
+    add(out, c, "lf::clip(" + xn + ", " + lo.text() + ", " + hi.text() + ")",
+        "np.clip(" + xn + ", " + lo.py() + ", " + hi.py() + ")");
     return true;
   }
-  default: { // compound assignment
+  default: { // compound assignment: rebinds the handle to x + s (its dtype may change)
     if (m * sv > kMaxMagnitude || m + sv > kMaxMagnitude) return false;
     Array acc = x.a;
     if (chance(0.5)) {
       s.apply([&](auto c) { return acc += c; });
-      add(acc, ref_binary_t(B::Add, x.r, sh, t), "(copy of " + xn + ") += " + st);
+      add(acc, ref_binary_t(B::Add, x.r, sh, t), "(copy of " + xn + ") += " + st, "nx.add(" + xn + ", " + sp + ")");
     } else {
       s.apply([&](auto c) { return acc *= c; });
-      add(acc, ref_binary_t(B::Mul, x.r, sh, t), "(copy of " + xn + ") *= " + st);
+      add(acc, ref_binary_t(B::Mul, x.r, sh, t), "(copy of " + xn + ") *= " + st,
+          "nx.multiply(" + xn + ", " + sp + ")");
     }
     return true;
   }
@@ -1395,7 +863,8 @@ bool Case::op_where(std::size_t xi) {
     auto s2 = broadcast_shape(*s, b.r.shape);
     if (!s2 || numel(*s2) > kMaxElements) return false;
     add(lf::where(c.a, a.a, b.a), ref_where_t(c.r, a.r, b.r, promote(a.r.dt, b.r.dt)),
-        "lf::where(" + c.name + ", " + a.name + ", " + b.name + ")");
+        "lf::where(" + c.name + ", " + a.name + ", " + b.name + ")",
+        "np.where(" + c.name + ", " + a.name + ", " + b.name + ")");
     return true;
   }
   if (kind == 1) { // array and scalar
@@ -1406,7 +875,8 @@ bool Case::op_where(std::size_t xi) {
     Array out = s.apply([&](auto v) { return left ? lf::where(c.a, v, a.a) : lf::where(c.a, a.a, v); });
     HT r = left ? ref_where_t(c.r, scalar_ht(s, t), a.r, promote(t, a.r.dt))
                 : ref_where_t(c.r, a.r, scalar_ht(s, t), promote(a.r.dt, t));
-    add(out, r, "lf::where(" + c.name + ", " + (left ? s.text() + ", " + a.name : a.name + ", " + s.text()) + ")");
+    add(out, r, "lf::where(" + c.name + ", " + (left ? s.text() + ", " + a.name : a.name + ", " + s.text()) + ")",
+        "np.where(" + c.name + ", " + (left ? s.py() + ", " + a.name : a.name + ", " + s.py()) + ")");
     return true;
   }
   // two scalars: they promote between themselves
@@ -1414,7 +884,8 @@ bool Case::op_where(std::size_t xi) {
   const DType t = promote(natural(p.kind()), natural(q.kind()));
   Array out = p.apply([&](auto u) { return q.apply([&](auto v) { return lf::where(c.a, u, v); }); });
   add(out, ref_where_t(c.r, scalar_ht(p, t), scalar_ht(q, t), t),
-      "lf::where(" + c.name + ", " + p.text() + ", " + q.text() + ")");
+      "lf::where(" + c.name + ", " + p.text() + ", " + q.text() + ")",
+      "np.where(" + c.name + ", " + p.py() + ", " + q.py() + ")");
   return true;
 }
 
@@ -1422,19 +893,26 @@ bool Case::op_astype(std::size_t xi) {
   const Val x = pool_[xi];
   const DType to = rand_dtype();
   if (isi(to) && maxabs(x.r) > 1e9) return false;
+  const std::string py = "nx.astype(" + x.name + ", " + py_dtype(to) + ")";
   if (chance(0.5))
-    add(x.a.astype(to), ref_cast(x.r, to), x.name + ".astype(" + std::string(dcpp(to)) + ")");
+    add(x.a.astype(to), ref_cast(x.r, to), x.name + ".astype(" + std::string(dcpp(to)) + ")", py);
   else
-    add(lf::astype(x.a, to), ref_cast(x.r, to), "lf::astype(" + x.name + ", " + std::string(dcpp(to)) + ")");
+    add(lf::astype(x.a, to), ref_cast(x.r, to), "lf::astype(" + x.name + ", " + std::string(dcpp(to)) + ")", py);
   return true;
 }
 
-bool Case::op_view(std::size_t xi) {
+bool Case::op_view(std::size_t xi, int set) {
   const Val x = pool_[xi];
   const Shape& s = x.r.shape;
   const int n = int(s.size());
-  switch (int(uni(0, 10))) {
-  case 0: add(x.a.T(), ref_transpose(x.r, {}), x.name + ".T()"); return true;
+  const std::string& xn = x.name;
+  // The generators of each set: 0-3, 6, 7 are views proper, 4 broadcast_to, 5 and 8-10 reshapes.
+  std::vector<int> choices;
+  if (set & kViews) choices.insert(choices.end(), {0, 1, 2, 3, 6, 7});
+  if (set & kBroadcastTo) choices.push_back(4);
+  if (set & kReshapes) choices.insert(choices.end(), {5, 8, 9, 10});
+  switch (pick(choices)) {
+  case 0: add(x.a.T(), ref_transpose(x.r, {}), xn + ".T()", xn + ".T"); return true;
   case 1: {
     std::vector<int> perm(std::size_t(n), 0);
     std::iota(perm.begin(), perm.end(), 0);
@@ -1444,13 +922,14 @@ bool Case::op_view(std::size_t xi) {
       if (chance(0.3)) p -= n;
       text += (text.empty() ? "" : ", ") + std::to_string(p);
     }
-    add(lf::permute(x.a, perm), ref_transpose(x.r, perm), "lf::permute(" + x.name + ", {" + text + "})");
+    add(lf::permute(x.a, perm), ref_transpose(x.r, perm), "lf::permute(" + xn + ", {" + text + "})",
+        "np.transpose(" + xn + ", " + py_tuple(perm) + ")");
     return true;
   }
   case 2:
   case 3: {
     auto idx = rand_index(s, chance(0.03), true);
-    add(x.a.index_with(idx), ref_index(x.r, idx), x.name + "(" + index_text(idx) + ")");
+    add(x.a.index_with(idx), ref_index(x.r, idx), xn + "(" + index_text(idx) + ")", py_subscript(xn, idx));
     return true;
   }
   case 4: { // broadcast_to a larger shape
@@ -1459,7 +938,8 @@ bool Case::op_view(std::size_t xi) {
       if (d == 1 && chance(0.6)) d = uni(1, 5);
     while (to.size() < 5 && chance(0.4)) to.insert(to.begin(), uni(1, 4));
     if (numel(to) > kMaxElements) return false;
-    add(lf::broadcast_to(x.a, to), ref_broadcast(x.r, to), "lf::broadcast_to(" + x.name + ", " + shape_str(to) + ")");
+    add(lf::broadcast_to(x.a, to), ref_broadcast(x.r, to), "lf::broadcast_to(" + xn + ", " + shape_str(to) + ")",
+        "np.broadcast_to(" + xn + ", " + py_tuple(to) + ")");
     return true;
   }
   case 5: { // reshape into a random factorization (possibly with -1)
@@ -1482,28 +962,31 @@ bool Case::op_view(std::size_t xi) {
     std::shuffle(to.begin(), to.end(), rng_);
     Shape call = to;
     if (!call.empty() && chance(0.4)) call[std::size_t(uni(0, i64(call.size()) - 1))] = -1;
-    add(x.a.reshape(call), ref_reshape(x.r, to), x.name + ".reshape(" + shape_str(call) + ")");
+    add(x.a.reshape(call), ref_reshape(x.r, to), xn + ".reshape(" + shape_str(call) + ")",
+        xn + ".reshape(" + py_tuple(call) + ")");
     return true;
   }
   case 6: {
     if (n == 0 || chance(0.3)) {
-      add(lf::flip(x.a), ref_flip(x.r, std::nullopt), "lf::flip(" + x.name + ")");
+      add(lf::flip(x.a), ref_flip(x.r, std::nullopt), "lf::flip(" + xn + ")", "np.flip(" + xn + ")");
       return true;
     }
     int ax = int(uni(-n, n - 1));
-    add(lf::flip(x.a, ax), ref_flip(x.r, ax), "lf::flip(" + x.name + ", " + std::to_string(ax) + ")");
+    add(lf::flip(x.a, ax), ref_flip(x.r, ax), "lf::flip(" + xn + ", " + std::to_string(ax) + ")",
+        "np.flip(" + xn + ", " + std::to_string(ax) + ")");
     return true;
   }
   case 7: {
     i64 shift = uni(-9, 9);
     if (n == 0 || chance(0.3)) {
       add(lf::roll(x.a, shift), ref_roll(x.r, shift, std::nullopt),
-          "lf::roll(" + x.name + ", " + std::to_string(shift) + ")");
+          "lf::roll(" + xn + ", " + std::to_string(shift) + ")", "np.roll(" + xn + ", " + std::to_string(shift) + ")");
       return true;
     }
     int ax = int(uni(-n, n - 1));
     add(lf::roll(x.a, shift, ax), ref_roll(x.r, shift, ax),
-        "lf::roll(" + x.name + ", " + std::to_string(shift) + ", " + std::to_string(ax) + ")");
+        "lf::roll(" + xn + ", " + std::to_string(shift) + ", " + std::to_string(ax) + ")",
+        "np.roll(" + xn + ", " + std::to_string(shift) + ", " + std::to_string(ax) + ")");
     return true;
   }
   case 8: {
@@ -1512,7 +995,8 @@ bool Case::op_view(std::size_t xi) {
     int pos = ax < 0 ? ax + n + 1 : ax;
     Shape to = s;
     to.insert(to.begin() + pos, 1);
-    add(lf::expand_dims(x.a, ax), ref_reshape(x.r, to), "lf::expand_dims(" + x.name + ", " + std::to_string(ax) + ")");
+    add(lf::expand_dims(x.a, ax), ref_reshape(x.r, to), "lf::expand_dims(" + xn + ", " + std::to_string(ax) + ")",
+        "np.expand_dims(" + xn + ", " + std::to_string(ax) + ")");
     return true;
   }
   case 9: {
@@ -1523,7 +1007,7 @@ bool Case::op_view(std::size_t xi) {
     if (chance(0.5) || ones.empty()) {
       for (auto d : s)
         if (d != 1) to.push_back(d);
-      add(lf::squeeze(x.a), ref_reshape(x.r, to), "lf::squeeze(" + x.name + ")");
+      add(lf::squeeze(x.a), ref_reshape(x.r, to), "lf::squeeze(" + xn + ")", "np.squeeze(" + xn + ")");
       return true;
     }
     std::vector<int> axes;
@@ -1539,21 +1023,37 @@ bool Case::op_view(std::size_t xi) {
           (std::find(axes.begin(), axes.end(), k) == axes.end() &&
            std::find(axes.begin(), axes.end(), k - n) == axes.end()))
         to.push_back(s[std::size_t(k)]);
-    add(lf::squeeze(x.a, axes), ref_reshape(x.r, to), "lf::squeeze(" + x.name + ", std::vector<int>{" + text + "})");
+    add(lf::squeeze(x.a, axes), ref_reshape(x.r, to), "lf::squeeze(" + xn + ", std::vector<int>{" + text + "})",
+        "np.squeeze(" + xn + ", axis=" + py_tuple(axes) + ")");
     return true;
   }
   default: { // ravel
-    add(x.a.ravel(), ref_reshape(x.r, {x.r.size()}), x.name + ".ravel()");
+    add(x.a.ravel(), ref_reshape(x.r, {x.r.size()}), xn + ".ravel()", xn + ".ravel()");
     return true;
   }
   }
 }
 
-bool Case::op_combine(std::size_t xi) {
+bool Case::op_combine(std::size_t xi, int set) {
   const Val x = pool_[xi];
   const Shape& s = x.r.shape;
   const int n = int(s.size());
-  switch (int(uni(0, 4))) {
+  std::vector<int> choices;
+  if (set & kConcat) choices.push_back(0);
+  if (set & kStack) choices.push_back(1);
+  if (set & kPad) choices.push_back(2);
+  if (set & kSet) choices.push_back(3);
+  auto join = [](const std::vector<Val>& parts, std::vector<Array>& arrays, std::vector<HT>& refs, std::string& text,
+                 std::string& py) {
+    for (auto& p : parts) {
+      arrays.push_back(p.a);
+      refs.push_back(p.r);
+      text += (text.empty() ? "" : ", ") + p.name;
+      py += (py.empty() ? "" : ", ") + p.name;
+    }
+    py = "(" + py + (parts.size() == 1 ? ",)" : ")");
+  };
+  switch (pick(choices)) {
   case 0: { // concatenate with 1-2 arrays that differ along the axis
     if (n == 0) return false;
     int ax = int(uni(-n, n - 1));
@@ -1584,14 +1084,11 @@ bool Case::op_combine(std::size_t xi) {
     if (total > kMaxElements) return false;
     std::vector<Array> arrays;
     std::vector<HT> refs;
-    std::string text;
-    for (auto& p : parts) {
-      arrays.push_back(p.a);
-      refs.push_back(p.r);
-      text += (text.empty() ? "" : ", ") + p.name;
-    }
+    std::string text, py;
+    join(parts, arrays, refs, text, py);
     add(lf::concatenate(arrays, ax), ref_concat(refs, ax),
-        "lf::concatenate({" + text + "}, " + std::to_string(ax) + ")");
+        "lf::concatenate({" + text + "}, " + std::to_string(ax) + ")",
+        "np.concatenate(" + py + ", axis=" + std::to_string(ax) + ")");
     return true;
   }
   case 1: { // stack x with a transformed x and/or a new leaf of the same shape
@@ -1602,25 +1099,23 @@ bool Case::op_combine(std::size_t xi) {
     int ax = int(uni(-n - 1, n));
     std::vector<Array> arrays;
     std::vector<HT> refs;
-    std::string text;
-    for (auto& p : parts) {
-      arrays.push_back(p.a);
-      refs.push_back(p.r);
-      text += (text.empty() ? "" : ", ") + p.name;
-    }
-    add(lf::stack(arrays, ax), ref_stack(refs, ax), "lf::stack({" + text + "}, " + std::to_string(ax) + ")");
+    std::string text, py;
+    join(parts, arrays, refs, text, py);
+    add(lf::stack(arrays, ax), ref_stack(refs, ax), "lf::stack({" + text + "}, " + std::to_string(ax) + ")",
+        "np.stack(" + py + ", axis=" + std::to_string(ax) + ")");
     return true;
   }
   case 2: { // pad
     if (n == 0) return false;
     std::vector<std::pair<i64, i64>> w;
     Shape out = s;
-    std::string text;
+    std::string text, py;
     int pairs = chance(0.3) ? 1 : n;
     for (int k = 0; k < pairs; ++k) {
       w.push_back({uni(0, 2), uni(0, 2)});
       text +=
           (text.empty() ? "{" : ", {") + std::to_string(w.back().first) + ", " + std::to_string(w.back().second) + "}";
+      py += "(" + std::to_string(w.back().first) + ", " + std::to_string(w.back().second) + "), ";
     }
     for (int k = 0; k < n; ++k) {
       auto [lo, hi] = pairs == 1 ? w[0] : w[std::size_t(k)];
@@ -1630,7 +1125,8 @@ bool Case::op_combine(std::size_t xi) {
     double c = chance(0.5) ? double(uni(-3, 3)) : (chance(0.5) ? 2.5 : -1.75);
     std::ostringstream os;
     os << "lf::pad(" << x.name << ", {" << text << "}, " << c << ")";
-    add(lf::pad(x.a, w, c), ref_pad(x.r, w, c), os.str());
+    add(lf::pad(x.a, w, c), ref_pad(x.r, w, c), os.str(),
+        "np.pad(" + x.name + ", (" + py + "), constant_values=" + py_float(c) + ")");
     return true;
   }
   default: { // at().set / set_at
@@ -1643,7 +1139,8 @@ bool Case::op_combine(std::size_t xi) {
       HT sv = make_ht(x.r.dt, {});
       sv.v[0] = constant_as(x.r.dt, sc.value());
       Array out = sc.apply([&](auto v) { return at_of(x.a, idx).set(v); });
-      add(out, ref_set(x.r, idx, sv), x.name + ".at(" + index_text(idx) + ").set(" + sc.text() + ")");
+      add(out, ref_set(x.r, idx, sv), x.name + ".at(" + index_text(idx) + ").set(" + sc.text() + ")",
+          "nx.set(" + x.name + ", " + py_index_object(idx) + ", " + sc.py() + ")");
       return true;
     }
     // An array value broadcastable to the region.
@@ -1656,7 +1153,8 @@ bool Case::op_combine(std::size_t xi) {
     } else {
       out = at_of(x.a, idx).set(v.a);
     }
-    add(out, ref_set(x.r, idx, v.r), x.name + ".at(" + index_text(idx) + ").set(" + v.name + ")");
+    add(out, ref_set(x.r, idx, v.r), x.name + ".at(" + index_text(idx) + ").set(" + v.name + ")",
+        "nx.set(" + x.name + ", " + py_index_object(idx) + ", " + v.name + ")");
     return true;
   }
   }
@@ -1665,14 +1163,493 @@ bool Case::op_combine(std::size_t xi) {
 // Brings a value's magnitude down (used when the op generators keep refusing).
 void Case::tame(std::size_t xi) {
   const Val x = pool_[xi];
-  add(lf::tanh(x.a), ref_unary(U::Tanh, x.r), "lf::tanh(" + x.name + ")");
+  add(lf::tanh(x.a), ref_unary(U::Tanh, x.r), "lf::tanh(" + x.name + ")", "nx.tanh(" + x.name + ")");
 }
 
-void Case::check(const Val& v, const std::string& how) {
+void Case::eval_one(std::size_t xi) {
+  pool_[xi].a.eval();
+  emit(pool_[xi].name + ".eval();");
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// reductions and the shapes users write around them
+// ---------------------------------------------------------------------------------------------------------
+
+// A reduction of pool value xi: of kind `want` when given (nullopt when xi cannot give that kind), with the axes
+// and keepdims of `like` when given (a sibling of the same shape). Also records an empty min/max/argmin/argmax,
+// which must throw (NumPy raises ValueError), and then returns nullopt.
+std::optional<std::size_t> Case::op_reduce(std::size_t xi, std::optional<RKind> want, std::optional<ReduceSpec> like) {
+  const Val x = pool_[xi];
+  const Shape& s = x.r.shape;
+  const int n = int(s.size());
+  RKind kind = want ? *want : (chance(0.35) ? RKind::Full : (chance(0.55) ? RKind::Partial : RKind::Keepdims));
+  if (!like && kind == RKind::Partial && n < 2) return std::nullopt;
+  static const R ops[] = {R::Sum,    R::Prod,   R::Min, R::Max, R::Mean, R::Var,          R::Std,
+                          R::ArgMin, R::ArgMax, R::Any, R::All, R::Mean, R::CountNonzero, R::Sum};
+  ReduceSpec spec;
+  spec.op = ops[uni(0, i64(std::size(ops)) - 1)];
+  spec.keepdims = kind == RKind::Keepdims;
+  spec.ddof = int(uni(0, 1));
+  bool int_form = false; // one axis written as an int rather than a list
+  if (like) {
+    // The sibling's axes and keepdims give the same shape whatever the op; argmin/argmax take one axis or none.
+    spec.axes = like->axes;
+    spec.keepdims = like->keepdims;
+    if (is_arg(spec.op) && spec.axes && spec.axes->size() != 1) spec.op = R::Max;
+  } else if (is_arg(spec.op)) {
+    // argmin/argmax: one axis, or the flattened array.
+    if (kind == RKind::Partial) {
+      spec.axes = std::vector<int>{int(uni(-n, n - 1))};
+      int_form = true;
+    } else if (n >= 1 && chance(kind == RKind::Full ? (n == 1 ? 0.5 : 0.0) : 0.5)) {
+      spec.axes = std::vector<int>{int(uni(-n, n - 1))};
+      int_form = true;
+    }
+  } else {
+    std::vector<int> all(std::size_t(n), 0);
+    std::iota(all.begin(), all.end(), 0);
+    std::shuffle(all.begin(), all.end(), rng_);
+    i64 count = n;
+    if (kind == RKind::Partial)
+      count = uni(1, n - 1);
+    else if (kind == RKind::Keepdims && n > 0 && chance(0.6))
+      count = uni(1, n);
+    if (kind != RKind::Full && n > 0 && chance(0.03)) count = 0; // axis=(): reduces nothing
+    if (count == n && count > 0 && chance(0.5)) {
+      // all axes by default
+    } else {
+      std::vector<int> axes(all.begin(), all.begin() + count);
+      for (auto& a : axes)
+        if (chance(0.3)) a -= n;
+      spec.axes = axes;
+      int_form = axes.size() == 1 && chance(0.5);
+    }
+    if (count == 0) spec.axes = std::vector<int>{};
+  }
+  const R op = spec.op;
+  if (is_arg(op) && spec.axes) int_form = true; // np.argmax takes an int axis
+  const auto ax = reduced_axes(s, spec.axes);
+  // The shape decides the kind: a reduction of every axis without keepdims is "full".
+  kind = spec.keepdims ? RKind::Keepdims : (int(ax.size()) == n ? RKind::Full : RKind::Partial);
+  if (want && kind != *want) return std::nullopt;
+  i64 count = 1;
+  for (int a : ax) count *= s[std::size_t(a)];
+
+  // The C++ and the Python call.
+  std::string cpp_axes, py_axes;
+  if (!spec.axes) {
+    cpp_axes = spec.keepdims ? (is_arg(op) ? ", std::nullopt" : ", {}") : "";
+  } else if (int_form) {
+    cpp_axes = ", " + std::to_string((*spec.axes)[0]);
+    py_axes = ", axis=" + std::to_string((*spec.axes)[0]);
+  } else {
+    std::string list;
+    for (int a : *spec.axes) list += (list.empty() ? "" : ", ") + std::to_string(a);
+    cpp_axes = spec.axes->empty() ? ", std::vector<int>{}" : ", {" + list + "}";
+    py_axes = ", axis=" + py_tuple(*spec.axes);
+  }
+  const bool moment = op == R::Var || op == R::Std;
+  std::string cpp_rest, py_rest;
+  if (moment) {
+    if (cpp_axes.empty()) cpp_axes = ", {}";
+    cpp_rest = ", " + std::to_string(spec.ddof) + (spec.keepdims ? ", true" : "");
+    py_rest = ", ddof=" + std::to_string(spec.ddof);
+  } else if (spec.keepdims) {
+    cpp_rest = ", true";
+  }
+  if (spec.keepdims) py_rest += ", keepdims=True";
+  const std::string cpp =
+      std::string("lf::") + (op == R::Std ? "stddev" : rname(op)) + "(" + x.name + cpp_axes + cpp_rest + ")";
+  const std::string py = std::string("np.") + rname(op) + "(" + x.name + py_axes + py_rest + ")";
+
+  const lf::Axes axes_arg = spec.axes ? lf::Axes(*spec.axes) : lf::Axes();
+  const std::optional<int> axis_arg = is_arg(op) && spec.axes ? std::optional<int>((*spec.axes)[0]) : std::nullopt;
+  auto build = [&]() -> Array {
+    switch (op) {
+    case R::Sum: return lf::sum(x.a, axes_arg, spec.keepdims);
+    case R::Prod: return lf::prod(x.a, axes_arg, spec.keepdims);
+    case R::Min: return lf::min(x.a, axes_arg, spec.keepdims);
+    case R::Max: return lf::max(x.a, axes_arg, spec.keepdims);
+    case R::Mean: return lf::mean(x.a, axes_arg, spec.keepdims);
+    case R::Var: return lf::var(x.a, axes_arg, spec.ddof, spec.keepdims);
+    case R::Std: return lf::stddev(x.a, axes_arg, spec.ddof, spec.keepdims);
+    case R::ArgMin: return lf::argmin(x.a, axis_arg, spec.keepdims);
+    case R::ArgMax: return lf::argmax(x.a, axis_arg, spec.keepdims);
+    case R::Any: return lf::any(x.a, axes_arg, spec.keepdims);
+    case R::All: return lf::all(x.a, axes_arg, spec.keepdims);
+    case R::CountNonzero: return lf::count_nonzero(x.a, axes_arg, spec.keepdims);
+    }
+    return Array();
+  };
+
+  if (needs_elements(op) && count == 0) {
+    // No identity: NumPy raises ValueError, lazyfuse throws lazyfuse::Error when the expression is built.
+    bool threw = false;
+    try {
+      build();
+    } catch (const lf::Error&) {
+      threw = true;
+    }
+    EXPECT_TRUE(threw) << cpp << " reduces zero elements and must throw lazyfuse::Error";
+    emit("// " + cpp + " throws lazyfuse::Error (no elements)");
+    py_.push_back("nx.expect_error(lambda: " + py + ")");
+    if (record_) reductions_.insert(kEmptyReduction);
+    return std::nullopt;
+  }
+  // Magnitudes stay sane: sums and products below kMaxMagnitude, var of values below 1e3.
+  const double m = maxabs(x.r);
+  if (op == R::Sum && m * double(count) > kMaxMagnitude) return std::nullopt;
+  if (op == R::Prod) {
+    if (count > 16) return std::nullopt;
+    double worst = 1;
+    for (int k = 0; k < count; ++k) worst *= std::max(1.0, m);
+    if (worst > kMaxMagnitude) return std::nullopt;
+  }
+  if (moment && m > 1e3) return std::nullopt;
+
+  HT r = ref_reduce(spec, x.r);
+  Val& v = add(build(), std::move(r), cpp, py);
+  v.kind = kind;
+  v.spec = spec;
+  if (record_) reductions_.insert(rname(op));
+  return pool_.size() - 1;
+}
+
+// A view of pool value xi (an index or a transposition) that broadcasts with `with`, added to the pool.
+std::optional<std::size_t> Case::view_of(std::size_t xi, const Shape& with) {
+  const Val x = pool_[xi];
+  for (int tries = 0; tries < 8; ++tries) {
+    if (chance(0.2) && x.r.shape.size() >= 2) {
+      HT t = ref_transpose(x.r, {});
+      auto b = broadcast_shape(t.shape, with);
+      if (!b || numel(*b) > kMaxElements) continue;
+      add(x.a.T(), std::move(t), x.name + ".T()", x.name + ".T");
+      return pool_.size() - 1;
+    }
+    auto idx = rand_index(x.r.shape, false, chance(0.2));
+    HT h = ref_index(x.r, idx);
+    auto b = broadcast_shape(h.shape, with);
+    if (!b || numel(*b) > kMaxElements) continue;
+    add(x.a.index_with(idx), std::move(h), x.name + "(" + index_text(idx) + ")", py_subscript(x.name, idx));
+    return pool_.size() - 1;
+  }
+  return std::nullopt;
+}
+
+// An elementwise op of pool values a and b (which broadcast together).
+bool Case::mix(std::size_t ai, std::size_t bi) {
+  for (int tries = 0; tries < 4; ++tries)
+    if (op_binary(ai, bi)) return true;
+  const Val a = pool_[ai], b = pool_[bi];
+  auto s = broadcast_shape(a.r.shape, b.r.shape);
+  if (!s || numel(*s) > kMaxElements) return false;
+  add(lf::maximum(a.a, b.a), ref_binary(B::Max, a.r, b.r), "lf::maximum(" + a.name + ", " + b.name + ")",
+      "nx.maximum(" + a.name + ", " + b.name + ")");
+  return true;
+}
+
+// A partner for reduction ri of xi in a broadcasting op: xi itself, a view of it, or an array of another shape
+// and rank that the reduction broadcasts into.
+std::optional<std::size_t> Case::broadcast_partner(std::size_t ri, std::size_t xi) {
+  const Shape sr = pool_[ri].r.shape;
+  const int k = int(uni(0, 9));
+  if (k < 3) {
+    auto b = broadcast_shape(sr, pool_[xi].r.shape);
+    if (b && numel(*b) <= kMaxElements) return xi;
+  }
+  if (k < 7) {
+    if (auto v = view_of(xi, sr)) return v;
+  }
+  // A new leaf whose shape embeds sr: leading axes added, some of sr's set to 1.
+  Shape p = sr;
+  for (auto& d : p)
+    if (chance(0.2)) d = 1;
+  const int extra = int(uni(p.empty() ? 1 : 0, 2));
+  for (int e = 0; e < extra && p.size() < 5; ++e) p.insert(p.begin(), uni(2, 4));
+  auto b = broadcast_shape(sr, p);
+  if (!b || numel(*b) > kMaxElements) return std::nullopt;
+  leaf(p, rand_dtype());
+  return pool_.size() - 1;
+}
+
+bool Case::consume(Consumer c, std::size_t ri, std::size_t xi) {
+  const Val r = pool_[ri];
+  const Shape sr = r.r.shape;
+  const int nr = int(sr.size());
+  bool ok = false;
+  switch (c) {
+  case Consumer::View: {
+    if (chance(0.5)) {
+      ok = op_view(ri, kViews);
+      break;
+    }
+    // A view of an elementwise op of the reduction: (x + max(x))[1:].
+    auto p = broadcast_partner(ri, xi);
+    ok = p && mix(ri, *p) && op_view(pool_.size() - 1, kViews);
+    break;
+  }
+  case Consumer::Broadcast: {
+    if (chance(0.25)) {
+      ok = op_view(ri, kBroadcastTo);
+      break;
+    }
+    // x[1:] + sum(x), y[1] + sum(y), an array of another rank + sum(x, 0).
+    auto p = broadcast_partner(ri, xi);
+    ok = p && mix(ri, *p);
+    break;
+  }
+  case Consumer::Reshape: {
+    const int k = int(uni(0, 2));
+    if (k == 0) {
+      ok = op_view(ri, kReshapes);
+    } else if (k == 1) {
+      // y.reshape(...) + sum(y)
+      if (!op_view(xi, kReshapes)) break;
+      const std::size_t xr = pool_.size() - 1;
+      auto b = broadcast_shape(pool_[xr].r.shape, sr);
+      ok = b && numel(*b) <= kMaxElements ? mix(ri, xr) : op_view(ri, kReshapes);
+    } else {
+      auto p = broadcast_partner(ri, xi);
+      ok = p && mix(ri, *p) && op_view(pool_.size() - 1, kReshapes);
+    }
+    break;
+  }
+  case Consumer::Join: {
+    const int k = int(uni(0, 2));
+    if (k == 0) {
+      // stack({sum(x), sum(w)}), concatenate({max(x, 0), min(x, 0)}): a sibling reduction of the same shape.
+      std::optional<std::size_t> sib;
+      const ReduceSpec spec = *r.spec;
+      for (int tries = 0; tries < 6 && !sib; ++tries) {
+        if (*r.kind == RKind::Full)
+          sib = op_reduce(std::size_t(uni(0, i64(pool_.size()) - 1)), RKind::Full);
+        else
+          sib = op_reduce(xi, std::nullopt, spec);
+      }
+      if (!sib || pool_[*sib].r.shape != sr) break;
+      const Val a = pool_[ri], b = pool_[*sib];
+      const bool concat = nr > 0 && chance(0.5);
+      const int ax = concat ? int(uni(-nr, nr - 1)) : int(uni(-nr - 1, nr));
+      const std::string names = a.name + ", " + b.name;
+      if (concat)
+        add(lf::concatenate({a.a, b.a}, ax), ref_concat({a.r, b.r}, ax),
+            "lf::concatenate({" + names + "}, " + std::to_string(ax) + ")",
+            "np.concatenate((" + names + "), axis=" + std::to_string(ax) + ")");
+      else
+        add(lf::stack({a.a, b.a}, ax), ref_stack({a.r, b.r}, ax),
+            "lf::stack({" + names + "}, " + std::to_string(ax) + ")",
+            "np.stack((" + names + "), axis=" + std::to_string(ax) + ")");
+      ok = true;
+    } else if (k == 1) {
+      ok = op_combine(ri, kConcat | kStack | kPad);
+    } else {
+      // Joined with its own input: concatenate({sum(x, 0, true), x}, 0), stack({sum(x, 0), x[2]}).
+      const Val x = pool_[xi];
+      const auto ax = reduced_axes(x.r.shape, r.spec->axes);
+      if (r.spec->keepdims && ax.size() == 1 && !x.r.shape.empty() && r.r.size() + x.r.size() <= kMaxElements) {
+        const int a = ax[0];
+        add(lf::concatenate({r.a, x.a}, a), ref_concat({r.r, x.r}, a),
+            "lf::concatenate({" + r.name + ", " + x.name + "}, " + std::to_string(a) + ")",
+            "np.concatenate((" + r.name + ", " + x.name + "), axis=" + std::to_string(a) + ")");
+        ok = true;
+        break;
+      }
+      // A part of x of the reduction's shape: x indexed with an integer on every reduced axis.
+      if (r.spec->keepdims) break;
+      std::vector<lf::Index> idx;
+      for (int d = 0; d < int(x.r.shape.size()); ++d) {
+        const i64 len = x.r.shape[std::size_t(d)];
+        if (std::find(ax.begin(), ax.end(), d) == ax.end())
+          idx.push_back(lf::all_of);
+        else if (len > 0)
+          idx.push_back(uni(-len, len - 1));
+        else
+          return false;
+      }
+      HT part = ref_index(x.r, idx);
+      if (part.shape != sr) break;
+      const Val& pv = add(x.a.index_with(idx), part, x.name + "(" + index_text(idx) + ")", py_subscript(x.name, idx));
+      const Val p = pv;
+      const int s_ax = int(uni(-nr - 1, nr));
+      add(lf::stack({r.a, p.a}, s_ax), ref_stack({r.r, p.r}, s_ax),
+          "lf::stack({" + r.name + ", " + p.name + "}, " + std::to_string(s_ax) + ")",
+          "np.stack((" + r.name + ", " + p.name + "), axis=" + std::to_string(s_ax) + ")");
+      ok = true;
+    }
+    break;
+  }
+  case Consumer::AtSet: {
+    if (chance(0.35)) { // the reduction as the base
+      ok = op_combine(ri, kSet);
+      break;
+    }
+    // w.at(0).set(sum(x)), x.at(1:).set(max(x, 0)): the reduction as the value, into x or another array.
+    std::size_t wi = chance(0.6) ? xi : std::size_t(uni(0, i64(pool_.size()) - 1));
+    std::vector<lf::Index> idx;
+    bool found = false;
+    for (int tries = 0; tries < 12 && !found; ++tries) {
+      idx = rand_index(pool_[wi].r.shape, false, false);
+      HT region = ref_index(iota_like(pool_[wi].r.shape), idx);
+      auto b = broadcast_shape(region.shape, sr);
+      found = b && *b == region.shape;
+    }
+    if (!found) { // a new array with the reduction's shape as rows
+      Shape ws = sr;
+      ws.insert(ws.begin(), uni(2, 4));
+      if (numel(ws) > kMaxElements) break;
+      leaf(ws, rand_dtype());
+      wi = pool_.size() - 1;
+      idx = {i64(uni(-ws[0], ws[0] - 1))};
+    }
+    const Val w = pool_[wi];
+    Array out;
+    if (chance(0.5)) {
+      out = w.a;
+      out.set_at(idx, r.a);
+    } else {
+      out = at_of(w.a, idx).set(r.a);
+    }
+    add(out, ref_set(w.r, idx, r.r), w.name + ".at(" + index_text(idx) + ").set(" + r.name + ")",
+        "nx.set(" + w.name + ", " + py_index_object(idx) + ", " + r.name + ")");
+    ok = true;
+    break;
+  }
+  case Consumer::MultiOutput: {
+    // lazyfuse::eval of the reduction beside roots of other shapes and ranks.
+    std::vector<std::size_t> group{ri};
+    const int k = int(uni(0, 3));
+    if (k == 0 || k == 3) {
+      auto p = broadcast_partner(ri, xi);
+      if (!p || !mix(ri, *p)) break;
+      group.push_back(pool_.size() - 1);
+    }
+    if (k == 1 || k == 3) {
+      bool done = false;
+      for (int tries = 0; tries < 4 && !done; ++tries) done = chance(0.5) ? op_unary(xi) : op_scalar(xi);
+      if (!done) break;
+      group.push_back(pool_.size() - 1);
+    }
+    if (k == 2) {
+      if (!op_view(ri, kReshapes | kBroadcastTo)) break;
+      group.push_back(pool_.size() - 1);
+    }
+    groups_.push_back({group, Label{category(*r.kind, c), rname(r.spec->op)}});
+    note_category(category(*r.kind, c));
+    return true;
+  }
+  }
+  if (!ok) return false;
+  roots_.push_back({pool_.size() - 1, Label{category(*r.kind, c), rname(r.spec->op)}});
+  note_category(category(*r.kind, c));
+  return true;
+}
+
+// One random op on a random pool value (reductions too when `reductions`).
+bool Case::random_op(bool reductions) {
+  for (int tries = 0; tries < 12; ++tries) {
+    const std::size_t xi = pick_val();
+    const int cat = int(uni(0, reductions ? 111 : 99));
+    bool done = false;
+    if (cat < 24)
+      done = op_unary(xi);
+    else if (cat < 44)
+      done = op_binary(xi);
+    else if (cat < 56)
+      done = op_scalar(xi);
+    else if (cat < 61)
+      done = op_where(xi);
+    else if (cat < 67)
+      done = op_astype(xi);
+    else if (cat < 88)
+      done = op_view(xi);
+    else if (cat < 96)
+      done = op_combine(xi);
+    else if (cat < 100) {
+      eval_one(xi);
+      done = true;
+    } else {
+      done = op_reduce(xi).has_value();
+    }
+    if (done) return true;
+  }
+  tame(pool_.size() - 1);
+  return true;
+}
+
+void Case::plain_program() {
+  const int leaves = int(uni(1, 4));
+  for (int k = 0; k < leaves; ++k) leaf(rand_shape(), rand_dtype());
+  const int ops = int(uni(3, 25));
+  for (int k = 0; k < ops; ++k) random_op(false);
+  // Results: the newest value and up to two others, one at a time or together.
+  std::vector<std::size_t> roots{pool_.size() - 1};
+  const int extra = int(uni(0, 2));
+  for (int k = 0; k < extra; ++k) {
+    std::size_t r = std::size_t(uni(0, i64(pool_.size()) - 1));
+    if (std::find(roots.begin(), roots.end(), r) == roots.end()) roots.push_back(r);
+  }
+  const Label label{kPlainCategory, ""};
+  if (roots.size() > 1 && chance(0.5)) {
+    groups_.push_back({roots, label});
+  } else {
+    for (auto r : roots) roots_.push_back({r, label});
+  }
+  note_category(kPlainCategory);
+}
+
+void Case::reduction_program() {
+  const int leaves = int(uni(1, 3));
+  for (int k = 0; k < leaves; ++k) {
+    Shape s = rand_shape();
+    if (!s.empty() && chance(0.04)) s[std::size_t(uni(0, i64(s.size()) - 1))] = 0; // empty reductions too
+    leaf(s, rand_dtype());
+  }
+  const int warmup = int(uni(0, 5));
+  for (int k = 0; k < warmup; ++k) random_op(true);
+  const int patterns = int(uni(2, 4));
+  for (int p = 0; p < patterns; ++p) {
+    const Consumer c = kConsumers[uni(0, 5)];
+    const RKind want = RKind(uni(0, 2));
+    bool done = false;
+    for (int tries = 0; tries < 8 && !done; ++tries) {
+      // The reduced value: a pool value (biased to the newest), or a new leaf of rank >= 2 for partial ones.
+      std::size_t xi = pick_val();
+      if (want == RKind::Partial && pool_[xi].r.shape.size() < 2) {
+        std::vector<std::size_t> ok;
+        for (std::size_t k = 0; k < pool_.size(); ++k)
+          if (pool_[k].r.shape.size() >= 2) ok.push_back(k);
+        if (ok.empty() || chance(0.3)) {
+          Shape s = rand_shape();
+          while (s.size() < 2) s.push_back(uni(1, 6));
+          leaf(s, rand_dtype());
+          xi = pool_.size() - 1;
+        } else {
+          xi = pick(ok);
+        }
+      }
+      auto ri = op_reduce(xi, want);
+      if (!ri) continue;
+      done = consume(c, *ri, xi);
+    }
+  }
+  // A few more ops on top of the newest values; the newest is a result too.
+  const int after = int(uni(0, 2));
+  for (int k = 0; k < after; ++k) random_op(true);
+  if (after > 0) {
+    roots_.push_back({pool_.size() - 1, Label{kLaterOps, ""}});
+    note_category(kLaterOps);
+  }
+}
+
+// Compares v's library value with the reference; false (after reporting) when they differ.
+bool Case::check(const Val& v, const std::string& how) {
   SCOPED_TRACE("checking " + v.name + " (" + how + ")");
   const Array& a = v.a;
-  ASSERT_EQ(std::string(dname(a.dtype())), std::string(dname(v.r.dt))) << "dtype of " << v.name;
-  ASSERT_EQ(shape_str(a.shape()), shape_str(v.r.shape)) << "shape of " << v.name;
+  if (a.dtype() != v.r.dt || a.shape() != v.r.shape) {
+    ADD_FAILURE() << v.name << ": library " << dname(a.dtype()) << " " << shape_str(a.shape()) << ", reference "
+                  << dname(v.r.dt) << " " << shape_str(v.r.shape);
+    return false;
+  }
   std::vector<double> got(v.r.v.size());
   switch (v.r.dt) {
   case DType::Bool: {
@@ -1701,6 +1678,7 @@ void Case::check(const Val& v, const std::string& how) {
     break;
   }
   }
+  int failures = 0;
   // The float64 view of the same value must be the exact conversion.
   if (chance(0.3)) {
     auto h = a.astype(DType::Float64).get<double>();
@@ -1708,10 +1686,10 @@ void Case::check(const Val& v, const std::string& how) {
       if (!(h[i] == got[i] || (std::isnan(h[i]) && std::isnan(got[i])))) {
         ADD_FAILURE() << v.name << ".astype(Float64) differs from " << v.name << " at flat index " << i << ": " << h[i]
                       << " vs " << got[i];
+        ++failures;
         break;
       }
   }
-  int failures = 0;
   for (std::size_t i = 0; i < got.size(); ++i) {
     const double ref = v.r.v[i], err = v.r.e[i], out = got[i];
     if (std::isinf(err)) {
@@ -1722,8 +1700,16 @@ void Case::check(const Val& v, const std::string& how) {
     if (v.r.dt == DType::Float32) ++stats_.float32_checked;
     if (err == 0) ++stats_.exact_checked;
     const double diff = std::fabs(out - ref);
-    if (err > 0) stats_.worst_ratio = std::max(stats_.worst_ratio, diff / err);
-    if (!(diff <= err)) {
+    // NaN where the reference is NaN, the same infinity where it is infinite, else within the bound.
+    const bool ok = std::isnan(ref) ? std::isnan(out) : (std::isinf(ref) ? out == ref : diff <= err);
+    if (err > 0 && std::isfinite(diff) && diff / err > stats_.worst_ratio) {
+      stats_.worst_ratio = diff / err;
+      char detail[200];
+      std::snprintf(detail, sizeof detail, "[%zu] (%s): library %.17g, reference %.17g, tolerance %.3g", i,
+                    dname(v.r.dt), out, ref, err);
+      stats_.worst_where = v.name + detail + " in " + repro_;
+    }
+    if (!ok) {
       if (++failures <= 8) {
         std::vector<i64> idx(v.r.shape.size());
         i64 rem = i64(i);
@@ -1737,69 +1723,77 @@ void Case::check(const Val& v, const std::string& how) {
     }
   }
   if (failures > 8) ADD_FAILURE() << v.name << ": " << failures << " mismatching elements in all";
+  if (record_) {
+    // For the NumPy oracle: lazyfuse's values and the reference's bounds.
+    std::string j = "{\"name\":\"" + v.name +
+                    "\",\"label\":" + json_string(current_.category + "|" + current_.reduction) + ",\"dtype\":\"" +
+                    dname(v.r.dt) + "\",\"shape\":[";
+    for (std::size_t k = 0; k < v.r.shape.size(); ++k) j += (k ? "," : "") + std::to_string(v.r.shape[k]);
+    j += "],\"got\":[";
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      if (i) j += ',';
+      json_number(j, got[i]);
+    }
+    j += "],\"bound\":[";
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      if (i) j += ',';
+      json_number(j, v.r.e[i]);
+    }
+    checks_.push_back(j + "]}");
+  }
+  return failures == 0;
 }
 
 void Case::run() {
   ++stats_.cases;
-  prog_ << "  namespace lf = lazyfuse;\n";
-  const int leaves = int(uni(1, 4));
-  for (int k = 0; k < leaves; ++k) leaf(rand_shape(), rand_dtype());
-  const int ops = int(uni(3, 25));
-  for (int k = 0; k < ops; ++k) {
-    bool done = false;
-    for (int tries = 0; tries < 12 && !done; ++tries) {
-      const std::size_t xi = pick_val();
-      const int cat = int(uni(0, 99));
-      if (cat < 24)
-        done = op_unary(xi);
-      else if (cat < 44)
-        done = op_binary(xi);
-      else if (cat < 56)
-        done = op_scalar(xi);
-      else if (cat < 61)
-        done = op_where(xi);
-      else if (cat < 67)
-        done = op_astype(xi);
-      else if (cat < 88)
-        done = op_view(xi);
-      else if (cat < 96)
-        done = op_combine(xi);
-      else {
-        pool_[xi].a.eval();
-        prog_ << "  " << pool_[xi].name << ".eval();\n";
-        done = true;
-      }
-    }
-    if (!done) tame(pool_.size() - 1);
-  }
-  // Results: the newest value and up to two others.
-  std::vector<std::size_t> roots{pool_.size() - 1};
-  const int extra = int(uni(0, 2));
-  for (int k = 0; k < extra; ++k) {
-    std::size_t r = std::size_t(uni(0, i64(pool_.size()) - 1));
-    if (std::find(roots.begin(), roots.end(), r) == roots.end()) roots.push_back(r);
-  }
-  std::string how = "get";
-  if (roots.size() > 1 && chance(0.5)) {
-    how = "evaluated together with lf::eval";
-    std::string names;
-    for (auto r : roots) names += (names.empty() ? "" : ", ") + pool_[r].name;
-    prog_ << "  lf::eval(" << names << ");\n";
-    if (roots.size() == 2)
-      lf::eval(pool_[roots[0]].a, pool_[roots[1]].a);
-    else
-      lf::eval(pool_[roots[0]].a, pool_[roots[1]].a, pool_[roots[2]].a);
-  } else if (chance(0.2)) {
-    how = "eval() then get";
-    pool_[roots[0]].a.eval();
-  }
+  emit("namespace lf = lazyfuse;");
+  const bool reductions = chance(0.6);
+  if (reductions)
+    reduction_program();
+  else
+    plain_program();
   const i64 checked0 = stats_.checked, uncertain0 = stats_.uncertain;
-  for (auto r : roots) {
-    prog_ << "  // check " << pool_[r].name << "\n";
-    check(pool_[r], how);
+  std::vector<std::size_t> seen;
+  for (auto& [r, label] : roots_) {
+    if (std::find(seen.begin(), seen.end(), r) != seen.end()) continue;
+    seen.push_back(r);
+    current_ = label;
+    update_note();
+    const bool eval_first = chance(0.2);
+    if (eval_first) eval_one(r);
+    emit("// check " + pool_[r].name);
+    if (!check(pool_[r], eval_first ? "eval() then get" : "get")) mark_failed(label);
+  }
+  // Groups: evaluated together (one partition of roots of different shapes), then checked.
+  for (auto& [g, label] : groups_) {
+    current_ = label;
+    update_note();
+    std::vector<const Array*> arrays;
+    std::string names;
+    for (auto r : g) {
+      arrays.push_back(&pool_[r].a);
+      names += (names.empty() ? "" : ", ") + pool_[r].name;
+    }
+    emit("lf::eval(" + names + ");");
+    lf::eval_arrays(std::span<const Array* const>(arrays.data(), arrays.size()));
+    for (auto r : g) {
+      emit("// check " + pool_[r].name);
+      if (!check(pool_[r], "evaluated together with lf::eval(" + names + ")")) mark_failed(label);
+    }
   }
   const i64 checked = stats_.checked - checked0, uncertain = stats_.uncertain - uncertain0;
   if (uncertain > checked) ++stats_.blind_cases;
+  finished_ = true;
+}
+
+std::string Case::numpy_record(i64 case_no, const std::string& seed_text) const {
+  std::string j = "{\"case\":" + std::to_string(case_no) + ",\"seed\":" + json_string(seed_text) + ",\"data\":[";
+  for (std::size_t k = 0; k < data_.size(); ++k) j += (k ? "," : "") + data_[k];
+  j += "],\"py\":[";
+  for (std::size_t k = 0; k < py_.size(); ++k) j += (k ? "," : "") + json_string(py_[k]);
+  j += "],\"checks\":[";
+  for (std::size_t k = 0; k < checks_.size(); ++k) j += (k ? "," : "") + checks_[k];
+  return j + "]}";
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1817,41 +1811,143 @@ std::uint64_t mix(std::uint64_t x) { // splitmix64
   return x ^ (x >> 31);
 }
 
-void run_cases(std::uint64_t base_seed, i64 count, const char* label) {
+// Minimum programs per category for a run of `count` cases. Measured over 10,000 cases: each (kind x consumer)
+// category ran in about 9% of the programs (reduction programs are 60% of the cases, with 2-4 parts each over 18
+// categories), each reduction function in 10-25%, elementwise/view programs in 40%. The minima are a fifth to a
+// half of that: 10,000 cases guarantee 200 programs per category. Below 1,000 cases they are halved, so that the
+// chance of a fair run falling below one stays under 1e-5 (ASan's 200 cases: 2 per category, against ~18).
+i64 minimum(i64 count, i64 one_in) {
+  return count >= 1000 ? count / one_in : count / (2 * one_in);
+}
+i64 category_minimum(i64 count) {
+  return minimum(count, 50);
+}
+i64 reduction_minimum(i64 count) {
+  return minimum(count, 40);
+}
+i64 plain_minimum(i64 count) {
+  return minimum(count, 5);
+}
+
+void print_categories(const Stats& stats, i64 count, bool enforce) {
+  std::printf("%-44s %9s %9s %9s\n", "category (programs that ran it)", "programs", "failed", "minimum");
+  auto row = [&](const std::string& name, i64 n, i64 minimum) {
+    const bool low = enforce && n < minimum;
+    auto f = stats.failed.find(name);
+    std::printf("%-44s %9lld %9lld %9lld%s\n", name.c_str(), static_cast<long long>(n),
+                static_cast<long long>(f == stats.failed.end() ? 0 : f->second),
+                static_cast<long long>(enforce ? minimum : 0), low ? "  <-- below the minimum" : "");
+    if (low)
+      ADD_FAILURE() << "category \"" << name << "\" ran in " << n << " programs, below its minimum " << minimum
+                    << " for " << count << " cases: the generator no longer makes these programs";
+  };
+  auto get = [](const std::map<std::string, i64>& m, const std::string& k) {
+    auto it = m.find(k);
+    return it == m.end() ? i64(0) : it->second;
+  };
+  row(kPlainCategory, get(stats.categories, kPlainCategory), plain_minimum(count));
+  for (RKind k : {RKind::Full, RKind::Partial, RKind::Keepdims})
+    for (Consumer c : kConsumers) row(category(k, c), get(stats.categories, category(k, c)), category_minimum(count));
+  for (int op = 0; op <= int(R::CountNonzero); ++op)
+    row(std::string("reduction ") + rname(R(op)), get(stats.reductions, rname(R(op))), reduction_minimum(count));
+  row(kEmptyReduction, get(stats.reductions, kEmptyReduction), 0);
+  row(kLaterOps, get(stats.categories, kLaterOps), 0);
+}
+
+// Failing cases whose programs and messages are shown; later ones are counted only.
+constexpr i64 kShownFailures = 5;
+
+// Runs `count` cases from `base_seed`, each twice (the second replays plans), checked against the reference and,
+// when `oracle` is given, against NumPy.
+void run_cases(std::uint64_t base_seed, i64 count, const char* label, NumpyOracle* oracle) {
   Stats stats;
   const auto plan_hits_before = lazyfuse::kernel_cache_stats().plan_hits;
-  const bool verbose = env_u64("LAZYFUSE_RANDOM_VERBOSE", 0) != 0;
-  const char* only = std::getenv("LAZYFUSE_RANDOM_CASE");
+  const bool verbose = env_flag("LAZYFUSE_TEST_RANDOM_VERBOSE");
+  // LAZYFUSE_TEST_RANDOM_CASE: one case number, or a range "first-last".
+  i64 first = 0, last = count - 1;
+  if (const char* only = std::getenv("LAZYFUSE_TEST_RANDOM_CASE"); only && *only) {
+    char* end = nullptr;
+    first = last = std::strtoll(only, &end, 10);
+    if (end && *end == '-') last = std::strtoll(end + 1, nullptr, 10);
+  }
+  const i64 ran = std::max<i64>(0, std::min(last, count - 1) - first + 1);
+  CrashNote crash_note;
   const auto t0 = std::chrono::steady_clock::now();
-  i64 failed = 0;
+  i64 failed = 0, sent = 0;
+  std::map<i64, std::set<std::string>> failed_labels; // per failing case: the labels of its failing results
   for (i64 c = 0; c < count; ++c) {
-    if (only && *only && i64(std::strtoll(only, nullptr, 10)) != c) continue;
+    if (c < first || c > last) continue;
     const std::uint64_t seed = mix(mix(base_seed) + std::uint64_t(c));
-    SCOPED_TRACE("LAZYFUSE_RANDOM_SEED=" + std::to_string(base_seed) + " LAZYFUSE_RANDOM_CASE=" + std::to_string(c) +
-                 " (" + label + ")");
+    const std::string repro = "LAZYFUSE_TEST_RANDOM_SEED=" + std::to_string(base_seed) +
+                              " LAZYFUSE_TEST_RANDOM_CASE=" + std::to_string(c) + " (" + label + ")";
+    SCOPED_TRACE(repro);
+    if (verbose) std::printf("case %lld (%s):\n", static_cast<long long>(c), repro.c_str());
     // Each case runs twice: the second run builds equal graphs over new buffers, so its materializations replay
     // the first run's kernels from the plan cache (runtime/PlanCache.h) instead of partitioning and lowering.
-    Case k(seed, stats), again(seed, stats);
-    const int before = ::testing::UnitTest::GetInstance()->current_test_info()->result()->total_part_count();
-    for (Case* run : {&k, &again}) {
-      try {
-        run->run();
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << (run == &k ? "exception: " : "exception (second run, replayed plans): ") << e.what();
+    Case k(seed, stats, true), again(seed, stats, false);
+    k.set_note(repro);
+    auto run_both = [&] {
+      for (Case* run : {&k, &again}) {
+        try {
+          run->run();
+        } catch (const std::exception& e) {
+          ADD_FAILURE() << (run == &k ? "exception: " : "exception (second run, replayed plans): ") << e.what();
+          k.mark_failed(run->current());
+        }
       }
+    };
+    bool case_failed = false;
+    if (failed < kShownFailures) {
+      const int before = ::testing::UnitTest::GetInstance()->current_test_info()->result()->total_part_count();
+      run_both();
+      case_failed = ::testing::UnitTest::GetInstance()->current_test_info()->result()->total_part_count() != before;
+      if (case_failed) ADD_FAILURE() << "case " << c << " program:\n" << k.program();
+    } else {
+      // Past the first failures, the rest are counted (per category) but not shown.
+      testing::TestPartResultArray parts;
+      {
+        testing::ScopedFakeTestPartResultReporter quiet(
+            testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &parts);
+        run_both();
+      }
+      case_failed = parts.size() > 0;
     }
-    const int after = ::testing::UnitTest::GetInstance()->current_test_info()->result()->total_part_count();
-    if (after != before) {
+    for (auto& cat : k.categories()) ++stats.categories[cat];
+    for (auto& r : k.reductions()) ++stats.reductions[r];
+    if (case_failed) {
       ++failed;
-      ADD_FAILURE() << "case " << c << " program:\n" << k.program();
-      if (failed >= 5) {
-        ADD_FAILURE() << "stopping after 5 failing cases";
-        break;
+      // The categories of the results that failed (in either run); all of the program's when none was named.
+      std::set<std::string> labels = k.failed_labels();
+      labels.insert(again.failed_labels().begin(), again.failed_labels().end());
+      if (labels.empty()) {
+        labels = k.categories();
+        for (auto& r : k.reductions()) labels.insert(std::string("reduction ") + r);
       }
+      failed_labels[c] = labels;
     } else if (verbose) {
-      std::printf("case %lld:\n%s", static_cast<long long>(c), k.program().c_str());
+      std::printf("case %lld: passed\n", static_cast<long long>(c));
+    }
+    // NumPy sees every program that ran to its end, also one the reference found wrong: a second opinion.
+    if (oracle && k.finished()) {
+      oracle->add(c, k.numpy_record(c, repro), k.program());
+      ++sent;
     }
   }
+  if (failed > kShownFailures)
+    ADD_FAILURE() << failed << " failing cases in all; the first " << kShownFailures << " are shown above";
+  if (oracle) {
+    oracle->finish();
+    // NumPy's disagreements, by the categories of the results that disagree ("category|reduction" labels).
+    for (auto& [c, labels] : oracle->mismatching_labels()) {
+      for (auto& l : labels) {
+        const auto bar = l.find('|');
+        failed_labels[c].insert(l.substr(0, bar));
+        if (bar != std::string::npos && bar + 1 < l.size()) failed_labels[c].insert("reduction " + l.substr(bar + 1));
+      }
+    }
+  }
+  for (auto& [c, labels] : failed_labels)
+    for (auto& l : labels) ++stats.failed[l];
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("[%s] seed %llu: %lld cases, %lld ops, %lld elements checked (%lld exact, %lld float32), %lld "
               "uncertain skipped (%.3f%%; %lld blind cases), largest error / tolerance %.3f, %.2f s\n",
@@ -1861,6 +1957,21 @@ void run_cases(std::uint64_t base_seed, i64 count, const char* label) {
               static_cast<long long>(stats.uncertain),
               100.0 * double(stats.uncertain) / double(std::max<i64>(1, stats.checked + stats.uncertain)),
               static_cast<long long>(stats.blind_cases), stats.worst_ratio, secs);
+  if (stats.worst_ratio > 0.5) std::printf("(the largest error / tolerance: %s)\n", stats.worst_where.c_str());
+  {
+    const auto k = lazyfuse::kernel_cache_stats();
+    std::printf("[%s] kernels (process so far): %llu launched, %llu compiled (%.1f s), %llu memory hits, %llu disk "
+                "hits, %llu plan replays\n",
+                label, static_cast<unsigned long long>(k.kernels_launched), static_cast<unsigned long long>(k.misses),
+                k.compile_seconds, static_cast<unsigned long long>(k.memory_hits),
+                static_cast<unsigned long long>(k.disk_hits), static_cast<unsigned long long>(k.plan_hits));
+  }
+  if (oracle)
+    std::printf("[%s] NumPy %s: %lld programs, %lld elements compared, %lld programs disagree (%.2f s in Python)\n",
+                label, numpy_availability().version.c_str(), static_cast<long long>(oracle->programs()),
+                static_cast<long long>(oracle->elements()), static_cast<long long>(oracle->mismatching_programs()),
+                oracle->python_seconds());
+  print_categories(stats, ran, ran > 1);
   // The second runs must have replayed plans (most cases materialize something the plan cache records).
   if (stats.cases >= 20) {
     EXPECT_GT(lazyfuse::kernel_cache_stats().plan_hits, plan_hits_before) << "no second run replayed a plan";
@@ -1870,19 +1981,80 @@ void run_cases(std::uint64_t base_seed, i64 count, const char* label) {
   if (stats.cases >= 50) {
     EXPECT_LT(double(stats.blind_cases), 0.1 * double(stats.cases)) << "too many cases with mostly uncertain results";
   }
+  // Every program checked by the reference went through NumPy too.
+  if (oracle) {
+    EXPECT_EQ(oracle->programs(), sent) << "programs the NumPy oracle checked";
+  }
+}
+
+const char* backend_name() {
+  try {
+    return lf::backend() == lf::Backend::Cuda ? "cuda" : "cpu";
+  } catch (const std::exception&) {
+    return "none";
+  }
+}
+
+// The NumPy oracle when LAZYFUSE_TEST_PYTHON has NumPy >= 2; otherwise nothing (a failure under CI=true).
+std::unique_ptr<NumpyOracle> maybe_oracle(const char* label) {
+  const auto& np = numpy_availability();
+  if (np.why_not.empty()) return std::make_unique<NumpyOracle>(label);
+  if (ci_requires_numpy())
+    ADD_FAILURE() << "CI=true requires the NumPy oracle: " << np.why_not;
+  else
+    std::printf("NumPy oracle off: %s\n", np.why_not.c_str());
+  return nullptr;
 }
 
 TEST(RandomGraphs, Differential) {
-  const i64 count = i64(env_u64("LAZYFUSE_RANDOM_GRAPHS", 300));
-  const std::uint64_t seed = env_u64("LAZYFUSE_RANDOM_SEED", std::random_device{}());
-  std::printf("RandomGraphs.Differential: LAZYFUSE_RANDOM_SEED=%llu LAZYFUSE_RANDOM_GRAPHS=%lld\n",
-              static_cast<unsigned long long>(seed), static_cast<long long>(count));
-  run_cases(seed, count, "random seed");
+  const i64 count = i64(env_u64("LAZYFUSE_TEST_RANDOM_GRAPHS", 300));
+  const std::uint64_t seed = env_u64("LAZYFUSE_TEST_RANDOM_SEED", std::random_device{}());
+  std::printf(
+      "RandomGraphs.Differential: LAZYFUSE_TEST_RANDOM_SEED=%llu LAZYFUSE_TEST_RANDOM_GRAPHS=%lld, backend %s\n",
+      static_cast<unsigned long long>(seed), static_cast<long long>(count), backend_name());
+  auto oracle = maybe_oracle("differential");
+  run_cases(seed, count, "random seed", oracle.get());
 }
 
 // A fixed seed: a regression this catches always reproduces.
 TEST(RandomGraphs, FixedSeed) {
-  run_cases(20240601, 150, "fixed seed");
+  auto oracle = maybe_oracle("fixed");
+  run_cases(20240601, 150, "fixed seed", oracle.get());
+}
+
+// The NumPy oracle's own test: skipped without a NumPy >= 2 (LAZYFUSE_TEST_PYTHON), a failure under CI=true.
+TEST(RandomGraphs, NumPyOracle) {
+  const auto& np = numpy_availability();
+  if (!np.why_not.empty()) {
+    if (ci_requires_numpy()) {
+      FAIL() << "CI=true requires the NumPy oracle: " << np.why_not;
+    }
+    GTEST_SKIP() << np.why_not;
+  }
+  // The oracle must find a wrong value: one program whose recorded lazyfuse value is off by one.
+  {
+    NumpyOracle oracle("selftest");
+    oracle.keep_failed(false);
+    const std::string record =
+        "{\"case\":0,\"seed\":\"selftest\",\"data\":[[1,2,3]],\"py\":[\"v0 = np.array(D[0], "
+        "dtype=np.float64).reshape((3,))\",\"v1 = np.sum(v0)\"],\"checks\":[{\"name\":\"v1\",\"dtype\":\"float64\","
+        "\"shape\":[],\"got\":[7],\"bound\":[0]}]}";
+    const int failures_before = ::testing::UnitTest::GetInstance()->current_test_info()->result()->total_part_count();
+    {
+      testing::TestPartResultArray parts;
+      {
+        testing::ScopedFakeTestPartResultReporter reporter(
+            testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &parts);
+        oracle.add(0, record, "sum({1, 2, 3}) recorded as 7");
+        oracle.finish();
+      }
+      EXPECT_EQ(oracle.mismatching_programs(), 1) << "the oracle missed sum([1, 2, 3]) == 7";
+      EXPECT_GE(parts.size(), 1);
+    }
+    EXPECT_EQ(::testing::UnitTest::GetInstance()->current_test_info()->result()->total_part_count(), failures_before);
+  }
+  NumpyOracle oracle("numpy");
+  run_cases(20251201, 100, "NumPy oracle", &oracle);
 }
 
 } // namespace

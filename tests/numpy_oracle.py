@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""NumPy as the second oracle of tests/test_random_graphs.cpp.
+
+    numpy_oracle.py BATCH.jsonl      (exit 0: every program agrees; 1: some disagree; 2: the batch is unreadable)
+
+Each line of BATCH.jsonl is one random program that lazyfuse has run:
+    {"case": N, "seed": "<how to rerun it>", "data": [[...], ...],        # the leaves' exact values (D[k])
+     "py": ["v0 = np.array(D[0], dtype=np.float32).reshape((2, 3))", ...], # the same program in NumPy
+     "checks": [{"name": "v5", "dtype": "float32", "shape": [2, 3],
+                 "got": [...], "bound": [...]}]}                           # lazyfuse's results, C order
+where "bound" is the test's float64 reference's error bound per element (Infinity: uncertain, skipped).
+
+NumPy decides dtypes, shapes, promotion, indexing and NaN rules: the dtype and the shape must be equal, and the
+values, upcast to float64, must satisfy |lazyfuse - numpy| <= bound_lazyfuse + bound_numpy, NumPy's own error
+taken as the reference's bound (a few ulps per op: NumPy's float32 SIMD functions and summation orders are not
+bit-exact); NaN must be at the same places, infinities equal. Each disagreement is reported with the program as
+Python that reproduces it.
+
+`nx` below is NumPy with exactly the differences docs/semantics.md documents for lazyfuse, and nothing more:
+  * no int8: bool operands that NumPy computes in int8 (floor_divide, remainder, power, square) compute in int32;
+  * no float16: float functions of bool operands, which NumPy gives in float16, give float32;
+  * the rounding functions (floor, ceil, trunc, rint) give float32 for bool operands (docs/semantics.md,
+    "Per-op result rules": bool -> float32; NumPy 2 returns bool there);
+  * float -> int conversions (astype, and at().set of float values into an integer array) truncate toward zero,
+    saturate at the integer type's limits and map NaN to 0 (docs/semantics.md, "Integer and conversion corner
+    cases"), where NumPy's result is platform-dependent; values in range convert as NumPy converts them;
+  * erf, which NumPy lacks: math.erf per element, in the dtype of NumPy's float functions (as sqrt's).
+Everything else in the programs is plain NumPy (np.*).
+"""
+import json
+import math
+import sys
+import time
+import warnings
+
+import numpy as np
+
+_ROUNDING = {"floor", "ceil", "trunc", "rint"}
+
+
+def _is_bool_array(a):
+    return isinstance(a, np.ndarray) and a.dtype == np.bool_
+
+
+def _wrap(name):
+    f = getattr(np, name)
+
+    def call(*args):
+        if name in _ROUNDING and _is_bool_array(args[0]):
+            return f(args[0].astype(np.float32))
+        r = np.asarray(f(*args))
+        if r.dtype == np.int8:
+            return f(*[a.astype(np.int32) if _is_bool_array(a) else a for a in args])
+        if r.dtype == np.float16:
+            return f(*[a.astype(np.float32) if _is_bool_array(a) else a for a in args])
+        return r
+
+    call.__name__ = name
+    return call
+
+
+def _to_int(value, dtype):
+    """value converted to integer dtype: NumPy's conversion, except lazyfuse's documented NaN and saturation."""
+    v = np.asarray(value)
+    if v.dtype.kind != "f":
+        return v.astype(dtype)
+    info = np.iinfo(dtype)
+    inside = ~np.isnan(v) & (v > float(info.min) - 1) & (v < float(info.max) + 1)
+    out = np.where(inside, v, 0).astype(dtype)
+    out = np.where(np.isnan(v), 0, np.where(v >= float(info.max) + 1, info.max, out))
+    return np.where(v <= float(info.min) - 1, info.min, out).astype(dtype)
+
+
+class _NX:
+    """NumPy with lazyfuse's documented differences (see the module's docstring)."""
+
+    def __getattr__(self, name):
+        fn = _wrap(name)
+        setattr(self, name, fn)
+        return fn
+
+    def erf(self, x):
+        x = np.asarray(x)
+        dtype = self.sqrt(x).dtype
+        return np.vectorize(math.erf, otypes=[np.float64])(x.astype(np.float64)).astype(dtype)
+
+    @staticmethod
+    def astype(x, dtype):
+        if np.dtype(dtype).kind == "i":
+            return _to_int(x, dtype)
+        return np.asarray(x).astype(dtype)
+
+    @staticmethod
+    def set(base, index, value):
+        """lazyfuse's base.at(index).set(value): a new array (NumPy's setitem casting, 'unsafe')."""
+        out = np.array(base, copy=True)
+        if out.dtype.kind == "i" and np.asarray(value).dtype.kind == "f":
+            value = _to_int(value, out.dtype)
+        out[index] = value
+        return out
+
+    @staticmethod
+    def expect_error(fn):
+        try:
+            fn()
+        except (ValueError, IndexError, TypeError):
+            return
+        raise AssertionError("NumPy gave a result where lazyfuse threw lazyfuse::Error")
+
+
+nx = _NX()
+
+
+class Mismatch(Exception):
+    pass
+
+
+def _show(values, limit=64):
+    values = list(values)
+    text = ", ".join(repr(v) for v in values[:limit])
+    return "[" + text + (", ... (%d values)" % len(values) if len(values) > limit else "") + "]"
+
+
+def reproduction(rec):
+    """The program as standalone Python (inputs inline when small)."""
+    lines = ["import numpy as np", "import sys; sys.path.insert(0, 'tests'); from numpy_oracle import nx"]
+    lines.append("D = [" + ", ".join(_show(d, 10**9) if len(d) <= 64 else "<%d values: see the batch file>" % len(d)
+                                     for d in rec["data"]) + "]")
+    lines += rec["py"]
+    return "\n".join("    " + l for l in lines)
+
+
+def compare(rec, chk, value):
+    """Empty when lazyfuse's recorded result agrees with NumPy's value, else what differs."""
+    a = np.asarray(value)
+    if str(a.dtype) != chk["dtype"]:
+        return ["dtype: lazyfuse %s, NumPy %s" % (chk["dtype"], a.dtype)]
+    if list(a.shape) != chk["shape"]:
+        return ["shape: lazyfuse %s, NumPy %s" % (tuple(chk["shape"]), a.shape)]
+    got = np.array(chk["got"], dtype=np.float64)
+    bound = np.array(chk["bound"], dtype=np.float64)
+    ref = a.astype(np.float64).ravel()
+    if got.size != ref.size or bound.size != ref.size:
+        return ["the record has %d values and %d bounds for %d elements" % (got.size, bound.size, ref.size)]
+    certain = np.isfinite(bound)
+    nan_got, nan_ref = np.isnan(got), np.isnan(ref)
+    bad = certain & (nan_got != nan_ref)
+    both = certain & ~nan_got & ~nan_ref
+    inf = both & (np.isinf(got) | np.isinf(ref))
+    bad |= inf & (got != ref)
+    fin = both & ~inf
+    with np.errstate(all="ignore"):
+        # bound_lazyfuse + bound_numpy: NumPy's error is taken as the reference's bound.
+        bad |= fin & ~(np.abs(got - ref) <= 2 * bound)
+    if not bad.any():
+        return []
+    out = ["%d of %d elements differ (%d certain):" % (int(bad.sum()), ref.size, int(certain.sum()))]
+    for flat in np.flatnonzero(bad)[:8]:
+        idx = np.unravel_index(flat, a.shape) if a.shape else ()
+        out.append("  [%s] lazyfuse %r, NumPy %r, |diff| %r, allowed %r" % (
+            ", ".join(str(int(i)) for i in idx), float(got[flat]), float(ref[flat]),
+            float(abs(got[flat] - ref[flat])), float(2 * bound[flat])))
+    return out
+
+
+def run_program(rec):
+    """Runs one program; returns (elements compared, problems)."""
+    ns = {"np": np, "nx": nx, "D": rec["data"]}
+    for line in rec["py"]:
+        try:
+            exec(line, ns)
+        except Exception as e:  # NumPy refused what lazyfuse accepted
+            return 0, ["NumPy raised %s: %s\n  at: %s" % (type(e).__name__, e, line)] + [
+                "LABEL " + chk["label"] for chk in rec["checks"] if "label" in chk]
+        target = line.split(" = ", 1)[0] if " = " in line else None
+        if target and target.isidentifier():
+            ns[target] = np.asarray(ns[target])
+    problems, elements = [], 0
+    for chk in rec["checks"]:
+        diff = compare(rec, chk, ns[chk["name"]])
+        elements += len(chk["got"])
+        if diff:
+            problems.append("%s: %s" % (chk["name"], "\n".join(diff)))
+            if "label" in chk:
+                problems.append("LABEL " + chk["label"])
+    return elements, problems
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__)
+        return 2
+    t0 = time.time()
+    np.seterr(all="ignore")
+    warnings.simplefilter("ignore")
+    programs = elements = bad = 0
+    with open(argv[1], encoding="utf-8") as f:
+        for line in f:
+            if not line.strip():
+                continue
+            rec = json.loads(line)
+            programs += 1
+            n, problems = run_program(rec)
+            elements += n
+            if problems:
+                bad += 1
+                print("MISMATCH %d" % rec["case"])
+                print("rerun: %s" % rec["seed"])
+                for p in problems:
+                    print(p)
+                print("NumPy program (nx: numpy with lazyfuse's documented differences, tests/numpy_oracle.py):")
+                print(reproduction(rec))
+                print("END")
+    print("SUMMARY programs=%d elements=%d mismatches=%d seconds=%.2f numpy=%s" % (
+        programs, elements, bad, time.time() - t0, np.__version__))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,1281 @@
+// The reference evaluator of tests/test_random_graphs.cpp: NumPy 2's dtype rules and every op the generator uses,
+// written out independently of the library, on host tensors of float64 values with a per-element absolute error
+// bound (inf = uncertain). See the test's header comment for how the bounds are derived.
+#pragma once
+
+#include <lazyfuse/lazyfuse.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace random_graphs {
+
+namespace lf = lazyfuse;
+using lf::Array;
+using lf::DType;
+using lf::Shape;
+using i64 = std::int64_t;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kSafety = 1.0 + 1e-6;
+// Ulps allowed per transcendental op: CUDA's float/double functions are within 2 ulps, glibc's within 1, NumPy's
+// float32 SIMD functions within 4 (np.log 3.83, np.exp 2.52), and the NumPy oracle compares against NumPy with
+// these same bounds.
+constexpr double kTranscendentalUlps = 4;
+// Magnitude cap for values: ops that could grow beyond it are not generated (keeps ints far from overflow and
+// floats well conditioned).
+constexpr double kMaxMagnitude = 1e6;
+// Largest number of elements an intermediate may have.
+constexpr i64 kMaxElements = 300000;
+
+// ---------------------------------------------------------------------------------------------------------
+// dtype rules of NumPy 2 (written out independently of the library)
+// ---------------------------------------------------------------------------------------------------------
+
+inline bool isf(DType t) {
+  return t == DType::Float32 || t == DType::Float64;
+}
+inline bool isi(DType t) {
+  return t == DType::Int32 || t == DType::Int64;
+}
+
+inline const char* dname(DType t) {
+  switch (t) {
+  case DType::Bool: return "bool";
+  case DType::Int32: return "int32";
+  case DType::Int64: return "int64";
+  case DType::Float32: return "float32";
+  case DType::Float64: return "float64";
+  }
+  return "?";
+}
+inline const char* dcpp(DType t) {
+  switch (t) {
+  case DType::Bool: return "lf::DType::Bool";
+  case DType::Int32: return "lf::DType::Int32";
+  case DType::Int64: return "lf::DType::Int64";
+  case DType::Float32: return "lf::DType::Float32";
+  case DType::Float64: return "lf::DType::Float64";
+  }
+  return "?";
+}
+
+// np.result_type of two array dtypes.
+inline DType promote(DType a, DType b) {
+  // rows/cols: bool, int32, int64, float32, float64
+  static const DType table[5][5] = {
+      {DType::Bool, DType::Int32, DType::Int64, DType::Float32, DType::Float64},
+      {DType::Int32, DType::Int32, DType::Int64, DType::Float64, DType::Float64},
+      {DType::Int64, DType::Int64, DType::Int64, DType::Float64, DType::Float64},
+      {DType::Float32, DType::Float64, DType::Float64, DType::Float32, DType::Float64},
+      {DType::Float64, DType::Float64, DType::Float64, DType::Float64, DType::Float64},
+  };
+  return table[int(a)][int(b)];
+}
+
+// A weak C++ scalar (NEP 50): bool, integer or floating kind.
+enum class Kind { Bool, Int, Float };
+inline DType natural(Kind k) {
+  return k == Kind::Bool ? DType::Bool : (k == Kind::Int ? DType::Int64 : DType::Float64);
+}
+inline DType promote_weak(DType t, Kind k) {
+  switch (k) {
+  case Kind::Bool: return t;
+  case Kind::Int: return t == DType::Bool ? DType::Int64 : t;
+  case Kind::Float: return isf(t) ? t : DType::Float64;
+  }
+  return t;
+}
+
+// Result of a float function (sqrt, exp, true_divide, ...) on an input type. NumPy gives float16 for bool inputs
+// of unary float functions; lazyfuse has no float16 and documents float32 there (the smallest float it has).
+inline DType float_of(DType t, bool unary) {
+  if (isf(t)) return t;
+  if (t == DType::Bool) return unary ? DType::Float32 : DType::Float64;
+  return DType::Float64;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// host tensors: C-order values (as doubles) and an absolute error bound per element (inf = uncertain)
+// ---------------------------------------------------------------------------------------------------------
+
+inline i64 numel(const Shape& s) {
+  i64 n = 1;
+  for (auto d : s) n *= d;
+  return n;
+}
+
+inline std::vector<i64> cstrides(const Shape& s) {
+  std::vector<i64> st(s.size(), 1);
+  for (int k = int(s.size()) - 2; k >= 0; --k) st[std::size_t(k)] = st[std::size_t(k) + 1] * s[std::size_t(k) + 1];
+  return st;
+}
+
+inline std::string shape_str(const Shape& s) {
+  std::string out = "{";
+  for (std::size_t k = 0; k < s.size(); ++k) out += (k ? ", " : "") + std::to_string(s[k]);
+  return out + "}";
+}
+
+struct HT {
+  DType dt = DType::Float64;
+  Shape shape;
+  std::vector<double> v, e;
+  i64 size() const { return i64(v.size()); }
+};
+
+inline HT make_ht(DType dt, Shape shape) {
+  HT r;
+  r.dt = dt;
+  r.shape = std::move(shape);
+  auto n = std::size_t(numel(r.shape));
+  r.v.assign(n, 0.0);
+  r.e.assign(n, 0.0);
+  return r;
+}
+
+inline double wrap32(double x) {
+  return double(std::int32_t(std::uint32_t(std::uint64_t(i64(x)))));
+}
+
+// x as the dtype holds it.
+inline double rnd(DType t, double x) {
+  switch (t) {
+  case DType::Bool: return x != 0 ? 1.0 : 0.0;
+  case DType::Int32: return wrap32(x);
+  case DType::Int64: return x;
+  case DType::Float32: return double(float(x));
+  case DType::Float64: return x;
+  }
+  return x;
+}
+
+// One unit in the last place at magnitude |x| (0 for exact types).
+inline double ulp(DType t, double x) {
+  x = std::fabs(x);
+  if (!std::isfinite(x)) return kInf;
+  if (t == DType::Float32) {
+    float f = float(x);
+    if (!std::isfinite(f)) return kInf;
+    float up = std::nextafter(f, std::numeric_limits<float>::infinity());
+    return std::max(double(up) - double(f), double(std::numeric_limits<float>::denorm_min()));
+  }
+  if (t == DType::Float64) return std::nextafter(x, kInf) - x;
+  return 0;
+}
+
+// The error of a correctly rounded float op: `prop` propagated from the inputs; exact ops on exact inputs are
+// exact everywhere, anything else may differ by one more ulp (rounding, fma contraction).
+inline double finish(DType c, double r, double prop, bool exact) {
+  // IEEE arithmetic on exact operands gives NaN and infinities deterministically (no overflow happens here).
+  if (prop == 0 && (exact || !std::isfinite(r))) return 0;
+  if (!std::isfinite(prop)) return kInf;
+  return prop * kSafety + ulp(c, std::fabs(r) + prop);
+}
+inline double finish_transcendental(DType c, double r, double prop) {
+  if (!std::isfinite(prop)) return kInf;
+  if (prop == 0 && !std::isfinite(r)) return 0;
+  return prop * kSafety + kTranscendentalUlps * ulp(c, std::fabs(r) + prop);
+}
+
+// A strided view of a (offset and strides in a's C-order elements).
+inline HT affine(const HT& a, const Shape& out, i64 offset, const std::vector<i64>& strides) {
+  HT r = make_ht(a.dt, out);
+  const i64 n = r.size();
+  const int rank = int(out.size());
+  std::vector<i64> idx(out.size(), 0);
+  i64 src = offset;
+  for (i64 i = 0; i < n; ++i) {
+    r.v[std::size_t(i)] = a.v[std::size_t(src)];
+    r.e[std::size_t(i)] = a.e[std::size_t(src)];
+    for (int k = rank - 1; k >= 0; --k) {
+      auto K = std::size_t(k);
+      ++idx[K];
+      src += strides[K];
+      if (idx[K] < out[K]) break;
+      src -= strides[K] * out[K];
+      idx[K] = 0;
+    }
+  }
+  return r;
+}
+
+inline std::optional<Shape> broadcast_shape(const Shape& a, const Shape& b) {
+  const std::size_t n = std::max(a.size(), b.size());
+  Shape out(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    i64 da = k + a.size() >= n ? a[k + a.size() - n] : 1;
+    i64 db = k + b.size() >= n ? b[k + b.size() - n] : 1;
+    if (da != db && da != 1 && db != 1) return std::nullopt;
+    out[k] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+inline HT ref_broadcast(const HT& a, const Shape& s) {
+  if (a.shape == s) return a;
+  auto st = cstrides(a.shape);
+  std::vector<i64> strides(s.size(), 0);
+  const std::size_t lead = s.size() - a.shape.size();
+  for (std::size_t k = 0; k < a.shape.size(); ++k) strides[k + lead] = a.shape[k] == 1 ? 0 : st[k];
+  return affine(a, s, 0, strides);
+}
+
+inline HT ref_cast(const HT& a, DType to) {
+  if (a.dt == to) return a;
+  HT r = a;
+  r.dt = to;
+  for (std::size_t i = 0; i < a.v.size(); ++i) {
+    const double v = a.v[i], e = a.e[i];
+    if (to == DType::Bool) {
+      r.v[i] = v != 0 ? 1 : 0;
+      r.e[i] = (e > 0 && std::fabs(v) <= e * kSafety) ? kInf : 0;
+    } else if (isi(to)) {
+      if (isf(a.dt)) {
+        // Truncation toward zero, saturating, NaN to 0 (docs/semantics.md; values here stay far from the limits).
+        double lo = to == DType::Int32 ? -2147483648.0 : -9.2e18, hi = to == DType::Int32 ? 2147483647.0 : 9.2e18;
+        r.v[i] = std::isnan(v) ? 0.0 : rnd(to, std::clamp(std::trunc(v), lo, hi));
+        r.e[i] = (e > 0 && std::trunc(v - e * kSafety) != std::trunc(v + e * kSafety)) ? kInf : 0;
+      } else {
+        r.v[i] = rnd(to, v);
+        r.e[i] = e > 0 ? kInf : 0;
+      }
+    } else {
+      const double x = rnd(to, v);
+      r.v[i] = x;
+      r.e[i] = e == 0 ? 0 : (std::isfinite(e) ? e * kSafety + ulp(to, std::fabs(x) + e) : kInf);
+    }
+  }
+  return r;
+}
+
+// ---- unary ops ----
+
+enum class U { Neg, Abs, Square, Sqrt, Exp, Log, Sin, Cos, Tanh, Erf, Floor, Ceil, Trunc, Not };
+
+// (compute dtype, result dtype), or nullopt where NumPy raises.
+inline std::optional<std::pair<DType, DType>> unary_types(U op, DType t) {
+  switch (op) {
+  case U::Neg:
+    if (t == DType::Bool) return std::nullopt;
+    return std::pair{t, t};
+  case U::Abs: return std::pair{t, t};
+  case U::Square:
+    // NumPy: int8 for bool; lazyfuse's smallest integer is int32.
+    if (t == DType::Bool) return std::pair{DType::Int32, DType::Int32};
+    return std::pair{t, t};
+  case U::Sqrt:
+  case U::Exp:
+  case U::Log:
+  case U::Sin:
+  case U::Cos:
+  case U::Tanh:
+  case U::Erf: return std::pair{float_of(t, true), float_of(t, true)};
+  case U::Floor:
+  case U::Ceil:
+  case U::Trunc:
+    // Integers stay integers (NumPy >= 2.1 / array API); bool -> the smallest float.
+    if (t == DType::Bool) return std::pair{DType::Float32, DType::Float32};
+    return std::pair{t, t};
+  case U::Not: return std::pair{DType::Bool, DType::Bool};
+  }
+  return std::nullopt;
+}
+
+inline HT ref_unary(U op, const HT& x0) {
+  auto types = unary_types(op, x0.dt);
+  if (!types) throw std::logic_error("ref_unary: invalid dtype");
+  const DType c = types->first;
+  HT x = ref_cast(x0, c);
+  HT r = make_ht(types->second, x.shape);
+  for (std::size_t i = 0; i < x.v.size(); ++i) {
+    const double v = x.v[i], e = x.e[i];
+    double out = 0, err = 0;
+    auto transcendental = [&](double exact, double prop) {
+      out = rnd(c, exact);
+      err = finish_transcendental(c, out, e == 0 ? 0 : prop);
+    };
+    // sin, tanh and erf are odd: every implementation returns an exact zero for an exact zero. Their results and
+    // cos's lie in [-1, 1], so a finite input error propagates as at most 2; an uncertain input stays uncertain.
+    auto bounded = [&](double exact, double lipschitz, bool odd) {
+      if (odd && v == 0 && e == 0) {
+        out = 0;
+        err = 0;
+        return;
+      }
+      transcendental(exact, std::isfinite(e) ? std::min(lipschitz * e, 2.0) : kInf);
+    };
+    auto discrete = [&](double (*f)(double)) {
+      out = isf(c) ? f(v) : v;
+      if (!isf(c))
+        err = e;
+      else
+        err = (e > 0 && f(v - e * kSafety) != f(v + e * kSafety)) ? kInf : 0;
+    };
+    switch (op) {
+    case U::Neg:
+      out = c == DType::Int32 ? wrap32(-v) : -v;
+      err = e;
+      break;
+    case U::Abs:
+      out = std::fabs(v);
+      err = e;
+      break;
+    case U::Square:
+      if (!isf(c)) {
+        out = rnd(c, v * v);
+        err = e;
+      } else {
+        double p = v * v;
+        out = rnd(c, p);
+        bool exact = c == DType::Float32 ? out == p : std::fma(v, v, -p) == 0;
+        err = finish(c, out, e == 0 ? 0 : (2 * std::fabs(v) + e) * e, exact);
+      }
+      break;
+    case U::Sqrt: {
+      out = rnd(c, std::sqrt(v));
+      bool exact = std::fma(out, out, -v) == 0;
+      double prop = 0;
+      if (e > 0) {
+        prop = std::sqrt(e);
+        if (v - e > 0) prop = std::min(prop, e / (std::sqrt(v - e) + std::sqrt(v)));
+      }
+      err = finish(c, out, prop, exact);
+      break;
+    }
+    case U::Exp: transcendental(std::exp(v), std::exp(v) * std::expm1(e)); break;
+    case U::Log: transcendental(std::log(v), v - e > 0 ? e / (v - e) : kInf); break;
+    case U::Sin: bounded(std::sin(v), 1, true); break;
+    case U::Cos: bounded(std::cos(v), 1, false); break;
+    case U::Tanh: bounded(std::tanh(v), 1, true); break;
+    case U::Erf: bounded(std::erf(v), 1.1284, true); break;
+    case U::Floor: discrete(static_cast<double (*)(double)>(std::floor)); break;
+    case U::Ceil: discrete(static_cast<double (*)(double)>(std::ceil)); break;
+    case U::Trunc: discrete(static_cast<double (*)(double)>(std::trunc)); break;
+    case U::Not:
+      out = v != 0 ? 0 : 1;
+      err = e;
+      break;
+    }
+    r.v[i] = out;
+    r.e[i] = err;
+  }
+  return r;
+}
+
+// ---- binary ops ----
+
+enum class B { Add, Sub, Mul, Div, Min, Max, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Xor, FloorDiv, Rem };
+inline const char* bname(B op) {
+  static const char* names[] = {"add",         "subtract",   "multiply",    "true_divide",  "minimum",  "maximum",
+                                "equal",       "not_equal",  "less",        "less_equal",   "greater",  "greater_equal",
+                                "logical_and", "logical_or", "logical_xor", "floor_divide", "remainder"};
+  return names[int(op)];
+}
+inline bool is_compare(B op) {
+  return op >= B::Eq && op <= B::Ge;
+}
+inline bool is_logical(B op) {
+  return op >= B::And && op <= B::Xor;
+}
+
+inline std::optional<std::pair<DType, DType>> binary_types(B op, DType t) {
+  switch (op) {
+  case B::Add:
+  case B::Mul:
+  case B::Min:
+  case B::Max: return std::pair{t, t};
+  case B::Sub:
+    if (t == DType::Bool) return std::nullopt;
+    return std::pair{t, t};
+  case B::Div: return std::pair{float_of(t, false), float_of(t, false)};
+  case B::FloorDiv:
+  case B::Rem:
+    if (t == DType::Bool) return std::pair{DType::Int32, DType::Int32};
+    return std::pair{t, t};
+  case B::And:
+  case B::Or:
+  case B::Xor: return std::pair{DType::Bool, DType::Bool};
+  default: return std::pair{t, DType::Bool};
+  }
+}
+
+// Boolean AND/OR/XOR with certainty: a certain false decides an AND, a certain true decides an OR.
+inline void bool_logic(B op, double a, double ea, double b, double eb, double& out, double& err) {
+  const bool A = a != 0, Bv = b != 0, ca = ea == 0, cb = eb == 0;
+  if (op == B::And) {
+    out = A && Bv;
+    err = (ca && cb) || (ca && !A) || (cb && !Bv) ? 0 : kInf;
+  } else if (op == B::Or) {
+    out = A || Bv;
+    err = (ca && cb) || (ca && A) || (cb && Bv) ? 0 : kInf;
+  } else {
+    out = A != Bv;
+    err = ca && cb ? 0 : kInf;
+  }
+}
+
+// The op on operands already promoted to `t` (array-array: promote(a, b); array-scalar: promote_weak).
+inline HT ref_binary_t(B op, const HT& a0, const HT& b0, DType t) {
+  auto types = binary_types(op, t);
+  if (!types) throw std::logic_error("ref_binary: invalid dtype");
+  const DType c = types->first;
+  auto shape = broadcast_shape(a0.shape, b0.shape);
+  if (!shape) throw std::logic_error("ref_binary: shapes do not broadcast");
+  HT a = ref_broadcast(ref_cast(a0, c), *shape), b = ref_broadcast(ref_cast(b0, c), *shape);
+  HT r = make_ht(types->second, *shape);
+  for (std::size_t i = 0; i < a.v.size(); ++i) {
+    const double x = a.v[i], ex = a.e[i], y = b.v[i], ey = b.e[i];
+    double out = 0, err = 0;
+    if (is_compare(op)) {
+      switch (op) {
+      case B::Eq: out = x == y; break;
+      case B::Ne: out = x != y; break;
+      case B::Lt: out = x < y; break;
+      case B::Le: out = x <= y; break;
+      case B::Gt: out = x > y; break;
+      default: out = x >= y; break;
+      }
+      // Certain unless the operands' intervals can reach each other (NaN distances: uncertain operands at infinity).
+      const double tol = ex + ey;
+      err = tol == 0 ? 0 : (!(std::fabs(x - y) > tol * kSafety) ? kInf : 0);
+    } else if (is_logical(op)) {
+      bool_logic(op, x, ex, y, ey, out, err);
+    } else if (c == DType::Bool) {
+      if (op == B::Add)
+        bool_logic(B::Or, x, ex, y, ey, out, err);
+      else if (op == B::Mul)
+        bool_logic(B::And, x, ex, y, ey, out, err);
+      else if (op == B::Min || op == B::Max) {
+        out = op == B::Min ? std::min(x, y) : std::max(x, y);
+        err = std::max(ex, ey);
+      } else {
+        throw std::logic_error("ref_binary: bool op");
+      }
+    } else if (isi(c)) {
+      const i64 X = i64(x), Y = i64(y);
+      i64 q = 0;
+      switch (op) {
+      case B::Add: out = double(X + Y); break;
+      case B::Sub: out = double(X - Y); break;
+      case B::Mul: out = double(X * Y); break;
+      case B::Min: out = double(std::min(X, Y)); break;
+      case B::Max: out = double(std::max(X, Y)); break;
+      case B::FloorDiv:
+      case B::Rem:
+        if (Y == 0) throw std::logic_error("ref_binary: integer division by zero");
+        q = X / Y;
+        if ((X % Y != 0) && ((X < 0) != (Y < 0))) --q;
+        out = double(op == B::FloorDiv ? q : X - q * Y);
+        break;
+      default: throw std::logic_error("ref_binary: int op");
+      }
+      out = rnd(c, out);
+      err = ex + ey;
+    } else {
+      const bool exact_in = ex == 0 && ey == 0;
+      switch (op) {
+      case B::Add:
+      case B::Sub: {
+        const double y2 = op == B::Add ? y : -y;
+        const double s = x + y2;
+        // TwoSum: the exact rounding error of the double sum.
+        const double bb = s - x;
+        const double terr = (x - (s - bb)) + (y2 - bb);
+        out = rnd(c, s);
+        err = finish(c, out, exact_in ? 0 : ex + ey, terr == 0 && out == s);
+        break;
+      }
+      case B::Mul: {
+        const double p = x * y;
+        out = rnd(c, p);
+        const bool exact = c == DType::Float32 ? out == p : std::fma(x, y, -p) == 0;
+        err = finish(c, out, exact_in ? 0 : std::fabs(x) * ey + std::fabs(y) * ex + ex * ey, exact);
+        break;
+      }
+      case B::Div: {
+        const double q = x / y;
+        out = rnd(c, q);
+        const bool exact = std::fma(out, y, -x) == 0;
+        double prop = 0;
+        if (!exact_in)
+          prop = std::fabs(y) > ey * kSafety ? (ex + std::fabs(q) * ey) / (std::fabs(y) - ey * kSafety) : kInf;
+        err = finish(c, out, prop, exact);
+        break;
+      }
+      case B::Min:
+      case B::Max: // NaN-propagating, as NumPy's minimum and maximum
+        out = std::isnan(x) || std::isnan(y) ? std::numeric_limits<double>::quiet_NaN()
+                                             : (op == B::Min ? std::min(x, y) : std::max(x, y));
+        err = std::max(ex, ey);
+        break;
+      default: throw std::logic_error("ref_binary: float op");
+      }
+    }
+    r.v[i] = out;
+    r.e[i] = err;
+  }
+  return r;
+}
+
+inline HT ref_binary(B op, const HT& a, const HT& b) {
+  return ref_binary_t(op, a, b, promote(a.dt, b.dt));
+}
+
+inline HT ref_where_t(const HT& c0, const HT& a0, const HT& b0, DType t) {
+  auto s1 = broadcast_shape(a0.shape, b0.shape);
+  auto s = s1 ? broadcast_shape(c0.shape, *s1) : std::nullopt;
+  if (!s) throw std::logic_error("ref_where: shapes do not broadcast");
+  HT c = ref_broadcast(ref_cast(c0, DType::Bool), *s);
+  HT a = ref_broadcast(ref_cast(a0, t), *s), b = ref_broadcast(ref_cast(b0, t), *s);
+  HT r = make_ht(t, *s);
+  for (std::size_t i = 0; i < r.v.size(); ++i) {
+    if (c.e[i] == 0) {
+      r.v[i] = c.v[i] != 0 ? a.v[i] : b.v[i];
+      r.e[i] = c.v[i] != 0 ? a.e[i] : b.e[i];
+    } else {
+      r.v[i] = a.v[i];
+      r.e[i] = (a.v[i] == b.v[i] && a.e[i] == 0 && b.e[i] == 0) ? 0 : kInf;
+    }
+  }
+  return r;
+}
+
+// ---- views and copies ----
+
+inline HT ref_reshape(const HT& a, Shape s) {
+  i64 known = 1;
+  int unknown = -1;
+  for (std::size_t k = 0; k < s.size(); ++k) {
+    if (s[k] == -1)
+      unknown = int(k);
+    else
+      known *= s[k];
+  }
+  if (unknown >= 0) s[std::size_t(unknown)] = a.size() / known;
+  HT r = a;
+  r.shape = s;
+  return r;
+}
+
+inline HT ref_transpose(const HT& a, std::vector<int> perm) {
+  const int n = int(a.shape.size());
+  if (perm.empty())
+    for (int k = n - 1; k >= 0; --k) perm.push_back(k);
+  auto st = cstrides(a.shape);
+  Shape out;
+  std::vector<i64> strides;
+  for (int p : perm) {
+    int ax = p < 0 ? p + n : p;
+    out.push_back(a.shape[std::size_t(ax)]);
+    strides.push_back(st[std::size_t(ax)]);
+  }
+  return affine(a, out, 0, strides);
+}
+
+// Python's slice.indices(n) and the number of elements it selects.
+inline void py_slice(i64 n, const lf::Slice& s, i64& start, i64& count) {
+  const i64 step = s.step;
+  i64 stop;
+  if (step > 0) {
+    start = s.start ? *s.start : 0;
+    stop = s.stop ? *s.stop : n;
+    if (start < 0) start = std::max<i64>(start + n, 0);
+    if (stop < 0) stop = std::max<i64>(stop + n, 0);
+    start = std::min(start, n);
+    stop = std::min(stop, n);
+    count = stop > start ? (stop - start + step - 1) / step : 0;
+  } else {
+    start = s.start ? *s.start : n - 1;
+    stop = s.stop ? *s.stop : -1;
+    if (s.start && start < 0) start = std::max<i64>(start + n, -1);
+    if (s.stop && stop < 0) stop = std::max<i64>(stop + n, -1);
+    start = std::min(start, n - 1);
+    stop = std::min(stop, n - 1);
+    count = start > stop ? (start - stop - step - 1) / (-step) : 0;
+  }
+}
+
+inline HT ref_index(const HT& a, const std::vector<lf::Index>& idx) {
+  const i64 ndim = i64(a.shape.size());
+  i64 consumed = 0;
+  for (auto& c : idx)
+    if (std::holds_alternative<i64>(c) || std::holds_alternative<lf::Slice>(c)) ++consumed;
+  auto st = cstrides(a.shape);
+  Shape out;
+  std::vector<i64> strides;
+  i64 offset = 0, axis = 0;
+  auto whole = [&] {
+    out.push_back(a.shape[std::size_t(axis)]);
+    strides.push_back(st[std::size_t(axis)]);
+    ++axis;
+  };
+  for (auto& c : idx) {
+    if (auto* k = std::get_if<i64>(&c)) {
+      i64 n = a.shape[std::size_t(axis)], j = *k < 0 ? *k + n : *k;
+      offset += j * st[std::size_t(axis)];
+      ++axis;
+    } else if (auto* s = std::get_if<lf::Slice>(&c)) {
+      i64 start, count;
+      py_slice(a.shape[std::size_t(axis)], *s, start, count);
+      if (count > 0) offset += start * st[std::size_t(axis)];
+      out.push_back(count);
+      strides.push_back(s->step * st[std::size_t(axis)]);
+      ++axis;
+    } else if (std::holds_alternative<lf::NewAxis>(c)) {
+      out.push_back(1);
+      strides.push_back(0);
+    } else {
+      for (i64 k = 0; k < ndim - consumed; ++k) whole();
+    }
+  }
+  while (axis < ndim) whole();
+  return affine(a, out, offset, strides);
+}
+
+inline HT iota_like(const Shape& s) {
+  HT r = make_ht(DType::Int64, s);
+  std::iota(r.v.begin(), r.v.end(), 0.0);
+  return r;
+}
+
+// base with base[idx] = value (broadcast to the region, cast to base's dtype).
+inline HT ref_set(const HT& base, const std::vector<lf::Index>& idx, const HT& value) {
+  HT pos = ref_index(iota_like(base.shape), idx);
+  HT v = ref_broadcast(ref_cast(value, base.dt), pos.shape);
+  HT r = base;
+  for (std::size_t i = 0; i < pos.v.size(); ++i) {
+    r.v[std::size_t(pos.v[i])] = v.v[i];
+    r.e[std::size_t(pos.v[i])] = v.e[i];
+  }
+  return r;
+}
+
+inline HT ref_flip(const HT& a, std::optional<int> axis) {
+  auto st = cstrides(a.shape);
+  std::vector<i64> strides = st;
+  i64 offset = 0;
+  const int n = int(a.shape.size());
+  for (int k = 0; k < n; ++k) {
+    if (axis && (*axis < 0 ? *axis + n : *axis) != k) continue;
+    auto K = std::size_t(k);
+    offset += (a.shape[K] - 1) * st[K];
+    strides[K] = -st[K];
+  }
+  return affine(a, a.shape, offset, strides);
+}
+
+inline HT ref_roll(const HT& a, i64 shift, std::optional<int> axis) {
+  if (!axis) {
+    HT flat = ref_reshape(a, {a.size()});
+    HT r = ref_roll(flat, shift, 0);
+    r.shape = a.shape;
+    return r;
+  }
+  const int n = int(a.shape.size());
+  const auto ax = std::size_t(*axis < 0 ? *axis + n : *axis);
+  HT r = make_ht(a.dt, a.shape);
+  const i64 len = a.shape[ax];
+  i64 inner = 1, outer = 1;
+  for (std::size_t k = ax + 1; k < a.shape.size(); ++k) inner *= a.shape[k];
+  for (std::size_t k = 0; k < ax; ++k) outer *= a.shape[k];
+  for (i64 o = 0; o < outer; ++o)
+    for (i64 j = 0; j < len; ++j) {
+      i64 src = (((j - shift) % len) + len) % len;
+      for (i64 in = 0; in < inner; ++in) {
+        auto d = std::size_t((o * len + j) * inner + in), s = std::size_t((o * len + src) * inner + in);
+        r.v[d] = a.v[s];
+        r.e[d] = a.e[s];
+      }
+    }
+  return r;
+}
+
+inline HT ref_concat(const std::vector<HT>& xs, int axis) {
+  const int n = int(xs[0].shape.size());
+  const auto ax = std::size_t(axis < 0 ? axis + n : axis);
+  DType t = xs[0].dt;
+  for (auto& x : xs) t = promote(t, x.dt);
+  Shape out = xs[0].shape;
+  out[ax] = 0;
+  for (auto& x : xs) out[ax] += x.shape[ax];
+  HT r = make_ht(t, out);
+  i64 outer = 1, inner = 1;
+  for (std::size_t k = 0; k < ax; ++k) outer *= out[k];
+  for (std::size_t k = ax + 1; k < out.size(); ++k) inner *= out[k];
+  i64 off = 0;
+  for (auto& x0 : xs) {
+    HT x = ref_cast(x0, t);
+    const i64 len = x.shape[ax];
+    for (i64 o = 0; o < outer; ++o)
+      for (i64 j = 0; j < len * inner; ++j) {
+        auto d = std::size_t((o * out[ax] + off) * inner + j), s = std::size_t(o * len * inner + j);
+        r.v[d] = x.v[s];
+        r.e[d] = x.e[s];
+      }
+    off += len;
+  }
+  return r;
+}
+
+inline HT ref_stack(const std::vector<HT>& xs, int axis) {
+  const int n = int(xs[0].shape.size()) + 1;
+  const auto ax = std::size_t(axis < 0 ? axis + n : axis);
+  DType t = xs[0].dt;
+  for (auto& x : xs) t = promote(t, x.dt);
+  Shape out = xs[0].shape;
+  out.insert(out.begin() + std::ptrdiff_t(ax), i64(xs.size()));
+  HT r = make_ht(t, out);
+  i64 outer = 1, inner = 1;
+  for (std::size_t k = 0; k < ax; ++k) outer *= out[k];
+  for (std::size_t k = ax + 1; k < out.size(); ++k) inner *= out[k];
+  for (std::size_t m = 0; m < xs.size(); ++m) {
+    HT x = ref_cast(xs[m], t);
+    for (i64 o = 0; o < outer; ++o)
+      for (i64 j = 0; j < inner; ++j) {
+        auto d = std::size_t((o * i64(xs.size()) + i64(m)) * inner + j), s = std::size_t(o * inner + j);
+        r.v[d] = x.v[s];
+        r.e[d] = x.e[s];
+      }
+  }
+  return r;
+}
+
+// A constant converted to a dtype as NumPy's full(..., dtype) does for the values used here.
+inline double constant_as(DType t, double c) {
+  if (t == DType::Bool) return c != 0;
+  if (isi(t)) return rnd(t, std::trunc(c));
+  return rnd(t, c);
+}
+
+inline HT ref_pad(const HT& a, const std::vector<std::pair<i64, i64>>& w, double value) {
+  Shape out = a.shape;
+  std::vector<lf::Index> idx;
+  for (std::size_t d = 0; d < out.size(); ++d) {
+    auto [lo, hi] = w.size() == 1 ? w[0] : w[d];
+    out[d] += lo + hi;
+    idx.push_back(lf::Slice{lo, lo + a.shape[d], 1});
+  }
+  HT base = make_ht(a.dt, out);
+  std::fill(base.v.begin(), base.v.end(), constant_as(a.dt, value));
+  return ref_set(base, idx, a);
+}
+
+inline double maxabs(const HT& a) {
+  double m = 0;
+  for (double x : a.v) m = std::max(m, std::fabs(x));
+  return m;
+}
+inline double minabs(const HT& a) {
+  double m = kInf;
+  for (double x : a.v) m = std::min(m, std::fabs(x));
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// reductions
+// ---------------------------------------------------------------------------------------------------------
+
+enum class R { Sum, Prod, Min, Max, Mean, Var, Std, ArgMin, ArgMax, Any, All, CountNonzero };
+
+inline const char* rname(R op) {
+  static const char* names[] = {"sum", "prod",   "min",    "max", "mean", "var",
+                                "std", "argmin", "argmax", "any", "all",  "count_nonzero"};
+  return names[int(op)];
+}
+inline bool is_arg(R op) {
+  return op == R::ArgMin || op == R::ArgMax;
+}
+inline bool needs_elements(R op) { // no identity: reducing nothing is an error
+  return op == R::Min || op == R::Max || is_arg(op);
+}
+
+// Result dtypes as NumPy 2 gives them on 64-bit Linux (docs/semantics.md, "Result types").
+inline DType reduce_type(R op, DType t) {
+  switch (op) {
+  case R::Sum:
+  case R::Prod: return isf(t) ? t : DType::Int64;
+  case R::Min:
+  case R::Max: return t;
+  case R::Mean:
+  case R::Var:
+  case R::Std: return isf(t) ? t : DType::Float64;
+  case R::ArgMin:
+  case R::ArgMax:
+  case R::CountNonzero: return DType::Int64;
+  case R::Any:
+  case R::All: return DType::Bool;
+  }
+  return t;
+}
+
+// The reduced axes, normalized and sorted (nullopt: all of them).
+inline std::vector<int> reduced_axes(const Shape& s, const std::optional<std::vector<int>>& axes) {
+  const int n = int(s.size());
+  std::vector<int> out;
+  if (!axes) {
+    for (int k = 0; k < n; ++k) out.push_back(k);
+    return out;
+  }
+  for (int a : *axes) out.push_back(a < 0 ? a + n : a);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+inline Shape reduce_shape(const Shape& s, const std::vector<int>& ax, bool keepdims) {
+  Shape out;
+  for (int k = 0; k < int(s.size()); ++k) {
+    const bool reduced = std::find(ax.begin(), ax.end(), k) != ax.end();
+    if (!reduced)
+      out.push_back(s[std::size_t(k)]);
+    else if (keepdims)
+      out.push_back(1);
+  }
+  return out;
+}
+
+// For each result element (C order), the flat input indices it combines, in C order of the reduced axes (which is
+// the order argmin/argmax count in: along the axis, or in the flattened array).
+inline std::vector<std::vector<i64>> reduce_groups(const Shape& s, const std::vector<int>& ax) {
+  Shape kept;
+  std::vector<bool> reduced(s.size(), false);
+  for (int a : ax) reduced[std::size_t(a)] = true;
+  for (std::size_t k = 0; k < s.size(); ++k)
+    if (!reduced[k]) kept.push_back(s[k]);
+  std::vector<std::vector<i64>> groups(std::size_t(numel(kept)));
+  const auto kst = cstrides(kept);
+  std::vector<i64> idx(s.size(), 0);
+  const i64 n = numel(s);
+  for (i64 i = 0; i < n; ++i) {
+    i64 out = 0;
+    for (std::size_t k = 0, j = 0; k < s.size(); ++k)
+      if (!reduced[k]) out += idx[k] * kst[j++];
+    groups[std::size_t(out)].push_back(i);
+    for (int k = int(s.size()) - 1; k >= 0; --k) {
+      if (++idx[std::size_t(k)] < s[std::size_t(k)]) break;
+      idx[std::size_t(k)] = 0;
+    }
+  }
+  return groups;
+}
+
+// The longest chain of roundings an element of an n-term float sum can go through, over the orders the library
+// uses (a sum's error is at most gamma(depth) * sum |x_i|, whatever the tree):
+//  * CPU backend (runtime/CpuBackend.cpp, Pairwise): a halving tree inside each chunk of 256 elements (depth
+//    <= 8), then a binary counter of chunk partials (depth <= the number of levels) and the sequential combine of
+//    the levels at the end (as many again);
+//  * CUDA kernels (codegen/CudaPrinter.cpp, render_reduction): each thread folds a strided share into one of
+//    kUnroll (rows) or 2 * kUnroll = 8 (columns) accumulators, so a column kernel's thread adds up to n / 8
+//    elements in sequence; then the accumulators in order (7), two warp-shuffle trees (5 + 5), and the split
+//    partials in order (<= kMaxColumnSplits = 64 per column thread, <= 4 per thread plus a block tree for rows);
+//    CUB (materialized sums) gives each thread a smaller share than n / 8.
+// Any tree over n terms has depth <= n - 1, which bounds small sums better.
+inline i64 sum_depth(i64 n) {
+  if (n <= 1) return 0;
+  auto clog2 = [](i64 m) {
+    i64 d = 0;
+    while ((i64(1) << d) < m) ++d;
+    return d;
+  };
+  const i64 chunks = (n + 255) / 256;
+  const i64 cpu = clog2(std::min<i64>(n, 256)) + 2 * (clog2(chunks + 1) + 1);
+  const i64 gpu = (n + 7) / 8 + 100;
+  return std::min(n - 1, std::max(cpu, gpu));
+}
+
+// gamma(d) = d u / (1 - d u), u the unit roundoff of t.
+inline double gamma_of(DType t, i64 d) {
+  const double u = t == DType::Float32 ? 0x1p-24 : 0x1p-53;
+  const double du = double(d) * u;
+  return du / (1 - du);
+}
+
+// x = m * 2^e with m an odd integer (x != 0, finite): e, and |m| as a double.
+inline void odd_part(double x, int& e, double& m) {
+  int ex = 0;
+  double f = std::frexp(std::fabs(x), &ex); // |x| = f 2^ex, f in [0.5, 1)
+  double mm = std::ldexp(f, 53);            // an integer below 2^53
+  int shift = 53;
+  while (std::fmod(mm, 2.0) == 0) {
+    mm /= 2;
+    --shift;
+  }
+  m = mm;
+  e = ex - shift;
+}
+
+// True when every partial sum of these exact terms, in any order, is exactly representable in t: all are
+// multiples of the smallest term's last bit 2^k, and sum |x| / 2^k stays below 2^precision.
+inline bool sum_is_exact(DType t, const std::vector<double>& xs) {
+  int k = std::numeric_limits<int>::max();
+  double total = 0;
+  for (double x : xs) {
+    if (x == 0) continue;
+    int e;
+    double m;
+    odd_part(x, e, m);
+    k = std::min(k, e);
+    total += std::fabs(x);
+  }
+  if (total == 0) return true;
+  const int p = t == DType::Float32 ? 24 : 53;
+  return std::ldexp(total, -k) < std::ldexp(1.0, p) && k > (t == DType::Float32 ? -149 : -1074);
+}
+
+// A sum or product with a NaN or an infinity among its terms: NaN, or an infinity, whatever the order (inf - inf
+// and 0 * inf are NaN in any order); certain when every term is. False when all terms are finite.
+inline bool ref_nonfinite(bool product, DType t, const std::vector<double>& x, const std::vector<double>& e,
+                          double& out, double& err) {
+  bool finite = true, certain = true;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    finite &= std::isfinite(x[i]);
+    certain &= e[i] == 0;
+  }
+  if (finite) return false;
+  double acc = product ? 1 : 0;
+  for (double v : x) acc = product ? acc * v : acc + v;
+  out = rnd(t, acc);
+  err = certain ? 0 : kInf;
+  return true;
+}
+
+// Float sum (values already in the accumulator type t): the reference value and its bound.
+inline void ref_fsum(DType t, const std::vector<double>& x, const std::vector<double>& e, double& out, double& err) {
+  if (ref_nonfinite(false, t, x, e, out, err)) return;
+  // Neumaier's compensated sum: the reference's own error is far below one ulp of the result.
+  double s = 0, c = 0, abs_sum = 0, in_err = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double v = x[i];
+    const double tt = s + v;
+    c += std::fabs(s) >= std::fabs(v) ? (s - tt) + v : (v - tt) + s;
+    s = tt;
+    abs_sum += std::fabs(v);
+    in_err += e[i];
+  }
+  s += c;
+  if (!std::isfinite(in_err)) {
+    out = rnd(t, s);
+    err = kInf;
+    return;
+  }
+  out = rnd(t, s);
+  if (in_err == 0 && (x.size() <= 1 || sum_is_exact(t, x))) {
+    err = 0;
+    return;
+  }
+  const double bound = in_err * kSafety + gamma_of(t, sum_depth(i64(x.size()))) * (abs_sum + in_err) * kSafety;
+  err = bound + ulp(t, std::fabs(s) + bound);
+}
+
+// Float product: |prod (x_i + d_i) - prod x_i| <= prod (|x_i| + e_i) - prod |x_i|, and n - 1 roundings of at most
+// gamma(n - 1) of the largest possible magnitude, plus an underflow term per multiplication.
+inline void ref_fprod(DType t, const std::vector<double>& x, const std::vector<double>& e, double& out, double& err) {
+  if (ref_nonfinite(true, t, x, e, out, err)) return;
+  double p = 1, hi = 1, lo = 1;
+  bool certain_zero = false, exact_in = true;
+  double odd = 1;
+  int oddbits_ok = 1;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    p *= x[i];
+    hi *= std::fabs(x[i]) + e[i];
+    lo *= std::fabs(x[i]);
+    if (x[i] == 0 && e[i] == 0) certain_zero = true;
+    if (e[i] != 0) exact_in = false;
+    if (x[i] != 0) {
+      int ex;
+      double m;
+      odd_part(x[i], ex, m);
+      odd *= m;
+      if (ex < (t == DType::Float32 ? -100 : -900)) oddbits_ok = 0;
+    }
+  }
+  out = rnd(t, p);
+  if (certain_zero) {
+    out = 0;
+    err = 0;
+    return;
+  }
+  if (!std::isfinite(hi)) {
+    err = kInf;
+    return;
+  }
+  const int prec = t == DType::Float32 ? 24 : 53;
+  if (exact_in && (x.size() <= 1 || (oddbits_ok && odd < std::ldexp(1.0, prec)))) {
+    err = 0;
+    return;
+  }
+  const double tiny = t == DType::Float32 ? 0x1p-149 : 0x1p-1074;
+  const double bound =
+      (hi - lo) * kSafety + gamma_of(t, i64(x.size())) * hi * kSafety + double(x.size()) * tiny * std::max(1.0, hi);
+  err = bound + ulp(t, std::fabs(p) + bound);
+}
+
+// Truthiness of an element: 1 certain true, 0 certain false, -1 unknown.
+inline int truth(double v, double e) {
+  if (std::isnan(v)) return e == 0 ? 1 : -1;
+  if (e == 0) return v != 0 ? 1 : 0;
+  if (!std::isfinite(e)) return -1;
+  return std::fabs(v) > e * kSafety ? 1 : -1;
+}
+
+// argmin/argmax of a group: the first extreme index (the first NaN when there is one); uncertain when another
+// element could be the extreme within the bounds, unless all such candidates are exact.
+inline void ref_arg(bool is_max, const std::vector<double>& x, const std::vector<double>& e, double& out, double& err) {
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (!std::isfinite(e[i])) {
+      out = 0;
+      err = kInf;
+      return;
+    }
+    if (std::isnan(x[i])) {
+      out = double(i);
+      err = 0;
+      return;
+    }
+  }
+  // Flip signs for argmin: then the first maximum of y = +-x.
+  auto y = [&](std::size_t i) { return is_max ? x[i] : -x[i]; };
+  std::size_t best = 0;
+  double low = -kInf; // the largest certain lower bound of any element
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (y(i) > y(best)) best = i;
+    low = std::max(low, y(i) - e[i] * kSafety);
+  }
+  out = double(best);
+  err = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (i == best) continue;
+    // i could be chosen if it could reach the best's lower value (ties go to the lower index).
+    if (y(i) + e[i] * kSafety >= low && (e[i] > 0 || e[best] > 0)) err = kInf;
+  }
+}
+
+struct ReduceSpec {
+  R op = R::Sum;
+  std::optional<std::vector<int>> axes; // nullopt: all axes (argmin/argmax: the flattened array)
+  bool keepdims = false;
+  int ddof = 0; // var, std
+};
+
+inline HT ref_reduce(const ReduceSpec& spec, const HT& x0);
+
+// mean, var, std: composed from the reference's own ops, as the library and NumPy compute them.
+inline HT ref_moment(const ReduceSpec& spec, const HT& x0) {
+  const DType t = reduce_type(R::Mean, x0.dt);
+  const HT x = ref_cast(x0, t);
+  const auto ax = reduced_axes(x.shape, spec.axes);
+  i64 n = 1;
+  for (int a : ax) n *= x.shape[std::size_t(a)];
+  auto divide = [&](const HT& s, double d) {
+    HT r = s;
+    for (std::size_t i = 0; i < r.v.size(); ++i) {
+      const double v = s.v[i], ev = s.e[i];
+      if (d == 0 || std::isnan(d)) {
+        // 0 / 0 and x / nan are NaN, x / 0 is +-inf: certain only when the numerator is certain.
+        const int tv = truth(v, ev);
+        r.v[i] = std::isnan(d) || std::isnan(v) || tv == 0 ? std::numeric_limits<double>::quiet_NaN()
+                                                           : (v < 0 ? -kInf : kInf);
+        r.e[i] = std::isnan(d) || tv >= 0 ? 0 : kInf;
+        continue;
+      }
+      HT a = make_ht(t, {}), b = make_ht(t, {});
+      a.v[0] = v;
+      a.e[0] = ev;
+      b.v[0] = rnd(t, d);
+      HT q = ref_binary_t(B::Div, a, b, t);
+      r.v[i] = q.v[0];
+      r.e[i] = q.e[0];
+    }
+    return r;
+  };
+  ReduceSpec sum{R::Sum, spec.axes, true, 0};
+  HT mean = divide(ref_reduce(sum, x), n > 0 ? double(n) : std::numeric_limits<double>::quiet_NaN());
+  HT out;
+  if (spec.op == R::Mean) {
+    out = mean;
+  } else {
+    HT sq = ref_unary(U::Square, ref_binary_t(B::Sub, x, mean, t));
+    out = divide(ref_reduce(sum, sq), double(std::max<i64>(n - spec.ddof, 0)));
+    if (spec.op == R::Std) {
+      HT s = out;
+      for (std::size_t i = 0; i < s.v.size(); ++i)
+        if (!std::isfinite(s.v[i])) s.v[i] = 0; // sqrt below sees finite values; non-finite ones are set after
+      HT root = ref_unary(U::Sqrt, s);
+      for (std::size_t i = 0; i < s.v.size(); ++i)
+        if (!std::isfinite(out.v[i])) root.v[i] = std::sqrt(out.v[i]), root.e[i] = out.e[i];
+      out = root;
+    }
+  }
+  if (!spec.keepdims) out.shape = reduce_shape(x.shape, ax, false);
+  return out;
+}
+
+inline HT ref_reduce(const ReduceSpec& spec, const HT& x0) {
+  if (spec.op == R::Mean || spec.op == R::Var || spec.op == R::Std) return ref_moment(spec, x0);
+  const R op = spec.op;
+  const DType rt = reduce_type(op, x0.dt);
+  // Sums and products accumulate in their result type; the others look at the input's values.
+  const HT x = (op == R::Sum || op == R::Prod) ? ref_cast(x0, rt) : x0;
+  const auto ax = reduced_axes(x.shape, spec.axes);
+  const auto groups = reduce_groups(x.shape, ax);
+  HT r = make_ht(rt, reduce_shape(x.shape, ax, spec.keepdims));
+  std::vector<double> v, e;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    v.clear();
+    e.clear();
+    for (i64 i : groups[g]) {
+      v.push_back(x.v[std::size_t(i)]);
+      e.push_back(x.e[std::size_t(i)]);
+    }
+    double out = 0, err = 0;
+    bool any_uncertain = false;
+    for (double ei : e) any_uncertain |= !std::isfinite(ei);
+    switch (op) {
+    case R::Sum:
+    case R::Prod:
+      if (isf(rt)) {
+        if (op == R::Sum)
+          ref_fsum(rt, v, e, out, err);
+        else
+          ref_fprod(rt, v, e, out, err);
+      } else { // int64, wrapping (the generator keeps magnitudes far from it)
+        i64 acc = op == R::Sum ? 0 : 1;
+        for (double xi : v)
+          acc = op == R::Sum ? i64(std::uint64_t(acc) + std::uint64_t(i64(xi)))
+                             : i64(std::uint64_t(acc) * std::uint64_t(i64(xi)));
+        out = double(acc);
+        err = any_uncertain ? kInf : 0;
+      }
+      break;
+    case R::Min:
+    case R::Max: {
+      if (rt == DType::Bool) { // min is all, max is any
+        int certain_true = 0, certain_false = 0;
+        for (std::size_t i = 0; i < v.size(); ++i) {
+          const int tv = truth(v[i], e[i]);
+          certain_true += tv == 1;
+          certain_false += tv == 0;
+        }
+        const bool is_max = op == R::Max;
+        bool val = is_max ? false : true;
+        for (double xi : v) val = is_max ? (val || xi != 0) : (val && xi != 0);
+        out = val;
+        const bool decided = is_max ? (certain_true > 0 || certain_false == int(v.size()))
+                                    : (certain_false > 0 || certain_true == int(v.size()));
+        err = decided ? 0 : kInf;
+        break;
+      }
+      out = v[0];
+      err = 0;
+      bool nan = false;
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (std::isnan(v[i])) nan = true;
+        out = op == R::Min ? std::min(out, v[i]) : std::max(out, v[i]);
+        err = std::max(err, e[i]);
+      }
+      if (nan) out = std::numeric_limits<double>::quiet_NaN();
+      break;
+    }
+    case R::ArgMin:
+    case R::ArgMax: ref_arg(op == R::ArgMax, v, e, out, err); break;
+    case R::Any:
+    case R::All:
+    case R::CountNonzero: {
+      int t1 = 0, t0 = 0, unknown = 0, count = 0;
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        const int tv = truth(v[i], e[i]);
+        t1 += tv == 1;
+        t0 += tv == 0;
+        unknown += tv < 0;
+        count += v[i] != 0;
+      }
+      if (op == R::CountNonzero) {
+        out = count;
+        err = unknown ? kInf : 0;
+      } else if (op == R::Any) {
+        out = count > 0;
+        err = t1 > 0 || unknown == 0 ? 0 : kInf;
+      } else {
+        out = count == int(v.size());
+        err = t0 > 0 || unknown == 0 ? 0 : kInf;
+      }
+      break;
+    }
+    default: break;
+    }
+    r.v[g] = out;
+    r.e[g] = err;
+  }
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// weak C++ scalars
+// ---------------------------------------------------------------------------------------------------------
+
+// A double as a Python float literal that reads back as the same double.
+inline std::string py_float(double x) {
+  if (std::isnan(x)) return "float('nan')";
+  if (std::isinf(x)) return x > 0 ? "float('inf')" : "-float('inf')";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+struct Sc {
+  int cpp = 0; // 0 bool, 1 int, 2 long long, 3 double, 4 float
+  bool b = false;
+  int i = 0;
+  double f = 0;
+  Kind kind() const { return cpp == 0 ? Kind::Bool : (cpp <= 2 ? Kind::Int : Kind::Float); }
+  double value() const { return cpp == 0 ? double(b) : (cpp <= 2 ? double(i) : (cpp == 3 ? f : double(float(f)))); }
+  std::string text() const {
+    char buf[64];
+    switch (cpp) {
+    case 0: return b ? "true" : "false";
+    case 1: return std::to_string(i);
+    case 2: return std::to_string(i) + "LL";
+    case 3: std::snprintf(buf, sizeof buf, "%.17g", f); break;
+    default: std::snprintf(buf, sizeof buf, "%.9gf", double(float(f))); break;
+    }
+    std::string s = buf;
+    if (s.find_first_of(".e") == std::string::npos) s.insert(s.size() - (cpp == 4 ? 1 : 0), ".0");
+    return s;
+  }
+  // The same weak scalar as a Python literal (NumPy 2 treats Python scalars as weak, NEP 50).
+  std::string py() const {
+    if (cpp == 0) return b ? "True" : "False";
+    if (cpp <= 2) return std::to_string(i);
+    return py_float(value());
+  }
+  template <class F> Array apply(F&& fn) const {
+    switch (cpp) {
+    case 0: return fn(b);
+    case 1: return fn(i);
+    case 2: return fn(static_cast<long long>(i));
+    case 3: return fn(f);
+    default: return fn(float(f));
+    }
+  }
+};
+
+// The scalar as a 0-d host tensor of the type the array operand gives it.
+inline HT scalar_ht(const Sc& s, DType t) {
+  HT r = make_ht(natural(s.kind()), {});
+  r.v[0] = s.value();
+  return ref_cast(r, t);
+}
+
+} // namespace random_graphs

@@ -21,7 +21,7 @@ CTEST ?= ctest
 ARGS ?=
 CTEST_ARGS ?=
 
-DEB_PACKAGES := cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev clang-format
+DEB_PACKAGES := cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev clang-format python3-venv
 FORMAT_DIRS := graph fusion codegen runtime api include tools examples tests bench
 FORMAT_FILES = $(shell find $(FORMAT_DIRS) -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' -o -name '*.cc' -o -name '*.cu' -o -name '*.cuh' \) 2>/dev/null | sort)
 

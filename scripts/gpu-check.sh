@@ -8,7 +8,7 @@
 #   build     cmake --preset gpu (Ninja, Release, build/gpu) and build with all cores
 #   test      LAZYFUSE_TEST_REQUIRE_GPU=1 ctest --test-dir build/gpu --output-on-failure -j8 (a skipped gpu test fails)
 #   memcheck  compute-sanitizer --tool memcheck on the gpu-labelled test programs (tests/test_*{cuda,gpu}*) but
-#             test_cuda_context_lost (faults on purpose), LAZYFUSE_POOL=none, LAZYFUSE_RANDOM_GRAPHS=50
+#             test_cuda_context_lost (faults on purpose), LAZYFUSE_POOL=none, LAZYFUSE_TEST_RANDOM_GRAPHS=50
 #   examples  every program in build/gpu/examples at full size (each checks its own result), one log
 #   peers     the peers' table and figure (bench/peers/run_peers.py) with this run's lazyfuse JSON: measures CuPy,
 #             PyTorch and JAX, or with PEERS_FROM_JSON=<peers.json of an earlier run> only re-renders (peers.md,
@@ -209,7 +209,7 @@ if [[ -n ${WANT[memcheck]:-} ]]; then
       name=$(basename "$bin") blog=$WORK/memcheck-$name.log
       echo "== $name" >>"$log"
       rc=0
-      (cd "$workdir" && LAZYFUSE_POOL=none LAZYFUSE_RANDOM_GRAPHS=50 LAZYFUSE_TEST_REQUIRE_GPU=1 \
+      (cd "$workdir" && LAZYFUSE_POOL=none LAZYFUSE_TEST_RANDOM_GRAPHS=50 LAZYFUSE_TEST_REQUIRE_GPU=1 \
         run_limited "${MEMCHECK_TIMEOUT_S:-300}" "$blog" "$CS" --tool memcheck --report-api-errors no --error-exitcode 1 "$bin") || rc=$?
       ran=$((ran + 1))
       n=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p' "$blog" | tail -1)

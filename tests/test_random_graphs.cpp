@@ -194,32 +194,35 @@ bool env_flag(const char* name) {
 }
 
 // An internal error of the library aborts the process (LAZYFUSE_ASSERT): a handler of SIGABRT and SIGSEGV names the
-// case that was running before the process dies, so that it can be rerun.
+// case that was running, then hands the signal to the handler it replaced (the default, or a sanitizer's, which
+// then reports as it would have).
 char g_crash_note[4096];
+struct sigaction g_previous[2];
 void set_crash_note(const std::string& s) {
   std::snprintf(g_crash_note, sizeof g_crash_note, "%s", s.c_str());
 }
 extern "C" void on_crash(int sig) {
   const ssize_t written = write(2, g_crash_note, std::strlen(g_crash_note));
   (void)written;
-  std::signal(sig, SIG_DFL);
-  std::raise(sig);
+  sigaction(sig, &g_previous[sig == SIGABRT ? 0 : 1], nullptr);
+  raise(sig); // delivered once this handler returns (a fault: the instruction faults again)
 }
 // Installs the handlers for a run of cases.
 struct CrashNote {
   CrashNote() {
     g_crash_note[0] = 0;
-    abrt_ = std::signal(SIGABRT, on_crash);
-    segv_ = std::signal(SIGSEGV, on_crash);
+    struct sigaction a {};
+    a.sa_handler = on_crash;
+    sigemptyset(&a.sa_mask);
+    sigaction(SIGABRT, &a, &g_previous[0]);
+    sigaction(SIGSEGV, &a, &g_previous[1]);
   }
   ~CrashNote() {
-    std::signal(SIGABRT, abrt_);
-    std::signal(SIGSEGV, segv_);
+    sigaction(SIGABRT, &g_previous[0], nullptr);
+    sigaction(SIGSEGV, &g_previous[1], nullptr);
   }
   CrashNote(const CrashNote&) = delete;
   CrashNote& operator=(const CrashNote&) = delete;
-  void (*abrt_)(int);
-  void (*segv_)(int);
 };
 
 // Views, joins and assignments a generator may pick from.

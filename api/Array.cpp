@@ -5,6 +5,7 @@
 
 #include "graph/Build.h"
 #include "graph/Config.h"
+#include "graph/DTypeVisit.h"
 #include "runtime/Executor.h"
 #include "runtime/Materialize.h"
 
@@ -252,11 +253,8 @@ template <Element T> Array asarray(std::initializer_list<std::initializer_list<s
   template Array asarray<T>(std::span<const T>, Shape);                                                                \
   template Array asarray<T>(std::initializer_list<std::initializer_list<T>>);                                          \
   template Array asarray<T>(std::initializer_list<std::initializer_list<std::initializer_list<T>>>);
-LAZYFUSE_INSTANTIATE(bool)
-LAZYFUSE_INSTANTIATE(std::int32_t)
-LAZYFUSE_INSTANTIATE(std::int64_t)
-LAZYFUSE_INSTANTIATE(float)
-LAZYFUSE_INSTANTIATE(double)
+#define LAZYFUSE_DTYPE(Enum, name, host_type, kernel_type, kernel_c_type, kind, bits) LAZYFUSE_INSTANTIATE(host_type)
+#include <lazyfuse/dtypes.def>
 #undef LAZYFUSE_INSTANTIATE
 
 Array asarray(const std::vector<bool>& data, Shape shape) {
@@ -492,13 +490,7 @@ std::string to_string(const Array& a) {
 
 std::ostream& operator<<(std::ostream& os, const Array& a) {
   if (!a.valid()) return os << "Array(<empty>)";
-  switch (a.dtype()) {
-  case DType::Bool: print_array(os, a.get<bool>()); break;
-  case DType::Int32: print_array(os, a.get<std::int32_t>()); break;
-  case DType::Int64: print_array(os, a.get<std::int64_t>()); break;
-  case DType::Float32: print_array(os, a.get<float>()); break;
-  case DType::Float64: print_array(os, a.get<double>()); break;
-  }
+  graph::visit_dtype(a.dtype(), [&]<class T>() { print_array(os, a.get<T>()); });
   return os;
 }
 

@@ -14,11 +14,11 @@ extern const std::string_view kPrelude; // graph/OpMath.inc, embedded at build t
 
 const char* cuda_type(DType t) {
   switch (t) {
-  case DType::Bool: return "bool";
-  case DType::Int32: return "lf_i32";
-  case DType::Int64: return "lf_i64";
-  case DType::Float32: return "float";
-  case DType::Float64: return "double";
+// clang-format off
+#define LAZYFUSE_DTYPE(Enum, name, host_type, kernel_type, kernel_c_type, kind, bits) \
+  case DType::Enum: return #kernel_type;
+#include <lazyfuse/dtypes.def>
+    // clang-format on
   }
   return "?";
 }
@@ -27,11 +27,23 @@ namespace {
 
 enum class Mode { Vector, Scalar };
 
-// What graph/OpMath.inc expects each side to define (runtime/../graph/HostOps.h is the host's).
+// What graph/OpMath.inc expects each side to define (graph/HostOps.h is the host's): LF_HD, the infinities, and a
+// typedef for each integer type of the type table.
 constexpr const char* kPreludeDefinitions = "#define LF_HD __device__ __forceinline__\n"
                                             "#define LF_INF_F __int_as_float(0x7f800000)\n"
                                             "#define LF_INF_D __longlong_as_double(0x7ff0000000000000LL)\n"
-                                            "typedef int lf_i32;\ntypedef long long lf_i64;\n";
+#define LAZYFUSE_DTYPE(Enum, name, host_type, kernel_type, kernel_c_type, kind, bits)                                  \
+  LAZYFUSE_KERNEL_TYPEDEF_##kind(kernel_type, kernel_c_type)
+#define LAZYFUSE_KERNEL_TYPEDEF_Bool(kernel_type, kernel_c_type)
+#define LAZYFUSE_KERNEL_TYPEDEF_Float(kernel_type, kernel_c_type)
+#define LAZYFUSE_KERNEL_TYPEDEF_Signed(kernel_type, kernel_c_type) "typedef " #kernel_c_type " " #kernel_type ";\n"
+#define LAZYFUSE_KERNEL_TYPEDEF_Unsigned(kernel_type, kernel_c_type) "typedef " #kernel_c_type " " #kernel_type ";\n"
+#include <lazyfuse/dtypes.def>
+#undef LAZYFUSE_KERNEL_TYPEDEF_Bool
+#undef LAZYFUSE_KERNEL_TYPEDEF_Float
+#undef LAZYFUSE_KERNEL_TYPEDEF_Signed
+#undef LAZYFUSE_KERNEL_TYPEDEF_Unsigned
+    ;
 
 std::string v(int id) {
   return "v" + std::to_string(id);

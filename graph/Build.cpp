@@ -1,6 +1,7 @@
 #include "graph/Build.h"
 
 #include "graph/Assert.h"
+#include "graph/DTypeVisit.h"
 #include "graph/HostOps.h"
 
 #include <lazyfuse/error.hpp>
@@ -9,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <type_traits>
 
 namespace lazyfuse::graph {
 
@@ -157,34 +159,33 @@ NodePtr make_fill(Shape shape, DType type, double f, std::int64_t i) {
   for (auto d : shape)
     if (d < 0) throw ShapeError("full: negative dimensions are not allowed: shape " + format_shape(shape));
   NodeSpec n = proto(NodeKind::Fill, type, std::move(shape));
-  if (is_floating(type)) {
-    n.fvalue = type == DType::Float32 ? double(float(f)) : f;
-  } else if (type == DType::Bool) {
-    n.ivalue = i != 0;
-  } else {
-    n.ivalue = type == DType::Int32 ? std::int64_t(std::int32_t(i)) : i;
-  }
+  // The value as the type holds it: floats rounded to the type, integers wrapped to its width (an unsigned 64-bit
+  // value keeps its bits in ivalue), bools 0 or 1.
+  visit_dtype(type, [&]<class T>() {
+    if constexpr (std::is_floating_point_v<T>)
+      n.fvalue = double(T(f));
+    else
+      n.ivalue = std::int64_t(T(i));
+  });
   return intern(std::move(n), {});
 }
 
 namespace {
-// A C++ value converted as astype converts it (lf_cast: saturating, NaN -> 0), so that folding a cast of a
-// constant gives the same bits as the kernel would.
-template <class To> To cast_value(double f) {
-  return lazyfuse_opmath::lf_cast<To, double>(f);
-}
-std::int64_t integer_value(DType type, double f) {
-  switch (type) {
-  case DType::Bool: return f != 0;
-  case DType::Int32: return cast_value<std::int32_t>(f);
-  case DType::Int64: return cast_value<std::int64_t>(f);
-  default: return 0;
-  }
+// A constant converted as astype converts it in a kernel (lf_cast: saturating, NaN -> 0), so that folding a cast
+// of a constant gives the same bits as the kernel would.
+template <class From> NodePtr cast_fill(Shape shape, From x, DType type) {
+  return visit_dtype(type, [&]<class To>() {
+    const To y = lazyfuse_opmath::lf_cast<To, From>(x);
+    if constexpr (std::is_floating_point_v<To>)
+      return make_fill(std::move(shape), type, double(y), 0);
+    else
+      return make_fill(std::move(shape), type, 0, std::int64_t(y));
+  });
 }
 } // namespace
 
 NodePtr make_fill_like(Shape shape, DType type, double value) {
-  return make_fill(std::move(shape), type, value, is_floating(type) ? 0 : integer_value(type, value));
+  return cast_fill(std::move(shape), value, type);
 }
 
 NodePtr make_iota(Shape shape, DType type, int axis, double start, double step) {
@@ -198,10 +199,13 @@ NodePtr make_iota(Shape shape, DType type, int axis, double start, double step) 
 NodePtr make_cast(const NodePtr& a, DType type) {
   if (a->dtype == type) return a;
   // A cast of a fill is a fill: keeps scalars out of kernels' inputs.
-  if (a->kind == NodeKind::Fill && !a->materialized()) {
-    if (!is_floating(a->dtype)) return make_fill(a->shape, type, double(a->ivalue), is_floating(type) ? 0 : a->ivalue);
-    return make_fill_like(a->shape, type, a->fvalue);
-  }
+  if (a->kind == NodeKind::Fill && !a->materialized())
+    return visit_dtype(a->dtype, [&]<class From>() {
+      if constexpr (std::is_floating_point_v<From>)
+        return cast_fill(a->shape, From(a->fvalue), type);
+      else
+        return cast_fill(a->shape, From(a->ivalue), type);
+    });
   NodeSpec n = proto(NodeKind::Cast, type, a->shape);
   return intern(std::move(n), {a});
 }
@@ -298,9 +302,17 @@ NodePtr make_binary(BinaryOp op, const NodePtr& a, const NodePtr& b) {
 NodePtr make_weak_fill(const detail::WeakScalar& s, DType t, std::string_view op_name, Shape shape) {
   if (is_floating(t)) return make_fill(std::move(shape), t, s.f, 0);
   if (s.kind == ScalarKind::Float) return make_fill_like(std::move(shape), t, s.f);
-  const bool fits =
-      t == DType::Bool || (!s.beyond_int64 && (t == DType::Int64 || (s.i >= std::numeric_limits<std::int32_t>::min() &&
-                                                                     s.i <= std::numeric_limits<std::int32_t>::max())));
+  // Does the integer type hold the value? (bool holds any: the value becomes != 0, as astype does.)
+  const bool fits = visit_dtype(t, [&]<class T>() {
+    if constexpr (std::is_same_v<T, bool> || !std::is_integral_v<T>) {
+      return true;
+    } else {
+      using L = std::numeric_limits<T>;
+      if (s.beyond_int64) return std::uint64_t(s.i) <= std::uint64_t(L::max());
+      if (s.i < 0) return std::is_signed_v<T> && s.i >= std::int64_t(L::min());
+      return std::uint64_t(s.i) <= std::uint64_t(L::max());
+    }
+  });
   if (!fits)
     throw DTypeError(std::string(op_name) + ": the C++ integer " +
                      (s.beyond_int64 ? std::to_string(std::uint64_t(s.i)) : std::to_string(s.i)) +

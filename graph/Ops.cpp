@@ -2,17 +2,52 @@
 
 #include <lazyfuse/error.hpp>
 
+#include <optional>
 #include <string>
 
 namespace lazyfuse {
 
+namespace {
+// The type of a kind and width, if the type table has one.
+std::optional<DType> find_dtype(DTypeKind kind, int bits) {
+  for (int k = 0; k < kNumDTypes; ++k)
+    if (dtype_kind(DType(k)) == kind && dtype_bits(DType(k)) == bits) return DType(k);
+  return std::nullopt;
+}
+// Significand bits (with the implicit one) of a float type.
+int float_digits(DType t) {
+  return dtype_bits(t) == 64 ? 53 : (dtype_bits(t) == 32 ? 24 : 11);
+}
+// NumPy's float for an integer type: the smallest float whose significand holds every value of the type, or the
+// widest float when none does (int64 -> float64).
+DType float_holding(DType t) {
+  const int value_bits = dtype_bits(t) - (is_signed_integer(t) ? 1 : 0);
+  DType best = DType::Float64;
+  for (int k = 0; k < kNumDTypes; ++k) {
+    const DType f = DType(k);
+    if (is_floating(f) && float_digits(f) >= value_bits && dtype_bits(f) < dtype_bits(best)) best = f;
+  }
+  return best;
+}
+} // namespace
+
+// NumPy 2's rules, from the kinds and widths of the type table (tests/test_numpy_types.cpp checks every pair
+// against NumPy itself).
 DType promote_types(DType a, DType b) {
   if (a == b) return a;
-  if (a == DType::Bool) return b;
-  if (b == DType::Bool) return a;
-  if (is_integer(a) && is_integer(b)) return DType::Int64;
-  if (is_floating(a) && is_floating(b)) return DType::Float64;
-  // An integer with a float: NumPy picks a float that holds both, which for int32/int64 is float64.
+  const DTypeKind ka = dtype_kind(a), kb = dtype_kind(b);
+  if (ka == DTypeKind::Bool) return b;
+  if (kb == DTypeKind::Bool) return a;
+  if (ka == kb) return dtype_bits(a) >= dtype_bits(b) ? a : b;
+  if (ka == DTypeKind::Float || kb == DTypeKind::Float) {
+    const DType f = ka == DTypeKind::Float ? a : b, i = ka == DTypeKind::Float ? b : a;
+    const DType g = float_holding(i);
+    return dtype_bits(f) >= dtype_bits(g) ? f : g;
+  }
+  // A signed and an unsigned integer: the signed type wider than the unsigned one, or float64 past int64.
+  const DType s = ka == DTypeKind::Signed ? a : b, u = ka == DTypeKind::Signed ? b : a;
+  if (dtype_bits(s) > dtype_bits(u)) return s;
+  if (auto wider = find_dtype(DTypeKind::Signed, 2 * dtype_bits(u))) return *wider;
   return DType::Float64;
 }
 

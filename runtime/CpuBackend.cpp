@@ -1,6 +1,7 @@
 #include "runtime/CpuBackend.h"
 
 #include "graph/Assert.h"
+#include "graph/DTypeVisit.h"
 #include "graph/HostOps.h"
 #include "graph/Ops.h"
 
@@ -24,16 +25,6 @@ namespace {
 // Elements evaluated together: each instruction runs over a column of this many values, so the interpreter's
 // dispatch is paid once per column, not once per element.
 constexpr int kChunk = 256;
-
-template <class F> void with_type(DType t, F&& f) {
-  switch (t) {
-  case DType::Bool: f.template operator()<bool>(); return;
-  case DType::Int32: f.template operator()<std::int32_t>(); return;
-  case DType::Int64: f.template operator()<std::int64_t>(); return;
-  case DType::Float32: f.template operator()<float>(); return;
-  case DType::Float64: f.template operator()<double>(); return;
-  }
-}
 
 class Interpreter {
 public:
@@ -194,7 +185,7 @@ private:
     for (std::size_t k = begin + 1; k < end; ++k) {
       const Instr& acc = code[k];
       if (acc.op != IrOp::Accumulate) continue;
-      with_type(acc.dtype, [&]<class T>() {
+      graph::visit_dtype(acc.dtype, [&]<class T>() {
         const auto op = graph::ReduceOp(acc.fn);
         if (op == graph::ReduceOp::ArgMax || op == graph::ReduceOp::ArgMin)
           accs.push_back({k, std::make_unique<Arg<T>>(op)});
@@ -268,7 +259,7 @@ private:
       }
       case IrOp::Load:
       case IrOp::LoadLinear:
-        with_type(in.dtype, [&]<class T>() {
+        graph::visit_dtype(in.dtype, [&]<class T>() {
           const T* p = static_cast<const T*>(args_.inputs[std::size_t(in.slot)]);
           T* o = col<T>(j);
           if (in.op == IrOp::LoadLinear) {
@@ -285,14 +276,14 @@ private:
         });
         break;
       case IrOp::ScalarParam:
-        with_type(in.dtype, [&]<class T>() {
+        graph::visit_dtype(in.dtype, [&]<class T>() {
           const auto& pv = args_.params[std::size_t(in.slot)];
           T v = is_floating(in.dtype) ? T(pv.f) : T(pv.i);
           std::fill_n(col<T>(j), len, v);
         });
         break;
       case IrOp::IndexToValue:
-        with_type(in.dtype, [&]<class T>() {
+        graph::visit_dtype(in.dtype, [&]<class T>() {
           const std::int64_t* a = col<std::int64_t>(in.a);
           T* o = col<T>(j);
           for (int e = 0; e < len; ++e) o[e] = T(a[e]);
@@ -302,7 +293,7 @@ private:
       case IrOp::Binary: binary(j, in, len); break;
       case IrOp::Cast: cast(j, in, len); break;
       case IrOp::Select:
-        with_type(in.dtype, [&]<class T>() {
+        graph::visit_dtype(in.dtype, [&]<class T>() {
           const bool* c = col<bool>(in.a);
           const T *b = col<T>(in.b), *d = col<T>(in.c);
           T* o = col<T>(j);
@@ -310,14 +301,14 @@ private:
         });
         break;
       case IrOp::Store:
-        with_type(in.dtype, [&]<class T>() {
+        graph::visit_dtype(in.dtype, [&]<class T>() {
           T* out = static_cast<T*>(args_.outputs[std::size_t(in.slot)]);
           const T* v = col<T>(in.a);
           std::copy_n(v, len, out + i0);
         });
         break;
       case IrOp::StoreAt:
-        with_type(in.dtype, [&]<class T>() {
+        graph::visit_dtype(in.dtype, [&]<class T>() {
           T* out = static_cast<T*>(args_.outputs[std::size_t(in.slot)]);
           const std::int64_t* at = col<std::int64_t>(in.a);
           const T* v = col<T>(in.b);
@@ -331,7 +322,7 @@ private:
         break;
       }
       case IrOp::Result:
-        with_type(in.dtype, [&]<class T>() {
+        graph::visit_dtype(in.dtype, [&]<class T>() {
           T value;
           std::memcpy(&value, results_[std::size_t(in.slot)].data(), sizeof(T));
           std::fill_n(col<T>(j), len, value);
@@ -361,7 +352,7 @@ private:
     switch (graph::UnaryOp(in.fn)) {
 #define LAZYFUSE_UNARY(Enum, name, rule)                                                                               \
   case graph::UnaryOp::Enum:                                                                                           \
-    with_type(type_of(in.a), [&]<class T>() {                                                                          \
+    graph::visit_dtype(type_of(in.a), [&]<class T>() {                                                                 \
       if constexpr (requires(T x) { lazyfuse_opmath::lf_##name(x); }) {                                                \
         using R = decltype(lazyfuse_opmath::lf_##name(T{}));                                                           \
         LAZYFUSE_ASSERT(dtype_of<R>() == in.dtype, "unary result type differs from the IR's");                         \
@@ -381,7 +372,7 @@ private:
     switch (graph::BinaryOp(in.fn)) {
 #define LAZYFUSE_BINARY(Enum, name, rule)                                                                              \
   case graph::BinaryOp::Enum:                                                                                          \
-    with_type(type_of(in.a), [&]<class T>() {                                                                          \
+    graph::visit_dtype(type_of(in.a), [&]<class T>() {                                                                 \
       if constexpr (requires(T x) { lazyfuse_opmath::lf_##name(x, x); }) {                                             \
         using R = decltype(lazyfuse_opmath::lf_##name(T{}, T{}));                                                      \
         LAZYFUSE_ASSERT(dtype_of<R>() == in.dtype, "binary result type differs from the IR's");                        \
@@ -398,8 +389,8 @@ private:
   }
 
   void cast(int j, const Instr& in, int len) {
-    with_type(type_of(in.a), [&]<class From>() {
-      with_type(in.dtype, [&]<class To>() {
+    graph::visit_dtype(type_of(in.a), [&]<class From>() {
+      graph::visit_dtype(in.dtype, [&]<class To>() {
         const From* a = col<From>(in.a);
         To* o = col<To>(j);
         for (int e = 0; e < len; ++e) o[e] = lazyfuse_opmath::lf_cast<To, From>(a[e]);

@@ -117,7 +117,10 @@ std::string_view name_of(ReduceOp op) {
 DType reduce_result_type(ReduceOp op, DType t) {
   switch (op) {
   case ReduceOp::Sum:
-  case ReduceOp::Prod: return is_floating(t) ? t : DType::Int64;
+  case ReduceOp::Prod:
+    // NumPy's accumulator: the platform integer of the same signedness (bool sums as int64).
+    if (is_floating(t)) return t;
+    return is_unsigned_integer(t) ? DType::UInt64 : DType::Int64;
   case ReduceOp::Min:
   case ReduceOp::Max: return t;
   case ReduceOp::ArgMin:
@@ -138,23 +141,25 @@ DType reduce_input_type(ReduceOp op, DType t) {
   }
 }
 
+DType float_type_of(DType t) {
+  return is_floating(t) ? t : float_holding(t);
+}
+
 namespace {
-std::optional<OpTypes> types_for(ResultRule rule, DType t, DType bool_float) {
+// The types of `rule` for operand type t (the promoted type of a binary op's operands).
+std::optional<OpTypes> types_for(ResultRule rule, DType t) {
   switch (rule) {
   case ResultRule::Arith: return OpTypes{t, t};
   case ResultRule::ArithNoBool:
     if (t == DType::Bool) return std::nullopt;
     return OpTypes{t, t};
   case ResultRule::ArithBoolToInt:
-    if (t == DType::Bool) return OpTypes{DType::Int32, DType::Int32};
+    if (t == DType::Bool) return OpTypes{DType::Int8, DType::Int8};
     return OpTypes{t, t};
-  case ResultRule::Float:
+  case ResultRule::Float: return OpTypes{float_type_of(t), float_type_of(t)};
+  case ResultRule::Divide:
     if (is_floating(t)) return OpTypes{t, t};
-    if (t == DType::Bool) return OpTypes{bool_float, bool_float};
     return OpTypes{DType::Float64, DType::Float64};
-  case ResultRule::Rounding:
-    if (t == DType::Bool) return OpTypes{bool_float, bool_float};
-    return OpTypes{t, t};
   case ResultRule::Predicate:
   case ResultRule::Compare: return OpTypes{t, DType::Bool};
   case ResultRule::Logical: return OpTypes{DType::Bool, DType::Bool};
@@ -164,10 +169,24 @@ std::optional<OpTypes> types_for(ResultRule rule, DType t, DType bool_float) {
 } // namespace
 
 std::optional<OpTypes> unary_types(UnaryOp op, DType t) {
-  return types_for(rule_of(op), t, DType::Float32);
+  return types_for(rule_of(op), t);
 }
-std::optional<OpTypes> binary_types(BinaryOp op, DType t) {
-  return types_for(rule_of(op), t, DType::Float64);
+
+std::optional<OpTypes> binary_types(BinaryOp op, DType a, DType b) {
+  // NumPy picks a float function's loop by casting each operand safely (not by promoting them first): int8 with
+  // uint8 computes in float16 (float32 here), not in float32 by way of int16.
+  if (rule_of(op) == ResultRule::Float) {
+    const DType f = promote_types(float_type_of(a), float_type_of(b));
+    return OpTypes{f, f};
+  }
+  return types_for(rule_of(op), promote_types(a, b));
+}
+
+std::string valid_types(ResultRule rule) {
+  std::string out;
+  for (int k = 0; k < kNumDTypes; ++k)
+    if (types_for(rule, DType(k))) out += (out.empty() ? "" : ", ") + std::string(dtype_name(DType(k)));
+  return out;
 }
 
 } // namespace lazyfuse::graph

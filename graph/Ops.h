@@ -5,6 +5,7 @@
 #include <lazyfuse/dtype.hpp>
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace lazyfuse::graph {
@@ -13,13 +14,14 @@ using detail::BinaryOp;
 using detail::ReduceOp;
 using detail::UnaryOp;
 
-/// How an op's types are derived from its (promoted) operand type t.
+/// How an op's types are derived from its operand type t (for binary ops, the operands' promoted type).
 enum class ResultRule {
   Arith,          // computes and returns t
-  ArithNoBool,    // as Arith; bool operands are a DTypeError (NumPy: negative/subtract of booleans)
-  ArithBoolToInt, // as Arith; bool operands compute in int32 (NumPy uses int8, which lazyfuse lacks)
-  Float,          // integers compute in float64, bool in float32 (unary) or float64 (binary)
-  Rounding,       // floats as Float; integers unchanged
+  ArithNoBool,    // as Arith; bool operands are a DTypeError (NumPy: negative/subtract/sign of booleans)
+  ArithBoolToInt, // as Arith; bool operands compute in int8, as NumPy's do
+  Float,          // floats unchanged; bool and integers compute in the smallest float holding them (float_type_of);
+                  // a binary op promotes its operands' float types, as NumPy's loop search does
+  Divide,         // floats unchanged; bool and integers compute in float64 (NumPy's true_divide)
   Predicate,      // computes in t, returns bool
   Compare,        // computes in t, returns bool
   Logical,        // computes and returns bool
@@ -42,7 +44,13 @@ struct OpTypes {
 };
 /// Types of a unary op on operand type t, or nullopt when the op is not defined for t.
 std::optional<OpTypes> unary_types(UnaryOp op, DType t);
-/// Types of a binary op on promoted operand type t.
-std::optional<OpTypes> binary_types(BinaryOp op, DType t);
+/// Types of a binary op on operands of types a and b (the same type for an array with a weak scalar).
+std::optional<OpTypes> binary_types(BinaryOp op, DType a, DType b);
+/// The float type a float function computes an operand of type t in: t itself for floats; for bool and integers
+/// the smallest float whose significand holds all their values (NumPy's float16 for bool, int8 and uint8 is float32
+/// here: lazyfuse has no float16), float64 from 32 bits on.
+DType float_type_of(DType t);
+/// The operand types a rule accepts, as text for error messages ("int8, int16, ...").
+std::string valid_types(ResultRule rule);
 
 } // namespace lazyfuse::graph

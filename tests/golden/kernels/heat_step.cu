@@ -5,6 +5,12 @@
 #define LF_INF_D __longlong_as_double(0x7ff0000000000000LL)
 typedef int lf_i32;
 typedef long long lf_i64;
+typedef signed char lf_i8;
+typedef short lf_i16;
+typedef unsigned char lf_u8;
+typedef unsigned short lf_u16;
+typedef unsigned int lf_u32;
+typedef unsigned long long lf_u64;
 // <the op prelude: graph/OpMath.inc>
 
 template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };

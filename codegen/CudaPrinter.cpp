@@ -403,7 +403,7 @@ RowCache row_cache(const KernelIR& ir) {
 }
 
 bool is_arg(std::uint8_t fn) {
-  return graph::ReduceOp(fn) == graph::ReduceOp::ArgMax || graph::ReduceOp(fn) == graph::ReduceOp::ArgMin;
+  return graph::is_arg(graph::ReduceOp(fn));
 }
 
 // The text before a kernel's body: the prelude and the signature up to its last parameter (inputs, outputs, n,

@@ -292,7 +292,7 @@ std::string binary_type_error(BinaryOp op, const std::string& operands, DType pr
 // type, or the mirror image: the op itself on -1/+1 against 0.
 template <class I> bool compare_values(BinaryOp op, I x, I y) {
   switch (op) {
-#define LAZYFUSE_BINARY(Enum, name, rule)                                                                              \
+#define LAZYFUSE_BINARY(Enum, name, rule, cost)                                                                        \
   case BinaryOp::Enum:                                                                                                 \
     if constexpr (ResultRule::rule == ResultRule::Compare) return lazyfuse_opmath::lf_##name(x, y);                    \
     break;
@@ -694,7 +694,7 @@ NodePtr make_reduce(ReduceOp op, const NodePtr& a, const std::optional<std::vect
   auto raxes = reduction_axes(name, axes, a->ndim());
   const DType result = reduce_result_type(op, a->dtype);
   if (raxes.empty()) {
-    if (op == ReduceOp::ArgMin || op == ReduceOp::ArgMax) return make_fill(a->shape, DType::Int64, 0, 0);
+    if (is_arg(op)) return make_fill(a->shape, DType::Int64, 0, 0);
     return make_cast(a, result);
   }
   std::int64_t reduced = 1;
@@ -707,7 +707,7 @@ NodePtr make_reduce(ReduceOp op, const NodePtr& a, const std::optional<std::vect
       shape.push_back(a->shape[std::size_t(d)]);
     kept_shape.push_back(r ? 1 : a->shape[std::size_t(d)]);
   }
-  if (reduced == 0 && op != ReduceOp::Sum && op != ReduceOp::Prod && op != ReduceOp::Any && op != ReduceOp::All)
+  if (reduced == 0 && !has_identity(op))
     throw Error(std::string(name) + ": zero-size array to reduction operation " + std::string(name) +
                 " which has no identity: " + describe("array", *a) + " reduced over axes of size 0");
   NodeSpec n = proto(NodeKind::Reduce, result, shape);

@@ -64,79 +64,109 @@ DType promote_weak(DType t, ScalarKind s) {
 
 namespace lazyfuse::graph {
 
+namespace {
+// The values of the table's `empty` column.
+constexpr bool Identity = true, NoIdentity = false;
+} // namespace
+
+// Each accessor is a switch generated from the table.
+// clang-format off
 ResultRule rule_of(UnaryOp op) {
   switch (op) {
-// clang-format off
-#define LAZYFUSE_UNARY(Enum, name, rule) case UnaryOp::Enum: return ResultRule::rule;
+#define LAZYFUSE_UNARY(Enum, name, rule, cost) case UnaryOp::Enum: return ResultRule::rule;
 #include <lazyfuse/ops.def>
-    // clang-format on
   }
   return ResultRule::Arith;
 }
-
 ResultRule rule_of(BinaryOp op) {
   switch (op) {
-// clang-format off
-#define LAZYFUSE_BINARY(Enum, name, rule) case BinaryOp::Enum: return ResultRule::rule;
+#define LAZYFUSE_BINARY(Enum, name, rule, cost) case BinaryOp::Enum: return ResultRule::rule;
 #include <lazyfuse/ops.def>
-    // clang-format on
   }
   return ResultRule::Arith;
 }
-
+ReduceRule rule_of(ReduceOp op) {
+  switch (op) {
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) case ReduceOp::Enum: return ReduceRule::rule;
+#include <lazyfuse/ops.def>
+  }
+  return ReduceRule::Same;
+}
 std::string_view name_of(UnaryOp op) {
   switch (op) {
-// clang-format off
-#define LAZYFUSE_UNARY(Enum, name, rule) case UnaryOp::Enum: return #name;
+#define LAZYFUSE_UNARY(Enum, name, rule, cost) case UnaryOp::Enum: return #name;
 #include <lazyfuse/ops.def>
-    // clang-format on
   }
   return "?";
 }
-
 std::string_view name_of(BinaryOp op) {
   switch (op) {
-// clang-format off
-#define LAZYFUSE_BINARY(Enum, name, rule) case BinaryOp::Enum: return #name;
+#define LAZYFUSE_BINARY(Enum, name, rule, cost) case BinaryOp::Enum: return #name;
 #include <lazyfuse/ops.def>
-    // clang-format on
   }
   return "?";
 }
-
 std::string_view name_of(ReduceOp op) {
   switch (op) {
-// clang-format off
-#define LAZYFUSE_REDUCE(Enum, name) case ReduceOp::Enum: return #name;
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) case ReduceOp::Enum: return #name;
 #include <lazyfuse/ops.def>
-    // clang-format on
   }
   return "?";
 }
+int cost_of(UnaryOp op) {
+  switch (op) {
+#define LAZYFUSE_UNARY(Enum, name, rule, cost) case UnaryOp::Enum: return cost;
+#include <lazyfuse/ops.def>
+  }
+  return 1;
+}
+int cost_of(BinaryOp op) {
+  switch (op) {
+#define LAZYFUSE_BINARY(Enum, name, rule, cost) case BinaryOp::Enum: return cost;
+#include <lazyfuse/ops.def>
+  }
+  return 1;
+}
+int cost_of(ReduceOp op) {
+  switch (op) {
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) case ReduceOp::Enum: return cost;
+#include <lazyfuse/ops.def>
+  }
+  return 1;
+}
+ReduceKind kind_of(ReduceOp op) {
+  switch (op) {
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) case ReduceOp::Enum: return ReduceKind::kind;
+#include <lazyfuse/ops.def>
+  }
+  return ReduceKind::Combine;
+}
+bool has_identity(ReduceOp op) {
+  switch (op) {
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) case ReduceOp::Enum: return empty;
+#include <lazyfuse/ops.def>
+  }
+  return false;
+}
+// clang-format on
 
 DType reduce_result_type(ReduceOp op, DType t) {
-  switch (op) {
-  case ReduceOp::Sum:
-  case ReduceOp::Prod:
+  switch (rule_of(op)) {
+  case ReduceRule::Sum:
     // NumPy's accumulator: the platform integer of the same signedness (bool sums as int64).
     if (is_floating(t)) return t;
     return is_unsigned_integer(t) ? DType::UInt64 : DType::Int64;
-  case ReduceOp::Min:
-  case ReduceOp::Max: return t;
-  case ReduceOp::ArgMin:
-  case ReduceOp::ArgMax: return DType::Int64;
-  case ReduceOp::Any:
-  case ReduceOp::All: return DType::Bool;
+  case ReduceRule::Same: return t;
+  case ReduceRule::Index: return DType::Int64;
+  case ReduceRule::Logical: return DType::Bool;
   }
   return t;
 }
 
 DType reduce_input_type(ReduceOp op, DType t) {
-  switch (op) {
-  case ReduceOp::ArgMin:
-  case ReduceOp::ArgMax:
-  case ReduceOp::Min:
-  case ReduceOp::Max: return t;
+  switch (rule_of(op)) {
+  case ReduceRule::Same:
+  case ReduceRule::Index: return t;
   default: return reduce_result_type(op, t);
   }
 }

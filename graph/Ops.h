@@ -27,11 +27,32 @@ enum class ResultRule {
   Logical,        // computes and returns bool
 };
 
+/// A reduction's result type (see lazyfuse/ops.def).
+enum class ReduceRule {
+  Sum,     // floats keep their type; bool and signed integers -> int64; unsigned -> uint64 (NumPy's sum and prod)
+  Same,    // the input's type
+  Index,   // int64 (an index into the reduced elements)
+  Logical, // bool
+};
+/// How a reduction combines: values in any tree order (Combine), or (value, index) pairs through lf_<name>_better.
+enum class ReduceKind { Combine, Arg };
+
 ResultRule rule_of(UnaryOp op);
 ResultRule rule_of(BinaryOp op);
+ReduceRule rule_of(ReduceOp op);
 std::string_view name_of(UnaryOp op);
 std::string_view name_of(BinaryOp op);
 std::string_view name_of(ReduceOp op);
+/// The op table's cost of one element (fusion recomputes a shared value instead of storing it while cheaper).
+int cost_of(UnaryOp op);
+int cost_of(BinaryOp op);
+int cost_of(ReduceOp op);
+ReduceKind kind_of(ReduceOp op);
+inline bool is_arg(ReduceOp op) {
+  return kind_of(op) == ReduceKind::Arg;
+}
+/// Whether reducing zero elements gives the identity (else it is an Error, as NumPy's ValueError).
+bool has_identity(ReduceOp op);
 /// NumPy's result type of a reduction of `t` (sum of int32 -> int64, argmax -> int64, any -> bool), which is also
 /// the type it accumulates in; the source is cast to it first (argmin/argmax keep the source type).
 DType reduce_result_type(ReduceOp op, DType t);

@@ -101,28 +101,28 @@ private:
     T levels[64];
     bool used[64] = {};
     T combine(T a, T b) const {
-      using namespace lazyfuse_opmath;
       switch (op) {
-      case graph::ReduceOp::Sum: return lf_sum_combine(a, b);
-      case graph::ReduceOp::Prod: return lf_prod_combine(a, b);
-      case graph::ReduceOp::Min: return lf_min_combine(a, b);
-      case graph::ReduceOp::Max: return lf_max_combine(a, b);
-      case graph::ReduceOp::Any: return lf_any_combine(a, b);
-      case graph::ReduceOp::All: return lf_all_combine(a, b);
-      default: return a;
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost)                                                           \
+  case graph::ReduceOp::Enum:                                                                                          \
+    LAZYFUSE_COMBINE_##kind(name) break;
+#define LAZYFUSE_COMBINE_Combine(name) return lazyfuse_opmath::lf_##name##_combine(a, b);
+#define LAZYFUSE_COMBINE_Arg(name)
+#include <lazyfuse/ops.def>
+#undef LAZYFUSE_COMBINE_Combine
+#undef LAZYFUSE_COMBINE_Arg
       }
+      LAZYFUSE_ASSERT(false, "combine of a reduction that does not combine");
+      return a;
     }
     T identity() const {
-      using namespace lazyfuse_opmath;
       switch (op) {
-      case graph::ReduceOp::Sum: return lf_sum_identity<T>();
-      case graph::ReduceOp::Prod: return lf_prod_identity<T>();
-      case graph::ReduceOp::Min: return lf_min_identity<T>();
-      case graph::ReduceOp::Max: return lf_max_identity<T>();
-      case graph::ReduceOp::Any: return lf_any_identity<T>();
-      case graph::ReduceOp::All: return lf_all_identity<T>();
-      default: return T{};
+// clang-format off
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) \
+  case graph::ReduceOp::Enum: return lazyfuse_opmath::lf_##name##_identity<T>();
+#include <lazyfuse/ops.def>
+        // clang-format on
       }
+      return T{};
     }
     void fold(Interpreter& in, const Instr& acc, int len) override {
       T scratch[kChunk] = {}; // len >= 1 always; the initializer keeps -O3 from warning
@@ -150,20 +150,39 @@ private:
   };
 
   template <class T> struct Arg final : Accumulator {
-    explicit Arg(graph::ReduceOp op)
-        : max(op == graph::ReduceOp::ArgMax),
-          best(max ? lazyfuse_opmath::lf_max_identity<T>() : lazyfuse_opmath::lf_min_identity<T>()) {}
-    bool max;
+    explicit Arg(graph::ReduceOp op) : op(op), best(identity(op)) {}
+    graph::ReduceOp op;
     T best;
     std::int64_t best_index = INT64_MAX;
+    static T identity(graph::ReduceOp op) {
+      switch (op) {
+// clang-format off
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) \
+  case graph::ReduceOp::Enum: return lazyfuse_opmath::lf_##name##_identity<T>();
+#include <lazyfuse/ops.def>
+        // clang-format on
+      }
+      return T{};
+    }
+    bool better(T v, std::int64_t i) const {
+      switch (op) {
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost)                                                           \
+  case graph::ReduceOp::Enum:                                                                                          \
+    LAZYFUSE_BETTER_##kind(name) break;
+#define LAZYFUSE_BETTER_Combine(name)
+#define LAZYFUSE_BETTER_Arg(name) return lazyfuse_opmath::lf_##name##_better(v, i, best, best_index);
+#include <lazyfuse/ops.def>
+#undef LAZYFUSE_BETTER_Combine
+#undef LAZYFUSE_BETTER_Arg
+      }
+      LAZYFUSE_ASSERT(false, "an arg reduction without lf_<name>_better");
+      return false;
+    }
     void fold(Interpreter& in, const Instr& acc, int len) override {
       const T* v = in.col<T>(acc.a);
       const std::int64_t* idx = in.col<std::int64_t>(acc.b);
-      for (int e = 0; e < len; ++e) {
-        const bool better = max ? lazyfuse_opmath::lf_argmax_better(v[e], idx[e], best, best_index)
-                                : lazyfuse_opmath::lf_argmin_better(v[e], idx[e], best, best_index);
-        if (better) best = v[e], best_index = idx[e];
-      }
+      for (int e = 0; e < len; ++e)
+        if (better(v[e], idx[e])) best = v[e], best_index = idx[e];
     }
     void finish(void* out) override {
       const std::int64_t index = best_index == INT64_MAX ? 0 : best_index;
@@ -187,7 +206,7 @@ private:
       if (acc.op != IrOp::Accumulate) continue;
       graph::visit_dtype(acc.dtype, [&]<class T>() {
         const auto op = graph::ReduceOp(acc.fn);
-        if (op == graph::ReduceOp::ArgMax || op == graph::ReduceOp::ArgMin)
+        if (graph::is_arg(op))
           accs.push_back({k, std::make_unique<Arg<T>>(op)});
         else
           accs.push_back({k, std::make_unique<Pairwise<T>>(op)});
@@ -345,12 +364,16 @@ private:
     for (int e = 0; e < len; ++e) o[e] = f(a[e], b[e]);
   }
 
-  DType type_of(int id) const { return ir_.code[std::size_t(id)].dtype; }
-  std::int64_t param_of(int instr) const { return args_.params[std::size_t(ir_.code[std::size_t(instr)].slot)].i; }
+  DType type_of(int id) const {
+    return ir_.code[std::size_t(id)].dtype;
+  }
+  std::int64_t param_of(int instr) const {
+    return args_.params[std::size_t(ir_.code[std::size_t(instr)].slot)].i;
+  }
 
   void unary(int j, const Instr& in, int len) {
     switch (graph::UnaryOp(in.fn)) {
-#define LAZYFUSE_UNARY(Enum, name, rule)                                                                               \
+#define LAZYFUSE_UNARY(Enum, name, rule, cost)                                                                         \
   case graph::UnaryOp::Enum:                                                                                           \
     graph::visit_dtype(type_of(in.a), [&]<class T>() {                                                                 \
       if constexpr (requires(T x) { lazyfuse_opmath::lf_##name(x); }) {                                                \
@@ -370,7 +393,7 @@ private:
 
   void binary(int j, const Instr& in, int len) {
     switch (graph::BinaryOp(in.fn)) {
-#define LAZYFUSE_BINARY(Enum, name, rule)                                                                              \
+#define LAZYFUSE_BINARY(Enum, name, rule, cost)                                                                        \
   case graph::BinaryOp::Enum:                                                                                          \
     graph::visit_dtype(type_of(in.a), [&]<class T>() {                                                                 \
       if constexpr (requires(T x) { lazyfuse_opmath::lf_##name(x, x); }) {                                             \

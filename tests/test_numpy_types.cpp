@@ -237,14 +237,14 @@ lf::ScalarKind kind_of(const std::string& s) {
 
 const std::map<std::string, lf::detail::UnaryOp>& unary_ops() {
   static const std::map<std::string, lf::detail::UnaryOp> m = {
-#define LAZYFUSE_UNARY(Enum, name, rule) {#name, lf::detail::UnaryOp::Enum},
+#define LAZYFUSE_UNARY(Enum, name, rule, cost) {#name, lf::detail::UnaryOp::Enum},
 #include <lazyfuse/ops.def>
   };
   return m;
 }
 const std::map<std::string, lf::detail::BinaryOp>& binary_ops() {
   static const std::map<std::string, lf::detail::BinaryOp> m = {
-#define LAZYFUSE_BINARY(Enum, name, rule) {#name, lf::detail::BinaryOp::Enum},
+#define LAZYFUSE_BINARY(Enum, name, rule, cost) {#name, lf::detail::BinaryOp::Enum},
 #include <lazyfuse/ops.def>
   };
   return m;

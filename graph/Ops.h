@@ -34,6 +34,11 @@ enum class ReduceRule {
   Index,   // int64 (an index into the reduced elements)
   Logical, // bool
 };
+/// Number of reductions in the op table.
+inline constexpr int kNumReduceOps = 0
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) +1
+#include <lazyfuse/ops.def>
+    ;
 /// How a reduction combines: values in any tree order (Combine), or (value, index) pairs through lf_<name>_better.
 enum class ReduceKind { Combine, Arg };
 

@@ -16,8 +16,10 @@ typedef unsigned long long lf_u64;
 
 template <class T> __device__ __forceinline__ T lf_shfl_down(T v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
 template <> __device__ __forceinline__ bool lf_shfl_down<bool>(bool v, int off) { return __shfl_down_sync(0xffffffffu, (int)v, off) != 0; }
+// lf_<name>_op: a reduction's combining function (LF_REDUCE_OP) or comparison (LF_ARG_OP) as a functor; each kernel
+// defines those of its reductions after these helpers.
 #define LF_REDUCE_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return lf_##name##_combine(a, b); } };
-LF_REDUCE_OP(sum) LF_REDUCE_OP(prod) LF_REDUCE_OP(min) LF_REDUCE_OP(max) LF_REDUCE_OP(any) LF_REDUCE_OP(all)
+#define LF_ARG_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ bool operator()(T v, lf_i64 i, T b, lf_i64 j) const { return lf_##name##_better(v, i, b, j); } };
 // The warp's result in lane 0.
 template <class T, class Op> __device__ __forceinline__ T lf_warp_reduce(T v, Op op) {
   for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
@@ -48,8 +50,6 @@ template <class T, class Op> __device__ __forceinline__ T lf_block_reduce(T v, O
 // Partials of other blocks: read from L2 (cache-global), never from a stale L1 line.
 template <class T> __device__ __forceinline__ T lf_load_partial(const unsigned char* p) { return __ldcg(reinterpret_cast<const T*>(p)); }
 template <> __device__ __forceinline__ bool lf_load_partial<bool>(const unsigned char* p) { return *reinterpret_cast<const volatile bool*>(p); }
-struct lf_argmax_op { template <class T> __device__ __forceinline__ bool operator()(T v, lf_i64 i, T b, lf_i64 j) const { return lf_argmax_better(v, i, b, j); } };
-struct lf_argmin_op { template <class T> __device__ __forceinline__ bool operator()(T v, lf_i64 i, T b, lf_i64 j) const { return lf_argmin_better(v, i, b, j); } };
 template <class T, class Better> __device__ __forceinline__ void lf_block_argreduce(T& v, lf_i64& i, Better better, T identity, T* shared, lf_i64* shared_index) {
   for (int off = 16; off > 0; off >>= 1) {
     T ov = lf_shfl_down(v, off);
@@ -75,6 +75,7 @@ template <class T, class Better> __device__ __forceinline__ void lf_block_argred
   v = shared[0];
   i = shared_index[0];
 }
+LF_REDUCE_OP(sum)
 
 template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
 
@@ -154,8 +155,10 @@ typedef unsigned long long lf_u64;
 
 template <class T> __device__ __forceinline__ T lf_shfl_down(T v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
 template <> __device__ __forceinline__ bool lf_shfl_down<bool>(bool v, int off) { return __shfl_down_sync(0xffffffffu, (int)v, off) != 0; }
+// lf_<name>_op: a reduction's combining function (LF_REDUCE_OP) or comparison (LF_ARG_OP) as a functor; each kernel
+// defines those of its reductions after these helpers.
 #define LF_REDUCE_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return lf_##name##_combine(a, b); } };
-LF_REDUCE_OP(sum) LF_REDUCE_OP(prod) LF_REDUCE_OP(min) LF_REDUCE_OP(max) LF_REDUCE_OP(any) LF_REDUCE_OP(all)
+#define LF_ARG_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ bool operator()(T v, lf_i64 i, T b, lf_i64 j) const { return lf_##name##_better(v, i, b, j); } };
 // The warp's result in lane 0.
 template <class T, class Op> __device__ __forceinline__ T lf_warp_reduce(T v, Op op) {
   for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
@@ -186,8 +189,6 @@ template <class T, class Op> __device__ __forceinline__ T lf_block_reduce(T v, O
 // Partials of other blocks: read from L2 (cache-global), never from a stale L1 line.
 template <class T> __device__ __forceinline__ T lf_load_partial(const unsigned char* p) { return __ldcg(reinterpret_cast<const T*>(p)); }
 template <> __device__ __forceinline__ bool lf_load_partial<bool>(const unsigned char* p) { return *reinterpret_cast<const volatile bool*>(p); }
-struct lf_argmax_op { template <class T> __device__ __forceinline__ bool operator()(T v, lf_i64 i, T b, lf_i64 j) const { return lf_argmax_better(v, i, b, j); } };
-struct lf_argmin_op { template <class T> __device__ __forceinline__ bool operator()(T v, lf_i64 i, T b, lf_i64 j) const { return lf_argmin_better(v, i, b, j); } };
 template <class T, class Better> __device__ __forceinline__ void lf_block_argreduce(T& v, lf_i64& i, Better better, T identity, T* shared, lf_i64* shared_index) {
   for (int off = 16; off > 0; off >>= 1) {
     T ov = lf_shfl_down(v, off);
@@ -213,6 +214,7 @@ template <class T, class Better> __device__ __forceinline__ void lf_block_argred
   v = shared[0];
   i = shared_index[0];
 }
+LF_REDUCE_OP(sum)
 
 template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
 

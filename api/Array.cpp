@@ -5,6 +5,7 @@
 
 #include "graph/Build.h"
 #include "graph/Config.h"
+#include "graph/DTypeVisit.h"
 #include "runtime/Executor.h"
 #include "runtime/Materialize.h"
 
@@ -287,11 +288,8 @@ template <Element T> Array asarray(std::initializer_list<std::initializer_list<s
   template Array asarray<T>(std::span<const T>, Shape);                                                                \
   template Array asarray<T>(std::initializer_list<std::initializer_list<T>>);                                          \
   template Array asarray<T>(std::initializer_list<std::initializer_list<std::initializer_list<T>>>);
-LAZYFUSE_INSTANTIATE(bool)
-LAZYFUSE_INSTANTIATE(std::int32_t)
-LAZYFUSE_INSTANTIATE(std::int64_t)
-LAZYFUSE_INSTANTIATE(float)
-LAZYFUSE_INSTANTIATE(double)
+#define LAZYFUSE_DTYPE(Enum, name, host_type, kernel_type, kernel_c_type, kind, bits) LAZYFUSE_INSTANTIATE(host_type)
+#include <lazyfuse/dtypes.def>
 #undef LAZYFUSE_INSTANTIATE
 
 Array asarray(const std::vector<bool>& data, Shape shape) {
@@ -313,17 +311,19 @@ Array ones(Shape shape, DType type) {
 // RuntimeWarning for NaN, infinities and values out of range; a kernel cannot warn, and a silent wrong value is
 // worse than an error, so these throw, as a C++ integer scalar outside an integer array's range does.
 static void check_integer_fill(std::string_view op, double value, DType type) {
-  if (type != DType::Int32 && type != DType::Int64) return;
+  if (!is_integer(type)) return;
+  // The type's range as doubles: [-2^(bits-1), 2^(bits-1)) signed, [0, 2^bits) unsigned; both ends exact.
+  const int bits = dtype_bits(type);
+  const double lo = is_signed_integer(type) ? -std::ldexp(1.0, bits - 1) : 0.0;
+  const double hi = std::ldexp(1.0, is_signed_integer(type) ? bits - 1 : bits);
   const double t = std::trunc(value);
-  const bool fits = std::isfinite(value) &&
-                    (type == DType::Int32 ? t >= -2147483648.0 && t <= 2147483647.0 : t >= -0x1p63 && t < 0x1p63);
-  if (fits) return;
+  if (std::isfinite(value) && t >= lo && t < hi) return;
   char text[64];
   std::snprintf(text, sizeof text, "%.17g", value);
   throw DTypeError(std::string(op) + ": cannot fill an " + std::string(dtype_name(type)) + " array with " + text +
                    (std::isfinite(value) ? ", which is out of its range" : ", which is not a finite number") +
-                   " (NumPy 2 gives " + (type == DType::Int32 ? "-2147483648" : "-9223372036854775808") +
-                   " with a RuntimeWarning); use astype on a float array for a saturating conversion");
+                   " (NumPy 2 gives an undefined value with a RuntimeWarning); use astype on a float array for a "
+                   "saturating conversion");
 }
 
 Array full(Shape shape, double value, DType type) {
@@ -574,13 +574,7 @@ std::string to_string(const Array& a) {
 
 std::ostream& operator<<(std::ostream& os, const Array& a) {
   if (!a.valid()) return os << "Array(<empty>)";
-  switch (a.dtype()) {
-  case DType::Bool: print_array(os, a.get<bool>()); break;
-  case DType::Int32: print_array(os, a.get<std::int32_t>()); break;
-  case DType::Int64: print_array(os, a.get<std::int64_t>()); break;
-  case DType::Float32: print_array(os, a.get<float>()); break;
-  case DType::Float64: print_array(os, a.get<double>()); break;
-  }
+  graph::visit_dtype(a.dtype(), [&]<class T>() { print_array(os, a.get<T>()); });
   return os;
 }
 

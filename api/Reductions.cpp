@@ -35,33 +35,20 @@ DType mean_type(DType t) {
 
 } // namespace
 
-Array sum(const Array& a, Axes axes, bool keepdims) {
-  return reduce(ReduceOp::Sum, a, axes, keepdims);
-}
-Array prod(const Array& a, Axes axes, bool keepdims) {
-  return reduce(ReduceOp::Prod, a, axes, keepdims);
-}
-Array min(const Array& a, Axes axes, bool keepdims) {
-  return reduce(ReduceOp::Min, a, axes, keepdims);
-}
-Array max(const Array& a, Axes axes, bool keepdims) {
-  return reduce(ReduceOp::Max, a, axes, keepdims);
-}
-Array any(const Array& a, Axes axes, bool keepdims) {
-  detail::require_valid(a, "any");
-  return reduce(ReduceOp::Any, a.astype(DType::Bool), axes, keepdims);
-}
-Array all(const Array& a, Axes axes, bool keepdims) {
-  detail::require_valid(a, "all");
-  return reduce(ReduceOp::All, a.astype(DType::Bool), axes, keepdims);
-}
-
-Array argmax(const Array& a, std::optional<int> axis, bool keepdims) {
-  return reduce(ReduceOp::ArgMax, a, axis ? Axes(*axis) : Axes(), keepdims);
-}
-Array argmin(const Array& a, std::optional<int> axis, bool keepdims) {
-  return reduce(ReduceOp::ArgMin, a, axis ? Axes(*axis) : Axes(), keepdims);
-}
+// The table's reductions, each one node (the input is cast to the reduction's input type there: any and all read
+// bools).
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) LAZYFUSE_REDUCE_DEFINE_##kind(Enum, name)
+#define LAZYFUSE_REDUCE_DEFINE_Combine(Enum, name)                                                                     \
+  Array name(const Array& a, Axes axes, bool keepdims) {                                                               \
+    return reduce(ReduceOp::Enum, a, axes, keepdims);                                                                  \
+  }
+#define LAZYFUSE_REDUCE_DEFINE_Arg(Enum, name)                                                                         \
+  Array name(const Array& a, std::optional<int> axis, bool keepdims) {                                                 \
+    return reduce(ReduceOp::Enum, a, axis ? Axes(*axis) : Axes(), keepdims);                                           \
+  }
+#include <lazyfuse/ops.def>
+#undef LAZYFUSE_REDUCE_DEFINE_Combine
+#undef LAZYFUSE_REDUCE_DEFINE_Arg
 
 Array count_nonzero(const Array& a, Axes axes, bool keepdims) {
   detail::require_valid(a, "count_nonzero");

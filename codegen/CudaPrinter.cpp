@@ -14,11 +14,11 @@ extern const std::string_view kPrelude; // graph/OpMath.inc, embedded at build t
 
 const char* cuda_type(DType t) {
   switch (t) {
-  case DType::Bool: return "bool";
-  case DType::Int32: return "lf_i32";
-  case DType::Int64: return "lf_i64";
-  case DType::Float32: return "float";
-  case DType::Float64: return "double";
+// clang-format off
+#define LAZYFUSE_DTYPE(Enum, name, host_type, kernel_type, kernel_c_type, kind, bits) \
+  case DType::Enum: return #kernel_type;
+#include <lazyfuse/dtypes.def>
+    // clang-format on
   }
   return "?";
 }
@@ -27,11 +27,23 @@ namespace {
 
 enum class Mode { Vector, Scalar };
 
-// What graph/OpMath.inc expects each side to define (runtime/../graph/HostOps.h is the host's).
+// What graph/OpMath.inc expects each side to define (graph/HostOps.h is the host's): LF_HD, the infinities, and a
+// typedef for each integer type of the type table.
 constexpr const char* kPreludeDefinitions = "#define LF_HD __device__ __forceinline__\n"
                                             "#define LF_INF_F __int_as_float(0x7f800000)\n"
                                             "#define LF_INF_D __longlong_as_double(0x7ff0000000000000LL)\n"
-                                            "typedef int lf_i32;\ntypedef long long lf_i64;\n";
+#define LAZYFUSE_DTYPE(Enum, name, host_type, kernel_type, kernel_c_type, kind, bits)                                  \
+  LAZYFUSE_KERNEL_TYPEDEF_##kind(kernel_type, kernel_c_type)
+#define LAZYFUSE_KERNEL_TYPEDEF_Bool(kernel_type, kernel_c_type)
+#define LAZYFUSE_KERNEL_TYPEDEF_Float(kernel_type, kernel_c_type)
+#define LAZYFUSE_KERNEL_TYPEDEF_Signed(kernel_type, kernel_c_type) "typedef " #kernel_c_type " " #kernel_type ";\n"
+#define LAZYFUSE_KERNEL_TYPEDEF_Unsigned(kernel_type, kernel_c_type) "typedef " #kernel_c_type " " #kernel_type ";\n"
+#include <lazyfuse/dtypes.def>
+#undef LAZYFUSE_KERNEL_TYPEDEF_Bool
+#undef LAZYFUSE_KERNEL_TYPEDEF_Float
+#undef LAZYFUSE_KERNEL_TYPEDEF_Signed
+#undef LAZYFUSE_KERNEL_TYPEDEF_Unsigned
+    ;
 
 std::string v(int id) {
   return "v" + std::to_string(id);
@@ -176,8 +188,10 @@ std::vector<bool> unit_step_loads(const KernelIR& ir, int root_lin) {
 constexpr const char* kReductionHelpers = R"(
 template <class T> __device__ __forceinline__ T lf_shfl_down(T v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
 template <> __device__ __forceinline__ bool lf_shfl_down<bool>(bool v, int off) { return __shfl_down_sync(0xffffffffu, (int)v, off) != 0; }
+// lf_<name>_op: a reduction's combining function (LF_REDUCE_OP) or comparison (LF_ARG_OP) as a functor; each kernel
+// defines those of its reductions after these helpers.
 #define LF_REDUCE_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return lf_##name##_combine(a, b); } };
-LF_REDUCE_OP(sum) LF_REDUCE_OP(prod) LF_REDUCE_OP(min) LF_REDUCE_OP(max) LF_REDUCE_OP(any) LF_REDUCE_OP(all)
+#define LF_ARG_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ bool operator()(T v, lf_i64 i, T b, lf_i64 j) const { return lf_##name##_better(v, i, b, j); } };
 // The warp's result in lane 0.
 template <class T, class Op> __device__ __forceinline__ T lf_warp_reduce(T v, Op op) {
   for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
@@ -208,8 +222,6 @@ template <class T, class Op> __device__ __forceinline__ T lf_block_reduce(T v, O
 // Partials of other blocks: read from L2 (cache-global), never from a stale L1 line.
 template <class T> __device__ __forceinline__ T lf_load_partial(const unsigned char* p) { return __ldcg(reinterpret_cast<const T*>(p)); }
 template <> __device__ __forceinline__ bool lf_load_partial<bool>(const unsigned char* p) { return *reinterpret_cast<const volatile bool*>(p); }
-struct lf_argmax_op { template <class T> __device__ __forceinline__ bool operator()(T v, lf_i64 i, T b, lf_i64 j) const { return lf_argmax_better(v, i, b, j); } };
-struct lf_argmin_op { template <class T> __device__ __forceinline__ bool operator()(T v, lf_i64 i, T b, lf_i64 j) const { return lf_argmin_better(v, i, b, j); } };
 template <class T, class Better> __device__ __forceinline__ void lf_block_argreduce(T& v, lf_i64& i, Better better, T identity, T* shared, lf_i64* shared_index) {
   for (int off = 16; off > 0; off >>= 1) {
     T ov = lf_shfl_down(v, off);
@@ -391,7 +403,7 @@ RowCache row_cache(const KernelIR& ir) {
 }
 
 bool is_arg(std::uint8_t fn) {
-  return graph::ReduceOp(fn) == graph::ReduceOp::ArgMax || graph::ReduceOp(fn) == graph::ReduceOp::ArgMin;
+  return graph::is_arg(graph::ReduceOp(fn));
 }
 
 // The text before a kernel's body: the prelude and the signature up to its last parameter (inputs, outputs, n,
@@ -400,7 +412,18 @@ void print_header(std::ostringstream& os, const KernelIR& ir, bool reduction) {
   os << "// lazyfuse kernel " << ir.name << " (generated; self-contained: it includes no header)\n";
   os << kPreludeDefinitions;
   os << kPrelude << "\n";
-  if (reduction) os << kReductionHelpers << "\n";
+  if (reduction) {
+    os << kReductionHelpers;
+    // The functors of this kernel's reductions, in table order.
+    std::vector<bool> used(std::size_t(graph::kNumReduceOps), false);
+    for (auto& in : ir.code)
+      if (in.op == IrOp::Accumulate) used[in.fn] = true;
+    for (std::size_t op = 0; op < used.size(); ++op)
+      if (used[op])
+        os << (is_arg(std::uint8_t(op)) ? "LF_ARG_OP(" : "LF_REDUCE_OP(") << graph::name_of(graph::ReduceOp(op))
+           << ")\n";
+    os << "\n";
+  }
   os << "template <class T> struct alignas(sizeof(T) * " << kElementsPerThread << ") lf_vec { T v["
      << kElementsPerThread << "]; };\n\n";
   os << "typedef " << (ir.index32 ? "int" : "long long") << " idx_t;\n\n";

@@ -21,16 +21,15 @@ bool is_view(NodeKind k) {
   return k == NodeKind::AxisMap || k == NodeKind::Reshape || k == NodeKind::Roll || k == NodeKind::SetSlice;
 }
 
+// The op table's costs (lazyfuse/ops.def).
 int own_cost(const Node& n) {
-  if (n.kind == NodeKind::Unary) {
-    auto rule = graph::rule_of(graph::UnaryOp(n.op));
-    return rule == graph::ResultRule::Float ? 4 : 1;
+  switch (n.kind) {
+  case NodeKind::Unary: return graph::cost_of(graph::UnaryOp(n.op));
+  case NodeKind::Binary: return graph::cost_of(graph::BinaryOp(n.op));
+  case NodeKind::Reduce: return graph::cost_of(graph::ReduceOp(n.op));
+  case NodeKind::Fill: return 0;
+  default: return 1;
   }
-  if (n.kind == NodeKind::Binary) {
-    auto op = graph::BinaryOp(n.op);
-    return (op == graph::BinaryOp::Power || op == graph::BinaryOp::Atan2) ? 4 : 1;
-  }
-  return n.kind == NodeKind::Fill ? 0 : 1;
 }
 
 struct Info {

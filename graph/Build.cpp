@@ -1,6 +1,7 @@
 #include "graph/Build.h"
 
 #include "graph/Assert.h"
+#include "graph/DTypeVisit.h"
 #include "graph/HostOps.h"
 
 #include <lazyfuse/error.hpp>
@@ -9,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <type_traits>
 
 namespace lazyfuse::graph {
 
@@ -157,34 +159,33 @@ NodePtr make_fill(Shape shape, DType type, double f, std::int64_t i) {
   for (auto d : shape)
     if (d < 0) throw ShapeError("full: negative dimensions are not allowed: shape " + format_shape(shape));
   NodeSpec n = proto(NodeKind::Fill, type, std::move(shape));
-  if (is_floating(type)) {
-    n.fvalue = type == DType::Float32 ? double(float(f)) : f;
-  } else if (type == DType::Bool) {
-    n.ivalue = i != 0;
-  } else {
-    n.ivalue = type == DType::Int32 ? std::int64_t(std::int32_t(i)) : i;
-  }
+  // The value as the type holds it: floats rounded to the type, integers wrapped to its width (an unsigned 64-bit
+  // value keeps its bits in ivalue), bools 0 or 1.
+  visit_dtype(type, [&]<class T>() {
+    if constexpr (std::is_floating_point_v<T>)
+      n.fvalue = double(T(f));
+    else
+      n.ivalue = std::int64_t(T(i));
+  });
   return intern(std::move(n), {});
 }
 
 namespace {
-// A C++ value converted as astype converts it (lf_cast: saturating, NaN -> 0), so that folding a cast of a
-// constant gives the same bits as the kernel would.
-template <class To> To cast_value(double f) {
-  return lazyfuse_opmath::lf_cast<To, double>(f);
-}
-std::int64_t integer_value(DType type, double f) {
-  switch (type) {
-  case DType::Bool: return f != 0;
-  case DType::Int32: return cast_value<std::int32_t>(f);
-  case DType::Int64: return cast_value<std::int64_t>(f);
-  default: return 0;
-  }
+// A constant converted as astype converts it in a kernel (lf_cast: saturating, NaN -> 0), so that folding a cast
+// of a constant gives the same bits as the kernel would.
+template <class From> NodePtr cast_fill(Shape shape, From x, DType type) {
+  return visit_dtype(type, [&]<class To>() {
+    const To y = lazyfuse_opmath::lf_cast<To, From>(x);
+    if constexpr (std::is_floating_point_v<To>)
+      return make_fill(std::move(shape), type, double(y), 0);
+    else
+      return make_fill(std::move(shape), type, 0, std::int64_t(y));
+  });
 }
 } // namespace
 
 NodePtr make_fill_like(Shape shape, DType type, double value) {
-  return make_fill(std::move(shape), type, value, is_floating(type) ? 0 : integer_value(type, value));
+  return cast_fill(std::move(shape), value, type);
 }
 
 NodePtr make_iota(Shape shape, DType type, int axis, double start, double step) {
@@ -198,10 +199,13 @@ NodePtr make_iota(Shape shape, DType type, int axis, double start, double step) 
 NodePtr make_cast(const NodePtr& a, DType type) {
   if (a->dtype == type) return a;
   // A cast of a fill is a fill: keeps scalars out of kernels' inputs.
-  if (a->kind == NodeKind::Fill && !a->materialized()) {
-    if (!is_floating(a->dtype)) return make_fill(a->shape, type, double(a->ivalue), is_floating(type) ? 0 : a->ivalue);
-    return make_fill_like(a->shape, type, a->fvalue);
-  }
+  if (a->kind == NodeKind::Fill && !a->materialized())
+    return visit_dtype(a->dtype, [&]<class From>() {
+      if constexpr (std::is_floating_point_v<From>)
+        return cast_fill(a->shape, From(a->fvalue), type);
+      else
+        return cast_fill(a->shape, From(a->ivalue), type);
+    });
   NodeSpec n = proto(NodeKind::Cast, type, a->shape);
   return intern(std::move(n), {a});
 }
@@ -225,8 +229,8 @@ NodePtr negated_operand(const NodePtr& n) {
 NodePtr make_unary(UnaryOp op, const NodePtr& a) {
   auto types = unary_types(op, a->dtype);
   if (!types)
-    throw DTypeError(std::string(name_of(op)) + ": not defined for " + describe("operand", *a) +
-                     "; valid types: int32, int64, float32, float64 (use astype to convert booleans)");
+    throw DTypeError(std::string(name_of(op)) + ": not defined for " + describe("operand", *a) + "; " +
+                     std::string(name_of(op)) + " takes " + valid_types(rule_of(op)) + " (astype converts)");
   if (op == UnaryOp::Negative || op == UnaryOp::Erf)
     if (auto x = negated_operand(a); x && a->dtype == types->compute)
       return op == UnaryOp::Negative ? x : make_unary(UnaryOp::Negative, make_unary(UnaryOp::Erf, x));
@@ -275,14 +279,49 @@ NodePtr broadcast_to(const NodePtr& a, const Shape& shape, std::string_view op) 
   return make_axis_map(a, shape, std::move(entries));
 }
 
+namespace {
+std::string binary_type_error(BinaryOp op, const std::string& operands, DType promoted) {
+  std::string m = std::string(name_of(op)) + ": not defined for " + operands + " (promoted to " +
+                  std::string(dtype_name(promoted)) + "); " + std::string(name_of(op)) + " takes " +
+                  valid_types(rule_of(op));
+  if (promoted == DType::Bool) m += " (logical_xor computes on booleans; astype converts)";
+  return m;
+}
+
+// A comparison's result for a left operand below (sign < 0) or above (sign > 0) every value of the right one's
+// type, or the mirror image: the op itself on -1/+1 against 0.
+template <class I> bool compare_values(BinaryOp op, I x, I y) {
+  switch (op) {
+#define LAZYFUSE_BINARY(Enum, name, rule, cost)                                                                        \
+  case BinaryOp::Enum:                                                                                                 \
+    if constexpr (ResultRule::rule == ResultRule::Compare) return lazyfuse_opmath::lf_##name(x, y);                    \
+    break;
+#include <lazyfuse/ops.def>
+  }
+  LAZYFUSE_ASSERT(false, "compare_values: not a comparison");
+  return false;
+}
+bool comparison_at(BinaryOp op, int sign, bool first_is_extreme) {
+  const std::int64_t e = sign, z = 0;
+  return first_is_extreme ? compare_values(op, e, z) : compare_values(op, z, e);
+}
+} // namespace
+
 NodePtr make_binary(BinaryOp op, const NodePtr& a, const NodePtr& b) {
   const DType t = promote_types(a->dtype, b->dtype);
-  auto types = binary_types(op, t);
-  if (!types)
-    throw DTypeError(std::string(name_of(op)) + ": not defined for " + describe("a", *a) + " and " + describe("b", *b) +
-                     " (promoted to " + std::string(dtype_name(t)) +
-                     "); use logical_xor for booleans or astype to convert");
+  auto types = binary_types(op, a->dtype, b->dtype);
+  if (!types) throw DTypeError(binary_type_error(op, describe("a", *a) + " and " + describe("b", *b), t));
   Shape shape = broadcast_shapes(name_of(op), *a, *b);
+  // A signed integer and uint64 promote to float64, whose comparisons would round values past 2^53; NumPy compares
+  // them exactly: a negative signed value is below every unsigned one, and the others compare as uint64.
+  if (rule_of(op) == ResultRule::Compare && t == DType::Float64 && is_integer(a->dtype) && is_integer(b->dtype)) {
+    const bool signed_first = is_signed_integer(a->dtype);
+    const NodePtr& s = signed_first ? a : b;
+    const NodePtr u = make_cast(s, DType::UInt64);
+    NodePtr negative = make_binary(BinaryOp::Less, s, make_fill({}, s->dtype, 0, 0));
+    NodePtr exact = signed_first ? make_binary(op, u, b) : make_binary(op, a, u);
+    return make_where(negative, make_fill({}, DType::Bool, 0, comparison_at(op, -1, signed_first)), exact);
+  }
   if ((op == BinaryOp::Multiply || op == BinaryOp::TrueDivide) && a->dtype == types->compute &&
       b->dtype == types->compute) {
     if (auto x = negated_operand(a)) return make_unary(UnaryOp::Negative, make_binary(op, x, b));
@@ -295,13 +334,27 @@ NodePtr make_binary(BinaryOp op, const NodePtr& a, const NodePtr& b) {
   return intern(std::move(n), std::move(srcs));
 }
 
+namespace {
+// Where a weak integer scalar lies against integer type t: 0 inside its range, -1 below, +1 above. (bool holds any:
+// the value becomes != 0, as astype does.)
+int outside_range(const detail::WeakScalar& s, DType t) {
+  return visit_dtype(t, [&]<class T>() {
+    if constexpr (std::is_same_v<T, bool> || !std::is_integral_v<T>) {
+      return 0;
+    } else {
+      using L = std::numeric_limits<T>;
+      if (s.beyond_int64) return std::uint64_t(s.i) <= std::uint64_t(L::max()) ? 0 : 1;
+      if (s.i < 0) return std::is_signed_v<T> && s.i >= std::int64_t(L::min()) ? 0 : -1;
+      return std::uint64_t(s.i) <= std::uint64_t(L::max()) ? 0 : 1;
+    }
+  });
+}
+} // namespace
+
 NodePtr make_weak_fill(const detail::WeakScalar& s, DType t, std::string_view op_name, Shape shape) {
   if (is_floating(t)) return make_fill(std::move(shape), t, s.f, 0);
   if (s.kind == ScalarKind::Float) return make_fill_like(std::move(shape), t, s.f);
-  const bool fits =
-      t == DType::Bool || (!s.beyond_int64 && (t == DType::Int64 || (s.i >= std::numeric_limits<std::int32_t>::min() &&
-                                                                     s.i <= std::numeric_limits<std::int32_t>::max())));
-  if (!fits)
+  if (outside_range(s, t) != 0)
     throw DTypeError(std::string(op_name) + ": the C++ integer " +
                      (s.beyond_int64 ? std::to_string(std::uint64_t(s.i)) : std::to_string(s.i)) +
                      " is out of bounds for " + std::string(dtype_name(t)) +
@@ -311,14 +364,23 @@ NodePtr make_weak_fill(const detail::WeakScalar& s, DType t, std::string_view op
 
 NodePtr make_binary_weak(BinaryOp op, const NodePtr& a, const detail::WeakScalar& s, bool scalar_on_left) {
   const DType t = promote_weak(a->dtype, s.kind);
-  auto types = binary_types(op, t);
-  if (!types)
-    throw DTypeError(std::string(name_of(op)) + ": not defined for " + describe("array", *a) +
-                     " with a C++ scalar (promoted to " + std::string(dtype_name(t)) + ")");
+  auto types = binary_types(op, t, t);
+  if (!types) throw DTypeError(binary_type_error(op, describe("array", *a) + " with a C++ scalar", t));
+  // NumPy's logical ops take a Python int as a C long first: one beyond int64 raises OverflowError whatever the array.
+  if (rule_of(op) == ResultRule::Logical && s.kind == ScalarKind::Int && s.beyond_int64)
+    throw DTypeError(std::string(name_of(op)) + ": the C++ integer " + std::to_string(std::uint64_t(s.i)) +
+                     " is out of bounds for int64 (NumPy 2 raises OverflowError here)");
+  // An integer scalar beyond an integer array's type compares as NumPy 2 compares it: exactly (it is above or below
+  // every element), where arithmetic with it is an error. (A bool array's is int64, where NumPy raises.)
+  if (rule_of(op) == ResultRule::Compare && s.kind == ScalarKind::Int && is_integer(a->dtype))
+    if (const int side = outside_range(s, t))
+      return make_fill(a->shape, DType::Bool, 0, comparison_at(op, side, scalar_on_left));
   if ((op == BinaryOp::Multiply || op == BinaryOp::TrueDivide) && a->dtype == types->compute)
     if (auto x = negated_operand(a)) return make_unary(UnaryOp::Negative, make_binary_weak(op, x, s, scalar_on_left));
-  // Built at the array's shape at once: one fill node per scalar, not a scalar and its broadcast.
-  NodePtr fill = make_cast(make_weak_fill(s, t, name_of(op), a->shape), types->compute);
+  // Built at the array's shape at once: one fill node per scalar, not a scalar and its broadcast. The scalar becomes
+  // the compute type itself, as NumPy converts it for the op's loop: int64 / 2**63 and logical_and(int8, 300) are
+  // fine; only an integer compute type that cannot hold it raises.
+  NodePtr fill = make_weak_fill(s, types->compute, name_of(op), a->shape);
   NodePtr arr = make_cast(a, types->compute);
   NodeSpec n = proto(NodeKind::Binary, types->result, a->shape);
   n.op = int(op);
@@ -632,7 +694,7 @@ NodePtr make_reduce(ReduceOp op, const NodePtr& a, const std::optional<std::vect
   auto raxes = reduction_axes(name, axes, a->ndim());
   const DType result = reduce_result_type(op, a->dtype);
   if (raxes.empty()) {
-    if (op == ReduceOp::ArgMin || op == ReduceOp::ArgMax) return make_fill(a->shape, DType::Int64, 0, 0);
+    if (is_arg(op)) return make_fill(a->shape, DType::Int64, 0, 0);
     return make_cast(a, result);
   }
   std::int64_t reduced = 1;
@@ -645,7 +707,7 @@ NodePtr make_reduce(ReduceOp op, const NodePtr& a, const std::optional<std::vect
       shape.push_back(a->shape[std::size_t(d)]);
     kept_shape.push_back(r ? 1 : a->shape[std::size_t(d)]);
   }
-  if (reduced == 0 && op != ReduceOp::Sum && op != ReduceOp::Prod && op != ReduceOp::Any && op != ReduceOp::All)
+  if (reduced == 0 && !has_identity(op))
     throw Error(std::string(name) + ": zero-size array to reduction operation " + std::string(name) +
                 " which has no identity: " + describe("array", *a) + " reduced over axes of size 0");
   NodeSpec n = proto(NodeKind::Reduce, result, shape);

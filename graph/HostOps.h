@@ -12,8 +12,8 @@ namespace lazyfuse_opmath {
 #define LF_HD inline
 #define LF_INF_F __builtin_huge_valf()
 #define LF_INF_D __builtin_huge_val()
-using lf_i32 = std::int32_t;
-using lf_i64 = std::int64_t;
+#include "graph/OpMathTypes.inc"
+// (before the op semantics, which use these names)
 #include "graph/OpMath.inc"
 #undef LF_HD
 #undef LF_INF_F

@@ -1,6 +1,7 @@
 #include "runtime/CpuBackend.h"
 
 #include "graph/Assert.h"
+#include "graph/DTypeVisit.h"
 #include "graph/HostOps.h"
 #include "graph/Ops.h"
 
@@ -24,16 +25,6 @@ namespace {
 // Elements evaluated together: each instruction runs over a column of this many values, so the interpreter's
 // dispatch is paid once per column, not once per element.
 constexpr int kChunk = 256;
-
-template <class F> void with_type(DType t, F&& f) {
-  switch (t) {
-  case DType::Bool: f.template operator()<bool>(); return;
-  case DType::Int32: f.template operator()<std::int32_t>(); return;
-  case DType::Int64: f.template operator()<std::int64_t>(); return;
-  case DType::Float32: f.template operator()<float>(); return;
-  case DType::Float64: f.template operator()<double>(); return;
-  }
-}
 
 class Interpreter {
 public:
@@ -110,28 +101,28 @@ private:
     T levels[64];
     bool used[64] = {};
     T combine(T a, T b) const {
-      using namespace lazyfuse_opmath;
       switch (op) {
-      case graph::ReduceOp::Sum: return lf_sum_combine(a, b);
-      case graph::ReduceOp::Prod: return lf_prod_combine(a, b);
-      case graph::ReduceOp::Min: return lf_min_combine(a, b);
-      case graph::ReduceOp::Max: return lf_max_combine(a, b);
-      case graph::ReduceOp::Any: return lf_any_combine(a, b);
-      case graph::ReduceOp::All: return lf_all_combine(a, b);
-      default: return a;
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost)                                                           \
+  case graph::ReduceOp::Enum:                                                                                          \
+    LAZYFUSE_COMBINE_##kind(name) break;
+#define LAZYFUSE_COMBINE_Combine(name) return lazyfuse_opmath::lf_##name##_combine(a, b);
+#define LAZYFUSE_COMBINE_Arg(name)
+#include <lazyfuse/ops.def>
+#undef LAZYFUSE_COMBINE_Combine
+#undef LAZYFUSE_COMBINE_Arg
       }
+      LAZYFUSE_ASSERT(false, "combine of a reduction that does not combine");
+      return a;
     }
     T identity() const {
-      using namespace lazyfuse_opmath;
       switch (op) {
-      case graph::ReduceOp::Sum: return lf_sum_identity<T>();
-      case graph::ReduceOp::Prod: return lf_prod_identity<T>();
-      case graph::ReduceOp::Min: return lf_min_identity<T>();
-      case graph::ReduceOp::Max: return lf_max_identity<T>();
-      case graph::ReduceOp::Any: return lf_any_identity<T>();
-      case graph::ReduceOp::All: return lf_all_identity<T>();
-      default: return T{};
+// clang-format off
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) \
+  case graph::ReduceOp::Enum: return lazyfuse_opmath::lf_##name##_identity<T>();
+#include <lazyfuse/ops.def>
+        // clang-format on
       }
+      return T{};
     }
     void fold(Interpreter& in, const Instr& acc, int len) override {
       T scratch[kChunk] = {}; // len >= 1 always; the initializer keeps -O3 from warning
@@ -159,20 +150,39 @@ private:
   };
 
   template <class T> struct Arg final : Accumulator {
-    explicit Arg(graph::ReduceOp op)
-        : max(op == graph::ReduceOp::ArgMax),
-          best(max ? lazyfuse_opmath::lf_max_identity<T>() : lazyfuse_opmath::lf_min_identity<T>()) {}
-    bool max;
+    explicit Arg(graph::ReduceOp op) : op(op), best(identity(op)) {}
+    graph::ReduceOp op;
     T best;
     std::int64_t best_index = INT64_MAX;
+    static T identity(graph::ReduceOp op) {
+      switch (op) {
+// clang-format off
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) \
+  case graph::ReduceOp::Enum: return lazyfuse_opmath::lf_##name##_identity<T>();
+#include <lazyfuse/ops.def>
+        // clang-format on
+      }
+      return T{};
+    }
+    bool better(T v, std::int64_t i) const {
+      switch (op) {
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost)                                                           \
+  case graph::ReduceOp::Enum:                                                                                          \
+    LAZYFUSE_BETTER_##kind(name) break;
+#define LAZYFUSE_BETTER_Combine(name)
+#define LAZYFUSE_BETTER_Arg(name) return lazyfuse_opmath::lf_##name##_better(v, i, best, best_index);
+#include <lazyfuse/ops.def>
+#undef LAZYFUSE_BETTER_Combine
+#undef LAZYFUSE_BETTER_Arg
+      }
+      LAZYFUSE_ASSERT(false, "an arg reduction without lf_<name>_better");
+      return false;
+    }
     void fold(Interpreter& in, const Instr& acc, int len) override {
       const T* v = in.col<T>(acc.a);
       const std::int64_t* idx = in.col<std::int64_t>(acc.b);
-      for (int e = 0; e < len; ++e) {
-        const bool better = max ? lazyfuse_opmath::lf_argmax_better(v[e], idx[e], best, best_index)
-                                : lazyfuse_opmath::lf_argmin_better(v[e], idx[e], best, best_index);
-        if (better) best = v[e], best_index = idx[e];
-      }
+      for (int e = 0; e < len; ++e)
+        if (better(v[e], idx[e])) best = v[e], best_index = idx[e];
     }
     void finish(void* out) override {
       const std::int64_t index = best_index == INT64_MAX ? 0 : best_index;
@@ -194,9 +204,9 @@ private:
     for (std::size_t k = begin + 1; k < end; ++k) {
       const Instr& acc = code[k];
       if (acc.op != IrOp::Accumulate) continue;
-      with_type(acc.dtype, [&]<class T>() {
+      graph::visit_dtype(acc.dtype, [&]<class T>() {
         const auto op = graph::ReduceOp(acc.fn);
-        if (op == graph::ReduceOp::ArgMax || op == graph::ReduceOp::ArgMin)
+        if (graph::is_arg(op))
           accs.push_back({k, std::make_unique<Arg<T>>(op)});
         else
           accs.push_back({k, std::make_unique<Pairwise<T>>(op)});
@@ -268,7 +278,7 @@ private:
       }
       case IrOp::Load:
       case IrOp::LoadLinear:
-        with_type(in.dtype, [&]<class T>() {
+        graph::visit_dtype(in.dtype, [&]<class T>() {
           const T* p = static_cast<const T*>(args_.inputs[std::size_t(in.slot)]);
           T* o = col<T>(j);
           if (in.op == IrOp::LoadLinear) {
@@ -285,14 +295,14 @@ private:
         });
         break;
       case IrOp::ScalarParam:
-        with_type(in.dtype, [&]<class T>() {
+        graph::visit_dtype(in.dtype, [&]<class T>() {
           const auto& pv = args_.params[std::size_t(in.slot)];
           T v = is_floating(in.dtype) ? T(pv.f) : T(pv.i);
           std::fill_n(col<T>(j), len, v);
         });
         break;
       case IrOp::IndexToValue:
-        with_type(in.dtype, [&]<class T>() {
+        graph::visit_dtype(in.dtype, [&]<class T>() {
           const std::int64_t* a = col<std::int64_t>(in.a);
           T* o = col<T>(j);
           for (int e = 0; e < len; ++e) o[e] = T(a[e]);
@@ -302,7 +312,7 @@ private:
       case IrOp::Binary: binary(j, in, len); break;
       case IrOp::Cast: cast(j, in, len); break;
       case IrOp::Select:
-        with_type(in.dtype, [&]<class T>() {
+        graph::visit_dtype(in.dtype, [&]<class T>() {
           const bool* c = col<bool>(in.a);
           const T *b = col<T>(in.b), *d = col<T>(in.c);
           T* o = col<T>(j);
@@ -310,14 +320,14 @@ private:
         });
         break;
       case IrOp::Store:
-        with_type(in.dtype, [&]<class T>() {
+        graph::visit_dtype(in.dtype, [&]<class T>() {
           T* out = static_cast<T*>(args_.outputs[std::size_t(in.slot)]);
           const T* v = col<T>(in.a);
           std::copy_n(v, len, out + i0);
         });
         break;
       case IrOp::StoreAt:
-        with_type(in.dtype, [&]<class T>() {
+        graph::visit_dtype(in.dtype, [&]<class T>() {
           T* out = static_cast<T*>(args_.outputs[std::size_t(in.slot)]);
           const std::int64_t* at = col<std::int64_t>(in.a);
           const T* v = col<T>(in.b);
@@ -331,7 +341,7 @@ private:
         break;
       }
       case IrOp::Result:
-        with_type(in.dtype, [&]<class T>() {
+        graph::visit_dtype(in.dtype, [&]<class T>() {
           T value;
           std::memcpy(&value, results_[std::size_t(in.slot)].data(), sizeof(T));
           std::fill_n(col<T>(j), len, value);
@@ -354,14 +364,18 @@ private:
     for (int e = 0; e < len; ++e) o[e] = f(a[e], b[e]);
   }
 
-  DType type_of(int id) const { return ir_.code[std::size_t(id)].dtype; }
-  std::int64_t param_of(int instr) const { return args_.params[std::size_t(ir_.code[std::size_t(instr)].slot)].i; }
+  DType type_of(int id) const {
+    return ir_.code[std::size_t(id)].dtype;
+  }
+  std::int64_t param_of(int instr) const {
+    return args_.params[std::size_t(ir_.code[std::size_t(instr)].slot)].i;
+  }
 
   void unary(int j, const Instr& in, int len) {
     switch (graph::UnaryOp(in.fn)) {
-#define LAZYFUSE_UNARY(Enum, name, rule)                                                                               \
+#define LAZYFUSE_UNARY(Enum, name, rule, cost)                                                                         \
   case graph::UnaryOp::Enum:                                                                                           \
-    with_type(type_of(in.a), [&]<class T>() {                                                                          \
+    graph::visit_dtype(type_of(in.a), [&]<class T>() {                                                                 \
       if constexpr (requires(T x) { lazyfuse_opmath::lf_##name(x); }) {                                                \
         using R = decltype(lazyfuse_opmath::lf_##name(T{}));                                                           \
         LAZYFUSE_ASSERT(dtype_of<R>() == in.dtype, "unary result type differs from the IR's");                         \
@@ -379,9 +393,9 @@ private:
 
   void binary(int j, const Instr& in, int len) {
     switch (graph::BinaryOp(in.fn)) {
-#define LAZYFUSE_BINARY(Enum, name, rule)                                                                              \
+#define LAZYFUSE_BINARY(Enum, name, rule, cost)                                                                        \
   case graph::BinaryOp::Enum:                                                                                          \
-    with_type(type_of(in.a), [&]<class T>() {                                                                          \
+    graph::visit_dtype(type_of(in.a), [&]<class T>() {                                                                 \
       if constexpr (requires(T x) { lazyfuse_opmath::lf_##name(x, x); }) {                                             \
         using R = decltype(lazyfuse_opmath::lf_##name(T{}, T{}));                                                      \
         LAZYFUSE_ASSERT(dtype_of<R>() == in.dtype, "binary result type differs from the IR's");                        \
@@ -398,8 +412,8 @@ private:
   }
 
   void cast(int j, const Instr& in, int len) {
-    with_type(type_of(in.a), [&]<class From>() {
-      with_type(in.dtype, [&]<class To>() {
+    graph::visit_dtype(type_of(in.a), [&]<class From>() {
+      graph::visit_dtype(in.dtype, [&]<class To>() {
         const From* a = col<From>(in.a);
         To* o = col<To>(j);
         for (int e = 0; e < len; ++e) o[e] = lazyfuse_opmath::lf_cast<To, From>(a[e]);

@@ -25,9 +25,9 @@ namespace lazyfuse_cub_opmath {
 #define LF_HD __host__ __device__ inline
 #define LF_INF_F __builtin_huge_valf()
 #define LF_INF_D __builtin_huge_val()
-using lf_i32 = std::int32_t;
-using lf_i64 = std::int64_t;
-// nvcc hands the host compiler expanded macros, so GCC sees LF_MINMAX's NaN test `a != a` on integers (which it
+#include "graph/OpMathTypes.inc"
+// (before the op semantics, which use these names)
+// nvcc hands the host compiler expanded macros, so GCC sees LF_ORDERED's NaN test `a != a` on integers (which it
 // accepts silently inside a macro, as in graph/HostOps.h) as a plain self-comparison.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wtautological-compare"
@@ -103,7 +103,7 @@ template <class ROp> cudaError_t reduce_typed(const Reduction& r, void* temp, st
       return reduce<std::int32_t, std::int64_t, ROp>(r, temp, bytes, s);
     else
       return reduce<std::int32_t, std::int32_t, ROp>(r, temp, bytes, s);
-  case DType::Bool: break;
+  default: break; // bool and the other integer types: generated kernels only (see supported)
   }
   return cudaErrorInvalidValue;
 }
@@ -137,9 +137,8 @@ bool supported(Op op, DType in, DType out) {
   case DType::Float64:
   case DType::Int64: return out == in;
   case DType::Int32: return out == (op == Op::Sum || op == Op::Prod ? DType::Int64 : DType::Int32);
-  case DType::Bool: return false;
+  default: return false; // bool, and the integer types added after CUB's were measured: generated kernels
   }
-  return false;
 }
 
 Requirements requirements(const Reduction& r) {

@@ -1,6 +1,7 @@
 // The CUDA backend: pooled device buffers, kernels from the kernel cache, launches on the current stream.
 #include "graph/Assert.h"
 #include "graph/Config.h"
+#include "graph/DTypeVisit.h"
 #include "runtime/CudaApi.h"
 #include "runtime/Executor.h"
 #include "runtime/KernelCache.h"
@@ -152,13 +153,8 @@ public:
         push_index(pv.i);
         continue;
       }
-      switch (slot.dtype) {
-      case DType::Bool: args.push(bool(pv.i != 0)); break;
-      case DType::Int32: args.push(std::int32_t(pv.i)); break;
-      case DType::Int64: args.push(static_cast<long long>(pv.i)); break;
-      case DType::Float32: args.push(float(pv.f)); break;
-      case DType::Float64: args.push(double(pv.f)); break;
-      }
+      // The kernel's parameter has the layout of the type's host type (bool: != 0; integers: the low bits).
+      graph::visit_dtype(slot.dtype, [&]<class T>() { args.push(is_floating(slot.dtype) ? T(pv.f) : T(pv.i)); });
     }
     std::int64_t blocks = 0;
     unsigned shared_bytes = 0;

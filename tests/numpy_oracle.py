@@ -17,10 +17,8 @@ bit-exact); NaN must be at the same places, infinities equal. Each disagreement 
 Python that reproduces it.
 
 `nx` below is NumPy with exactly the differences docs/semantics.md documents for lazyfuse, and nothing more:
-  * no int8: bool operands that NumPy computes in int8 (floor_divide, remainder, power, square) compute in int32;
-  * no float16: float functions of bool operands, which NumPy gives in float16, give float32;
-  * the rounding functions (floor, ceil, trunc, rint) give float32 for bool operands (docs/semantics.md,
-    "Per-op result rules": bool -> float32; NumPy 2 returns bool there);
+  * no float16: float functions of bool (and int8/uint8, not generated here) operands, which NumPy gives in
+    float16, give float32;
   * float -> int conversions (astype, and at().set of float values into an integer array) truncate toward zero,
     saturate at the integer type's limits and map NaN to 0 (docs/semantics.md, "Integer and conversion corner
     cases"), where NumPy's result is platform-dependent; values in range convert as NumPy converts them;
@@ -35,7 +33,6 @@ import warnings
 
 import numpy as np
 
-_ROUNDING = {"floor", "ceil", "trunc", "rint"}
 
 
 def _is_bool_array(a):
@@ -46,11 +43,7 @@ def _wrap(name):
     f = getattr(np, name)
 
     def call(*args):
-        if name in _ROUNDING and _is_bool_array(args[0]):
-            return f(args[0].astype(np.float32))
         r = np.asarray(f(*args))
-        if r.dtype == np.int8:
-            return f(*[a.astype(np.int32) if _is_bool_array(a) else a for a in args])
         if r.dtype == np.float16:
             return f(*[a.astype(np.float32) if _is_bool_array(a) else a for a in args])
         return r

@@ -217,7 +217,9 @@ TEST(Codegen, MultiOutputKernelStoresEachOutput) {
 // CUDA for every dtype, op family and view kind, also in CI where no GPU runs them.
 TEST(Codegen, SampleKernelsCompileWithNvrtc) {
   std::vector<Array> samples;
-  for (DType t : {DType::Bool, DType::Int32, DType::Int64, DType::Float32, DType::Float64}) {
+  std::vector<DType> types;
+  for (int k = 0; k < kNumDTypes; ++k) types.push_back(DType(k));
+  for (DType t : types) {
     auto a = random_array({6, 10}, t), b = random_array({10}, t);
     if (t != DType::Bool) {
       samples.push_back(a + b * a - b);
@@ -227,8 +229,7 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
     }
     samples.push_back(logical_xor(a > 1, b < 2) && !isnan(a.astype(DType::Float32)));
     samples.push_back(a(slice(0, none), slice(1, none)) * a(slice(0, none), slice(0, -1))); // shifted views
-    for (DType u : {DType::Bool, DType::Int32, DType::Int64, DType::Float32, DType::Float64})
-      samples.push_back(a.astype(u));
+    for (DType u : types) samples.push_back(a.astype(u));
   }
   auto f = random_array({6, 10}, DType::Float32);
   samples.push_back(exp2(f) + expm1(f) + log2(f) + log10(f) + log1p(f) + tan(f) + asin(f / 4.0f) + acos(f / 4.0f) +
@@ -241,7 +242,7 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
   samples.push_back(arange(0.0, 6.0, 0.5) + linspace(0, 1, 12));
   samples.push_back(eye(5, 7, 1, DType::Int32));
   // Reductions: many outer elements (row schedule) and few (split schedule), every reduction and dtype.
-  for (DType t : {DType::Bool, DType::Int32, DType::Int64, DType::Float32, DType::Float64}) {
+  for (DType t : types) {
     for (Shape shape : {Shape{300, 9}, Shape{4, 1000}}) {
       auto a = random_array(shape, t);
       samples.push_back(sum(a, 1));
@@ -253,6 +254,10 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
       samples.push_back(any(a, 1));
       samples.push_back(all(a, 1));
     }
+    // Column reductions (partials of small types are loaded through __ldcg and shuffled as int).
+    auto c = random_array({64, 300}, t);
+    samples.push_back(max(c, 0));
+    samples.push_back(argmin(c, 0));
   }
   auto rows = random_array({300, 64}, DType::Float32);
   auto e = exp(rows - max(rows, 1, true));

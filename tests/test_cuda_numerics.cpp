@@ -14,6 +14,8 @@
 
 #include <lazyfuse/lazyfuse.hpp>
 
+#include "graph/DTypeVisit.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -321,13 +323,7 @@ template <class T> std::vector<unsigned char> bytes_as(const Array& a) {
 
 Result result_of(const Array& a) {
   Result r{a.dtype(), {}};
-  switch (a.dtype()) {
-  case DType::Bool: r.bytes = bytes_as<bool>(a); break;
-  case DType::Int32: r.bytes = bytes_as<std::int32_t>(a); break;
-  case DType::Int64: r.bytes = bytes_as<std::int64_t>(a); break;
-  case DType::Float32: r.bytes = bytes_as<float>(a); break;
-  case DType::Float64: r.bytes = bytes_as<double>(a); break;
-  }
+  r.bytes = lazyfuse::graph::visit_dtype(a.dtype(), [&]<class T>() { return bytes_as<T>(a); });
   return r;
 }
 
@@ -491,13 +487,7 @@ TEST(CudaNumerics, GpuAndCpuBackendGiveTheSameBits) {
     if (e.expect == Expect::Identical) {
       std::string what;
       std::int64_t at = -1;
-      switch (g.type) {
-      case DType::Bool: at = first_difference<bool>(g, c, what); break;
-      case DType::Int32: at = first_difference<std::int32_t>(g, c, what); break;
-      case DType::Int64: at = first_difference<std::int64_t>(g, c, what); break;
-      case DType::Float32: at = first_difference<float>(g, c, what); break;
-      case DType::Float64: at = first_difference<double>(g, c, what); break;
-      }
+      at = lazyfuse::graph::visit_dtype(g.type, [&]<class T>() { return first_difference<T>(g, c, what); });
       EXPECT_EQ(at, -1) << e.name << ": element " << at << " differs: " << what << " (seed " << seed() << ")";
       identical += at == -1;
     } else {

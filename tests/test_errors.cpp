@@ -70,8 +70,8 @@ TEST(EmptyArray, Properties) {
 TEST(EmptyArray, EveryElementwiseOp) {
   const Array x = valid();
   std::vector<Case> cases;
-#define LAZYFUSE_UNARY(Enum, fn, rule) cases.push_back(CASE(lf::fn(e), #fn, "the array"));
-#define LAZYFUSE_BINARY(Enum, fn, rule)                                                                                \
+#define LAZYFUSE_UNARY(Enum, fn, ...) cases.push_back(CASE(lf::fn(e), #fn, "the array"));
+#define LAZYFUSE_BINARY(Enum, fn, ...)                                                                                 \
   cases.push_back(CASE(lf::fn(e, x), #fn, "operand a"));                                                               \
   cases.push_back(CASE(lf::fn(x, e), #fn, "operand b"));                                                               \
   cases.push_back(CASE(lf::fn(e, e), #fn, "operand a"));                                                               \

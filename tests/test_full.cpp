@@ -46,7 +46,14 @@ TEST(Full, NonFiniteAndOutOfRangeIntegerFillsThrow) {
                                          {3e9, DType::Int32, "3000000000"},
                                          {-2147483649.0, DType::Int32, "-2147483649"},
                                          {9223372036854775808.0, DType::Int64, "9.2233720368547758e+18"},
-                                         {-1e19, DType::Int64, "-1e+19"}}) {
+                                         {-1e19, DType::Int64, "-1e+19"},
+                                         {128.0, DType::Int8, "128"},
+                                         {-32769.0, DType::Int16, "-32769"},
+                                         {256.0, DType::UInt8, "256"},
+                                         {-1.0, DType::UInt16, "-1"},
+                                         {4294967296.0, DType::UInt32, "4294967296"},
+                                         {kNaN, DType::UInt64, "nan"},
+                                         {18446744073709551616.0, DType::UInt64, "1.8446744073709552e+19"}}) {
     const std::string name(lf::dtype_name(c.type));
     const std::string m = dtype_error([&] { (void)lf::full({2}, c.value, c.type); });
     EXPECT_NE(m.find("full: cannot fill an " + name + " array with " + c.shown), std::string::npos) << m;
@@ -67,6 +74,14 @@ TEST(Full, IntegerFillsInRangeTruncateTowardZero) {
             std::numeric_limits<std::int64_t>::min());
   EXPECT_EQ(lf::full({1}, 9223372036854774784.0, DType::Int64).item<std::int64_t>(), 9223372036854774784LL);
   EXPECT_EQ(lf::full_like(lf::zeros({1}, DType::Int64), -7.5).item<std::int64_t>(), -7);
+  // Every integer type's ends (the largest double below 2^64 for uint64), and a negative fraction into unsigned.
+  EXPECT_EQ(lf::full({1}, -128.0, DType::Int8).item<std::int8_t>(), -128);
+  EXPECT_EQ(lf::full({1}, 32767.0, DType::Int16).item<std::int16_t>(), 32767);
+  EXPECT_EQ(lf::full({1}, 255.0, DType::UInt8).item<std::uint8_t>(), 255);
+  EXPECT_EQ(lf::full({1}, 65535.0, DType::UInt16).item<std::uint16_t>(), 65535);
+  EXPECT_EQ(lf::full({1}, 4294967295.0, DType::UInt32).item<std::uint32_t>(), 4294967295u);
+  EXPECT_EQ(lf::full({1}, 18446744073709549568.0, DType::UInt64).item<std::uint64_t>(), 18446744073709549568ull);
+  EXPECT_EQ(lf::full({1}, -0.5, DType::UInt8).item<std::uint8_t>(), 0);
 }
 
 TEST(Full, FloatAndBoolFillsTakeAnyValue) {

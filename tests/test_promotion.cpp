@@ -97,6 +97,7 @@ Array make(DType t, const std::vector<double>& v) {
   case DType::Int64: return make_typed<std::int64_t>(v);
   case DType::Float32: return make_typed<float>(v);
   case DType::Float64: return make_typed<double>(v);
+  default: break; // a type this test does not generate
   }
   return {};
 }
@@ -113,6 +114,7 @@ std::vector<double> read(const Array& a) {
   case DType::Int64: return read_typed<std::int64_t>(a);
   case DType::Float32: return read_typed<float>(a);
   case DType::Float64: return read_typed<double>(a);
+  default: break; // a type this test does not generate
   }
   return {};
 }
@@ -167,9 +169,10 @@ TEST(PromoteTypes, ThroughArrayOps) {
       // Ops whose result type follows from the promoted type.
       const DType div = (t == B || t == I32 || t == I64) ? F64 : t;
       EXPECT_EQ(name((a / b).dtype()), name(div));
-      EXPECT_EQ(name(lf::atan2(a, b).dtype()), name(div));
-      EXPECT_EQ(name(lf::floor_divide(a, b).dtype()), name(t == B ? I32 : t));
-      EXPECT_EQ(name(lf::power(a, b).dtype()), name(t == B ? I32 : t));
+      // atan2 of booleans is NumPy's float16, float32 in lazyfuse (no float16); of bool with int8: float32 too.
+      EXPECT_EQ(name(lf::atan2(a, b).dtype()), name(t == B ? F32 : div));
+      EXPECT_EQ(name(lf::floor_divide(a, b).dtype()), name(t == B ? DType::Int8 : t));
+      EXPECT_EQ(name(lf::power(a, b).dtype()), name(t == B ? DType::Int8 : t));
       EXPECT_EQ(name((a < b).dtype()), "bool");
       EXPECT_EQ(name((a == b).dtype()), "bool");
       EXPECT_EQ(name(lf::logical_xor(a, b).dtype()), "bool");

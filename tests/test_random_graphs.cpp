@@ -88,6 +88,7 @@ std::string py_dtype(DType t) {
   case DType::Int64: return "np.int64";
   case DType::Float32: return "np.float32";
   case DType::Float64: return "np.float64";
+  default: break; // a type these graphs do not generate
   }
   return "?";
 }
@@ -439,6 +440,7 @@ private:
       expr = "lf::asarray(std::vector<double>{" + text + "}, " + shape_str(shape) + ")";
       break;
     }
+    default: ADD_FAILURE() << "a leaf of type " << lf::dtype_name(t) << ", which these graphs do not generate"; break;
     }
     std::string json = "[";
     for (std::size_t i = 0; i < h.v.size(); ++i) {
@@ -603,7 +605,8 @@ bool Case::op_unary(std::size_t xi) {
     return true;
   case 1: add(lf::abs(x.a), ref_unary(U::Abs, x.r), "lf::abs(" + xn + ")", "nx.abs(" + xn + ")"); return true;
   case 2:
-    if (m > 1000) return false;
+    // square of bool is int8 (as in NumPy), a type these graphs do not model.
+    if (m > 1000 || x.r.dt == DType::Bool) return false;
     add(lf::square(x.a), ref_unary(U::Square, x.r), "lf::square(" + xn + ")", "nx.square(" + xn + ")");
     return true;
   case 3: { // sqrt(abs(x) + 1)
@@ -1680,6 +1683,9 @@ bool Case::check(const Val& v, const std::string& how) {
     for (std::size_t i = 0; i < got.size(); ++i) got[i] = h[i];
     break;
   }
+  default:
+    ADD_FAILURE() << how << ": a result of type " << lf::dtype_name(v.r.dt) << ", which these graphs do not model";
+    return false;
   }
   int failures = 0;
   // The float64 view of the same value must be the exact conversion.

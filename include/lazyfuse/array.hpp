@@ -230,15 +230,15 @@ template <Scalar S> WeakScalar weak(S s) {
 }
 /// The operations of the op table (lazyfuse/ops.def); their meaning is in graph/OpMath.inc.
 enum class UnaryOp {
-#define LAZYFUSE_UNARY(Enum, name, rule) Enum,
+#define LAZYFUSE_UNARY(Enum, name, rule, cost) Enum,
 #include <lazyfuse/ops.def>
 };
 enum class BinaryOp {
-#define LAZYFUSE_BINARY(Enum, name, rule) Enum,
+#define LAZYFUSE_BINARY(Enum, name, rule, cost) Enum,
 #include <lazyfuse/ops.def>
 };
 enum class ReduceOp {
-#define LAZYFUSE_REDUCE(Enum, name) Enum,
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) Enum,
 #include <lazyfuse/ops.def>
 };
 Array unary(UnaryOp op, const Array& a);
@@ -311,7 +311,7 @@ Array from_pointer(void* data, Shape shape, DType type, std::vector<std::int64_t
                    std::shared_ptr<void> owner = nullptr);
 
 // ---- elementwise --------------------------------------------------------------------------------------
-#define LAZYFUSE_BINARY(OP, fn, rule)                                                                                  \
+#define LAZYFUSE_BINARY(OP, fn, rule, cost)                                                                            \
   inline Array fn(const Array& a, const Array& b) {                                                                    \
     return detail::binary(detail::BinaryOp::OP, a, b);                                                                 \
   }                                                                                                                    \
@@ -365,7 +365,7 @@ LAZYFUSE_DECLARE_OPERATOR(|, logical_or)
 LAZYFUSE_DECLARE_OPERATOR(^, logical_xor)
 #undef LAZYFUSE_DECLARE_OPERATOR
 
-#define LAZYFUSE_UNARY(OP, fn, rule)                                                                                   \
+#define LAZYFUSE_UNARY(OP, fn, rule, cost)                                                                             \
   inline Array fn(const Array& a) {                                                                                    \
     return detail::unary(detail::UnaryOp::OP, a);                                                                      \
   }
@@ -432,24 +432,26 @@ struct Axes {
   std::optional<std::vector<int>> list; ///< nullopt: every axis
 };
 
-/// NumPy reductions. Result types as NumPy's: sums and products of bool/int32 give int64, of floats the same float
-/// type; min/max keep the type; any/all give bool. Float sums add in a tree order (error ~1e-7 log n in float32).
-/// The max (min, argmax, argmin) of an empty selection is an Error, as in NumPy. keepdims keeps reduced axes as 1.
-Array sum(const Array& a, Axes axes = {}, bool keepdims = false);
-Array prod(const Array& a, Axes axes = {}, bool keepdims = false);
-Array min(const Array& a, Axes axes = {}, bool keepdims = false);
-Array max(const Array& a, Axes axes = {}, bool keepdims = false);
+/// The reductions of the op table (lazyfuse/ops.def), as NumPy's: sum, prod, min, max, any, all, argmin, argmax
+/// (and any added there), each `f(a, axes = all, keepdims = false)`, the arg reductions `f(a, axis = none,
+/// keepdims = false)` (one axis, or the flattened array). Result types as NumPy's: sums and products of bool and
+/// signed integers give int64, of unsigned integers uint64, of floats the same float type; min/max keep the type;
+/// any/all give bool; arg reductions an int64 index. Float sums add in a tree order (error ~1e-7 log n in float32).
+/// Reductions without an identity (min, max, argmin, argmax) of an empty selection are an Error, as in NumPy.
+/// keepdims keeps reduced axes as size 1. argmax/argmin return the first extreme; the first NaN wins, as in NumPy.
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) LAZYFUSE_REDUCE_DECLARE_##kind(name)
+#define LAZYFUSE_REDUCE_DECLARE_Combine(name) Array name(const Array& a, Axes axes = {}, bool keepdims = false);
+#define LAZYFUSE_REDUCE_DECLARE_Arg(name)                                                                              \
+  Array name(const Array& a, std::optional<int> axis = std::nullopt, bool keepdims = false);
+#include <lazyfuse/ops.def>
+#undef LAZYFUSE_REDUCE_DECLARE_Combine
+#undef LAZYFUSE_REDUCE_DECLARE_Arg
 inline Array amin(const Array& a, Axes axes = {}, bool keepdims = false) {
   return min(a, std::move(axes), keepdims);
 }
 inline Array amax(const Array& a, Axes axes = {}, bool keepdims = false) {
   return max(a, std::move(axes), keepdims);
 }
-/// Index of the first maximum (minimum) along `axis`, or in the flattened array; the first NaN wins, as in NumPy.
-Array argmax(const Array& a, std::optional<int> axis = std::nullopt, bool keepdims = false);
-Array argmin(const Array& a, std::optional<int> axis = std::nullopt, bool keepdims = false);
-Array any(const Array& a, Axes axes = {}, bool keepdims = false);
-Array all(const Array& a, Axes axes = {}, bool keepdims = false);
 /// Integer and bool inputs give float64, as in NumPy.
 Array mean(const Array& a, Axes axes = {}, bool keepdims = false);
 /// Variance with `ddof` delta degrees of freedom, as the mean of squared deviations from the mean (two passes).

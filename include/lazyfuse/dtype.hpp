@@ -8,42 +8,73 @@
 
 namespace lazyfuse {
 
-/// The element types an Array can hold. The order is the promotion lattice's order inside each kind
-/// (bool < integers < floats); new types (uint8, float16, bfloat16) are added here and in
-/// graph/DTypes.def, which every table in the library reads.
-enum class DType : std::uint8_t { Bool, Int32, Int64, Float32, Float64 };
+/// The element types an Array can hold: one per line of the type table, lazyfuse/dtypes.def, which every
+/// per-type rule of the library is generated from (adding a type is a line there).
+enum class DType : std::uint8_t {
+#define LAZYFUSE_DTYPE(Enum, name, host_type, kernel_type, kernel_c_type, kind, bits) Enum,
+#include <lazyfuse/dtypes.def>
+};
 
-inline constexpr int kNumDTypes = 5;
+inline constexpr int kNumDTypes = 0
+#define LAZYFUSE_DTYPE(Enum, name, host_type, kernel_type, kernel_c_type, kind, bits) +1
+#include <lazyfuse/dtypes.def>
+    ;
+
+/// What promotion and the op rules look at: a type's kind and its width.
+enum class DTypeKind : std::uint8_t { Bool, Signed, Unsigned, Float };
+
+constexpr DTypeKind dtype_kind(DType t) {
+  switch (t) {
+// clang-format off
+#define LAZYFUSE_DTYPE(Enum, name, host_type, kernel_type, kernel_c_type, kind, bits) \
+  case DType::Enum: return DTypeKind::kind;
+#include <lazyfuse/dtypes.def>
+    // clang-format on
+  }
+  return DTypeKind::Bool;
+}
+
+/// Width of one element in bits.
+constexpr int dtype_bits(DType t) {
+  switch (t) {
+// clang-format off
+#define LAZYFUSE_DTYPE(Enum, name, host_type, kernel_type, kernel_c_type, kind, bits) \
+  case DType::Enum: return bits;
+#include <lazyfuse/dtypes.def>
+    // clang-format on
+  }
+  return 0;
+}
 
 /// Size of one element in bytes.
 constexpr std::size_t itemsize(DType t) {
-  switch (t) {
-  case DType::Bool: return 1;
-  case DType::Int32: return 4;
-  case DType::Int64: return 8;
-  case DType::Float32: return 4;
-  case DType::Float64: return 8;
-  }
-  return 0;
+  return std::size_t(dtype_bits(t) / 8);
 }
 
 /// NumPy's name of the type ("float32", ...).
 constexpr std::string_view dtype_name(DType t) {
   switch (t) {
-  case DType::Bool: return "bool";
-  case DType::Int32: return "int32";
-  case DType::Int64: return "int64";
-  case DType::Float32: return "float32";
-  case DType::Float64: return "float64";
+// clang-format off
+#define LAZYFUSE_DTYPE(Enum, name, host_type, kernel_type, kernel_c_type, kind, bits) \
+  case DType::Enum: return #name;
+#include <lazyfuse/dtypes.def>
+    // clang-format on
   }
   return "?";
 }
 
 constexpr bool is_floating(DType t) {
-  return t == DType::Float32 || t == DType::Float64;
+  return dtype_kind(t) == DTypeKind::Float;
 }
+/// Signed or unsigned integer (not bool).
 constexpr bool is_integer(DType t) {
-  return t == DType::Int32 || t == DType::Int64;
+  return dtype_kind(t) == DTypeKind::Signed || dtype_kind(t) == DTypeKind::Unsigned;
+}
+constexpr bool is_signed_integer(DType t) {
+  return dtype_kind(t) == DTypeKind::Signed;
+}
+constexpr bool is_unsigned_integer(DType t) {
+  return dtype_kind(t) == DTypeKind::Unsigned;
 }
 
 /// The kind of a C++ scalar in an expression. Scalars are "weak" as in NumPy 2 (NEP 50): they do
@@ -57,26 +88,19 @@ DType promote_types(DType a, DType b);
 /// bool + 1 -> int64, int32 + 1 -> int32.
 DType promote_weak(DType array_type, ScalarKind scalar);
 
-/// The C++ type of each DType, and back.
-template <class T> constexpr DType dtype_of();
-template <> constexpr DType dtype_of<bool>() {
-  return DType::Bool;
-}
-template <> constexpr DType dtype_of<std::int32_t>() {
-  return DType::Int32;
-}
-template <> constexpr DType dtype_of<std::int64_t>() {
-  return DType::Int64;
-}
-template <> constexpr DType dtype_of<float>() {
-  return DType::Float32;
-}
-template <> constexpr DType dtype_of<double>() {
-  return DType::Float64;
-}
+/// The C++ type of each DType (the table's host_type), and back.
+template <class T> constexpr DType dtype_of() = delete;
+#define LAZYFUSE_DTYPE(Enum, name, host_type, kernel_type, kernel_c_type, kind, bits)                                  \
+  template <> constexpr DType dtype_of<host_type>() {                                                                  \
+    return DType::Enum;                                                                                                \
+  }
+#include <lazyfuse/dtypes.def>
 
+/// The C++ types an Array's elements can be read and written as: the host types of the type table.
 template <class T>
-concept Element = std::is_same_v<T, bool> || std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
-    std::is_same_v<T, float> || std::is_same_v<T, double>;
+concept Element = false
+#define LAZYFUSE_DTYPE(Enum, name, host_type, kernel_type, kernel_c_type, kind, bits) || std::is_same_v<T, host_type>
+#include <lazyfuse/dtypes.def>
+    ;
 
 } // namespace lazyfuse

@@ -1,0 +1,235 @@
+// ===== plan 0 of 1: requested output
+// lazyfuse kernel lf_kac73ea9353d1dbfa (generated; self-contained: it includes no header)
+#define LF_HD __device__ __forceinline__
+#define LF_INF_F __int_as_float(0x7f800000)
+#define LF_INF_D __longlong_as_double(0x7ff0000000000000LL)
+typedef int lf_i32;
+typedef long long lf_i64;
+typedef signed char lf_i8;
+typedef short lf_i16;
+typedef unsigned char lf_u8;
+typedef unsigned short lf_u16;
+typedef unsigned int lf_u32;
+typedef unsigned long long lf_u64;
+// <the op prelude: graph/OpMath.inc>
+
+
+template <class T> __device__ __forceinline__ T lf_shfl_down(T v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
+template <> __device__ __forceinline__ bool lf_shfl_down<bool>(bool v, int off) { return __shfl_down_sync(0xffffffffu, (int)v, off) != 0; }
+// lf_<name>_op: a reduction's combining function (LF_REDUCE_OP) or comparison (LF_ARG_OP) as a functor; each kernel
+// defines those of its reductions after these helpers.
+#define LF_REDUCE_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return lf_##name##_combine(a, b); } };
+#define LF_ARG_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ bool operator()(T v, lf_i64 i, T b, lf_i64 j) const { return lf_##name##_better(v, i, b, j); } };
+// The warp's result in lane 0.
+template <class T, class Op> __device__ __forceinline__ T lf_warp_reduce(T v, Op op) {
+  for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
+  return v;
+}
+template <class T, class Better> __device__ __forceinline__ void lf_warp_argreduce(T& v, lf_i64& i, Better better) {
+  for (int off = 16; off > 0; off >>= 1) {
+    T ov = lf_shfl_down(v, off);
+    lf_i64 oi = lf_shfl_down(i, off);
+    if (better(ov, oi, v, i)) { v = ov; i = oi; }
+  }
+}
+// Every thread gets the result. `shared` holds at least 32 values of T.
+template <class T, class Op> __device__ __forceinline__ T lf_block_reduce(T v, Op op, T identity, T* shared) {
+  for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __syncthreads();
+  if (lane == 0) shared[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < (int)(blockDim.x >> 5) ? shared[lane] : identity;
+    for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
+    if (lane == 0) shared[0] = v;
+  }
+  __syncthreads();
+  return shared[0];
+}
+// Partials of other blocks: read from L2 (cache-global), never from a stale L1 line.
+template <class T> __device__ __forceinline__ T lf_load_partial(const unsigned char* p) { return __ldcg(reinterpret_cast<const T*>(p)); }
+template <> __device__ __forceinline__ bool lf_load_partial<bool>(const unsigned char* p) { return *reinterpret_cast<const volatile bool*>(p); }
+template <class T, class Better> __device__ __forceinline__ void lf_block_argreduce(T& v, lf_i64& i, Better better, T identity, T* shared, lf_i64* shared_index) {
+  for (int off = 16; off > 0; off >>= 1) {
+    T ov = lf_shfl_down(v, off);
+    lf_i64 oi = lf_shfl_down(i, off);
+    if (better(ov, oi, v, i)) { v = ov; i = oi; }
+  }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __syncthreads();
+  if (lane == 0) { shared[warp] = v; shared_index[warp] = i; }
+  __syncthreads();
+  if (warp == 0) {
+    const bool live = lane < (int)(blockDim.x >> 5);
+    v = live ? shared[lane] : identity;
+    i = live ? shared_index[lane] : 9223372036854775807LL;
+    for (int off = 16; off > 0; off >>= 1) {
+      T ov = lf_shfl_down(v, off);
+      lf_i64 oi = lf_shfl_down(i, off);
+      if (better(ov, oi, v, i)) { v = ov; i = oi; }
+    }
+    if (lane == 0) { shared[0] = v; shared_index[0] = i; }
+  }
+  __syncthreads();
+  v = shared[0];
+  i = shared_index[0];
+}
+LF_REDUCE_OP(sum)
+LF_REDUCE_OP(any)
+LF_REDUCE_OP(all)
+
+template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
+
+typedef int idx_t;
+
+extern "C" __global__ void __launch_bounds__(256) lf_kac73ea9353d1dbfa(const float* __restrict__ in0, lf_i64* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1, const float p2, const float p3, const float p4) {
+  __shared__ double lf_shared[96];
+  const idx_t v1 = p0;
+  const idx_t v3 = p1;
+  const float v7 = p2;
+  const float v10 = p3;
+  const float v13 = p4;
+  for (idx_t lf_o = blockIdx.x; lf_o < n; lf_o += gridDim.x) {
+    const idx_t v0 = lf_o;
+    bool lf_acc0[4];
+    for (int lf_u = 0; lf_u < 4; ++lf_u) {
+      lf_acc0[lf_u] = lf_any_identity<bool>();
+    }
+    bool lf_acc1[4];
+    for (int lf_u = 0; lf_u < 4; ++lf_u) {
+      lf_acc1[lf_u] = lf_all_identity<bool>();
+    }
+    lf_i64 lf_acc2[4];
+    for (int lf_u = 0; lf_u < 4; ++lf_u) {
+      lf_acc2[lf_u] = lf_sum_identity<lf_i64>();
+    }
+    const idx_t v4 = v0 * v3;
+    const bool lf_vector0 = true && (unsigned long long)(in0 + v4) % sizeof(lf_vec<float>) == 0;
+    if (lf_vector0) {
+      idx_t lf_r0 = (idx_t)threadIdx.x * 4;
+      for (; lf_r0 + 4 * blockDim.x * 4 - blockDim.x * 4 + 4 <= v1; lf_r0 += 4 * blockDim.x * 4) {
+#pragma unroll
+        for (int lf_u = 0; lf_u < 4; ++lf_u) {
+          const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+          const lf_vec<float> lf_l6 = *reinterpret_cast<const lf_vec<float>*>(in0 + v4 + lf_rb);
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const idx_t v2 = lf_rb + j;
+            const idx_t v5 = v4 + v2;
+            const float v6 = lf_l6.v[j];
+            const bool v8 = lf_greater(v6, v7);
+            lf_acc0[lf_u] = lf_any_combine(lf_acc0[lf_u], v8);
+            const bool v11 = lf_greater(v6, v10);
+            lf_acc1[lf_u] = lf_all_combine(lf_acc1[lf_u], v11);
+            const bool v14 = lf_greater(v6, v13);
+            const lf_i64 v15 = lf_cast<lf_i64, bool>(v14);
+            lf_acc2[lf_u] = lf_sum_combine(lf_acc2[lf_u], v15);
+          }
+        }
+      }
+      if (lf_r0 < v1) {
+#pragma unroll
+        for (int lf_u = 0; lf_u < 4; ++lf_u) {
+          const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+          if (lf_rb + 4 <= v1) {
+            const lf_vec<float> lf_l6 = *reinterpret_cast<const lf_vec<float>*>(in0 + v4 + lf_rb);
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+              const idx_t v2 = lf_rb + j;
+              const idx_t v5 = v4 + v2;
+              const float v6 = lf_l6.v[j];
+              const bool v8 = lf_greater(v6, v7);
+              lf_acc0[lf_u] = lf_any_combine(lf_acc0[lf_u], v8);
+              const bool v11 = lf_greater(v6, v10);
+              lf_acc1[lf_u] = lf_all_combine(lf_acc1[lf_u], v11);
+              const bool v14 = lf_greater(v6, v13);
+              const lf_i64 v15 = lf_cast<lf_i64, bool>(v14);
+              lf_acc2[lf_u] = lf_sum_combine(lf_acc2[lf_u], v15);
+            }
+          } else {
+            for (idx_t v2 = lf_rb; v2 < v1; ++v2) {
+              const idx_t v5 = v4 + v2;
+              const float v6 = in0[v5];
+              const bool v8 = lf_greater(v6, v7);
+              lf_acc0[lf_u] = lf_any_combine(lf_acc0[lf_u], v8);
+              const bool v11 = lf_greater(v6, v10);
+              lf_acc1[lf_u] = lf_all_combine(lf_acc1[lf_u], v11);
+              const bool v14 = lf_greater(v6, v13);
+              const lf_i64 v15 = lf_cast<lf_i64, bool>(v14);
+              lf_acc2[lf_u] = lf_sum_combine(lf_acc2[lf_u], v15);
+            }
+          }
+        }
+      }
+    } else {
+    const idx_t lf_step0 = blockDim.x;
+    for (idx_t lf_r0 = threadIdx.x; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
+#pragma unroll
+    for (int lf_u = 0; lf_u < 4; ++lf_u) {
+      const idx_t v2 = lf_r0 + lf_u * lf_step0;
+      if (v2 < v1) {
+        const idx_t v5 = v4 + v2;
+        const float v6 = in0[v5];
+        const bool v8 = lf_greater(v6, v7);
+        lf_acc0[lf_u] = lf_any_combine(lf_acc0[lf_u], v8);
+        const bool v11 = lf_greater(v6, v10);
+        lf_acc1[lf_u] = lf_all_combine(lf_acc1[lf_u], v11);
+        const bool v14 = lf_greater(v6, v13);
+        const lf_i64 v15 = lf_cast<lf_i64, bool>(v14);
+        lf_acc2[lf_u] = lf_sum_combine(lf_acc2[lf_u], v15);
+      }
+    }
+    }
+    }
+    for (int lf_u = 1; lf_u < 4; ++lf_u) {
+      lf_acc0[0] = lf_any_combine(lf_acc0[0], lf_acc0[lf_u]);
+    }
+    bool lf_acc0_v = lf_acc0[0];
+    for (int lf_u = 1; lf_u < 4; ++lf_u) {
+      lf_acc1[0] = lf_all_combine(lf_acc1[0], lf_acc1[lf_u]);
+    }
+    bool lf_acc1_v = lf_acc1[0];
+    for (int lf_u = 1; lf_u < 4; ++lf_u) {
+      lf_acc2[0] = lf_sum_combine(lf_acc2[0], lf_acc2[lf_u]);
+    }
+    lf_i64 lf_acc2_v = lf_acc2[0];
+    lf_acc0_v = lf_warp_reduce(lf_acc0_v, lf_any_op());
+    lf_acc1_v = lf_warp_reduce(lf_acc1_v, lf_all_op());
+    lf_acc2_v = lf_warp_reduce(lf_acc2_v, lf_sum_op());
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0) {
+      reinterpret_cast<bool*>(lf_shared + 0)[threadIdx.x >> 5] = lf_acc0_v;
+      reinterpret_cast<bool*>(lf_shared + 32)[threadIdx.x >> 5] = lf_acc1_v;
+      reinterpret_cast<lf_i64*>(lf_shared + 64)[threadIdx.x >> 5] = lf_acc2_v;
+    }
+    __syncthreads();
+    if (threadIdx.x < 32) {
+      const bool lf_live = threadIdx.x < (blockDim.x >> 5);
+      lf_acc0_v = lf_live ? reinterpret_cast<bool*>(lf_shared + 0)[threadIdx.x] : lf_any_identity<bool>();
+      lf_acc1_v = lf_live ? reinterpret_cast<bool*>(lf_shared + 32)[threadIdx.x] : lf_all_identity<bool>();
+      lf_acc2_v = lf_live ? reinterpret_cast<lf_i64*>(lf_shared + 64)[threadIdx.x] : lf_sum_identity<lf_i64>();
+      lf_acc0_v = lf_warp_reduce(lf_acc0_v, lf_any_op());
+      lf_acc1_v = lf_warp_reduce(lf_acc1_v, lf_all_op());
+      lf_acc2_v = lf_warp_reduce(lf_acc2_v, lf_sum_op());
+      if (threadIdx.x == 0) {
+        reinterpret_cast<bool*>(lf_shared + 0)[0] = lf_acc0_v;
+        reinterpret_cast<bool*>(lf_shared + 32)[0] = lf_acc1_v;
+        reinterpret_cast<lf_i64*>(lf_shared + 64)[0] = lf_acc2_v;
+      }
+    }
+    __syncthreads();
+    lf_acc0_v = reinterpret_cast<bool*>(lf_shared + 0)[0];
+    lf_acc1_v = reinterpret_cast<bool*>(lf_shared + 32)[0];
+    lf_acc2_v = reinterpret_cast<lf_i64*>(lf_shared + 64)[0];
+    const bool v18 = lf_acc0_v;
+    const bool v19 = lf_acc1_v;
+    const lf_i64 v20 = lf_acc2_v;
+    const lf_i64 v21 = lf_cast<lf_i64, bool>(v18);
+    const lf_i64 v22 = lf_cast<lf_i64, bool>(v19);
+    const lf_i64 v23 = lf_add(v21, v22);
+    const lf_i64 v24 = lf_add(v23, v20);
+    if (threadIdx.x == 0) out0[lf_o] = v24;
+  }
+}
+

@@ -1,0 +1,514 @@
+// ===== plan 0 of 1: requested output
+// lazyfuse kernel lf_k1d5635d538690e62 (generated; self-contained: it includes no header)
+#define LF_HD __device__ __forceinline__
+#define LF_INF_F __int_as_float(0x7f800000)
+#define LF_INF_D __longlong_as_double(0x7ff0000000000000LL)
+typedef int lf_i32;
+typedef long long lf_i64;
+typedef signed char lf_i8;
+typedef short lf_i16;
+typedef unsigned char lf_u8;
+typedef unsigned short lf_u16;
+typedef unsigned int lf_u32;
+typedef unsigned long long lf_u64;
+// <the op prelude: graph/OpMath.inc>
+
+
+template <class T> __device__ __forceinline__ T lf_shfl_down(T v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
+template <> __device__ __forceinline__ bool lf_shfl_down<bool>(bool v, int off) { return __shfl_down_sync(0xffffffffu, (int)v, off) != 0; }
+// lf_<name>_op: a reduction's combining function (LF_REDUCE_OP) or comparison (LF_ARG_OP) as a functor; each kernel
+// defines those of its reductions after these helpers.
+#define LF_REDUCE_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return lf_##name##_combine(a, b); } };
+#define LF_ARG_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ bool operator()(T v, lf_i64 i, T b, lf_i64 j) const { return lf_##name##_better(v, i, b, j); } };
+// The warp's result in lane 0.
+template <class T, class Op> __device__ __forceinline__ T lf_warp_reduce(T v, Op op) {
+  for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
+  return v;
+}
+template <class T, class Better> __device__ __forceinline__ void lf_warp_argreduce(T& v, lf_i64& i, Better better) {
+  for (int off = 16; off > 0; off >>= 1) {
+    T ov = lf_shfl_down(v, off);
+    lf_i64 oi = lf_shfl_down(i, off);
+    if (better(ov, oi, v, i)) { v = ov; i = oi; }
+  }
+}
+// Every thread gets the result. `shared` holds at least 32 values of T.
+template <class T, class Op> __device__ __forceinline__ T lf_block_reduce(T v, Op op, T identity, T* shared) {
+  for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __syncthreads();
+  if (lane == 0) shared[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < (int)(blockDim.x >> 5) ? shared[lane] : identity;
+    for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
+    if (lane == 0) shared[0] = v;
+  }
+  __syncthreads();
+  return shared[0];
+}
+// Partials of other blocks: read from L2 (cache-global), never from a stale L1 line.
+template <class T> __device__ __forceinline__ T lf_load_partial(const unsigned char* p) { return __ldcg(reinterpret_cast<const T*>(p)); }
+template <> __device__ __forceinline__ bool lf_load_partial<bool>(const unsigned char* p) { return *reinterpret_cast<const volatile bool*>(p); }
+template <class T, class Better> __device__ __forceinline__ void lf_block_argreduce(T& v, lf_i64& i, Better better, T identity, T* shared, lf_i64* shared_index) {
+  for (int off = 16; off > 0; off >>= 1) {
+    T ov = lf_shfl_down(v, off);
+    lf_i64 oi = lf_shfl_down(i, off);
+    if (better(ov, oi, v, i)) { v = ov; i = oi; }
+  }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  __syncthreads();
+  if (lane == 0) { shared[warp] = v; shared_index[warp] = i; }
+  __syncthreads();
+  if (warp == 0) {
+    const bool live = lane < (int)(blockDim.x >> 5);
+    v = live ? shared[lane] : identity;
+    i = live ? shared_index[lane] : 9223372036854775807LL;
+    for (int off = 16; off > 0; off >>= 1) {
+      T ov = lf_shfl_down(v, off);
+      lf_i64 oi = lf_shfl_down(i, off);
+      if (better(ov, oi, v, i)) { v = ov; i = oi; }
+    }
+    if (lane == 0) { shared[0] = v; shared_index[0] = i; }
+  }
+  __syncthreads();
+  v = shared[0];
+  i = shared_index[0];
+}
+LF_REDUCE_OP(sum)
+
+template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
+
+typedef int idx_t;
+
+extern "C" __global__ void __launch_bounds__(256) lf_k1d5635d538690e62(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1, const idx_t p2, const float p3, const idx_t p4, const idx_t p5, const float p6, const idx_t p7, const float p8, const float p9, const idx_t p10) {
+  __shared__ double lf_shared[64];
+  const idx_t v1 = p0;
+  const idx_t v3 = p1;
+  const idx_t v14 = p2;
+  const float v15 = p3;
+  const idx_t v23 = p4;
+  const idx_t v29 = p5;
+  const float v30 = p6;
+  const idx_t v33 = p7;
+  const float v34 = p8;
+  const float v36 = p9;
+  const idx_t v40 = p10;
+  for (idx_t lf_o = blockIdx.x; lf_o < n; lf_o += gridDim.x) {
+    extern __shared__ __align__(16) unsigned char lf_row_cache[];
+    unsigned lf_cache_bytes;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(lf_cache_bytes));
+    const unsigned long long lf_cache_row = ((unsigned long long)v1 + 3) / 4 * 4;
+    float* const lf_cache0 = reinterpret_cast<float*>(lf_row_cache + lf_cache_row * 0);
+    bool lf_cached0 = false;
+    const bool lf_cache_fits = lf_cache_row * 4 <= lf_cache_bytes;
+    const idx_t v0 = lf_o;
+    float lf_acc0[4];
+    for (int lf_u = 0; lf_u < 4; ++lf_u) {
+      lf_acc0[lf_u] = lf_sum_identity<float>();
+    }
+    const idx_t v4 = v0 * v3;
+    const bool lf_vector0 = true && (unsigned long long)(in0 + v4) % sizeof(lf_vec<float>) == 0;
+    lf_cached0 = lf_vector0 && lf_cache_fits;
+    if (lf_vector0) {
+      idx_t lf_r0 = (idx_t)threadIdx.x * 4;
+      for (; lf_r0 + 4 * blockDim.x * 4 - blockDim.x * 4 + 4 <= v1; lf_r0 += 4 * blockDim.x * 4) {
+#pragma unroll
+        for (int lf_u = 0; lf_u < 4; ++lf_u) {
+          const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+          const lf_vec<float> lf_l6 = *reinterpret_cast<const lf_vec<float>*>(in0 + v4 + lf_rb);
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const idx_t v2 = lf_rb + j;
+            const idx_t v5 = v4 + v2;
+            const float v6 = lf_l6.v[j];
+            lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v6);
+          }
+          if (lf_cached0) *reinterpret_cast<lf_vec<float>*>(lf_cache0 + lf_rb) = lf_l6;
+        }
+      }
+      if (lf_r0 < v1) {
+#pragma unroll
+        for (int lf_u = 0; lf_u < 4; ++lf_u) {
+          const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+          if (lf_rb + 4 <= v1) {
+            const lf_vec<float> lf_l6 = *reinterpret_cast<const lf_vec<float>*>(in0 + v4 + lf_rb);
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+              const idx_t v2 = lf_rb + j;
+              const idx_t v5 = v4 + v2;
+              const float v6 = lf_l6.v[j];
+              lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v6);
+            }
+            if (lf_cached0) *reinterpret_cast<lf_vec<float>*>(lf_cache0 + lf_rb) = lf_l6;
+          } else {
+            for (idx_t v2 = lf_rb; v2 < v1; ++v2) {
+              const idx_t v5 = v4 + v2;
+              const float v6 = in0[v5];
+              lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v6);
+            }
+          }
+        }
+      }
+    } else {
+    const idx_t lf_step0 = blockDim.x;
+    for (idx_t lf_r0 = threadIdx.x; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
+#pragma unroll
+    for (int lf_u = 0; lf_u < 4; ++lf_u) {
+      const idx_t v2 = lf_r0 + lf_u * lf_step0;
+      if (v2 < v1) {
+        const idx_t v5 = v4 + v2;
+        const float v6 = in0[v5];
+        lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v6);
+      }
+    }
+    }
+    }
+    for (int lf_u = 1; lf_u < 4; ++lf_u) {
+      lf_acc0[0] = lf_sum_combine(lf_acc0[0], lf_acc0[lf_u]);
+    }
+    float lf_acc0_v = lf_acc0[0];
+    lf_acc0_v = lf_warp_reduce(lf_acc0_v, lf_sum_op());
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0) {
+      reinterpret_cast<float*>(lf_shared + 0)[threadIdx.x >> 5] = lf_acc0_v;
+    }
+    __syncthreads();
+    if (threadIdx.x < 32) {
+      const bool lf_live = threadIdx.x < (blockDim.x >> 5);
+      lf_acc0_v = lf_live ? reinterpret_cast<float*>(lf_shared + 0)[threadIdx.x] : lf_sum_identity<float>();
+      lf_acc0_v = lf_warp_reduce(lf_acc0_v, lf_sum_op());
+      if (threadIdx.x == 0) {
+        reinterpret_cast<float*>(lf_shared + 0)[0] = lf_acc0_v;
+      }
+    }
+    __syncthreads();
+    lf_acc0_v = reinterpret_cast<float*>(lf_shared + 0)[0];
+    const float v9 = lf_acc0_v;
+    float lf_acc1[4];
+    for (int lf_u = 0; lf_u < 4; ++lf_u) {
+      lf_acc1[lf_u] = lf_sum_identity<float>();
+    }
+    const idx_t v11 = v0 * v3;
+    const bool lf_vector1 = true && (unsigned long long)(in0 + v11) % sizeof(lf_vec<float>) == 0;
+    if (lf_vector1) {
+      if (true && lf_cached0) {
+        idx_t lf_r0 = (idx_t)threadIdx.x * 4;
+        for (; lf_r0 + 4 * blockDim.x * 4 - blockDim.x * 4 + 4 <= v1; lf_r0 += 4 * blockDim.x * 4) {
+#pragma unroll
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            const lf_vec<float> lf_c13 = *reinterpret_cast<const lf_vec<float>*>(lf_cache0 + lf_rb);
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+              const idx_t v10 = lf_rb + j;
+              const float v13 = lf_c13.v[j];
+              const float v16 = lf_true_divide(v9, v15);
+              const float v17 = lf_subtract(v13, v16);
+              const float v18 = lf_square(v17);
+              lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
+            }
+          }
+        }
+        if (lf_r0 < v1) {
+#pragma unroll
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            if (lf_rb + 4 <= v1) {
+              const lf_vec<float> lf_c13 = *reinterpret_cast<const lf_vec<float>*>(lf_cache0 + lf_rb);
+#pragma unroll
+              for (int j = 0; j < 4; ++j) {
+                const idx_t v10 = lf_rb + j;
+                const float v13 = lf_c13.v[j];
+                const float v16 = lf_true_divide(v9, v15);
+                const float v17 = lf_subtract(v13, v16);
+                const float v18 = lf_square(v17);
+                lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
+              }
+            } else {
+              for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
+                const idx_t v12 = v11 + v10;
+                const float v13 = in0[v12];
+                const float v16 = lf_true_divide(v9, v15);
+                const float v17 = lf_subtract(v13, v16);
+                const float v18 = lf_square(v17);
+                lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
+              }
+            }
+          }
+        }
+      } else {
+        idx_t lf_r0 = (idx_t)threadIdx.x * 4;
+        for (; lf_r0 + 4 * blockDim.x * 4 - blockDim.x * 4 + 4 <= v1; lf_r0 += 4 * blockDim.x * 4) {
+#pragma unroll
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            const lf_vec<float> lf_l13 = *reinterpret_cast<const lf_vec<float>*>(in0 + v11 + lf_rb);
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+              const idx_t v10 = lf_rb + j;
+              const idx_t v12 = v11 + v10;
+              const float v13 = lf_l13.v[j];
+              const float v16 = lf_true_divide(v9, v15);
+              const float v17 = lf_subtract(v13, v16);
+              const float v18 = lf_square(v17);
+              lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
+            }
+          }
+        }
+        if (lf_r0 < v1) {
+#pragma unroll
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            if (lf_rb + 4 <= v1) {
+              const lf_vec<float> lf_l13 = *reinterpret_cast<const lf_vec<float>*>(in0 + v11 + lf_rb);
+#pragma unroll
+              for (int j = 0; j < 4; ++j) {
+                const idx_t v10 = lf_rb + j;
+                const idx_t v12 = v11 + v10;
+                const float v13 = lf_l13.v[j];
+                const float v16 = lf_true_divide(v9, v15);
+                const float v17 = lf_subtract(v13, v16);
+                const float v18 = lf_square(v17);
+                lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
+              }
+            } else {
+              for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
+                const idx_t v12 = v11 + v10;
+                const float v13 = in0[v12];
+                const float v16 = lf_true_divide(v9, v15);
+                const float v17 = lf_subtract(v13, v16);
+                const float v18 = lf_square(v17);
+                lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
+              }
+            }
+          }
+        }
+      }
+    } else {
+    const idx_t lf_step1 = blockDim.x;
+    for (idx_t lf_r0 = threadIdx.x; lf_r0 < v1; lf_r0 += 4 * lf_step1) {
+#pragma unroll
+    for (int lf_u = 0; lf_u < 4; ++lf_u) {
+      const idx_t v10 = lf_r0 + lf_u * lf_step1;
+      if (v10 < v1) {
+        const idx_t v12 = v11 + v10;
+        const float v13 = in0[v12];
+        const float v16 = lf_true_divide(v9, v15);
+        const float v17 = lf_subtract(v13, v16);
+        const float v18 = lf_square(v17);
+        lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
+      }
+    }
+    }
+    }
+    for (int lf_u = 1; lf_u < 4; ++lf_u) {
+      lf_acc1[0] = lf_sum_combine(lf_acc1[0], lf_acc1[lf_u]);
+    }
+    float lf_acc1_v = lf_acc1[0];
+    lf_acc1_v = lf_warp_reduce(lf_acc1_v, lf_sum_op());
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0) {
+      reinterpret_cast<float*>(lf_shared + 0)[threadIdx.x >> 5] = lf_acc1_v;
+    }
+    __syncthreads();
+    if (threadIdx.x < 32) {
+      const bool lf_live = threadIdx.x < (blockDim.x >> 5);
+      lf_acc1_v = lf_live ? reinterpret_cast<float*>(lf_shared + 0)[threadIdx.x] : lf_sum_identity<float>();
+      lf_acc1_v = lf_warp_reduce(lf_acc1_v, lf_sum_op());
+      if (threadIdx.x == 0) {
+        reinterpret_cast<float*>(lf_shared + 0)[0] = lf_acc1_v;
+      }
+    }
+    __syncthreads();
+    lf_acc1_v = reinterpret_cast<float*>(lf_shared + 0)[0];
+    const float v21 = lf_acc1_v;
+    const idx_t v24 = v0 * v23;
+    const idx_t v26 = v0 * v3;
+    const idx_t v41 = v0 * v40;
+    const bool lf_vector2 = true && (unsigned long long)(in0 + v26) % sizeof(lf_vec<float>) == 0 && (unsigned long long)(in1 + v41) % sizeof(lf_vec<float>) == 0 && (unsigned long long)(out0 + v24) % sizeof(lf_vec<float>) == 0;
+    if (lf_vector2) {
+      if (true && lf_cached0) {
+        idx_t lf_r0 = (idx_t)threadIdx.x * 4;
+        for (; lf_r0 + 4 * blockDim.x * 4 - blockDim.x * 4 + 4 <= v1; lf_r0 += 4 * blockDim.x * 4) {
+#pragma unroll
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            const lf_vec<float> lf_c28 = *reinterpret_cast<const lf_vec<float>*>(lf_cache0 + lf_rb);
+            const lf_vec<float> lf_l43 = *reinterpret_cast<const lf_vec<float>*>(in1 + v41 + lf_rb);
+            lf_vec<float> lf_s45;
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+              const idx_t v22 = lf_rb + j;
+              const idx_t v25 = v24 + v22;
+              const float v28 = lf_c28.v[j];
+              const float v31 = lf_true_divide(v9, v30);
+              const float v32 = lf_subtract(v28, v31);
+              const float v35 = lf_true_divide(v21, v34);
+              const float v37 = lf_add(v35, v36);
+              const float v38 = lf_sqrt(v37);
+              const float v39 = lf_true_divide(v32, v38);
+              const idx_t v42 = v41 + v22;
+              const float v43 = lf_l43.v[j];
+              const float v44 = lf_multiply(v39, v43);
+              lf_s45.v[j] = v44;
+            }
+            *reinterpret_cast<lf_vec<float>*>(out0 + v24 + lf_rb) = lf_s45;
+          }
+        }
+        if (lf_r0 < v1) {
+#pragma unroll
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            if (lf_rb + 4 <= v1) {
+              const lf_vec<float> lf_c28 = *reinterpret_cast<const lf_vec<float>*>(lf_cache0 + lf_rb);
+              const lf_vec<float> lf_l43 = *reinterpret_cast<const lf_vec<float>*>(in1 + v41 + lf_rb);
+              lf_vec<float> lf_s45;
+#pragma unroll
+              for (int j = 0; j < 4; ++j) {
+                const idx_t v22 = lf_rb + j;
+                const idx_t v25 = v24 + v22;
+                const float v28 = lf_c28.v[j];
+                const float v31 = lf_true_divide(v9, v30);
+                const float v32 = lf_subtract(v28, v31);
+                const float v35 = lf_true_divide(v21, v34);
+                const float v37 = lf_add(v35, v36);
+                const float v38 = lf_sqrt(v37);
+                const float v39 = lf_true_divide(v32, v38);
+                const idx_t v42 = v41 + v22;
+                const float v43 = lf_l43.v[j];
+                const float v44 = lf_multiply(v39, v43);
+                lf_s45.v[j] = v44;
+              }
+              *reinterpret_cast<lf_vec<float>*>(out0 + v24 + lf_rb) = lf_s45;
+            } else {
+              for (idx_t v22 = lf_rb; v22 < v1; ++v22) {
+                const idx_t v25 = v24 + v22;
+                const idx_t v27 = v26 + v22;
+                const float v28 = in0[v27];
+                const float v31 = lf_true_divide(v9, v30);
+                const float v32 = lf_subtract(v28, v31);
+                const float v35 = lf_true_divide(v21, v34);
+                const float v37 = lf_add(v35, v36);
+                const float v38 = lf_sqrt(v37);
+                const float v39 = lf_true_divide(v32, v38);
+                const idx_t v42 = v41 + v22;
+                const float v43 = in1[v42];
+                const float v44 = lf_multiply(v39, v43);
+                out0[v25] = v44;
+              }
+            }
+          }
+        }
+      } else {
+        idx_t lf_r0 = (idx_t)threadIdx.x * 4;
+        for (; lf_r0 + 4 * blockDim.x * 4 - blockDim.x * 4 + 4 <= v1; lf_r0 += 4 * blockDim.x * 4) {
+#pragma unroll
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            const lf_vec<float> lf_l28 = *reinterpret_cast<const lf_vec<float>*>(in0 + v26 + lf_rb);
+            const lf_vec<float> lf_l43 = *reinterpret_cast<const lf_vec<float>*>(in1 + v41 + lf_rb);
+            lf_vec<float> lf_s45;
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+              const idx_t v22 = lf_rb + j;
+              const idx_t v25 = v24 + v22;
+              const idx_t v27 = v26 + v22;
+              const float v28 = lf_l28.v[j];
+              const float v31 = lf_true_divide(v9, v30);
+              const float v32 = lf_subtract(v28, v31);
+              const float v35 = lf_true_divide(v21, v34);
+              const float v37 = lf_add(v35, v36);
+              const float v38 = lf_sqrt(v37);
+              const float v39 = lf_true_divide(v32, v38);
+              const idx_t v42 = v41 + v22;
+              const float v43 = lf_l43.v[j];
+              const float v44 = lf_multiply(v39, v43);
+              lf_s45.v[j] = v44;
+            }
+            *reinterpret_cast<lf_vec<float>*>(out0 + v24 + lf_rb) = lf_s45;
+          }
+        }
+        if (lf_r0 < v1) {
+#pragma unroll
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            if (lf_rb + 4 <= v1) {
+              const lf_vec<float> lf_l28 = *reinterpret_cast<const lf_vec<float>*>(in0 + v26 + lf_rb);
+              const lf_vec<float> lf_l43 = *reinterpret_cast<const lf_vec<float>*>(in1 + v41 + lf_rb);
+              lf_vec<float> lf_s45;
+#pragma unroll
+              for (int j = 0; j < 4; ++j) {
+                const idx_t v22 = lf_rb + j;
+                const idx_t v25 = v24 + v22;
+                const idx_t v27 = v26 + v22;
+                const float v28 = lf_l28.v[j];
+                const float v31 = lf_true_divide(v9, v30);
+                const float v32 = lf_subtract(v28, v31);
+                const float v35 = lf_true_divide(v21, v34);
+                const float v37 = lf_add(v35, v36);
+                const float v38 = lf_sqrt(v37);
+                const float v39 = lf_true_divide(v32, v38);
+                const idx_t v42 = v41 + v22;
+                const float v43 = lf_l43.v[j];
+                const float v44 = lf_multiply(v39, v43);
+                lf_s45.v[j] = v44;
+              }
+              *reinterpret_cast<lf_vec<float>*>(out0 + v24 + lf_rb) = lf_s45;
+            } else {
+              for (idx_t v22 = lf_rb; v22 < v1; ++v22) {
+                const idx_t v25 = v24 + v22;
+                const idx_t v27 = v26 + v22;
+                const float v28 = in0[v27];
+                const float v31 = lf_true_divide(v9, v30);
+                const float v32 = lf_subtract(v28, v31);
+                const float v35 = lf_true_divide(v21, v34);
+                const float v37 = lf_add(v35, v36);
+                const float v38 = lf_sqrt(v37);
+                const float v39 = lf_true_divide(v32, v38);
+                const idx_t v42 = v41 + v22;
+                const float v43 = in1[v42];
+                const float v44 = lf_multiply(v39, v43);
+                out0[v25] = v44;
+              }
+            }
+          }
+        }
+      }
+    } else {
+    const idx_t lf_step2 = blockDim.x;
+    for (idx_t lf_r0 = threadIdx.x; lf_r0 < v1; lf_r0 += 4 * lf_step2) {
+#pragma unroll
+    for (int lf_u = 0; lf_u < 4; ++lf_u) {
+      const idx_t v22 = lf_r0 + lf_u * lf_step2;
+      if (v22 < v1) {
+        const idx_t v25 = v24 + v22;
+        const idx_t v27 = v26 + v22;
+        const float v28 = in0[v27];
+        const float v31 = lf_true_divide(v9, v30);
+        const float v32 = lf_subtract(v28, v31);
+        const float v35 = lf_true_divide(v21, v34);
+        const float v37 = lf_add(v35, v36);
+        const float v38 = lf_sqrt(v37);
+        const float v39 = lf_true_divide(v32, v38);
+        const idx_t v42 = v41 + v22;
+        const float v43 = in1[v42];
+        const float v44 = lf_multiply(v39, v43);
+        out0[v25] = v44;
+      }
+    }
+    }
+    }
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0) {
+    }
+    __syncthreads();
+    if (threadIdx.x < 32) {
+      const bool lf_live = threadIdx.x < (blockDim.x >> 5);
+      if (threadIdx.x == 0) {
+      }
+    }
+    __syncthreads();
+  }
+}
+

@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""NumPy's answers for tests/test_numpy_types.cpp: type promotion, weak scalars, and the values of every op, cast
+and reduction on every dtype lazyfuse has, computed by NumPy itself (never a hand-written table).
+
+Run by the test through the interpreter that LAZYFUSE_TEST_PYTHON names (it needs NumPy 2). Prints one case per
+line, fields separated by " | ", values by spaces (bools 0/1, integers in decimal, floats as float.hex()):
+
+  P a b r                        np.promote_types(a, b)
+  W t s r                        np.result_type(array of t, Python scalar s); s is b:<0|1>, i:<int> or f:<hex>
+  U op t r | x... | y...         y = op(x) for x of dtype t; r is NumPy's result dtype
+  UE op t                        op(x of dtype t) raises TypeError
+  B op a b r | x... | y... | z...   z = op(x, y)
+  BE op a b                      op(x of dtype a, y of dtype b) raises TypeError
+  S op t s side r | x... | z...  z = op(x, s) (side R) or op(s, x) (side L)
+  SE op t s side error           that raises error (TypeError or OverflowError)
+  C a b | x... | y...            y = x.astype(b)
+  R op t axis r | shape | x... | y...   y = op(x.reshape(shape), axis) (axis "all": every axis)
+  T t | x... | text              np.array2string(x, separator=", ") for an integer or bool dtype t
+
+The only substitutions are lazyfuse's documented differences from NumPy (docs/semantics.md):
+  - lazyfuse has no float16: where NumPy's result is float16, lazyfuse computes in float32. The line keeps NumPy's
+    dtype (float16) and the values are NumPy's op on the operands converted to float32.
+  - reciprocal of bool and integers computes in a float type (NumPy: integer division 1 / x).
+  - integer power with a negative exponent is not compared (NumPy raises ValueError; lazyfuse gives 0 or +-1).
+  - float -> integer casts are compared only where the value fits the target (lazyfuse saturates and maps NaN to 0,
+    NumPy's result is platform-dependent there).
+  - lazyfuse's erf and rsqrt are not NumPy functions: math.erf and 1 / sqrt in NumPy's sqrt type.
+"""
+import math
+import sys
+
+import numpy as np
+
+TYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"]
+
+
+def values(t):
+    """Edge values of dtype t: extremes, signs, shift counts around the width, specials of floats."""
+    d = np.dtype(t)
+    if d.kind == "b":
+        return [False, True]
+    if d.kind in "iu":
+        info = np.iinfo(d)
+        bits = info.bits
+        v = [0, 1, 2, 3, 7, 100, bits - 1, bits, bits + 1, info.max - 1, info.max, info.max // 2, info.max // 2 + 1]
+        if d.kind == "i":
+            v += [-1, -2, -7, -100, info.min, info.min + 1, -bits]
+        out = []
+        for x in v:
+            if info.min <= x <= info.max and x not in out:
+                out.append(x)
+        return out
+    return [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.0, 3.0, -7.25, 100.0, 1e5, math.inf, -math.inf, math.nan]
+
+
+def fmt(x, dt):
+    dt = np.dtype(dt)
+    if dt.kind == "b":
+        return "1" if bool(x) else "0"
+    if dt.kind in "iu":
+        return str(int(x))
+    return float(x).hex()
+
+
+def fmt_all(a):
+    return " ".join(fmt(x, a.dtype) for x in a.ravel())
+
+
+def scalar_text(s):
+    if isinstance(s, bool):
+        return "b:" + ("1" if s else "0")
+    if isinstance(s, int):
+        return "i:" + str(s)
+    return "f:" + float(s).hex()
+
+
+def erf(x):
+    return np.vectorize(math.erf, otypes=[np.float64])(x.astype(np.float64)).astype(np.sqrt(x).dtype)
+
+
+def rsqrt(x):
+    return np.reciprocal(np.sqrt(x))
+
+
+def reciprocal(x):
+    # Documented difference: a float result for bool and integers (the type sqrt gives them).
+    if x.dtype.kind in "biu":
+        x = x.astype(np.sqrt(np.zeros(1, x.dtype)).dtype)
+    return np.reciprocal(x)
+
+
+UNARY = {
+    "negative": np.negative, "abs": np.absolute, "sign": np.sign, "square": np.square, "sqrt": np.sqrt,
+    "rsqrt": rsqrt, "reciprocal": reciprocal, "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log,
+    "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "sin": np.sin, "cos": np.cos, "tan": np.tan,
+    "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
+    "erf": erf, "floor": np.floor, "ceil": np.ceil, "rint": np.rint, "trunc": np.trunc, "isnan": np.isnan,
+    "isinf": np.isinf, "isfinite": np.isfinite, "logical_not": np.logical_not,
+}
+BINARY = {
+    "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "true_divide": np.true_divide,
+    "floor_divide": np.floor_divide, "remainder": np.remainder, "power": np.power, "minimum": np.minimum,
+    "maximum": np.maximum, "atan2": np.arctan2, "equal": np.equal, "not_equal": np.not_equal, "less": np.less,
+    "less_equal": np.less_equal, "greater": np.greater, "greater_equal": np.greater_equal,
+    "logical_and": np.logical_and, "logical_or": np.logical_or, "logical_xor": np.logical_xor,
+}
+REDUCE = {
+    "sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max, "argmin": np.argmin, "argmax": np.argmax,
+    "any": np.any, "all": np.all, "mean": np.mean, "var": np.var, "std": np.std, "count_nonzero": np.count_nonzero,
+}
+SCALARS = [True, 3, -3, 200, 300, 70000, 2**40, 2**63, 2**64 - 1, -(2**63), 2.5]
+
+out = []
+
+
+def emit(*fields):
+    out.append(" | ".join(fields))
+
+
+def call_float32_for_float16(f, args):
+    """f(*args), or where NumPy's result is float16 the same op on the array operands as float32."""
+    r = f(*args)
+    if r.dtype == np.float16:
+        r = f(*[a.astype(np.float32) if isinstance(a, np.ndarray) else a for a in args]).astype(np.float32)
+    return r
+
+
+def main():
+    for a in TYPES:
+        for b in TYPES:
+            emit("P %s %s %s" % (a, b, np.promote_types(a, b)))
+    for t in TYPES:
+        arr = np.array(values(t), dtype=t)
+        for s in SCALARS + [False, 0, 1, -1, 127, 128, 255, 256, -129, 32767, 32768, 65535, 65536, -32769,
+                            2**31 - 1, 2**31, 2**32, -(2**31) - 1, 2**63 - 1, -0.5, 1e300]:
+            emit("W %s %s %s" % (t, scalar_text(s), np.result_type(arr, s)))
+
+    for name, f in UNARY.items():
+        for t in TYPES:
+            x = np.array(values(t), dtype=t)
+            try:
+                r = f(x)
+            except TypeError:
+                emit("UE %s %s" % (name, t))
+                continue
+            y = call_float32_for_float16(f, [x])
+            emit("U %s %s %s" % (name, t, r.dtype), fmt_all(x), fmt_all(y))
+
+    for name, f in BINARY.items():
+        for a in TYPES:
+            for b in TYPES:
+                va, vb = values(a), values(b)
+                if name == "power" and np.dtype(b).kind == "i":
+                    vb = [v for v in vb if v >= 0]  # documented: negative integer exponents are not compared
+                x = np.array([p for p in va for _ in vb], dtype=a)
+                y = np.array([q for _ in va for q in vb], dtype=b)
+                try:
+                    r = f(x, y)
+                except TypeError:
+                    emit("BE %s %s %s" % (name, a, b))
+                    continue
+                z = call_float32_for_float16(f, [x, y])
+                emit("B %s %s %s %s" % (name, a, b, r.dtype), fmt_all(x), fmt_all(y), fmt_all(z))
+
+    for name, f in BINARY.items():
+        for t in TYPES:
+            x = np.array(values(t), dtype=t)
+            for s in SCALARS:
+                for side in "LR":
+                    args = [s, x] if side == "L" else [x, s]
+                    try:
+                        r = f(*args)
+                    except (TypeError, OverflowError) as e:
+                        emit("SE %s %s %s %s %s" % (name, t, scalar_text(s), side, type(e).__name__))
+                        continue
+                    except ValueError:
+                        continue  # integer power with a negative exponent: documented difference
+                    z = call_float32_for_float16(f, args)
+                    emit("S %s %s %s %s %s" % (name, t, scalar_text(s), side, r.dtype), fmt_all(x), fmt_all(z))
+
+    for a in TYPES:
+        for b in TYPES:
+            x = np.array(values(a), dtype=a)
+            if np.dtype(a).kind == "f" and np.dtype(b).kind in "iu":
+                info = np.iinfo(b)
+                x = x[np.isfinite(x) & (x > info.min - 1) & (x < info.max + 1)]
+                # The float's own rounding of the bounds: keep values that truncate into the range.
+                x = x[(np.trunc(x.astype(np.float64)) >= info.min) & (np.trunc(x.astype(np.float64)) <= info.max)]
+            emit("C %s %s" % (a, b), fmt_all(x), fmt_all(x.astype(b)))
+
+    for name, f in REDUCE.items():
+        for t in TYPES:
+            v = values(t)
+            cols = 4
+            v = (v * cols)[: (len(v) // cols + 1) * cols]
+            x = np.array(v, dtype=t).reshape(-1, cols)
+            if (np.dtype(t).kind == "f" and name in ("sum", "prod")) or name in ("mean", "var", "std"):
+                # Moderate values where sums are rounded: lazyfuse adds pairwise, NumPy in its own order, and with
+                # values like 2**63 the order decides the result. Infinities and NaN would only compare NaN with NaN.
+                x = np.where(np.isfinite(x) & (np.abs(x.astype(np.float64)) < 1e4), x, 3).astype(t)
+            for axis in ("all", 0, 1):
+                r = f(x) if axis == "all" else f(x, axis=axis)
+                r = np.asarray(r)
+                emit("R %s %s %s %s" % (name, t, axis, r.dtype), "%d %d" % x.shape, fmt_all(x), fmt_all(r))
+
+    for t in TYPES:
+        if np.dtype(t).kind in "biu":
+            x = np.array(values(t), dtype=t)
+            emit("T %s" % t, fmt_all(x), np.array2string(x, separator=", ", max_line_width=1 << 30))
+
+    sys.stdout.write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    if int(np.__version__.split(".")[0]) != 2:
+        sys.exit("numpy_types.py needs NumPy 2, found NumPy " + np.__version__)
+    with np.errstate(all="ignore"):
+        main()

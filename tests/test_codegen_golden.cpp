@@ -1,0 +1,201 @@
+// Golden kernels: the CUDA source the printer generates for a fixed set of expressions, compared byte for byte
+// with tests/golden/kernels/*.cu. A refactor of lowering or printing must leave these unchanged; a change that
+// alters kernels on purpose updates the files in the same commit, whose message explains the diff:
+//
+//   LAZYFUSE_TEST_UPDATE_GOLDEN=1 build/default/tests/test_codegen_golden   (then review `git diff tests/golden`)
+//
+// The op prelude (graph/OpMath.inc, the same in every kernel) is replaced by one marker line, so that a file shows
+// what is particular to its kernel. Each file holds every plan partitioning gives for its expression, in order;
+// earlier plans are materialized before later ones are lowered, as the runtime does.
+#include <lazyfuse/lazyfuse.hpp>
+
+#include "codegen/CudaPrinter.h"
+#include "codegen/Lower.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+
+namespace lazyfuse::codegen {
+extern const std::string_view kPrelude; // graph/OpMath.inc, embedded at build time
+} // namespace lazyfuse::codegen
+
+using namespace lazyfuse;
+
+namespace {
+
+// Values do not reach kernel text; shapes, dtypes and the structure do.
+Array input(Shape shape, DType t) {
+  std::vector<double> v(std::size_t(graph::shape_size(shape)));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = 0.5 + double(i % 7) * 0.25;
+  return asarray(v, shape).astype(t).eval();
+}
+
+std::string render_plans(const Array& result) {
+  std::ostringstream os;
+  auto plans = fusion::partition({result.node()}, {});
+  for (std::size_t p = 0; p < plans.size(); ++p) {
+    const auto kernel = codegen::lower(plans[p]);
+    std::string src = codegen::render_cuda(kernel.ir);
+    const auto& prelude = codegen::kPrelude;
+    const auto at = src.find(prelude);
+    if (at != std::string::npos) src.replace(at, prelude.size(), "// <the op prelude: graph/OpMath.inc>\n");
+    os << "// ===== plan " << p << " of " << plans.size() << ": " << plans[p].reason << "\n" << src << "\n";
+    if (p + 1 < plans.size()) Array(plans[p].outputs[0]).eval();
+  }
+  return os.str();
+}
+
+struct GoldenCase {
+  const char* name;
+  std::function<Array()> build;
+};
+
+Array chain(const Array& x, const Array& y) {
+  return sqrt(abs(sin(x) * cos(y) + x * y * 0.5 - exp(-x * x)));
+}
+
+std::vector<GoldenCase> golden_cases() {
+  return {
+      {"chain_f32", [] { return chain(input({4096}, DType::Float32), input({4096}, DType::Float32)); }},
+      {"chain_f64", [] { return chain(input({4096}, DType::Float64), input({4096}, DType::Float64)); }},
+      {"int32_arithmetic",
+       [] {
+         auto x = input({1000}, DType::Int32) * 3, y = input({1000}, DType::Int32) + 2;
+         return where(x > y, floor_divide(x, y), remainder(x, y) - x * y);
+       }},
+      {"casts_and_logic",
+       [] {
+         auto x = input({64, 64}, DType::Float32);
+         auto b = (x > 1.0f) && !(x < 0.75f);
+         return b.astype(DType::Float64) + x.astype(DType::Int64).astype(DType::Float64);
+       }},
+      {"heat_step",
+       [] {
+         auto u = input({64, 64}, DType::Float32);
+         auto in = slice(1, -1);
+         auto c = u(in, in);
+         auto lap =
+             u(slice(0, -2), in) + u(slice(2, none), in) + u(in, slice(2, none)) + u(in, slice(0, -2)) - 4.0f * c;
+         return u.at(in, in).set(c + 0.1f * lap);
+       }},
+      {"transposed_add",
+       [] {
+         auto m = input({96, 64}, DType::Float32);
+         return m(slice(0, 64)).T() + m(slice(32, none));
+       }},
+      {"roll_pad_concatenate",
+       [] {
+         auto x = input({50}, DType::Float64);
+         return concatenate({roll(x, 3), pad(x(slice(none, none, 2)), {{2, 3}}, 1.5), flip(x)});
+       }},
+      {"broadcast_row_and_column",
+       [] {
+         auto m = input({128, 96}, DType::Float32);
+         return m * input({128, 1}, DType::Float32) + input({96}, DType::Float32);
+       }},
+      {"softmax_rows",
+       [] {
+         auto m = input({300, 64}, DType::Float32);
+         auto e = exp(m - max(m, 1, true));
+         return e / sum(e, 1, true);
+       }},
+      {"layer_norm",
+       [] {
+         auto m = input({400, 48}, DType::Float32);
+         return (m - mean(m, 1, true)) / sqrt(var(m, 1, 0, true) + 1e-5f) * input({48}, DType::Float32);
+       }},
+      {"column_sum_tall",
+       [] {
+         return sum(input({4096, 64}, DType::Float32), 0);
+       }},
+      {"column_var_dependent",
+       [] {
+         return var(input({4096, 64}, DType::Float32), 0);
+       }},
+      {"full_sum_of_squares", [] { return sum(square(input({100000}, DType::Float32) - 1.0f)); }},
+      {"full_reduction_into_other_shape",
+       [] {
+         auto x = input({1000}, DType::Float64);
+         return x(slice(1, none)) + sum(x);
+       }},
+      {"row_argmax_and_column_argmin",
+       [] {
+         auto m = input({300, 40}, DType::Float32);
+         return argmax(m, 1) + argmin(m.T(), 0);
+       }},
+      {"logsumexp_rows",
+       [] {
+         return logsumexp(input({256, 100}, DType::Float64), 1);
+       }},
+      {"any_all_count",
+       [] {
+         auto m = input({260, 33}, DType::Float32);
+         return any(m > 1.5f, 1).astype(DType::Int64) + all(m > 0.6f, 1) + count_nonzero(m > 1.0f, 1);
+       }},
+      {"int64_sum_and_product",
+       [] {
+         auto m = input({20, 30}, DType::Int64);
+         return sum(m, 0) * prod(m(slice(none, 3)), 0);
+       }},
+      {"min_max_full", [] { return max(input({5000}, DType::Float32)) - min(input({5000}, DType::Float32)); }},
+      {"strided_and_reversed_views",
+       [] {
+         auto m = input({64, 64}, DType::Float64);
+         return m(slice(none, none, -2), slice(1, none, 3)) * m(slice(0, 32), slice(0, 21));
+       }},
+  };
+}
+
+std::string golden_path(const std::string& name) {
+  return std::string(LAZYFUSE_TEST_SOURCE_DIR) + "/golden/kernels/" + name + ".cu";
+}
+
+bool updating() {
+  const char* v = std::getenv("LAZYFUSE_TEST_UPDATE_GOLDEN");
+  return v && std::string(v) == "1";
+}
+
+} // namespace
+
+TEST(CodegenGolden, KernelsMatchTheGoldenFiles) {
+  int compared = 0;
+  for (const auto& c : golden_cases()) {
+    SCOPED_TRACE(c.name);
+    const std::string text = render_plans(c.build());
+    const std::string path = golden_path(c.name);
+    if (updating()) {
+      std::ofstream(path, std::ios::binary) << text;
+      continue;
+    }
+    std::ifstream in(path, std::ios::binary);
+    ASSERT_TRUE(in) << "no golden file " << path << " (write it with LAZYFUSE_TEST_UPDATE_GOLDEN=1)";
+    std::stringstream want;
+    want << in.rdbuf();
+    if (want.str() != text) {
+      std::size_t line = 1, k = 0;
+      const std::string& w = want.str();
+      while (k < w.size() && k < text.size() && w[k] == text[k]) line += w[k++] == '\n';
+      ADD_FAILURE() << path << " differs from the generated kernels from line " << line
+                    << " on; if the change is intended, rerun with LAZYFUSE_TEST_UPDATE_GOLDEN=1 and commit the "
+                       "files with an explanation. Generated:\n"
+                    << text;
+    }
+    ++compared;
+  }
+  if (updating()) GTEST_SKIP() << "golden files rewritten (LAZYFUSE_TEST_UPDATE_GOLDEN=1): nothing was compared";
+  EXPECT_EQ(compared, int(golden_cases().size()));
+}
+
+// The kernel text depends on the graph's structure alone: the same expressions built twice, over other buffers,
+// give the same files (so that the comparison above is meaningful and kernel names are stable).
+TEST(CodegenGolden, RenderingDoesNotDependOnBuffersOrBuildOrder) {
+  auto cases = golden_cases();
+  std::vector<std::string> first;
+  for (const auto& c : cases) first.push_back(render_plans(c.build()));
+  for (std::size_t k = cases.size(); k-- > 0;) EXPECT_EQ(render_plans(cases[k].build()), first[k]) << cases[k].name;
+}

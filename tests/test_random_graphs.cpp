@@ -1897,6 +1897,8 @@ void run_cases(std::uint64_t base_seed, i64 count, const char* label, NumpyOracl
     k.set_note(repro);
     auto run_both = [&] {
       for (Case* run : {&k, &again}) {
+        SCOPED_TRACE(run == &k ? "first run (NumPy checks this run's values)"
+                               : "second run: equal graphs over new buffers, plans replayed from the plan cache");
         try {
           run->run();
         } catch (const std::exception& e) {

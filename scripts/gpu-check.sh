@@ -44,6 +44,8 @@ BUDGET_S=${GPU_CHECK_BUDGET_S:-570}
 export CUDA_PATH=${CUDA_PATH:-/usr/local/cuda}
 export PATH="$CUDA_PATH/bin:$PATH"
 export GTEST_COLOR=no
+# The machine's python3 has NumPy 2: the tests that compare with NumPy (random graphs, types) run here too.
+export LAZYFUSE_TEST_PYTHON=${LAZYFUSE_TEST_PYTHON:-$(command -v python3)}
 JOBS=$(nproc 2>/dev/null || echo 8)
 BUILD_DIR=$ROOT/build/gpu
 WORK=$ROOT/build/gpu-check-logs
@@ -164,7 +166,8 @@ if [[ -n ${WANT[test]:-} ]]; then
     rc=0
     # shellcheck disable=SC2086
     LAZYFUSE_TEST_REQUIRE_GPU=1 run_limited 999999 "$log" ctest --test-dir "$BUILD_DIR" --output-on-failure -j8 \
-      --output-junit "$WORK/ctest-junit.xml" ${CTEST_ARGS:-} || rc=$?
+      --output-junit "$WORK/ctest-junit.xml" --test-output-size-passed 262144 --test-output-size-failed 262144 \
+      ${CTEST_ARGS:-} || rc=$?
     # ctest ends with "N% tests passed, F tests failed out of T" (or "100% tests passed out of T"). Each test
     # program fails (not skips) a GPU test without a device under LAZYFUSE_TEST_REQUIRE_GPU=1, so the skips left are the
     # ones that describe other machines (no driver, CPU backend) and child-process entry points; they are listed.

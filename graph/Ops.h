@@ -25,6 +25,7 @@ enum class ResultRule {
   Predicate,      // computes in t, returns bool
   Compare,        // computes in t, returns bool
   Logical,        // computes and returns bool
+  Bitwise,        // integers and bool compute and return t; floats are a DTypeError (on bool: logical)
 };
 
 /// A reduction's result type (see lazyfuse/ops.def).

@@ -95,7 +95,7 @@ UNARY = {
     "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "sin": np.sin, "cos": np.cos, "tan": np.tan,
     "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
     "erf": erf, "floor": np.floor, "ceil": np.ceil, "rint": np.rint, "trunc": np.trunc, "isnan": np.isnan,
-    "isinf": np.isinf, "isfinite": np.isfinite, "logical_not": np.logical_not,
+    "isinf": np.isinf, "isfinite": np.isfinite, "logical_not": np.logical_not, "invert": np.invert,
 }
 BINARY = {
     "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "true_divide": np.true_divide,
@@ -103,6 +103,7 @@ BINARY = {
     "maximum": np.maximum, "atan2": np.arctan2, "equal": np.equal, "not_equal": np.not_equal, "less": np.less,
     "less_equal": np.less_equal, "greater": np.greater, "greater_equal": np.greater_equal,
     "logical_and": np.logical_and, "logical_or": np.logical_or, "logical_xor": np.logical_xor,
+    "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
 }
 REDUCE = {
     "sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max, "argmin": np.argmin, "argmax": np.argmax,

@@ -284,11 +284,14 @@ LAZYFUSE_DECLARE_OPERATOR(<, less)
 LAZYFUSE_DECLARE_OPERATOR(<=, less_equal)
 LAZYFUSE_DECLARE_OPERATOR(>, greater)
 LAZYFUSE_DECLARE_OPERATOR(>=, greater_equal)
+/// `&& || !` are logical on every type (and do not short-circuit). `& | ^ ~` are NumPy's bitwise_and, bitwise_or,
+/// bitwise_xor and invert: bitwise on integers, logical on bool, a DTypeError on floats (they used to be logical on
+/// every type: docs/semantics.md).
 LAZYFUSE_DECLARE_OPERATOR(&&, logical_and)
 LAZYFUSE_DECLARE_OPERATOR(||, logical_or)
-LAZYFUSE_DECLARE_OPERATOR(&, logical_and)
-LAZYFUSE_DECLARE_OPERATOR(|, logical_or)
-LAZYFUSE_DECLARE_OPERATOR(^, logical_xor)
+LAZYFUSE_DECLARE_OPERATOR(&, bitwise_and)
+LAZYFUSE_DECLARE_OPERATOR(|, bitwise_or)
+LAZYFUSE_DECLARE_OPERATOR(^, bitwise_xor)
 #undef LAZYFUSE_DECLARE_OPERATOR
 
 #define LAZYFUSE_UNARY(OP, fn, rule, cost)                                                                             \
@@ -307,7 +310,11 @@ inline Array operator!(const Array& a) {
   return logical_not(a);
 }
 inline Array operator~(const Array& a) {
-  return logical_not(a);
+  return invert(a);
+}
+/// NumPy's other name of invert.
+inline Array bitwise_not(const Array& a) {
+  return invert(a);
 }
 inline Array absolute(const Array& a) {
   return abs(a);

@@ -196,6 +196,10 @@ std::optional<OpTypes> types_for(ResultRule rule, DType t) {
   case ResultRule::Bitwise:
     if (is_floating(t)) return std::nullopt;
     return OpTypes{t, t};
+  case ResultRule::Shift:
+    if (is_floating(t)) return std::nullopt;
+    if (t == DType::Bool) return OpTypes{DType::Int8, DType::Int8};
+    return OpTypes{t, t};
   }
   return std::nullopt;
 }

@@ -26,6 +26,7 @@ enum class ResultRule {
   Compare,        // computes in t, returns bool
   Logical,        // computes and returns bool
   Bitwise,        // integers and bool compute and return t; floats are a DTypeError (on bool: logical)
+  Shift,          // integers compute and return t; bool computes in int8; floats are a DTypeError
 };
 
 /// A reduction's result type (see lazyfuse/ops.def).

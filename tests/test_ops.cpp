@@ -1429,6 +1429,29 @@ TEST(Operators, BitwiseOnIntegersLogicalOnBool) {
   expect_error<lf::DTypeError>([&] { (void)(i ^ 1.5); }, {"bitwise_xor", "int32"});
 }
 
+// Counts below 0 or from the width on (undefined in C++): NumPy's answers, 0 for left shifts and the sign for right
+// shifts (values from NumPy 2.4; tests/test_numpy_types.cpp compares every pair of types with NumPy itself).
+TEST(Operators, ShiftEdges) {
+  auto i8 = [](std::vector<std::int8_t> v) { return lf::asarray(v); };
+  auto u8 = [](std::vector<std::uint8_t> v) { return lf::asarray(v); };
+  auto values = []<class T>(const Array& a, T) {
+    auto h = a.get<T>();
+    return std::vector<T>(h.begin(), h.end());
+  };
+  EXPECT_EQ(values(lf::left_shift(i8({1, 1, 1, -1, 5}), i8({7, 8, 100, -1, -1})), std::int8_t()),
+            (std::vector<std::int8_t>{-128, 0, 0, 0, 0}));
+  EXPECT_EQ(values(lf::right_shift(i8({-128, -1, 64, -5, 5}), i8({7, 8, 100, -1, -1})), std::int8_t()),
+            (std::vector<std::int8_t>{-1, -1, 0, -1, 0}));
+  EXPECT_EQ(values(lf::left_shift(u8({1, 1, 1}), u8({7, 8, 255})), std::uint8_t()),
+            (std::vector<std::uint8_t>{128, 0, 0}));
+  EXPECT_EQ(values(lf::right_shift(u8({255, 255}), u8({7, 8})), std::uint8_t()), (std::vector<std::uint8_t>{1, 0}));
+  Array one = lf::asarray<std::int64_t>({1}), minus9 = lf::asarray<std::int64_t>({-9});
+  EXPECT_EQ(lf::left_shift(one, 64).item<std::int64_t>(), 0);
+  EXPECT_EQ(lf::right_shift(minus9, 64).item<std::int64_t>(), -1);
+  EXPECT_EQ(lf::left_shift(lf::asarray({true}), true).dtype(), DType::Int8); // bool shifts compute in int8
+  expect_error<lf::DTypeError>([&] { (void)lf::left_shift(lf::asarray({1.0}), 1); }, {"left_shift", "float64"});
+}
+
 TEST(Errors, BroadcastMismatch) {
   Array a = lf::zeros({3, 4}, DType::Float32) + 1, b = lf::ones({5}, DType::Float32);
   expect_error<lf::ShapeError>([&] { (void)(a + b); }, {"add", "(3, 4)", "(5,)"});

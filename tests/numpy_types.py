@@ -104,7 +104,7 @@ BINARY = {
     "less_equal": np.less_equal, "greater": np.greater, "greater_equal": np.greater_equal,
     "logical_and": np.logical_and, "logical_or": np.logical_or, "logical_xor": np.logical_xor,
     "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
-    "left_shift": np.left_shift, "right_shift": np.right_shift,
+    "left_shift": np.left_shift, "right_shift": np.right_shift, "hypot": np.hypot, "logaddexp": np.logaddexp,
 }
 REDUCE = {
     "sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max, "argmin": np.argmin, "argmax": np.argmax,

@@ -236,7 +236,9 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
   auto f = random_array({6, 10}, DType::Float32);
   samples.push_back(exp2(f) + expm1(f) + log2(f) + log10(f) + log1p(f) + tan(f) + asin(f / 4.0f) + acos(f / 4.0f) +
                     atan(f) + sinh(f) + cosh(f) + tanh(f) + erf(f) + rsqrt(f) + reciprocal(f) + ceil(f) + rint(f) +
-                    trunc(f) + atan2(f, f + 1.0f));
+                    trunc(f) + atan2(f, f + 1.0f) + hypot(f, f * 2.0f) + logaddexp(f, -f));
+  auto d = random_array({6, 10}, DType::Float64);
+  samples.push_back(hypot(d, d + 1.0) + logaddexp(d, d * 3.0));
   samples.push_back(concatenate({f, f * 2.0f}, 1));
   samples.push_back(stack({f, f}, 0));
   samples.push_back(roll(f.T().reshape({-1}), 7));

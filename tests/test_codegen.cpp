@@ -257,6 +257,8 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
       samples.push_back(argmin(a, 1));
       samples.push_back(any(a, 1));
       samples.push_back(all(a, 1));
+      samples.push_back(nanmax(a, 1));
+      samples.push_back(nanmin(a, 1));
     }
     // Column reductions (partials of small types are loaded through __ldcg and shuffled as int).
     auto c = random_array({64, 300}, t);
@@ -279,6 +281,8 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
   samples.push_back(argmax(cols, 0));
   samples.push_back(cols - mean(cols, 0, true));
   samples.push_back(var(cols, 0));
+  samples.push_back(nanvar(rows, 1) + nanmean(rows, 1));
+  samples.push_back(nanstd(cols, 0) + nansum(cols, 0) + nanprod(cols, 0));
   codegen::CompileOptions opt;
   opt.arch = 90;
   for (std::size_t k = 0; k < samples.size(); ++k) {

@@ -79,6 +79,48 @@ Array stddev(const Array& a, Axes axes, int ddof, bool keepdims) {
   return sqrt(var(a, std::move(axes), ddof, keepdims));
 }
 
+// ---- NaN-ignoring reductions: NumPy's nansum ... nanstd. On bool and integers (no NaN) they are the plain ones. ----
+
+namespace {
+// NaN elements of a float array replaced by `value`.
+Array nan_to(const Array& a, double value) {
+  return where(isnan(a), value, a);
+}
+// The number of non-NaN elements reduced (int64).
+Array non_nan_count(const Array& a, const Axes& axes, bool keepdims) {
+  return sum(!isnan(a), axes, keepdims);
+}
+} // namespace
+
+Array nansum(const Array& a, Axes axes, bool keepdims) {
+  return sum(is_floating(a.dtype()) ? nan_to(a, 0) : a, std::move(axes), keepdims);
+}
+Array nanprod(const Array& a, Axes axes, bool keepdims) {
+  return prod(is_floating(a.dtype()) ? nan_to(a, 1) : a, std::move(axes), keepdims);
+}
+
+Array nanmean(const Array& a, Axes axes, bool keepdims) {
+  const DType t = a.dtype();
+  if (!is_floating(t)) return mean(a, std::move(axes), keepdims);
+  // NumPy divides the float sum by the int64 count (in float64) into the array's type; no element gives 0 / 0 = NaN.
+  return (nansum(a, axes, keepdims) / non_nan_count(a, axes, keepdims)).astype(t);
+}
+
+Array nanvar(const Array& a, Axes axes, int ddof, bool keepdims) {
+  const DType t = a.dtype();
+  if (!is_floating(t)) return var(a, std::move(axes), ddof, keepdims);
+  // NumPy's two passes: squared deviations from the NaN-ignoring mean, NaN elements as 0, over count - ddof; NaN
+  // where that is not positive (NumPy also warns).
+  const Array m = nanmean(a, axes, true);
+  const Array squares = sum(square(nan_to(a - m, 0)), axes, keepdims);
+  const Array dof = non_nan_count(a, axes, keepdims) - std::int64_t(ddof);
+  return where(dof > 0, (squares / dof).astype(t), std::numeric_limits<double>::quiet_NaN());
+}
+
+Array nanstd(const Array& a, Axes axes, int ddof, bool keepdims) {
+  return sqrt(nanvar(a, std::move(axes), ddof, keepdims));
+}
+
 Array logsumexp(const Array& a, Axes axes, bool keepdims) {
   detail::require_valid(a, "logsumexp");
   const Array x = a.astype(mean_type(a.dtype()));

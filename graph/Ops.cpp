@@ -193,6 +193,13 @@ std::optional<OpTypes> types_for(ResultRule rule, DType t) {
   case ResultRule::Predicate:
   case ResultRule::Compare: return OpTypes{t, DType::Bool};
   case ResultRule::Logical: return OpTypes{DType::Bool, DType::Bool};
+  case ResultRule::Bitwise:
+    if (is_floating(t)) return std::nullopt;
+    return OpTypes{t, t};
+  case ResultRule::Shift:
+    if (is_floating(t)) return std::nullopt;
+    if (t == DType::Bool) return OpTypes{DType::Int8, DType::Int8};
+    return OpTypes{t, t};
   }
   return std::nullopt;
 }

@@ -25,6 +25,8 @@ enum class ResultRule {
   Predicate,      // computes in t, returns bool
   Compare,        // computes in t, returns bool
   Logical,        // computes and returns bool
+  Bitwise,        // integers and bool compute and return t; floats are a DTypeError (on bool: logical)
+  Shift,          // integers compute and return t; bool computes in int8; floats are a DTypeError
 };
 
 /// A reduction's result type (see lazyfuse/ops.def).

@@ -28,6 +28,7 @@ The only substitutions are lazyfuse's documented differences from NumPy (docs/se
 """
 import math
 import sys
+import warnings
 
 import numpy as np
 
@@ -95,7 +96,7 @@ UNARY = {
     "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "sin": np.sin, "cos": np.cos, "tan": np.tan,
     "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
     "erf": erf, "floor": np.floor, "ceil": np.ceil, "rint": np.rint, "trunc": np.trunc, "isnan": np.isnan,
-    "isinf": np.isinf, "isfinite": np.isfinite, "logical_not": np.logical_not,
+    "isinf": np.isinf, "isfinite": np.isfinite, "logical_not": np.logical_not, "invert": np.invert,
 }
 BINARY = {
     "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "true_divide": np.true_divide,
@@ -103,11 +104,19 @@ BINARY = {
     "maximum": np.maximum, "atan2": np.arctan2, "equal": np.equal, "not_equal": np.not_equal, "less": np.less,
     "less_equal": np.less_equal, "greater": np.greater, "greater_equal": np.greater_equal,
     "logical_and": np.logical_and, "logical_or": np.logical_or, "logical_xor": np.logical_xor,
+    "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
+    "left_shift": np.left_shift, "right_shift": np.right_shift, "hypot": np.hypot, "logaddexp": np.logaddexp,
 }
 REDUCE = {
     "sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max, "argmin": np.argmin, "argmax": np.argmax,
     "any": np.any, "all": np.all, "mean": np.mean, "var": np.var, "std": np.std, "count_nonzero": np.count_nonzero,
+    "nansum": np.nansum, "nanprod": np.nanprod, "nanmin": np.nanmin, "nanmax": np.nanmax, "nanmean": np.nanmean,
+    "nanvar": np.nanvar, "nanstd": np.nanstd,
+    "var_ddof1": lambda x, axis=None: np.var(x, axis=axis, ddof=1),
+    "nanvar_ddof1": lambda x, axis=None: np.nanvar(x, axis=axis, ddof=1),
+    "nanstd_ddof1": lambda x, axis=None: np.nanstd(x, axis=axis, ddof=1),
 }
+NAN_REDUCE = ("nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanvar_ddof1", "nanstd_ddof1")
 SCALARS = [True, 3, -3, 200, 300, 70000, 2**40, 2**63, 2**64 - 1, -(2**63), 2.5]
 
 out = []
@@ -193,11 +202,19 @@ def main():
             v = values(t)
             cols = 4
             v = (v * cols)[: (len(v) // cols + 1) * cols]
+            if np.dtype(t).kind == "f":
+                # All-NaN rows, and a row with one number (nanvar with ddof=1 has no degree of freedom there).
+                v = v + [math.nan] * cols + [math.nan] * (cols - 1) + [2.0]
             x = np.array(v, dtype=t).reshape(-1, cols)
-            if (np.dtype(t).kind == "f" and name in ("sum", "prod")) or name in ("mean", "var", "std"):
+            sums = ("sum", "prod", "mean", "var", "std", "var_ddof1") + NAN_REDUCE
+            if (np.dtype(t).kind == "f" and name in ("sum", "prod")) or name in sums:
                 # Moderate values where sums are rounded: lazyfuse adds pairwise, NumPy in its own order, and with
-                # values like 2**63 the order decides the result. Infinities and NaN would only compare NaN with NaN.
-                x = np.where(np.isfinite(x) & (np.abs(x.astype(np.float64)) < 1e4), x, 3).astype(t)
+                # values like 2**63 the order decides the result. Infinities would only compare NaN with NaN; NaN
+                # stays for the NaN-ignoring reductions.
+                keep = np.isfinite(x) & (np.abs(x.astype(np.float64)) < 1e4)
+                if name in NAN_REDUCE:
+                    keep |= np.isnan(x)
+                x = np.where(keep, x, 3).astype(t)
             for axis in ("all", 0, 1):
                 r = f(x) if axis == "all" else f(x, axis=axis)
                 r = np.asarray(r)
@@ -214,5 +231,7 @@ def main():
 if __name__ == "__main__":
     if int(np.__version__.split(".")[0]) != 2:
         sys.exit("numpy_types.py needs NumPy 2, found NumPy " + np.__version__)
+    # NumPy warns about what lazyfuse documents (division by zero, all-NaN slices, ddof >= n): answers only.
+    warnings.simplefilter("ignore")
     with np.errstate(all="ignore"):
         main()

@@ -227,6 +227,8 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
       samples.push_back(where(a > b, minimum(a, b), maximum(a, b)));
       samples.push_back(power(a, b) + abs(-a) + sign(a) + square(a));
     }
+    if (!is_floating(t)) samples.push_back((a & b) | (a ^ ~b));
+    if (!is_floating(t)) samples.push_back(left_shift(a, b) + right_shift(a, b));
     samples.push_back(logical_xor(a > 1, b < 2) && !isnan(a.astype(DType::Float32)));
     samples.push_back(a(slice(0, none), slice(1, none)) * a(slice(0, none), slice(0, -1))); // shifted views
     for (DType u : types) samples.push_back(a.astype(u));
@@ -234,7 +236,9 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
   auto f = random_array({6, 10}, DType::Float32);
   samples.push_back(exp2(f) + expm1(f) + log2(f) + log10(f) + log1p(f) + tan(f) + asin(f / 4.0f) + acos(f / 4.0f) +
                     atan(f) + sinh(f) + cosh(f) + tanh(f) + erf(f) + rsqrt(f) + reciprocal(f) + ceil(f) + rint(f) +
-                    trunc(f) + atan2(f, f + 1.0f));
+                    trunc(f) + atan2(f, f + 1.0f) + hypot(f, f * 2.0f) + logaddexp(f, -f));
+  auto d = random_array({6, 10}, DType::Float64);
+  samples.push_back(hypot(d, d + 1.0) + logaddexp(d, d * 3.0));
   samples.push_back(concatenate({f, f * 2.0f}, 1));
   samples.push_back(stack({f, f}, 0));
   samples.push_back(roll(f.T().reshape({-1}), 7));
@@ -253,6 +257,8 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
       samples.push_back(argmin(a, 1));
       samples.push_back(any(a, 1));
       samples.push_back(all(a, 1));
+      samples.push_back(nanmax(a, 1));
+      samples.push_back(nanmin(a, 1));
     }
     // Column reductions (partials of small types are loaded through __ldcg and shuffled as int).
     auto c = random_array({64, 300}, t);
@@ -275,6 +281,8 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
   samples.push_back(argmax(cols, 0));
   samples.push_back(cols - mean(cols, 0, true));
   samples.push_back(var(cols, 0));
+  samples.push_back(nanvar(rows, 1) + nanmean(rows, 1));
+  samples.push_back(nanstd(cols, 0) + nansum(cols, 0) + nanprod(cols, 0));
   codegen::CompileOptions opt;
   opt.arch = 90;
   for (std::size_t k = 0; k < samples.size(); ++k) {

@@ -176,9 +176,10 @@ Array make(DType t, const std::vector<std::string>& v) {
 /// Ops whose float results may differ from NumPy's by a few units in the last place (C library, CUDA and NumPy's
 /// SIMD implementations differ); every other result must have NumPy's bits.
 const std::set<std::string> kApproximate = {
-    "rsqrt", "exp",  "exp2", "expm1", "log",       "log2",   "log10",   "log1p",   "sin",    "cos",   "tan",
-    "asin",  "acos", "atan", "sinh",  "cosh",      "tanh",   "erf",     "power",   "atan2",  "hypot", "mean",
-    "var",   "std",  "sum",  "prod",  "logaddexp", "nansum", "nanprod", "nanmean", "nanvar", "nanstd"};
+    "rsqrt",  "exp",     "exp2",    "expm1",  "log",    "log2",      "log10",        "log1p",       "sin",
+    "cos",    "tan",     "asin",    "acos",   "atan",   "sinh",      "cosh",         "tanh",        "erf",
+    "power",  "atan2",   "hypot",   "mean",   "var",    "std",       "sum",          "prod",        "logaddexp",
+    "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "var_ddof1", "nanvar_ddof1", "nanstd_ddof1"};
 constexpr double kUlps = 16;
 
 template <class T> bool close(T got, T want, bool approximate) {
@@ -266,6 +267,16 @@ const std::map<std::string, Reduction>& reductions() {
       {"var", [=](const Array& x, std::optional<int> a) { return lf::var(x, axes(a)); }},
       {"std", [=](const Array& x, std::optional<int> a) { return lf::stddev(x, axes(a)); }},
       {"count_nonzero", [=](const Array& x, std::optional<int> a) { return lf::count_nonzero(x, axes(a)); }},
+      {"nansum", [=](const Array& x, std::optional<int> a) { return lf::nansum(x, axes(a)); }},
+      {"nanprod", [=](const Array& x, std::optional<int> a) { return lf::nanprod(x, axes(a)); }},
+      {"nanmin", [=](const Array& x, std::optional<int> a) { return lf::nanmin(x, axes(a)); }},
+      {"nanmax", [=](const Array& x, std::optional<int> a) { return lf::nanmax(x, axes(a)); }},
+      {"nanmean", [=](const Array& x, std::optional<int> a) { return lf::nanmean(x, axes(a)); }},
+      {"nanvar", [=](const Array& x, std::optional<int> a) { return lf::nanvar(x, axes(a)); }},
+      {"nanstd", [=](const Array& x, std::optional<int> a) { return lf::nanstd(x, axes(a)); }},
+      {"var_ddof1", [=](const Array& x, std::optional<int> a) { return lf::var(x, axes(a), 1); }},
+      {"nanvar_ddof1", [=](const Array& x, std::optional<int> a) { return lf::nanvar(x, axes(a), 1); }},
+      {"nanstd_ddof1", [=](const Array& x, std::optional<int> a) { return lf::nanstd(x, axes(a), 1); }},
   };
   return m;
 }

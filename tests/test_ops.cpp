@@ -1389,6 +1389,69 @@ TEST(Errors, BoolArithmetic) {
   EXPECT_NO_THROW((void)(b34 - x)); // bool with float32 promotes to float32: fine
 }
 
+// & | ^ ~ are NumPy's bitwise ops (bitwise on integers, logical on bool, an error on floats); && || ! stay logical.
+TEST(Operators, BitwiseOnIntegersLogicalOnBool) {
+  Array i = lf::asarray<std::int32_t>({12, -1, 0, 5}), j = lf::asarray<std::int32_t>({10, 6, 7, 5});
+  Array b = lf::asarray({true, true, false, false}), c = lf::asarray({true, false, true, false});
+  auto ints = [](const Array& a) {
+    auto h = a.get<std::int32_t>();
+    return std::vector<std::int32_t>(h.begin(), h.end());
+  };
+  auto bools = [](const Array& a) {
+    auto h = a.get<bool>();
+    return std::vector<bool>(h.begin(), h.end());
+  };
+  EXPECT_EQ((i & j).dtype(), DType::Int32);
+  EXPECT_EQ(ints(i & j), (std::vector<std::int32_t>{8, 6, 0, 5}));
+  EXPECT_EQ(ints(i | j), (std::vector<std::int32_t>{14, -1, 7, 5}));
+  EXPECT_EQ(ints(i ^ j), (std::vector<std::int32_t>{6, -7, 7, 0}));
+  EXPECT_EQ(ints(~i), (std::vector<std::int32_t>{-13, 0, -1, -6}));
+  EXPECT_EQ(ints(i & 6), (std::vector<std::int32_t>{4, 6, 0, 4}));
+  EXPECT_EQ(ints(3 ^ i), (std::vector<std::int32_t>{15, -4, 3, 6}));
+  // bool: logical, and bool.
+  EXPECT_EQ((b & c).dtype(), DType::Bool);
+  EXPECT_EQ(bools(b & c), (std::vector<bool>{true, false, false, false}));
+  EXPECT_EQ(bools(b | c), (std::vector<bool>{true, true, true, false}));
+  EXPECT_EQ(bools(b ^ c), (std::vector<bool>{false, true, true, false}));
+  EXPECT_EQ(bools(~b), (std::vector<bool>{false, false, true, true}));
+  // bool with an integer promotes to the integer.
+  EXPECT_EQ((b & i).dtype(), DType::Int32);
+  EXPECT_EQ(ints(b | j), (std::vector<std::int32_t>{11, 7, 7, 5}));
+  // && || ! stay logical on integers: bool results.
+  EXPECT_EQ((i && j).dtype(), DType::Bool);
+  EXPECT_EQ(bools(i && j), (std::vector<bool>{true, true, false, true}));
+  EXPECT_EQ(bools(!i), (std::vector<bool>{false, false, true, false}));
+  // Floats: a DTypeError naming the op and the types, as NumPy's TypeError.
+  Array f = lf::asarray({1.5f, 2.0f});
+  expect_error<lf::DTypeError>([&] { (void)(f & f); }, {"bitwise_and", "float32"});
+  expect_error<lf::DTypeError>([&] { (void)(f | i(lf::slice(0, 2))); }, {"bitwise_or", "float32", "int32"});
+  expect_error<lf::DTypeError>([&] { (void)(~f); }, {"invert", "float32"});
+  expect_error<lf::DTypeError>([&] { (void)(i ^ 1.5); }, {"bitwise_xor", "int32"});
+}
+
+// Counts below 0 or from the width on (undefined in C++): NumPy's answers, 0 for left shifts and the sign for right
+// shifts (values from NumPy 2.4; tests/test_numpy_types.cpp compares every pair of types with NumPy itself).
+TEST(Operators, ShiftEdges) {
+  auto i8 = [](std::vector<std::int8_t> v) { return lf::asarray(v); };
+  auto u8 = [](std::vector<std::uint8_t> v) { return lf::asarray(v); };
+  auto values = []<class T>(const Array& a, T) {
+    auto h = a.get<T>();
+    return std::vector<T>(h.begin(), h.end());
+  };
+  EXPECT_EQ(values(lf::left_shift(i8({1, 1, 1, -1, 5}), i8({7, 8, 100, -1, -1})), std::int8_t()),
+            (std::vector<std::int8_t>{-128, 0, 0, 0, 0}));
+  EXPECT_EQ(values(lf::right_shift(i8({-128, -1, 64, -5, 5}), i8({7, 8, 100, -1, -1})), std::int8_t()),
+            (std::vector<std::int8_t>{-1, -1, 0, -1, 0}));
+  EXPECT_EQ(values(lf::left_shift(u8({1, 1, 1}), u8({7, 8, 255})), std::uint8_t()),
+            (std::vector<std::uint8_t>{128, 0, 0}));
+  EXPECT_EQ(values(lf::right_shift(u8({255, 255}), u8({7, 8})), std::uint8_t()), (std::vector<std::uint8_t>{1, 0}));
+  Array one = lf::asarray<std::int64_t>({1}), minus9 = lf::asarray<std::int64_t>({-9});
+  EXPECT_EQ(lf::left_shift(one, 64).item<std::int64_t>(), 0);
+  EXPECT_EQ(lf::right_shift(minus9, 64).item<std::int64_t>(), -1);
+  EXPECT_EQ(lf::left_shift(lf::asarray({true}), true).dtype(), DType::Int8); // bool shifts compute in int8
+  expect_error<lf::DTypeError>([&] { (void)lf::left_shift(lf::asarray({1.0}), 1); }, {"left_shift", "float64"});
+}
+
 TEST(Errors, BroadcastMismatch) {
   Array a = lf::zeros({3, 4}, DType::Float32) + 1, b = lf::ones({5}, DType::Float32);
   expect_error<lf::ShapeError>([&] { (void)(a + b); }, {"add", "(3, 4)", "(5,)"});

@@ -900,6 +900,52 @@ TEST(ReductionNaN, FirstNaNInLongRows) {
   }
 }
 
+// NaN-ignoring reductions over long rows (the split schedule, whose partials start from the identities) and long
+// columns, against a host reference: an all-NaN row, a row with a single number, a row with scattered NaN.
+TEST(ReductionNaN, NanReductionsOfLongRowsAndColumns) {
+  for (DType t : {DType::Float32, DType::Float64}) {
+    SCOPED_TRACE(name(t));
+    SEEDED(seed);
+    const std::size_t n = 5000;
+    auto v = uniform(3 * n, -1, 1, seed.rng, t);
+    for (std::size_t k = 0; k < n; ++k) v[k] = dNaN;     // row 0: all NaN
+    for (std::size_t k = n; k < 2 * n; ++k) v[k] = dNaN; // row 1: one number
+    v[n + 1234] = 0.75;
+    for (std::size_t k = 2 * n; k < 3 * n; k += 7) v[k] = dNaN; // row 2: every 7th NaN
+    double lo = dInf, hi = -dInf, total = 0;
+    std::size_t count = 0;
+    for (std::size_t k = 2 * n; k < 3 * n; ++k)
+      if (!std::isnan(v[k])) lo = std::min(lo, v[k]), hi = std::max(hi, v[k]), total += v[k], ++count;
+    const Array rows = typed(t, v, {3, std::int64_t(n)});
+    // The rows, and the rows read backwards through a view.
+    for (const Array& x : {rows, rows(lf::all_of, lf::slice(lf::none, lf::none, -1))}) {
+      const auto mx = read(lf::nanmax(x, 1)), mn = read(lf::nanmin(x, 1)), s = read(lf::nansum(x, 1)),
+                 m = read(lf::nanmean(x, 1)), var1 = read(lf::nanvar(x, 1, 1));
+      EXPECT_TRUE(std::isnan(mx[0]) && std::isnan(mn[0]) && std::isnan(m[0]) && std::isnan(var1[0]));
+      EXPECT_EQ(double(s[0]), 0.0);
+      EXPECT_EQ(double(mx[1]), 0.75);
+      EXPECT_EQ(double(mn[1]), 0.75);
+      EXPECT_EQ(double(m[1]), 0.75);
+      EXPECT_TRUE(std::isnan(var1[1])) << "one number, ddof 1: no degree of freedom";
+      EXPECT_EQ(double(mx[2]), hi);
+      EXPECT_EQ(double(mn[2]), lo);
+      const double tol = t == DType::Float32 ? 1e-4 : 1e-11;
+      EXPECT_NEAR(double(s[2]), total, tol * double(count));
+      EXPECT_NEAR(double(m[2]), total / double(count), tol);
+    }
+    // Columns: the same data transposed, reduced over axis 0.
+    const Array c = typed(t, v, {3, std::int64_t(n)}).T();
+    const auto cmx = read(lf::nanmax(c, 0)), cmn = read(lf::nanmin(c, 0, true).reshape({-1}));
+    EXPECT_TRUE(std::isnan(cmx[0]) && std::isnan(cmn[0]));
+    EXPECT_EQ(double(cmx[2]), hi);
+    EXPECT_EQ(double(cmn[1]), 0.75);
+    // keepdims keeps the reduced axis; an empty nanmax has no identity.
+    EXPECT_EQ(lf::nanmean(c, 0, true).shape(), (Shape{1, 3}));
+    EXPECT_EQ(lf::nanvar(c, 0, 0, true).shape(), (Shape{1, 3}));
+    EXPECT_THROW(lf::nanmax(lf::zeros({0, 3}, t), 0), lf::Error);
+  }
+}
+
 TEST(ReductionNaN, InfinitiesInSumsAndExtremes) {
   const Array x = f64({1, dInf, 2, -dInf, 5, 1, dInf, dInf, -5, -dInf, 0, 1}, {4, 3});
   EXPECT_EQ(read(lf::sum(x, 1)), (std::vector<ld>{kInf, -kInf, kInf, -kInf}));

@@ -358,11 +358,14 @@ LAZYFUSE_DECLARE_OPERATOR(<, less)
 LAZYFUSE_DECLARE_OPERATOR(<=, less_equal)
 LAZYFUSE_DECLARE_OPERATOR(>, greater)
 LAZYFUSE_DECLARE_OPERATOR(>=, greater_equal)
+/// `&& || !` are logical on every type (and do not short-circuit). `& | ^ ~` are NumPy's bitwise_and, bitwise_or,
+/// bitwise_xor and invert: bitwise on integers, logical on bool, a DTypeError on floats (they used to be logical on
+/// every type: docs/semantics.md).
 LAZYFUSE_DECLARE_OPERATOR(&&, logical_and)
 LAZYFUSE_DECLARE_OPERATOR(||, logical_or)
-LAZYFUSE_DECLARE_OPERATOR(&, logical_and)
-LAZYFUSE_DECLARE_OPERATOR(|, logical_or)
-LAZYFUSE_DECLARE_OPERATOR(^, logical_xor)
+LAZYFUSE_DECLARE_OPERATOR(&, bitwise_and)
+LAZYFUSE_DECLARE_OPERATOR(|, bitwise_or)
+LAZYFUSE_DECLARE_OPERATOR(^, bitwise_xor)
 #undef LAZYFUSE_DECLARE_OPERATOR
 
 #define LAZYFUSE_UNARY(OP, fn, rule, cost)                                                                             \
@@ -381,7 +384,11 @@ inline Array operator!(const Array& a) {
   return logical_not(a);
 }
 inline Array operator~(const Array& a) {
-  return logical_not(a);
+  return invert(a);
+}
+/// NumPy's other name of invert.
+inline Array bitwise_not(const Array& a) {
+  return invert(a);
 }
 inline Array absolute(const Array& a) {
   return abs(a);
@@ -459,6 +466,17 @@ Array var(const Array& a, Axes axes = {}, int ddof = 0, bool keepdims = false);
 /// NumPy's `std` (a C++ function cannot be called std inside namespace lazyfuse).
 Array stddev(const Array& a, Axes axes = {}, int ddof = 0, bool keepdims = false);
 Array count_nonzero(const Array& a, Axes axes = {}, bool keepdims = false);
+/// NumPy's NaN-ignoring reductions; on bool and integer arrays (which hold no NaN) they are sum, prod, mean, var
+/// and stddev. nansum and nanprod treat NaN as 0 and 1; nanmean, nanvar and nanstd reduce the non-NaN elements
+/// and are NaN where there is none (nanvar and nanstd also where count - ddof <= 0). nanmin and nanmax (the op
+/// table's, above) skip NaN and give NaN for an all-NaN selection, as NumPy does (NumPy also warns). Result types:
+/// those of sum, prod, mean, var and stddev.
+Array nansum(const Array& a, Axes axes = {}, bool keepdims = false);
+Array nanprod(const Array& a, Axes axes = {}, bool keepdims = false);
+Array nanmean(const Array& a, Axes axes = {}, bool keepdims = false);
+Array nanvar(const Array& a, Axes axes = {}, int ddof = 0, bool keepdims = false);
+/// NumPy's nanstd.
+Array nanstd(const Array& a, Axes axes = {}, int ddof = 0, bool keepdims = false);
 /// log(sum(exp(a))) computed stably: max + log(sum(exp(a - max))).
 Array logsumexp(const Array& a, Axes axes = {}, bool keepdims = false);
 /// |a - b| <= atol + rtol * |b| elementwise (infinities equal when of the same sign; NaN equal only with equal_nan).

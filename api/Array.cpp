@@ -344,7 +344,7 @@ Array ones_like(const Array& a) {
 Array full_like(const Array& a, double value) {
   node_of(a, "full_like");
   check_integer_fill("full_like", value, a.dtype());
-  return full(a.shape(), value, a.dtype());
+  return Array(graph::make_fill_like(a.shape(), a.dtype(), value));
 }
 Array empty_like(const Array& a) {
   node_of(a, "empty_like");

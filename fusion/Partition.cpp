@@ -39,6 +39,7 @@ struct Info {
   int cost = 0;
   bool stored = false;
   bool root = false;
+  std::string reason; // why it is stored (LAZYFUSE_LOG=fusion)
 };
 
 // The unmaterialized subgraph below `roots`, in post-order (sources before consumers), found without recursion.
@@ -263,16 +264,26 @@ std::int64_t ReductionDomain::reduced_size() const {
   return n;
 }
 
-std::vector<KernelPlan> partition(const std::vector<NodePtr>& roots_in, const PartitionOptions& options) {
-  // Unique, unmaterialized roots in the caller's order.
+namespace {
+
+using PlanOutputs = std::vector<std::vector<NodePtr>>;
+
+void store(Subgraph& g, std::size_t k, std::string reason) {
+  g.info[k].stored = true;
+  g.info[k].reason = std::move(reason);
+}
+
+// Unique, unmaterialized roots in the caller's order.
+std::vector<NodePtr> unique_roots(const std::vector<NodePtr>& roots_in) {
   std::vector<NodePtr> roots;
   for (auto& r : roots_in)
     if (!r->materialized() && std::find(roots.begin(), roots.end(), r) == roots.end()) roots.push_back(r);
-  if (roots.empty()) return {};
-  Subgraph g = collect(roots);
-  for (auto& r : roots) g.info[std::size_t(g.find(r.get()))].root = true;
+  return roots;
+}
 
-  std::vector<std::string> reasons(g.order.size());
+// Subtree costs; in eager mode every node that computes something is stored, else the expensive nodes read through
+// views by several consumers.
+void store_shared_or_eager(Subgraph& g, const PartitionOptions& options) {
   for (std::size_t k = 0; k < g.order.size(); ++k) {
     Info& info = g.info[k];
     const Node& n = *g.order[k];
@@ -282,19 +293,19 @@ std::vector<KernelPlan> partition(const std::vector<NodePtr>& roots_in, const Pa
     info.cost = c;
     if (info.root) continue;
     if (options.eager) {
-      if (n.kind != NodeKind::Fill && n.kind != NodeKind::AxisMap && n.kind != NodeKind::Reshape) {
-        info.stored = true;
-        reasons[k] = "eager mode: one kernel per op";
-      }
+      if (n.kind != NodeKind::Fill && n.kind != NodeKind::AxisMap && n.kind != NodeKind::Reshape)
+        store(g, k, "eager mode: one kernel per op");
     } else if (info.consumers >= 2 && info.view_consumers >= 1 && c >= kExpensiveCost) {
-      info.stored = true;
-      reasons[k] = "stored once: cost " + std::to_string(c) + " read by " + std::to_string(info.consumers) +
-                   " consumers, views among them";
+      store(g, k,
+            "stored once: cost " + std::to_string(c) + " read by " + std::to_string(info.consumers) +
+                " consumers, views among them");
     }
   }
+}
 
-  // Groups of roots by shape, in order of first appearance.
-  std::vector<std::vector<NodePtr>> groups;
+// Groups of roots by shape, in order of first appearance: one multi-output plan each.
+PlanOutputs group_roots_by_shape(const std::vector<NodePtr>& roots) {
+  PlanOutputs groups;
   for (auto& r : roots) {
     auto it = std::find_if(groups.begin(), groups.end(), [&](auto& grp) { return grp[0]->shape == r->shape; });
     if (it == groups.end())
@@ -302,42 +313,45 @@ std::vector<KernelPlan> partition(const std::vector<NodePtr>& roots_in, const Pa
     else
       it->push_back(r);
   }
+  return groups;
+}
 
-  // The node budget, in one pass over the post-order: when a node's inlined subtree would exceed max_nodes, its
-  // largest inlined sources are stored until it fits. A chain of any length is cut into full kernels in linear
-  // time; the loop below then settles what this tree count cannot see (shared nodes, the input budget).
-  if (int(g.order.size()) > options.max_nodes) {
-    std::vector<std::int64_t> below(g.order.size(), 0);
-    for (std::size_t k = 0; k < g.order.size(); ++k) {
-      std::vector<std::pair<std::int64_t, int>> parts;
-      std::int64_t total = 1;
-      for (auto& src : g.order[k]->sources_unlocked()) {
-        int j = g.find(src.get());
-        if (j < 0 || g.info[std::size_t(j)].stored) continue;
-        parts.push_back({below[std::size_t(j)], j});
-        total += below[std::size_t(j)];
-      }
-      std::sort(parts.begin(), parts.end(), [](auto& a, auto& b) { return a.first > b.first; });
-      for (auto& [count, j] : parts) {
-        if (total <= options.max_nodes) break;
-        Info& child = g.info[std::size_t(j)];
-        if (child.root || child.node->kind == NodeKind::Fill) continue;
-        child.stored = true;
-        reasons[std::size_t(j)] = "split: a kernel inlines at most " + std::to_string(options.max_nodes) + " nodes";
-        total -= count;
-      }
-      below[k] = total;
+// The node budget, in one pass over the post-order: when a node's inlined subtree would exceed max_nodes, its
+// largest inlined sources are stored until it fits. A chain of any length is cut into full kernels in linear
+// time; enforce_budgets then settles what this tree count cannot see (shared nodes, the input budget).
+void cut_to_node_budget(Subgraph& g, int max_nodes) {
+  if (int(g.order.size()) <= max_nodes) return;
+  std::vector<std::int64_t> below(g.order.size(), 0);
+  for (std::size_t k = 0; k < g.order.size(); ++k) {
+    std::vector<std::pair<std::int64_t, int>> parts;
+    std::int64_t total = 1;
+    for (auto& src : g.order[k]->sources_unlocked()) {
+      int j = g.find(src.get());
+      if (j < 0 || g.info[std::size_t(j)].stored) continue;
+      parts.push_back({below[std::size_t(j)], j});
+      total += below[std::size_t(j)];
     }
+    std::sort(parts.begin(), parts.end(), [](auto& a, auto& b) { return a.first > b.first; });
+    for (auto& [count, j] : parts) {
+      if (total <= max_nodes) break;
+      const Info& child = g.info[std::size_t(j)];
+      if (child.root || child.node->kind == NodeKind::Fill) continue;
+      store(g, std::size_t(j), "split: a kernel inlines at most " + std::to_string(max_nodes) + " nodes");
+      total -= count;
+    }
+    below[k] = total;
   }
+}
 
-  // Enforce the budgets: store the largest inlined piece that fits a kernel (the earliest in post-order on a tie)
-  // until every plan fits. Each round stores one more node, so this ends. Most graphs fit whole and skip the loop.
-  const bool everything_fits =
-      int(g.order.size()) <= options.max_nodes && measure(g, roots).inputs <= options.max_inputs;
-  for (int round = 0; !everything_fits; ++round) {
+// Enforce the budgets: store the largest inlined piece that fits a kernel (the earliest in post-order on a tie)
+// until every plan fits. Each round stores one more node, so this ends. Most graphs fit whole and skip the loop.
+void enforce_budgets(Subgraph& g, const std::vector<NodePtr>& roots, const PlanOutputs& groups,
+                     const PartitionOptions& options) {
+  if (int(g.order.size()) <= options.max_nodes && measure(g, roots).inputs <= options.max_inputs) return;
+  for (int round = 0;; ++round) {
     LAZYFUSE_ASSERT(round <= int(g.order.size()) + 1, "partition budget loop did not converge");
     bool changed = false;
-    std::vector<std::vector<NodePtr>> plans_outputs = groups;
+    PlanOutputs plans_outputs = groups;
     for (std::size_t k = 0; k < g.order.size(); ++k)
       if (g.info[k].stored) plans_outputs.push_back({g.order[k]});
     // Inlined nodes below each node (a tree count: shared nodes count once per use), stopping at stored ones.
@@ -362,66 +376,71 @@ std::vector<KernelPlan> partition(const std::vector<NodePtr>& roots_in, const Pa
         if (best < 0 || size > below[std::size_t(best)]) best = k;
       }
       if (best < 0) continue; // nothing left to split: the plan runs as it is
-      g.info[std::size_t(best)].stored = true;
-      reasons[std::size_t(best)] = "split: plan over budget (" + std::to_string(r.nodes) + " nodes, " +
-                                   std::to_string(r.inputs) + " inputs; limits " + std::to_string(options.max_nodes) +
-                                   ", " + std::to_string(options.max_inputs) + ")";
+      store(g, std::size_t(best),
+            "split: plan over budget (" + std::to_string(r.nodes) + " nodes, " + std::to_string(r.inputs) +
+                " inputs; limits " + std::to_string(options.max_nodes) + ", " + std::to_string(options.max_inputs) +
+                ")");
       changed = true;
       break;
     }
-    if (!changed) break;
+    if (!changed) return;
   }
+}
 
-  // Reductions: find each plan's domain and store the reductions it cannot inline, until nothing changes. Each
-  // round stores at least one more node, so this ends.
-  auto plan_outputs = [&] {
-    std::vector<std::vector<NodePtr>> outs;
-    for (std::size_t k = 0; k < g.order.size(); ++k)
-      if (g.info[k].stored) outs.push_back({g.order[k]});
-    for (auto& grp : groups) outs.push_back(grp);
-    return outs;
-  };
-  // The reduction whose domain a plan runs over: of the reductions it reaches (not through another reduction or a
-  // stored node), the first in depth-first order whose domain admits the plan's shape, else the first (whose check
-  // then stores every reduction the plan reaches), or -1 when it reaches none.
-  auto choose_reduction = [&](const std::vector<NodePtr>& outs) -> int {
-    std::vector<int> stack;
-    std::vector<char> seen(g.order.size(), 0);
-    int first = -1;
-    for (auto it = outs.rbegin(); it != outs.rend(); ++it) stack.push_back(g.find(it->get()));
-    while (!stack.empty()) {
-      int k = stack.back();
-      stack.pop_back();
-      if (k < 0 || seen[std::size_t(k)]) continue;
-      seen[std::size_t(k)] = 1;
-      const Info& info = g.info[std::size_t(k)];
-      if (info.node->kind == NodeKind::Reduce) {
-        if (domain_of(*info.node).admits_output(outs[0]->shape)) return k;
-        if (first < 0) first = k;
-        continue;
-      }
-      const auto& srcs = info.node->sources_unlocked();
-      for (auto it = srcs.rbegin(); it != srcs.rend(); ++it) {
-        int j = g.find(it->get());
-        if (j >= 0 && !g.info[std::size_t(j)].stored) stack.push_back(j);
-      }
+// Every plan's outputs: the stored nodes in post-order, then the groups of roots.
+PlanOutputs plan_outputs(const Subgraph& g, const PlanOutputs& groups) {
+  PlanOutputs outs;
+  for (std::size_t k = 0; k < g.order.size(); ++k)
+    if (g.info[k].stored) outs.push_back({g.order[k]});
+  for (auto& grp : groups) outs.push_back(grp);
+  return outs;
+}
+
+// The reduction whose domain a plan runs over: of the reductions it reaches (not through another reduction or a
+// stored node), the first in depth-first order whose domain admits the plan's shape, else the first (whose check
+// then stores every reduction the plan reaches), or -1 when it reaches none.
+int choose_reduction(const Subgraph& g, const std::vector<NodePtr>& outs) {
+  std::vector<int> stack;
+  std::vector<char> seen(g.order.size(), 0);
+  int first = -1;
+  for (auto it = outs.rbegin(); it != outs.rend(); ++it) stack.push_back(g.find(it->get()));
+  while (!stack.empty()) {
+    int k = stack.back();
+    stack.pop_back();
+    if (k < 0 || seen[std::size_t(k)]) continue;
+    seen[std::size_t(k)] = 1;
+    const Info& info = g.info[std::size_t(k)];
+    if (info.node->kind == NodeKind::Reduce) {
+      if (domain_of(*info.node).admits_output(outs[0]->shape)) return k;
+      if (first < 0) first = k;
+      continue;
     }
-    return first;
-  };
+    const auto& srcs = info.node->sources_unlocked();
+    for (auto it = srcs.rbegin(); it != srcs.rend(); ++it) {
+      int j = g.find(it->get());
+      if (j >= 0 && !g.info[std::size_t(j)].stored) stack.push_back(j);
+    }
+  }
+  return first;
+}
+
+// Reductions: find each plan's domain and store the reductions it cannot inline, until nothing changes. Each round
+// stores at least one more node, so this ends. Returns each plan's domain, in plan_outputs' order.
+std::vector<std::optional<ReductionDomain>> settle_reductions(Subgraph& g, const PlanOutputs& groups) {
   std::vector<std::optional<ReductionDomain>> domains;
   for (int round = 0;; ++round) {
     LAZYFUSE_ASSERT(round <= int(g.order.size()) + 1, "partition reduction loop did not converge");
-    auto outs_list = plan_outputs();
+    const PlanOutputs outs_list = plan_outputs(g, groups);
     domains.assign(outs_list.size(), std::nullopt);
     bool changed = false;
     for (std::size_t p = 0; p < outs_list.size() && !changed; ++p) {
-      int r = choose_reduction(outs_list[p]);
+      int r = choose_reduction(g, outs_list[p]);
       if (r < 0) continue;
       ReductionDomain d = domain_of(*g.info[std::size_t(r)].node);
       ReductionCheck check{g, d, {}, {}, false, false};
       check.run(outs_list[p]);
-      std::vector<int> store = check.to_store;
-      if (store.empty() && !check.fused.empty() && d.outer_size() < kSplitBelowOuter &&
+      std::vector<int> to_store = check.to_store;
+      if (to_store.empty() && !check.fused.empty() && d.outer_size() < kSplitBelowOuter &&
           (check.dependent || check.full_outputs)) {
         // Few outer elements: split so each reduction spreads over many blocks. Store the reductions that others
         // read (or all of them when full-shape outputs need them broadcast).
@@ -429,44 +448,58 @@ std::vector<KernelPlan> partition(const std::vector<NodePtr>& roots_in, const Pa
           const Node* n = g.info[std::size_t(k)].node;
           bool is_output = std::find_if(outs_list[p].begin(), outs_list[p].end(),
                                         [&](auto& o) { return o.get() == n; }) != outs_list[p].end();
-          if (!is_output) store.push_back(k);
+          if (!is_output) to_store.push_back(k);
         }
       }
-      for (int k : store) {
+      for (int k : to_store) {
         if (g.info[std::size_t(k)].stored) continue;
-        g.info[std::size_t(k)].stored = true;
-        reasons[std::size_t(k)] = "reduction stored: its consumers cannot inline it";
+        store(g, std::size_t(k), "reduction stored: its consumers cannot inline it");
         changed = true;
       }
       if (!changed && !check.fused.empty()) domains[p] = d;
     }
-    if (!changed) break;
+    if (!changed) return domains;
   }
+}
 
+std::vector<KernelPlan> make_plans(const Subgraph& g, const PlanOutputs& groups,
+                                   const std::vector<std::optional<ReductionDomain>>& domains) {
   std::vector<KernelPlan> plans;
-  {
-    auto outs_list = plan_outputs();
-    std::size_t p = 0;
-    for (std::size_t k = 0; k < g.order.size(); ++k)
-      if (g.info[k].stored) {
-        plans.push_back({{g.order[k]}, g.order[k]->shape, reasons[k], domains[p]});
-        ++p;
-      }
-    for (auto& grp : groups) {
-      std::string why = grp.size() > 1 ? std::to_string(grp.size()) + " outputs of one shape" : "requested output";
-      plans.push_back({grp, grp[0]->shape, why, domains[p]});
-      ++p;
-    }
+  std::size_t p = 0;
+  for (std::size_t k = 0; k < g.order.size(); ++k)
+    if (g.info[k].stored) plans.push_back({{g.order[k]}, g.order[k]->shape, g.info[k].reason, domains[p++]});
+  for (auto& grp : groups) {
+    std::string why = grp.size() > 1 ? std::to_string(grp.size()) + " outputs of one shape" : "requested output";
+    plans.push_back({grp, grp[0]->shape, why, domains[p++]});
   }
-  if (config::log_enabled("fusion")) {
-    for (std::size_t k = 0; k < plans.size(); ++k) {
-      Region r = measure(g, plans[k].outputs);
-      config::log("fusion", "plan " + std::to_string(k) + ": " + std::to_string(plans[k].outputs.size()) +
-                                " output(s) of shape " + graph::format_shape(plans[k].shape) + ", " +
-                                std::to_string(r.nodes) + " nodes inlined, " + std::to_string(r.inputs) + " inputs (" +
-                                plans[k].reason + ")");
-    }
+  return plans;
+}
+
+void log_plans(const Subgraph& g, const std::vector<KernelPlan>& plans) {
+  if (!config::log_enabled("fusion")) return;
+  for (std::size_t k = 0; k < plans.size(); ++k) {
+    Region r = measure(g, plans[k].outputs);
+    config::log("fusion", "plan " + std::to_string(k) + ": " + std::to_string(plans[k].outputs.size()) +
+                              " output(s) of shape " + graph::format_shape(plans[k].shape) + ", " +
+                              std::to_string(r.nodes) + " nodes inlined, " + std::to_string(r.inputs) + " inputs (" +
+                              plans[k].reason + ")");
   }
+}
+
+} // namespace
+
+std::vector<KernelPlan> partition(const std::vector<NodePtr>& roots_in, const PartitionOptions& options) {
+  const std::vector<NodePtr> roots = unique_roots(roots_in);
+  if (roots.empty()) return {};
+  Subgraph g = collect(roots);
+  for (auto& r : roots) g.info[std::size_t(g.find(r.get()))].root = true;
+  store_shared_or_eager(g, options);
+  const PlanOutputs groups = group_roots_by_shape(roots);
+  cut_to_node_budget(g, options.max_nodes);
+  enforce_budgets(g, roots, groups, options);
+  const auto domains = settle_reductions(g, groups);
+  std::vector<KernelPlan> plans = make_plans(g, groups, domains);
+  log_plans(g, plans);
   return plans;
 }
 

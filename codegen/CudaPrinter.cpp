@@ -1,5 +1,6 @@
 #include "codegen/CudaPrinter.h"
 
+#include "codegen/KernelAbi.h"
 #include "graph/Assert.h"
 #include "graph/Ops.h"
 
@@ -406,8 +407,7 @@ bool is_arg(std::uint8_t fn) {
   return graph::is_arg(graph::ReduceOp(fn));
 }
 
-// The text before a kernel's body: the prelude and the signature up to its last parameter (inputs, outputs, n,
-// then the IR's parameters in slot order).
+// The text before a kernel's body: the prelude and the signature up to its last parameter (codegen/KernelAbi.h).
 void print_header(std::ostringstream& os, const KernelIR& ir, bool reduction) {
   os << "// lazyfuse kernel " << ir.name << " (generated; self-contained: it includes no header)\n";
   os << kPreludeDefinitions;
@@ -428,25 +428,11 @@ void print_header(std::ostringstream& os, const KernelIR& ir, bool reduction) {
      << kElementsPerThread << "]; };\n\n";
   os << "typedef " << (ir.index32 ? "int" : "long long") << " idx_t;\n\n";
   os << "extern \"C\" __global__ void __launch_bounds__(" << kBlockSize << ") " << ir.name << "(";
-  bool first = true;
-  auto sep = [&] {
-    if (!first) os << ", ";
-    first = false;
-  };
-  for (std::size_t k = 0; k < ir.inputs.size(); ++k) {
-    sep();
-    os << "const " << cuda_type(ir.inputs[k].dtype) << "* __restrict__ in" << k;
-  }
-  for (std::size_t k = 0; k < ir.outputs.size(); ++k) {
-    sep();
-    os << cuda_type(ir.outputs[k]) << "* __restrict__ out" << k;
-  }
-  sep();
-  os << "const idx_t n";
-  for (std::size_t k = 0; k < ir.params.size(); ++k) {
-    sep();
-    os << "const " << (ir.params[k].is_index ? "idx_t" : cuda_type(ir.params[k].dtype)) << " p" << k;
-  }
+  const char* separator = "";
+  for_each_abi_param(ir, [&](const AbiParam& p) {
+    os << separator << abi_declaration(ir, p);
+    separator = ", ";
+  });
 }
 
 std::string render_reduction(const KernelIR& ir) {
@@ -454,8 +440,6 @@ std::string render_reduction(const KernelIR& ir) {
   const bool split = is_split(ir.schedule);
   const bool column = is_column(ir.schedule);
   print_header(os, ir, true);
-  if (split)
-    os << ", unsigned char* __restrict__ lf_partials, unsigned int* __restrict__ lf_tickets, const idx_t lf_splits";
   os << ") {\n";
   // Block reductions: 32 slots of 8 bytes per accumulator of a loop (two for arg reductions), at least 64.
   std::map<int, int> slots_per_loop;

@@ -2,28 +2,12 @@
 #pragma once
 
 #include "codegen/KernelIR.h"
+#include "codegen/Schedule.h" // the constants the kernels are written for
 
 #include <cstdint>
 #include <string>
 
 namespace lazyfuse::codegen {
-
-/// Elements each thread handles per loop trip; contiguous inputs and the outputs move in vectors of this many
-/// elements (16 bytes for float32).
-inline constexpr int kElementsPerThread = 4;
-/// Vectors of kElementsPerThread elements each thread of an elementwise kernel loads before it computes any: its
-/// block covers kBlockSize * kVectorsPerThread vectors per loop trip.
-inline constexpr int kVectorsPerThread = 2;
-/// Threads per block the printed kernels are written for (__launch_bounds__).
-inline constexpr int kBlockSize = 256;
-/// Reduction loops run this many iterations per trip (column kernels twice as many), with as many independent
-/// accumulators.
-inline constexpr int kUnroll = 4;
-/// Most blocks one outer element's reduction is split over (Split schedule).
-inline constexpr int kMaxSplits = 1024;
-/// Most blocks a column tile's reductions are split over (ColumnSplit): one thread of the last block folds each
-/// column's partials.
-inline constexpr int kMaxColumnSplits = 64;
 
 /// Row-schedule kernels whose loops read the same row of an input more than once (softmax: the max, the sum of
 /// exponentials, the output) keep it in dynamic shared memory: the first loop that reads it stores it, the later
@@ -31,13 +15,6 @@ inline constexpr int kMaxColumnSplits = 64;
 /// gives the kernel that times row_cache_elements(reduced) bytes of dynamic shared memory when that is at most
 /// kMaxRowCacheBytes, and the kernel reads its inputs again where it gets less.
 std::int64_t row_cache_bytes_per_element(const KernelIR& ir);
-/// Elements per group of a row cache for rows of `reduced` elements (each group starts on a whole vector): the
-/// launch's dynamic shared memory is row_cache_bytes_per_element(ir) * row_cache_elements(reduced).
-inline std::int64_t row_cache_elements(std::int64_t reduced) {
-  return (reduced + kElementsPerThread - 1) / kElementsPerThread * kElementsPerThread;
-}
-/// Most dynamic shared memory a launch gives a row cache (the default per-block limit, no opt-in needed).
-inline constexpr std::int64_t kMaxRowCacheBytes = 48 * 1024;
 
 /// Renders `ir` as CUDA C with no #include: the op prelude (graph/OpMath.inc) and one `extern "C"` kernel named
 /// ir.name, whose parameters are: inputs (const T* __restrict__), outputs (T* __restrict__), n, then the IR's

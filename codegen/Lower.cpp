@@ -1,6 +1,6 @@
 #include "codegen/Lower.h"
 
-#include "codegen/CudaPrinter.h"
+#include "codegen/Schedule.h"
 
 #include "graph/Assert.h"
 #include "graph/Config.h"
@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <limits>
 
 namespace lazyfuse::codegen {
 
@@ -266,13 +265,12 @@ private:
       end.slot = loop;
       emit(end);
     }
-    // Outer reductions (the innermost axis kept): threads walk the contiguous axis. Otherwise a block per row, or
-    // rows split over blocks when there are few.
-    const bool inner_kept = !std::binary_search(d.axes.begin(), d.axes.end(), std::int32_t(d.in_shape.size()) - 1);
-    if (inner_kept && out_.args.n >= 32)
-      out_.ir.schedule = full || dependent ? Schedule::Column : Schedule::ColumnSplit;
-    else if (out_.args.n < fusion::kSplitBelowOuter && !full && !dependent)
-      out_.ir.schedule = Schedule::Split;
+    ReductionFacts facts;
+    facts.outer = out_.args.n;
+    facts.inner_kept = !std::binary_search(d.axes.begin(), d.axes.end(), std::int32_t(d.in_shape.size()) - 1);
+    facts.full_outputs = full;
+    facts.dependent = dependent;
+    out_.ir.schedule = choose_reduction_schedule(facts);
     out_.ir.index32 = fits_index32();
     out_.ir.finalize();
     return std::move(out_);
@@ -420,9 +418,8 @@ private:
     if (std::find(out_.input_nodes.begin(), out_.input_nodes.end(), n) == out_.input_nodes.end())
       out_.input_nodes.push_back(n);
     if (contiguous(v, n->shape) && f.lin >= 0) {
-      auto addr = reinterpret_cast<std::uintptr_t>(out_.args.inputs[std::size_t(slot)]);
-      // The printer reads kElementsPerThread elements at once, aligned to their total size.
-      if (f.lin == root_lin_ && f.pred < 0 && addr % (kElementsPerThread * itemsize(n->dtype)) == 0) {
+      if (f.lin == root_lin_ && f.pred < 0 &&
+          alignment_class(out_.args.inputs[std::size_t(slot)], n->dtype) == AlignmentClass::Vector) {
         Instr i{IrOp::LoadLinear, n->dtype};
         i.slot = slot;
         return emit(i);
@@ -660,10 +657,7 @@ private:
     return -1;
   }
 
-  bool fits_index32() const {
-    constexpr std::int64_t lim = std::numeric_limits<std::int32_t>::max() / 2;
-    return out_.args.n < lim && max_storage_elems_ < lim && max_param_ < lim;
-  }
+  bool fits_index32() const { return codegen::fits_index32(std::max({out_.args.n, max_storage_elems_, max_param_})); }
 
   const fusion::KernelPlan& plan_;
   LoweredKernel out_;
@@ -692,6 +686,13 @@ private:
 };
 
 } // namespace
+
+AlignmentClass alignment_class(const void* first, DType t) {
+  // The printer reads kElementsPerThread elements at once, aligned to their total size.
+  const auto vector_bytes = std::uintptr_t(kElementsPerThread) * itemsize(t);
+  return reinterpret_cast<std::uintptr_t>(first) % vector_bytes == 0 ? AlignmentClass::Vector
+                                                                     : AlignmentClass::Unaligned;
+}
 
 LoweredKernel lower(const fusion::KernelPlan& plan) {
   LAZYFUSE_ASSERT(!plan.outputs.empty(), "a kernel plan without outputs");

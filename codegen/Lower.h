@@ -4,6 +4,8 @@
 #include "codegen/KernelIR.h"
 #include "fusion/Partition.h"
 
+#include <cstdint>
+
 namespace lazyfuse::codegen {
 
 struct LoweredKernel {
@@ -17,6 +19,25 @@ struct LoweredKernel {
   std::vector<const graph::Node*> input_sources;
   std::vector<const graph::Node*> scalar_sources;
 };
+
+/// How lowering reads a contiguous input at the kernel's linear index: in vectors of kElementsPerThread elements
+/// (IrOp::LoadLinear) when its first element is aligned to a whole vector, else element by element (IrOp::Load).
+/// Part of the kernel's structure, so the plan cache keys on it (runtime/PlanCache.h).
+enum class AlignmentClass : std::uint8_t {
+  Unaligned,
+  Vector,
+};
+/// The alignment class of an input whose first element is at `first` and has type `t`.
+AlignmentClass alignment_class(const void* first, DType t);
+
+/// Kernels index with 32-bit integers when every index value they compute stays below this: half the int32 range,
+/// so that the sum of two in-range values (an offset plus a step, an index plus the grid's stride) cannot overflow.
+inline constexpr std::int64_t kIndex32Limit = 2147483647 / 2;
+/// Whether a kernel whose largest index-like value (output elements, elements of an input's allocation, the
+/// magnitude of an index parameter) is `largest` indexes with 32 bits (KernelIR::index32).
+inline bool fits_index32(std::int64_t largest) {
+  return largest < kIndex32Limit;
+}
 
 /// Lowers `plan`. Every node reachable from its outputs that is not materialized is inlined, so the plans of
 /// fusion::partition must run in their order (earlier plans materialize what later ones read). Runs views as

@@ -1,5 +1,7 @@
 #include "fusion/Partition.h"
 
+#include "fusion/PartitionSteps.h"
+
 #include "graph/Assert.h"
 #include "graph/Config.h"
 #include "graph/Ops.h"
@@ -12,10 +14,12 @@ namespace lazyfuse::fusion {
 using graph::Node;
 using graph::NodeKind;
 using graph::NodePtr;
+using steps::Info;
+using steps::PlanOutputs;
+using steps::Region;
+using steps::Subgraph;
 
 namespace {
-
-constexpr int kExpensiveCost = 24;
 
 bool is_view(NodeKind k) {
   return k == NodeKind::AxisMap || k == NodeKind::Reshape || k == NodeKind::Roll || k == NodeKind::SetSlice;
@@ -30,99 +34,6 @@ int own_cost(const Node& n) {
   case NodeKind::Fill: return 0;
   default: return 1;
   }
-}
-
-struct Info {
-  const Node* node;
-  int consumers = 0;
-  int view_consumers = 0;
-  int cost = 0;
-  bool stored = false;
-  bool root = false;
-  std::string reason; // why it is stored (LAZYFUSE_LOG=fusion)
-};
-
-// The unmaterialized subgraph below `roots`, in post-order (sources before consumers), found without recursion.
-// Partitioning runs under the runtime's evaluation lock, so sources are read without copies.
-struct Subgraph {
-  std::vector<NodePtr> order;
-  std::vector<Info> info;                     // parallel to order
-  std::unordered_map<const Node*, int> index; // node -> position in order
-
-  int find(const Node* n) const {
-    auto it = index.find(n);
-    return it == index.end() ? -1 : it->second;
-  }
-};
-
-Subgraph collect(const std::vector<NodePtr>& roots) {
-  Subgraph g;
-  g.index.reserve(64);
-  std::unordered_map<const Node*, char> state; // 1: on the stack, expanded
-  std::vector<std::pair<const NodePtr*, bool>> stack;
-  for (auto it = roots.rbegin(); it != roots.rend(); ++it)
-    if (!(*it)->materialized()) stack.push_back({&*it, false});
-  while (!stack.empty()) {
-    auto [n, expanded] = stack.back();
-    stack.pop_back();
-    if (expanded) {
-      g.index[n->get()] = int(g.order.size());
-      g.order.push_back(*n);
-      continue;
-    }
-    if (!state.emplace(n->get(), 1).second) continue;
-    stack.push_back({n, true});
-    const auto& srcs = (*n)->sources_unlocked();
-    for (auto it = srcs.rbegin(); it != srcs.rend(); ++it)
-      if (!(*it)->materialized() && !state.count(it->get())) stack.push_back({&*it, false});
-  }
-  g.info.resize(g.order.size());
-  for (std::size_t k = 0; k < g.order.size(); ++k) {
-    const Node* n = g.order[k].get();
-    g.info[k].node = n;
-    for (auto& src : n->sources_unlocked()) {
-      int j = g.find(src.get());
-      if (j < 0) continue;
-      g.info[std::size_t(j)].consumers++;
-      if (is_view(n->kind)) g.info[std::size_t(j)].view_consumers++;
-    }
-  }
-  return g;
-}
-
-struct Region {
-  int nodes = 0;
-  int inputs = 0;
-  std::vector<int> inlined; // positions in the subgraph's order
-};
-
-// What one plan with `outputs` inlines, stopping at materialized and stored nodes.
-Region measure(const Subgraph& g, const std::vector<NodePtr>& outputs) {
-  Region r;
-  std::vector<char> seen(g.order.size(), 0);
-  std::vector<std::uint64_t> leaves;
-  std::vector<int> stack;
-  for (auto& o : outputs) stack.push_back(g.find(o.get()));
-  while (!stack.empty()) {
-    int k = stack.back();
-    stack.pop_back();
-    if (seen[std::size_t(k)]) continue;
-    seen[std::size_t(k)] = 1;
-    r.nodes++;
-    r.inlined.push_back(k);
-    for (auto& s : g.order[std::size_t(k)]->sources_unlocked()) {
-      int j = g.find(s.get());
-      if (j < 0 || g.info[std::size_t(j)].stored) {
-        leaves.push_back(s->serial);
-        continue;
-      }
-      stack.push_back(j);
-    }
-  }
-  std::sort(leaves.begin(), leaves.end());
-  r.inputs = int(std::unique(leaves.begin(), leaves.end()) - leaves.begin());
-  std::sort(r.inlined.begin(), r.inlined.end());
-  return r;
 }
 
 // ---- reductions --------------------------------------------------------------------------------------------
@@ -266,11 +177,107 @@ std::int64_t ReductionDomain::reduced_size() const {
 
 namespace {
 
-using PlanOutputs = std::vector<std::vector<NodePtr>>;
-
 void store(Subgraph& g, std::size_t k, std::string reason) {
   g.info[k].stored = true;
   g.info[k].reason = std::move(reason);
+}
+
+// The reduction whose domain a plan runs over: of the reductions it reaches (not through another reduction or a
+// stored node), the first in depth-first order whose domain admits the plan's shape, else the first (whose check
+// then stores every reduction the plan reaches), or -1 when it reaches none.
+int choose_reduction(const Subgraph& g, const std::vector<NodePtr>& outs) {
+  std::vector<int> stack;
+  std::vector<char> seen(g.order.size(), 0);
+  int first = -1;
+  for (auto it = outs.rbegin(); it != outs.rend(); ++it) stack.push_back(g.find(it->get()));
+  while (!stack.empty()) {
+    int k = stack.back();
+    stack.pop_back();
+    if (k < 0 || seen[std::size_t(k)]) continue;
+    seen[std::size_t(k)] = 1;
+    const Info& info = g.info[std::size_t(k)];
+    if (info.node->kind == NodeKind::Reduce) {
+      if (domain_of(*info.node).admits_output(outs[0]->shape)) return k;
+      if (first < 0) first = k;
+      continue;
+    }
+    const auto& srcs = info.node->sources_unlocked();
+    for (auto it = srcs.rbegin(); it != srcs.rend(); ++it) {
+      int j = g.find(it->get());
+      if (j >= 0 && !g.info[std::size_t(j)].stored) stack.push_back(j);
+    }
+  }
+  return first;
+}
+
+} // namespace
+
+namespace steps {
+
+Subgraph collect(const std::vector<NodePtr>& roots) {
+  Subgraph g;
+  g.index.reserve(64);
+  std::unordered_map<const Node*, char> state; // 1: on the stack, expanded
+  std::vector<std::pair<const NodePtr*, bool>> stack;
+  for (auto it = roots.rbegin(); it != roots.rend(); ++it)
+    if (!(*it)->materialized()) stack.push_back({&*it, false});
+  while (!stack.empty()) {
+    auto [n, expanded] = stack.back();
+    stack.pop_back();
+    if (expanded) {
+      g.index[n->get()] = int(g.order.size());
+      g.order.push_back(*n);
+      continue;
+    }
+    if (!state.emplace(n->get(), 1).second) continue;
+    stack.push_back({n, true});
+    const auto& srcs = (*n)->sources_unlocked();
+    for (auto it = srcs.rbegin(); it != srcs.rend(); ++it)
+      if (!(*it)->materialized() && !state.count(it->get())) stack.push_back({&*it, false});
+  }
+  g.info.resize(g.order.size());
+  for (std::size_t k = 0; k < g.order.size(); ++k) {
+    const Node* n = g.order[k].get();
+    g.info[k].node = n;
+    for (auto& src : n->sources_unlocked()) {
+      int j = g.find(src.get());
+      if (j < 0) continue;
+      g.info[std::size_t(j)].consumers++;
+      if (is_view(n->kind)) g.info[std::size_t(j)].view_consumers++;
+    }
+  }
+  for (auto& r : roots)
+    if (int k = g.find(r.get()); k >= 0) g.info[std::size_t(k)].root = true;
+  return g;
+}
+
+// What one plan with `outputs` inlines, stopping at materialized and stored nodes.
+Region measure(const Subgraph& g, const std::vector<NodePtr>& outputs) {
+  Region r;
+  std::vector<char> seen(g.order.size(), 0);
+  std::vector<std::uint64_t> leaves;
+  std::vector<int> stack;
+  for (auto& o : outputs) stack.push_back(g.find(o.get()));
+  while (!stack.empty()) {
+    int k = stack.back();
+    stack.pop_back();
+    if (seen[std::size_t(k)]) continue;
+    seen[std::size_t(k)] = 1;
+    r.nodes++;
+    r.inlined.push_back(k);
+    for (auto& s : g.order[std::size_t(k)]->sources_unlocked()) {
+      int j = g.find(s.get());
+      if (j < 0 || g.info[std::size_t(j)].stored) {
+        leaves.push_back(s->serial);
+        continue;
+      }
+      stack.push_back(j);
+    }
+  }
+  std::sort(leaves.begin(), leaves.end());
+  r.inputs = int(std::unique(leaves.begin(), leaves.end()) - leaves.begin());
+  std::sort(r.inlined.begin(), r.inlined.end());
+  return r;
 }
 
 // Unique, unmaterialized roots in the caller's order.
@@ -396,34 +403,6 @@ PlanOutputs plan_outputs(const Subgraph& g, const PlanOutputs& groups) {
   return outs;
 }
 
-// The reduction whose domain a plan runs over: of the reductions it reaches (not through another reduction or a
-// stored node), the first in depth-first order whose domain admits the plan's shape, else the first (whose check
-// then stores every reduction the plan reaches), or -1 when it reaches none.
-int choose_reduction(const Subgraph& g, const std::vector<NodePtr>& outs) {
-  std::vector<int> stack;
-  std::vector<char> seen(g.order.size(), 0);
-  int first = -1;
-  for (auto it = outs.rbegin(); it != outs.rend(); ++it) stack.push_back(g.find(it->get()));
-  while (!stack.empty()) {
-    int k = stack.back();
-    stack.pop_back();
-    if (k < 0 || seen[std::size_t(k)]) continue;
-    seen[std::size_t(k)] = 1;
-    const Info& info = g.info[std::size_t(k)];
-    if (info.node->kind == NodeKind::Reduce) {
-      if (domain_of(*info.node).admits_output(outs[0]->shape)) return k;
-      if (first < 0) first = k;
-      continue;
-    }
-    const auto& srcs = info.node->sources_unlocked();
-    for (auto it = srcs.rbegin(); it != srcs.rend(); ++it) {
-      int j = g.find(it->get());
-      if (j >= 0 && !g.info[std::size_t(j)].stored) stack.push_back(j);
-    }
-  }
-  return first;
-}
-
 // Reductions: find each plan's domain and store the reductions it cannot inline, until nothing changes. Each round
 // stores at least one more node, so this ends. Returns each plan's domain, in plan_outputs' order.
 std::vector<std::optional<ReductionDomain>> settle_reductions(Subgraph& g, const PlanOutputs& groups) {
@@ -440,7 +419,7 @@ std::vector<std::optional<ReductionDomain>> settle_reductions(Subgraph& g, const
       ReductionCheck check{g, d, {}, {}, false, false};
       check.run(outs_list[p]);
       std::vector<int> to_store = check.to_store;
-      if (to_store.empty() && !check.fused.empty() && d.outer_size() < kSplitBelowOuter &&
+      if (to_store.empty() && !check.fused.empty() && prefers_split(d.outer_size()) &&
           (check.dependent || check.full_outputs)) {
         // Few outer elements: split so each reduction spreads over many blocks. Store the reductions that others
         // read (or all of them when full-shape outputs need them broadcast).
@@ -486,13 +465,13 @@ void log_plans(const Subgraph& g, const std::vector<KernelPlan>& plans) {
   }
 }
 
-} // namespace
+} // namespace steps
 
 std::vector<KernelPlan> partition(const std::vector<NodePtr>& roots_in, const PartitionOptions& options) {
+  using namespace steps;
   const std::vector<NodePtr> roots = unique_roots(roots_in);
   if (roots.empty()) return {};
   Subgraph g = collect(roots);
-  for (auto& r : roots) g.info[std::size_t(g.find(r.get()))].root = true;
   store_shared_or_eager(g, options);
   const PlanOutputs groups = group_roots_by_shape(roots);
   cut_to_node_budget(g, options.max_nodes);

@@ -1,6 +1,7 @@
 // Partitioning: which nodes of a graph become which kernels.
 #pragma once
 
+#include "fusion/ScheduleRules.h"
 #include "graph/Node.h"
 
 #include <optional>
@@ -35,10 +36,6 @@ struct KernelPlan {
   std::optional<ReductionDomain> reduction;
 };
 
-/// Below this many outer elements a reduction kernel splits each reduction across blocks, which needs its
-/// reductions to be independent and its outputs reduced: dependent reductions are then stored first.
-inline constexpr std::int64_t kSplitBelowOuter = 256;
-
 struct PartitionOptions {
   bool eager = false;
   int max_nodes = 256;
@@ -68,8 +65,8 @@ struct PartitionOptions {
 ///    kernel). Any other use stores it first: a slice, reshape or join of a reduced array, another domain, and any
 ///    plan of another shape, even where a reduction over all axes (no kept axes) reaches it through a broadcast.
 ///    Of the reductions a plan reaches, the first whose domain admits the plan's shape chooses its domain. With fewer
-///    than kSplitBelowOuter outer elements, reductions that depend on reductions and full-shape outputs are split
-///    apart, so that each reduction kernel can spread its reduced axis over many blocks.
+///    than kSplitBelowOuter outer elements (fusion/ScheduleRules.h), reductions that depend on reductions and
+///    full-shape outputs are split apart, so that each reduction kernel can spread its reduced axis over many blocks.
 ///  - Eager mode: every node that computes something is its own kernel; only fills, axis maps and reshapes (free
 ///    views, or scalars) are inlined.
 std::vector<KernelPlan> partition(const std::vector<graph::NodePtr>& roots, const PartitionOptions& options);

@@ -127,6 +127,15 @@ DeviceInfo read_device_info(int ordinal) {
   LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&d.cc_minor, cudaDevAttrComputeCapabilityMinor, ordinal));
   LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&d.sm_count, cudaDevAttrMultiProcessorCount, ordinal));
   LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&d.max_threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, ordinal));
+  LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&d.max_threads_per_block, cudaDevAttrMaxThreadsPerBlock, ordinal));
+  LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&d.warp_size, cudaDevAttrWarpSize, ordinal));
+  int grid_x = 0, shared = 0, shared_optin = 0;
+  LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&grid_x, cudaDevAttrMaxGridDimX, ordinal));
+  LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlock, ordinal));
+  LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, ordinal));
+  d.max_grid_blocks = grid_x;
+  d.shared_bytes_per_block = static_cast<std::size_t>(shared);
+  d.shared_bytes_per_block_optin = static_cast<std::size_t>(shared_optin);
   int l2 = 0;
   LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, ordinal));
   d.l2_bytes = static_cast<std::size_t>(l2);

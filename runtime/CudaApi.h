@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace lazyfuse::runtime::cuda {
@@ -43,8 +44,13 @@ struct DeviceInfo {
   int sm_count = 0;
   std::size_t total_memory = 0;
   int max_threads_per_sm = 0;
-  int driver_version = 0;  ///< e.g. 13000 for CUDA 13.0 (cudaDriverGetVersion)
-  int runtime_version = 0; ///< the static runtime linked in (cudaRuntimeGetVersion)
+  int max_threads_per_block = 0;
+  int warp_size = 0;
+  std::int64_t max_grid_blocks = 0;             ///< gridDim.x
+  std::size_t shared_bytes_per_block = 0;       ///< without opting in
+  std::size_t shared_bytes_per_block_optin = 0; ///< after cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)
+  int driver_version = 0;                       ///< e.g. 13000 for CUDA 13.0 (cudaDriverGetVersion)
+  int runtime_version = 0;                      ///< the static runtime linked in (cudaRuntimeGetVersion)
   std::size_t l2_bytes = 0;
 };
 

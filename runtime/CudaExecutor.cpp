@@ -1,18 +1,16 @@
 // The CUDA backend: pooled device buffers, kernels from the kernel cache, launches on the current stream.
 #include "graph/Assert.h"
 #include "graph/Config.h"
-#include "graph/DTypeVisit.h"
 #include "runtime/CudaApi.h"
 #include "runtime/Executor.h"
 #include "runtime/KernelCache.h"
 #include "runtime/MemoryPool.h"
 #include "runtime/Streams.h"
 
-#include "codegen/CudaPrinter.h"
+#include "codegen/KernelAbi.h"
+#include "codegen/Schedule.h"
 
 #include <algorithm>
-#include <cstring>
-#include <limits>
 #include <mutex>
 
 namespace lazyfuse::runtime {
@@ -75,33 +73,6 @@ private:
   std::vector<StreamTag> readers_;
 };
 
-// Kernel arguments laid out as cuLaunchKernel wants them: one pointer per argument into a byte buffer.
-class ArgBuffer {
-public:
-  // Room for `count` arguments of up to 8 bytes, so that pushing them does not reallocate (a launch is on the host
-  // path of every materialization).
-  explicit ArgBuffer(std::size_t count) {
-    bytes_.reserve(count * 8);
-    offsets_.reserve(count);
-  }
-  template <class T> void push(T value) {
-    std::size_t at = (bytes_.size() + alignof(T) - 1) / alignof(T) * alignof(T);
-    bytes_.resize(at + sizeof(T));
-    std::memcpy(bytes_.data() + at, &value, sizeof(T));
-    offsets_.push_back(at);
-  }
-  std::vector<void*> pointers() {
-    std::vector<void*> p;
-    p.reserve(offsets_.size());
-    for (auto off : offsets_) p.push_back(bytes_.data() + off);
-    return p;
-  }
-
-private:
-  std::vector<unsigned char> bytes_;
-  std::vector<std::size_t> offsets_;
-};
-
 class CudaExecutor final : public Executor {
 public:
   Backend kind() const override { return Backend::Cuda; }
@@ -136,85 +107,23 @@ public:
     auto kernel = get_kernel(k.ir, device);
     for (auto& node : k.input_nodes)
       if (auto buf = node->buffer()) use_on_current_stream(*buf->storage);
-    ArgBuffer args(k.args.inputs.size() + outputs.size() + 1 + k.ir.params.size() + 3); // + a split's three
-    for (auto* p : k.args.inputs) args.push(p);
-    for (auto* p : outputs) args.push(p);
-    auto push_index = [&](std::int64_t v) {
-      if (k.ir.index32)
-        args.push(std::int32_t(v));
-      else
-        args.push(static_cast<long long>(v));
-    };
-    push_index(k.args.n);
-    for (std::size_t s = 0; s < k.ir.params.size(); ++s) {
-      const auto& slot = k.ir.params[s];
-      const auto& pv = k.args.params[s];
-      if (slot.is_index) {
-        push_index(pv.i);
-        continue;
-      }
-      // The kernel's parameter has the layout of the type's host type (bool: != 0; integers: the low bits).
-      graph::visit_dtype(slot.dtype, [&]<class T>() { args.push(is_floating(slot.dtype) ? T(pv.f) : T(pv.i)); });
-    }
-    std::int64_t blocks = 0;
-    unsigned shared_bytes = 0;
-    std::shared_ptr<graph::Storage> scratch;
-    switch (k.ir.schedule) {
-    case codegen::Schedule::Elementwise: {
-      // Measured on the H200 (2026-11-30, median of 3): contiguous kernels run faster with a block per chunk
-      // (chain 2^26 0.198 vs 0.217 ms, blackscholes 2^25 0.182 vs 0.196 ms with the resident blocks only), kernels
-      // reading views faster with the resident blocks striding over the chunks (heat2d 8192^2 0.155 vs 0.170 ms).
-      const std::int64_t per_block =
-          std::int64_t(codegen::kBlockSize) * codegen::kElementsPerThread * codegen::kVectorsPerThread;
-      blocks = std::min<std::int64_t>((k.args.n + per_block - 1) / per_block,
-                                      kernel->resident_grid ? kernel->grid_limit : std::numeric_limits<int>::max());
-      break;
-    }
-    case codegen::Schedule::Row: {
-      // A block per row (the kernel's loop over rows strides by the grid): measured on the H200 against a grid of
-      // resident blocks only, softmax of 16384 x 4096 took 0.145 instead of 0.155 ms, rowvar 0.063 instead of 0.064.
-      blocks = std::min<std::int64_t>(k.args.n, std::numeric_limits<int>::max());
-      const std::int64_t cache = kernel->row_cache_bytes_per_element * codegen::row_cache_elements(k.args.reduced);
-      if (cache <= codegen::kMaxRowCacheBytes) shared_bytes = unsigned(cache);
-      break;
-    }
-    case codegen::Schedule::Column: blocks = (k.args.n + codegen::kBlockSize - 1) / codegen::kBlockSize; break;
-    case codegen::Schedule::ColumnSplit:
-    case codegen::Schedule::Split: {
-      // Enough blocks for two waves, each reading at least a few thousand elements; at most one partial per thread
-      // of the combining block.
-      const bool column = k.ir.schedule == codegen::Schedule::ColumnSplit;
-      // Rows: blocks per outer element. Columns: blocks per tile of kBlockSize outer elements.
-      const std::int64_t groups = column ? (k.args.n + codegen::kBlockSize - 1) / codegen::kBlockSize : k.args.n;
-      const std::int64_t waves = column ? 2 : 4;
-      const std::int64_t want =
-          std::max<std::int64_t>(1, waves * kernel->grid_limit / std::max<std::int64_t>(1, groups));
-      const std::int64_t per_part = column ? 16 : codegen::kBlockSize * 8; // elements each thread should read
-      const std::int64_t useful = std::max<std::int64_t>(1, k.args.reduced / per_part);
-      // Column partials are folded by one thread each (keep them few), row partials by a whole block.
-      const std::int64_t cap = column ? codegen::kMaxColumnSplits : codegen::kMaxSplits;
-      const std::int64_t splits = std::min<std::int64_t>({want, useful, cap});
-      std::int64_t loops = 0;
-      for (auto& in : k.ir.code) loops += in.op == codegen::IrOp::Accumulate; // one partial per accumulator
-      const std::size_t partial_bytes = std::size_t(loops * k.args.n * splits * 16);
-      const std::size_t ticket_bytes = std::size_t(groups) * sizeof(unsigned);
-      scratch = allocate(partial_bytes + ticket_bytes + 256);
+    const codegen::LaunchShape shape = codegen::launch_shape(k.ir, k.args, kernel->caps, kernel->facts);
+    codegen::SplitArgs split;
+    std::shared_ptr<graph::Storage> scratch; // freed (stream-ordered) once the launch is queued
+    if (codegen::is_split(k.ir.schedule)) {
+      scratch = allocate(std::size_t(shape.scratch_bytes()));
       auto* base = static_cast<unsigned char*>(scratch->data);
-      auto* tickets = base + (partial_bytes + 255) / 256 * 256;
-      LAZYFUSE_CUDA_CHECK(cudaMemsetAsync(tickets, 0, ticket_bytes, current_stream()));
-      args.push(static_cast<void*>(base));
-      args.push(static_cast<void*>(tickets));
-      push_index(splits);
-      blocks = groups * splits;
-      break;
+      LAZYFUSE_CUDA_CHECK(
+          cudaMemsetAsync(base + shape.tickets_offset, 0, std::size_t(shape.ticket_bytes), current_stream()));
+      split = {base, base + shape.tickets_offset, shape.splits};
     }
-    }
+    codegen::PackedArgs args = codegen::pack_kernel_args(k.ir, k.args, outputs, &split);
     auto pointers = args.pointers();
-    cuda::launch(kernel->function, unsigned(std::max<std::int64_t>(blocks, 1)), codegen::kBlockSize, shared_bytes,
-                 current_stream(), pointers.data());
+    cuda::launch(kernel->function, unsigned(std::max<std::int64_t>(shape.grid, 1)), unsigned(shape.block),
+                 shape.shared_bytes, current_stream(), pointers.data());
     if (config::log_enabled("launch"))
-      config::log("launch", k.ir.name + " n=" + std::to_string(k.args.n) + " grid=" + std::to_string(blocks) + "x" +
-                                std::to_string(codegen::kBlockSize));
+      config::log("launch", k.ir.name + " n=" + std::to_string(k.args.n) + " grid=" + std::to_string(shape.grid) + "x" +
+                                std::to_string(shape.block));
     counters().kernels_launched++;
   }
 

@@ -89,16 +89,25 @@ std::shared_ptr<const LoadedKernel> build(const codegen::KernelIR& ir, int devic
   auto k = std::make_shared<LoadedKernel>();
   k->module = cuda::Module::load(image.data());
   k->function = k->module.function(ir.name.c_str());
-  int per_sm = cuda::max_active_blocks_per_sm(k->function, codegen::kBlockSize, 0);
-  k->grid_limit = std::max(1, per_sm) * info.sm_count;
-  k->row_cache_bytes_per_element = codegen::row_cache_bytes_per_element(ir);
-  k->resident_grid = ir.schedule == codegen::Schedule::Elementwise &&
-                     std::any_of(ir.code.begin(), ir.code.end(),
-                                 [](const codegen::Instr& in) { return in.op == codegen::IrOp::Load; });
+  k->caps = device_caps(device, cuda::max_active_blocks_per_sm(k->function, codegen::kBlockSize, 0));
+  k->facts = codegen::launch_facts(ir);
   return k;
 }
 
 } // namespace
+
+codegen::DeviceCaps device_caps(int device, int resident_blocks_per_sm) {
+  const auto& info = cuda::device_info(device);
+  codegen::DeviceCaps c;
+  c.warp_size = info.warp_size;
+  c.max_threads_per_block = info.max_threads_per_block;
+  c.sm_count = info.sm_count;
+  c.resident_blocks_per_sm = std::max(1, resident_blocks_per_sm);
+  c.max_grid_blocks = info.max_grid_blocks;
+  c.shared_bytes_per_block = std::int64_t(info.shared_bytes_per_block);
+  c.shared_bytes_per_block_optin = std::int64_t(info.shared_bytes_per_block_optin);
+  return c;
+}
 
 std::shared_ptr<const LoadedKernel> get_kernel(const codegen::KernelIR& ir, int device) {
   const std::uint64_t key = ir.hash ^ (std::uint64_t(device) * 0x9e3779b97f4a7c15ULL);

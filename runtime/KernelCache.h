@@ -2,6 +2,7 @@
 #pragma once
 
 #include "codegen/KernelIR.h"
+#include "codegen/Schedule.h"
 #include "runtime/CudaApi.h"
 
 #include <memory>
@@ -12,12 +13,10 @@ namespace lazyfuse::runtime {
 struct LoadedKernel {
   cuda::Module module;
   CUfunction function = nullptr;
-  int grid_limit = 0; // most useful blocks: SMs x resident blocks per SM
-  // Facts of the IR the launch needs, found once per kernel rather than at every launch.
-  std::int64_t row_cache_bytes_per_element = 0; // codegen::row_cache_bytes_per_element
-  // Elementwise: launch only the resident blocks (grid_limit), each striding over the chunks, instead of a block
-  // per chunk. Set for kernels that read through index arithmetic (views, broadcasts).
-  bool resident_grid = false;
+  // What codegen::launch_shape needs: the device's capabilities with this function's occupancy, and the facts of
+  // the IR, found once per kernel rather than at every launch.
+  codegen::DeviceCaps caps;
+  codegen::KernelLaunchFacts facts;
 };
 
 /// The loaded kernel for `ir` on `device`. The in-memory map (keyed by the IR's structural hash, with the IR
@@ -26,6 +25,10 @@ struct LoadedKernel {
 /// version), else compile with NVRTC and store; then load the module. Thread-safe; each structure is compiled once
 /// per process even when several threads ask at once.
 std::shared_ptr<const LoadedKernel> get_kernel(const codegen::KernelIR& ir, int device);
+
+/// The capabilities of `device` (from cuda::device_info) for a kernel of which `resident_blocks_per_sm` blocks of
+/// codegen::kBlockSize threads fit on an SM.
+codegen::DeviceCaps device_caps(int device, int resident_blocks_per_sm);
 
 /// Empties the in-memory map (the disk cache stays).
 void clear_memory_cache();

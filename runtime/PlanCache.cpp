@@ -3,8 +3,6 @@
 #include "graph/Assert.h"
 #include "graph/Hash.h"
 
-#include <limits>
-
 namespace lazyfuse::runtime {
 
 namespace {
@@ -12,6 +10,19 @@ namespace {
 using graph::Node;
 using graph::NodeKind;
 
+// Each record of the signature starts with its kind, so that no sequence of one kind of record reads as another.
+enum class Record : std::uint64_t {
+  Options,
+  Leaf,
+  Node,
+  Roots,
+};
+
+void add(std::vector<std::uint64_t>& w, Record r) {
+  w.push_back(std::uint64_t(r));
+}
+
+// Lists of varying length are preceded by their length, so that two lists never run together.
 void add_shape(std::vector<std::uint64_t>& w, const Shape& s) {
   w.push_back(s.size());
   for (auto d : s) w.push_back(std::uint64_t(d));
@@ -26,6 +37,7 @@ void compute_signature(const std::vector<graph::NodePtr>& roots, const fusion::P
   out.nodes.clear();
   static std::uint64_t epochs = 0; // walks run one at a time, under the evaluation lock
   out.epoch = ++epochs;
+  add(w, Record::Options);
   w.push_back(options.eager);
   w.push_back(std::uint64_t(options.max_nodes));
   w.push_back(std::uint64_t(options.max_inputs));
@@ -55,18 +67,19 @@ void compute_signature(const std::vector<graph::NodePtr>& roots, const fusion::P
     if (const graph::BufferView* buf = n->buffer_unlocked()) {
       stack.pop_back();
       const std::size_t item = itemsize(n->dtype);
-      const auto addr = reinterpret_cast<std::uintptr_t>(buf->storage->data) + std::uintptr_t(buf->offset) * item;
+      const void* first = static_cast<const char*>(buf->storage->data) + buf->offset * std::int64_t(item);
       int same = -1;
       for (auto& l : leaves)
         if (l.serial == buf->storage->serial && l.offset == buf->offset) same = l.id;
-      w.push_back(0x1eaf);
-      w.push_back(std::uint64_t(n->kind) << 8 | std::uint64_t(n->dtype));
+      add(w, Record::Leaf);
+      w.push_back(std::uint64_t(n->kind));
+      w.push_back(std::uint64_t(n->dtype));
       add_shape(w, n->shape);
       for (auto s : buf->strides) w.push_back(std::uint64_t(s));
-      // What lowering decides from the buffer itself: vector loads need alignment (16 or 32 bytes), 32-bit
-      // indexing a small enough allocation.
-      w.push_back(addr % 64);
-      w.push_back(buf->storage->bytes / item < std::size_t(std::numeric_limits<std::int32_t>::max() / 2));
+      // What lowering decides from the buffer itself, asked of lowering: whether it reads it in vectors, and
+      // whether its allocation allows 32-bit indices.
+      w.push_back(std::uint64_t(codegen::alignment_class(first, n->dtype)));
+      w.push_back(codegen::fits_index32(std::int64_t(buf->storage->bytes / item)));
       w.push_back(std::uint64_t(std::int64_t(same)));
       leaves.push_back({buf->storage->serial, buf->offset, int(out.nodes.size())});
       number(n);
@@ -80,8 +93,10 @@ void compute_signature(const std::vector<graph::NodePtr>& roots, const fusion::P
       continue;
     }
     stack.pop_back();
-    w.push_back(0x40de);
-    w.push_back(std::uint64_t(n->kind) << 16 | std::uint64_t(n->dtype) << 8 | std::uint64_t(n->op));
+    add(w, Record::Node);
+    w.push_back(std::uint64_t(n->kind));
+    w.push_back(std::uint64_t(n->dtype));
+    w.push_back(std::uint64_t(n->op));
     add_shape(w, n->shape);
     if (n->kind != NodeKind::Fill) { // a fill's value is a kernel argument
       w.push_back(std::uint64_t(n->ivalue));
@@ -89,22 +104,25 @@ void compute_signature(const std::vector<graph::NodePtr>& roots, const fusion::P
       w.push_back(graph::bits_of(n->fstep));
     }
     w.push_back(std::uint64_t(n->shift));
+    w.push_back(n->axes.size());
     for (auto& a : n->axes) {
       w.push_back(std::uint64_t(std::int64_t(a.view_axis)));
       w.push_back(std::uint64_t(a.start));
       w.push_back(std::uint64_t(a.step));
     }
+    w.push_back(n->region.size());
     for (auto& r : n->region) {
       w.push_back(std::uint64_t(r.start));
       w.push_back(std::uint64_t(r.step));
       w.push_back(std::uint64_t(r.count));
     }
-    for (auto ax : n->reduce_axes) w.push_back(0xa000 + std::uint64_t(ax));
+    w.push_back(n->reduce_axes.size());
+    for (auto ax : n->reduce_axes) w.push_back(std::uint64_t(ax));
     w.push_back(srcs.size());
     for (auto& s : srcs) w.push_back(std::uint64_t(out.id_of(s.get())));
     number(n);
   }
-  w.push_back(0x5007);
+  add(w, Record::Roots);
   for (auto& r : roots) w.push_back(std::uint64_t(out.id_of(r.get())));
   graph::FastHasher h; // a bucket index: find compares the words
   for (auto x : w) h.add(x);

@@ -4,9 +4,11 @@
 //
 // Two graphs are equal when partitioning and lowering cannot tell them apart: the same nodes (kind, dtype, op,
 // shape, view arguments) wired the same way, over leaves of the same dtype, shape and strides, with the same
-// alignment class, the same index-width class and the same pattern of leaves sharing a buffer, under the same
-// partitioning options. Only buffer addresses and the values of Fill nodes (scalars) may differ; lowering makes
-// those kernel arguments (LoweredKernel::input_sources, scalar_sources), which a replay substitutes.
+// alignment class (codegen::alignment_class), the same index-width class (codegen::fits_index32) and the same pattern
+// of leaves sharing a buffer, under the same partitioning options. The classes are lowering's own functions, so a
+// change in lowering's rules changes the signature with it. Only buffer addresses and the values of Fill nodes
+// (scalars) may differ; lowering makes those kernel arguments (LoweredKernel::input_sources, scalar_sources), which a
+// replay substitutes.
 #pragma once
 
 #include "codegen/Lower.h"

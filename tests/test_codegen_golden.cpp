@@ -10,11 +10,14 @@
 #include <lazyfuse/lazyfuse.hpp>
 
 #include "codegen/CudaPrinter.h"
+#include "codegen/KernelAbi.h"
 #include "codegen/Lower.h"
+#include "graph/DTypeVisit.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -198,4 +201,105 @@ TEST(CodegenGolden, RenderingDoesNotDependOnBuffersOrBuildOrder) {
   std::vector<std::string> first;
   for (const auto& c : cases) first.push_back(render_plans(c.build()));
   for (std::size_t k = cases.size(); k-- > 0;) EXPECT_EQ(render_plans(cases[k].build()), first[k]) << cases[k].name;
+}
+
+// The kernel's ABI (codegen/KernelAbi.h): for every golden kernel, the signature the printer wrote and the arguments
+// the executor packs agree parameter by parameter: the same count and order, each value as wide as its C type,
+// each holding what the parameter's name says.
+TEST(CodegenGolden, PrintedSignaturesAndPackedArgumentsAgree) {
+  int kernels = 0, split_kernels = 0;
+  for (const auto& c : golden_cases()) {
+    SCOPED_TRACE(c.name);
+    auto plans = fusion::partition({c.build().node()}, {});
+    for (std::size_t p = 0; p < plans.size(); ++p) {
+      const auto kernel = codegen::lower(plans[p]);
+      const auto& ir = kernel.ir;
+      const std::string src = codegen::render_cuda(ir);
+      const std::string head = ir.name + "(";
+      const auto open = src.find(head), close = src.find(") {", open);
+      ASSERT_NE(open, std::string::npos);
+      ASSERT_NE(close, std::string::npos);
+      std::vector<std::string> printed;
+      const std::string list = src.substr(open + head.size(), close - open - head.size());
+      for (std::size_t at = 0;;) {
+        const auto comma = list.find(", ", at);
+        printed.push_back(list.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+        if (comma == std::string::npos) break;
+        at = comma + 2;
+      }
+      // Distinct, recognizable values for every argument, so that a swapped pair shows.
+      std::vector<void*> outputs;
+      for (std::size_t k = 0; k < ir.outputs.size(); ++k) outputs.push_back(reinterpret_cast<void*>(0x7000 + 16 * k));
+      codegen::SplitArgs split{reinterpret_cast<void*>(0x9000), reinterpret_cast<void*>(0xa000), 7};
+      auto packed = codegen::pack_kernel_args(ir, kernel.args, outputs, &split);
+      const auto abi = codegen::kernel_abi(ir);
+      ASSERT_EQ(printed.size(), abi.size());
+      ASSERT_EQ(packed.count(), abi.size());
+      const std::size_t index_bytes = ir.index32 ? 4 : 8;
+      for (std::size_t k = 0; k < abi.size(); ++k) {
+        SCOPED_TRACE(printed[k]);
+        EXPECT_EQ(printed[k], codegen::abi_declaration(ir, abi[k]));
+        const std::string name = printed[k].substr(printed[k].rfind(' ') + 1);
+        EXPECT_EQ(name, codegen::abi_name(abi[k]));
+        // The width of the printed type, read from the text alone.
+        const std::string type = printed[k].substr(0, printed[k].rfind(' '));
+        std::size_t width = 0;
+        if (type.find('*') != std::string::npos) {
+          width = sizeof(void*);
+        } else if (type == "const idx_t") {
+          width = index_bytes;
+        } else {
+          for (DType t : {
+// clang-format off
+#define LAZYFUSE_DTYPE(Enum, ...) DType::Enum,
+#include <lazyfuse/dtypes.def>
+                   // clang-format on
+               })
+            if (type == std::string("const ") + codegen::cuda_type(t)) width = itemsize(t);
+        }
+        EXPECT_EQ(packed.size_of(k), width);
+        EXPECT_EQ(codegen::abi_size(ir, abi[k]), width);
+        // The value: pointers by role and slot, n, parameters by slot.
+        auto as_int = [&]() -> std::int64_t {
+          if (packed.size_of(k) == 4) {
+            std::int32_t v;
+            std::memcpy(&v, packed.data(k), 4);
+            return v;
+          }
+          std::int64_t v;
+          std::memcpy(&v, packed.data(k), 8);
+          return v;
+        };
+        const auto slot = std::size_t(abi[k].slot);
+        switch (abi[k].role) {
+        case codegen::AbiRole::Input: EXPECT_EQ(as_int(), std::int64_t(kernel.args.inputs[slot])); break;
+        case codegen::AbiRole::Output: EXPECT_EQ(as_int(), std::int64_t(outputs[slot])); break;
+        case codegen::AbiRole::Count: EXPECT_EQ(as_int(), kernel.args.n); break;
+        case codegen::AbiRole::Param: {
+          const auto& pv = kernel.args.params[slot];
+          const DType t = ir.params[slot].dtype;
+          if (ir.params[slot].is_index) {
+            EXPECT_EQ(as_int(), pv.i);
+            break;
+          }
+          graph::visit_dtype(t, [&]<class T>() {
+            T v;
+            std::memcpy(&v, packed.data(k), sizeof(T));
+            EXPECT_EQ(v, is_floating(t) ? T(pv.f) : T(pv.i));
+          });
+          break;
+        }
+        case codegen::AbiRole::SplitPartials: EXPECT_EQ(as_int(), 0x9000); break;
+        case codegen::AbiRole::SplitTickets: EXPECT_EQ(as_int(), 0xa000); break;
+        case codegen::AbiRole::SplitCount: EXPECT_EQ(as_int(), 7); break;
+        default: ADD_FAILURE() << "a parameter role the test does not know"; break;
+        }
+      }
+      ++kernels;
+      split_kernels += codegen::is_split(ir.schedule);
+      if (p + 1 < plans.size()) Array(plans[p].outputs[0]).eval();
+    }
+  }
+  EXPECT_GE(kernels, int(golden_cases().size()));
+  EXPECT_GE(split_kernels, 2) << "the golden set should hold split kernels (three more parameters)";
 }

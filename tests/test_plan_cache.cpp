@@ -2,7 +2,10 @@
 // unequal (alignment, shared buffers, shapes, multiple kernels) never gives a wrong answer. Runs on either backend.
 #include <lazyfuse/lazyfuse.hpp>
 
+#include "codegen/Lower.h"
+#include "graph/Build.h"
 #include "graph/Node.h"
+#include "runtime/PlanCache.h"
 
 #include <gtest/gtest.h>
 
@@ -51,6 +54,27 @@ std::vector<double> affine_chain_ref(const std::vector<float>& x, const std::vec
     r[i] = std::sqrt(std::abs(std::sin(u) * double(a) + u * v * double(b) - std::exp(-u * u)));
   }
   return r;
+}
+
+// What the plan cache keys `result` by, and what lowering makes of it (its one kernel).
+struct Keyed {
+  std::vector<std::uint64_t> words;
+  codegen::KernelIR ir;
+};
+Keyed key_and_lower(const Array& result) {
+  Keyed k;
+  runtime::GraphSignature sig;
+  runtime::compute_signature({result.node()}, {}, sig);
+  k.words = sig.words;
+  auto plans = fusion::partition({result.node()}, {});
+  EXPECT_EQ(plans.size(), 1u);
+  k.ir = codegen::lower(plans[0]).ir;
+  return k;
+}
+
+bool same_kernel(const codegen::KernelIR& a, const codegen::KernelIR& b) {
+  return a.schedule == b.schedule && a.code == b.code && a.inputs == b.inputs && a.params == b.params &&
+         a.unravels == b.unravels && a.index32 == b.index32;
 }
 
 } // namespace
@@ -155,4 +179,80 @@ TEST(PlanCache, KeepsNoNodeOfAReplayedGraphAlive) {
     for (int k = 0; k < 3; ++k) affine_chain(x, y, 0.5f + float(k), 0.25f).eval();
   }
   EXPECT_EQ(graph::live_node_count(), before) << "the recorded kernels must hold no node or buffer";
+}
+
+// The signature asks lowering's own alignment_class: graphs over leaves at different offsets get one signature
+// exactly when lowering gives them one kernel, and each replay is right.
+TEST(PlanCache, SignatureDistinguishesExactlyLoweringsAlignmentClasses) {
+  const std::int64_t n = 1000, pad = 8;
+  auto hx = random_values(std::size_t(n + pad)), hy = random_values(std::size_t(n));
+  auto x = asarray(hx, {n + pad}).eval(), y = asarray(hy, {n}).eval();
+  auto at_offset = [&](std::int64_t k) { return affine_chain(x(slice(k, k + n)), y, 0.5f, 0.25f); };
+  std::vector<Keyed> keyed;
+  for (std::int64_t k = 0; k < pad; ++k) keyed.push_back(key_and_lower(at_offset(k)));
+  int vector_classes = 0;
+  for (std::int64_t a = 0; a < pad; ++a) {
+    const void* first = static_cast<const float*>(x.node()->buffer()->storage->data) + a;
+    vector_classes += codegen::alignment_class(first, DType::Float32) == codegen::AlignmentClass::Vector;
+    for (std::int64_t b = 0; b < pad; ++b)
+      EXPECT_EQ(keyed[std::size_t(a)].words == keyed[std::size_t(b)].words,
+                same_kernel(keyed[std::size_t(a)].ir, keyed[std::size_t(b)].ir))
+          << "offsets " << a << " and " << b;
+  }
+  // 8 float offsets span two 16-byte vectors: two aligned starts, six unaligned ones.
+  EXPECT_EQ(vector_classes, 2);
+  for (int twice = 0; twice < 2; ++twice)
+    for (std::int64_t k = 0; k < pad; ++k) {
+      std::vector<float> hxk(hx.begin() + k, hx.begin() + k + n);
+      const auto hits = plan_hits();
+      auto got = at_offset(k).get<float>();
+      EXPECT_LT(rel_err(got, affine_chain_ref(hxk, hy, 0.5f, 0.25f)), 1e-6) << "offset " << k;
+      if (twice) {
+        EXPECT_EQ(plan_hits(), hits + 1) << "offset " << k << ": seen before";
+      }
+    }
+}
+
+namespace {
+
+// Storage that claims `bytes` over a small host array: the index width depends on the allocation's size, which a
+// test cannot allocate (2^30 elements), and a kernel over a few elements reads only those.
+struct LargeClaimStorage : graph::Storage {
+  LargeClaimStorage(std::vector<float>& host, std::size_t claimed) {
+    data = host.data();
+    bytes = claimed;
+  }
+};
+
+} // namespace
+
+// Likewise for fits_index32: a leaf whose allocation is too large for 32-bit indices gives another signature exactly
+// when it gives another kernel (64-bit indices).
+TEST(PlanCache, SignatureDistinguishesExactlyLoweringsIndexWidth) {
+  std::vector<float> host = random_values(64);
+  const std::int64_t limit = codegen::kIndex32Limit;
+  const std::vector<std::size_t> claims = {host.size() * sizeof(float), std::size_t(limit - 1) * sizeof(float),
+                                           std::size_t(limit) * sizeof(float), std::size_t(limit + 4096) * 4};
+  std::vector<std::shared_ptr<graph::Storage>> storages;
+  std::vector<Keyed> keyed;
+  std::vector<Array> leaves;
+  for (auto bytes : claims) {
+    storages.push_back(std::make_shared<LargeClaimStorage>(host, bytes));
+    leaves.emplace_back(graph::make_buffer(storages.back(), DType::Float32, {64}, 0, {1}));
+    keyed.push_back(key_and_lower(leaves.back() * 3.0f + 1.0f));
+  }
+  EXPECT_TRUE(keyed[0].ir.index32);
+  EXPECT_TRUE(keyed[1].ir.index32);
+  EXPECT_FALSE(keyed[2].ir.index32);
+  EXPECT_FALSE(keyed[3].ir.index32);
+  for (std::size_t a = 0; a < claims.size(); ++a)
+    for (std::size_t b = 0; b < claims.size(); ++b)
+      EXPECT_EQ(keyed[a].words == keyed[b].words, same_kernel(keyed[a].ir, keyed[b].ir)) << a << " " << b;
+  // Replays read host memory: only the CPU backend can run them.
+  if (backend() != Backend::Cpu) return;
+  for (int twice = 0; twice < 2; ++twice)
+    for (std::size_t k = 0; k < leaves.size(); ++k) {
+      auto got = (leaves[k] * 3.0f + 1.0f).get<float>();
+      for (std::size_t i = 0; i < host.size(); ++i) EXPECT_EQ(got[i], host[i] * 3.0f + 1.0f) << k << " " << i;
+    }
 }

@@ -1,0 +1,125 @@
+#include "codegen/KernelAbi.h"
+
+#include "codegen/CudaPrinter.h"
+
+#include "graph/Assert.h"
+#include "graph/DTypeVisit.h"
+
+namespace lazyfuse::codegen {
+
+std::vector<AbiParam> kernel_abi(const KernelIR& ir) {
+  std::vector<AbiParam> abi;
+  for_each_abi_param(ir, [&](const AbiParam& p) { abi.push_back(p); });
+  return abi;
+}
+
+std::string abi_name(const AbiParam& p) {
+  switch (p.role) {
+  case AbiRole::Input: return "in" + std::to_string(p.slot);
+  case AbiRole::Output: return "out" + std::to_string(p.slot);
+  case AbiRole::Count: return "n";
+  case AbiRole::Param: return "p" + std::to_string(p.slot);
+  case AbiRole::SplitPartials: return "lf_partials";
+  case AbiRole::SplitTickets: return "lf_tickets";
+  case AbiRole::SplitCount: return "lf_splits";
+  }
+  LAZYFUSE_ASSERT(false, ("abi_name: unknown parameter role " + std::to_string(int(p.role))).c_str());
+  return {};
+}
+
+std::string abi_declaration(const KernelIR& ir, const AbiParam& p) {
+  const std::string name = abi_name(p);
+  switch (p.role) {
+  case AbiRole::Input:
+    return std::string("const ") + cuda_type(ir.inputs[std::size_t(p.slot)].dtype) + "* __restrict__ " + name;
+  case AbiRole::Output: return std::string(cuda_type(ir.outputs[std::size_t(p.slot)])) + "* __restrict__ " + name;
+  case AbiRole::Count:
+  case AbiRole::SplitCount: return "const idx_t " + name;
+  case AbiRole::Param: {
+    const ParamSlot& slot = ir.params[std::size_t(p.slot)];
+    return std::string("const ") + (slot.is_index ? "idx_t" : cuda_type(slot.dtype)) + " " + name;
+  }
+  case AbiRole::SplitPartials: return "unsigned char* __restrict__ " + name;
+  case AbiRole::SplitTickets: return "unsigned int* __restrict__ " + name;
+  }
+  LAZYFUSE_ASSERT(false, ("abi_declaration: unknown parameter role " + std::to_string(int(p.role))).c_str());
+  return {};
+}
+
+std::size_t abi_size(const KernelIR& ir, const AbiParam& p) {
+  const std::size_t index_bytes = ir.index32 ? 4 : 8;
+  switch (p.role) {
+  case AbiRole::Input:
+  case AbiRole::Output:
+  case AbiRole::SplitPartials:
+  case AbiRole::SplitTickets: return sizeof(void*);
+  case AbiRole::Count:
+  case AbiRole::SplitCount: return index_bytes;
+  case AbiRole::Param: {
+    const ParamSlot& slot = ir.params[std::size_t(p.slot)];
+    return slot.is_index ? index_bytes : itemsize(slot.dtype);
+  }
+  }
+  LAZYFUSE_ASSERT(false, ("abi_size: unknown parameter role " + std::to_string(int(p.role))).c_str());
+  return 0;
+}
+
+std::vector<void*> PackedArgs::pointers() {
+  std::vector<void*> p;
+  p.reserve(offsets_.size());
+  for (auto off : offsets_) p.push_back(bytes_.data() + off);
+  return p;
+}
+
+void PackedArgs::reserve(std::size_t count) {
+  // Up to 8 bytes each, so that pushing them does not reallocate (a launch is on the host path of every
+  // materialization).
+  bytes_.reserve(count * 8);
+  offsets_.reserve(count);
+  sizes_.reserve(count);
+}
+
+PackedArgs pack_kernel_args(const KernelIR& ir, const KernelArgs& args, const std::vector<void*>& outputs,
+                            const SplitArgs* split) {
+  LAZYFUSE_ASSERT(args.inputs.size() == ir.inputs.size() && outputs.size() == ir.outputs.size() &&
+                      args.params.size() == ir.params.size(),
+                  ("kernel " + ir.name + ": " + std::to_string(args.inputs.size()) + " inputs, " +
+                   std::to_string(outputs.size()) + " outputs and " + std::to_string(args.params.size()) +
+                   " parameters for a kernel of " + std::to_string(ir.inputs.size()) + ", " +
+                   std::to_string(ir.outputs.size()) + " and " + std::to_string(ir.params.size()))
+                      .c_str());
+  LAZYFUSE_ASSERT(!is_split(ir.schedule) || split,
+                  ("kernel " + ir.name + ": a split launch without its scratch").c_str());
+  PackedArgs packed;
+  packed.reserve(ir.inputs.size() + ir.outputs.size() + 1 + ir.params.size() + 3);
+  auto push_index = [&](std::int64_t v) {
+    if (ir.index32)
+      packed.push(std::int32_t(v));
+    else
+      packed.push(static_cast<long long>(v));
+  };
+  for_each_abi_param(ir, [&](const AbiParam& p) {
+    switch (p.role) {
+    case AbiRole::Input: packed.push(args.inputs[std::size_t(p.slot)]); break;
+    case AbiRole::Output: packed.push(outputs[std::size_t(p.slot)]); break;
+    case AbiRole::Count: push_index(args.n); break;
+    case AbiRole::Param: {
+      const ParamSlot& slot = ir.params[std::size_t(p.slot)];
+      const ParamValue& pv = args.params[std::size_t(p.slot)];
+      if (slot.is_index) {
+        push_index(pv.i);
+        break;
+      }
+      // The kernel's parameter has the layout of the type's host type (bool: != 0; integers: the low bits).
+      graph::visit_dtype(slot.dtype, [&]<class T>() { packed.push(is_floating(slot.dtype) ? T(pv.f) : T(pv.i)); });
+      break;
+    }
+    case AbiRole::SplitPartials: packed.push(split->partials); break;
+    case AbiRole::SplitTickets: packed.push(split->tickets); break;
+    case AbiRole::SplitCount: push_index(split->splits); break;
+    }
+  });
+  return packed;
+}
+
+} // namespace lazyfuse::codegen

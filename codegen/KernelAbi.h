@@ -1,0 +1,95 @@
+// The kernel's ABI: its parameters in order, each with its C type and name. The CUDA printer prints the signature
+// from it (codegen/CudaPrinter.cpp) and the CUDA executor packs the launch's arguments by it (pack_kernel_args),
+// so the two cannot disagree about the order, the count or the width of a parameter.
+#pragma once
+
+#include "codegen/KernelIR.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace lazyfuse::codegen {
+
+/// What a parameter holds.
+enum class AbiRole : std::uint8_t {
+  Input,         ///< `const T* __restrict__ in<slot>`: first element of input `slot`
+  Output,        ///< `T* __restrict__ out<slot>`: output `slot`
+  Count,         ///< `const idx_t n`: output elements (elementwise) or outer elements (reductions)
+  Param,         ///< `const idx_t p<slot>` or `const T p<slot>`: parameter `slot` of the IR
+  SplitPartials, ///< split schedules: `unsigned char* __restrict__ lf_partials`, the blocks' partial results
+  SplitTickets,  ///< split schedules: `unsigned int* __restrict__ lf_tickets`, a counter per group (zeroed)
+  SplitCount,    ///< split schedules: `const idx_t lf_splits`, blocks per group (LaunchShape::splits)
+};
+
+struct AbiParam {
+  AbiRole role = AbiRole::Count;
+  int slot = -1; ///< Input, Output, Param: the IR's slot
+  bool operator==(const AbiParam&) const = default;
+};
+
+/// Calls `f(AbiParam)` for every parameter of `ir`'s kernel, in order: inputs, outputs, n, the IR's parameters in
+/// slot order, then for split schedules the partials, the tickets and the split count. Allocates nothing (the
+/// executor packs arguments on the host path of every launch).
+template <class F> void for_each_abi_param(const KernelIR& ir, F&& f) {
+  for (std::size_t k = 0; k < ir.inputs.size(); ++k) f(AbiParam{AbiRole::Input, int(k)});
+  for (std::size_t k = 0; k < ir.outputs.size(); ++k) f(AbiParam{AbiRole::Output, int(k)});
+  f(AbiParam{AbiRole::Count, -1});
+  for (std::size_t k = 0; k < ir.params.size(); ++k) f(AbiParam{AbiRole::Param, int(k)});
+  if (is_split(ir.schedule)) {
+    f(AbiParam{AbiRole::SplitPartials, -1});
+    f(AbiParam{AbiRole::SplitTickets, -1});
+    f(AbiParam{AbiRole::SplitCount, -1});
+  }
+}
+
+/// The parameters of `ir`'s kernel, in order.
+std::vector<AbiParam> kernel_abi(const KernelIR& ir);
+
+/// The parameter's name in the kernel ("in0", "n", "p3", "lf_splits").
+std::string abi_name(const AbiParam& p);
+/// The parameter's declaration in the kernel's signature ("const float* __restrict__ in0", "const idx_t n").
+std::string abi_declaration(const KernelIR& ir, const AbiParam& p);
+/// Bytes of the parameter's value in the argument buffer (pointers 8, idx_t 4 or 8, scalars their item size).
+std::size_t abi_size(const KernelIR& ir, const AbiParam& p);
+
+/// The scratch of a split launch (codegen::LaunchShape): where the partials and the tickets live.
+struct SplitArgs {
+  void* partials = nullptr;
+  void* tickets = nullptr;
+  std::int64_t splits = 0;
+};
+
+/// Kernel arguments laid out as cuLaunchKernel wants them: one pointer per parameter into a byte buffer, each value
+/// aligned to its size.
+class PackedArgs {
+public:
+  /// Pointers to the values, in parameter order (valid while this object lives and is not moved).
+  std::vector<void*> pointers();
+  std::size_t count() const { return offsets_.size(); }
+  std::size_t size_of(std::size_t k) const { return sizes_[k]; }
+  /// The bytes of value `k`.
+  const unsigned char* data(std::size_t k) const { return bytes_.data() + offsets_[k]; }
+
+  void reserve(std::size_t count);
+  template <class T> void push(T value) {
+    const std::size_t at = (bytes_.size() + alignof(T) - 1) / alignof(T) * alignof(T);
+    bytes_.resize(at + sizeof(T));
+    std::memcpy(bytes_.data() + at, &value, sizeof(T));
+    offsets_.push_back(at);
+    sizes_.push_back(sizeof(T));
+  }
+
+private:
+  std::vector<unsigned char> bytes_;
+  std::vector<std::size_t> offsets_, sizes_;
+};
+
+/// Packs the arguments of one launch of `ir` by its ABI: `args` (inputs, n, parameters), `outputs`, and for split
+/// schedules `split` (which must then be non-null).
+PackedArgs pack_kernel_args(const KernelIR& ir, const KernelArgs& args, const std::vector<void*>& outputs,
+                            const SplitArgs* split);
+
+} // namespace lazyfuse::codegen

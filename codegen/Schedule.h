@@ -1,0 +1,120 @@
+// Schedules: how a kernel walks its index space and how it is launched. Every schedule rule lives here (or, where
+// partitioning must know it too, in fusion/ScheduleRules.h): the constants the printed kernels are written for,
+// the choice of a reduction kernel's schedule (lowering asks choose_reduction_schedule) and the launch shape (the
+// CUDA executor asks launch_shape). The printer, lowering and the executor read these and decide nothing of their
+// own about block sizes, splits or shared memory.
+#pragma once
+
+#include "codegen/KernelIR.h"
+#include "fusion/ScheduleRules.h"
+
+#include <cstdint>
+
+namespace lazyfuse::codegen {
+
+// ---- Constants the printed kernels are written for --------------------------------------------------------------
+
+/// Elements each thread handles per loop trip; contiguous inputs and the outputs move in vectors of this many
+/// elements (16 bytes for float32).
+inline constexpr int kElementsPerThread = 4;
+/// Vectors of kElementsPerThread elements each thread of an elementwise kernel loads before it computes any: its
+/// block covers kBlockSize * kVectorsPerThread vectors per loop trip.
+inline constexpr int kVectorsPerThread = 2;
+/// Threads per block the printed kernels are written for (__launch_bounds__).
+inline constexpr int kBlockSize = 256;
+/// Threads per warp the printed block reductions are written for (shuffles over 32 lanes).
+inline constexpr int kWarpSize = 32;
+/// Reduction loops run this many iterations per trip (column kernels twice as many), with as many independent
+/// accumulators.
+inline constexpr int kUnroll = 4;
+/// Most blocks one outer element's reduction is split over (Split schedule).
+inline constexpr int kMaxSplits = 1024;
+/// Most blocks a column tile's reductions are split over (ColumnSplit): one thread of the last block folds each
+/// column's partials.
+inline constexpr int kMaxColumnSplits = 64;
+/// Elements per group of a row cache for rows of `reduced` elements (each group starts on a whole vector): the
+/// launch's dynamic shared memory is row_cache_bytes_per_element(ir) * row_cache_elements(reduced).
+inline std::int64_t row_cache_elements(std::int64_t reduced) {
+  return (reduced + kElementsPerThread - 1) / kElementsPerThread * kElementsPerThread;
+}
+/// Most dynamic shared memory a launch gives a row cache (the default per-block limit, no opt-in needed).
+inline constexpr std::int64_t kMaxRowCacheBytes = 48 * 1024;
+/// Bytes of scratch per partial result of a split reduction (a value and, for arg reductions, its index).
+inline constexpr std::int64_t kPartialBytes = 16;
+
+// ---- Device capabilities ----------------------------------------------------------------------------------------
+
+/// What the launch shape needs to know about the device (and, for resident_blocks_per_sm, about the compiled
+/// kernel). The CUDA runtime fills it from the device (runtime/KernelCache.cpp); the CPU backend and the tests use
+/// reference().
+struct DeviceCaps {
+  int warp_size = kWarpSize;
+  int max_threads_per_block = 1024;
+  int sm_count = 1;
+  /// Blocks of kBlockSize threads of one kernel that fit on an SM at once (its occupancy; at least 1).
+  int resident_blocks_per_sm = 1;
+  /// Most blocks of a one-dimensional grid (gridDim.x).
+  std::int64_t max_grid_blocks = 2147483647;
+  /// Dynamic shared memory a block may use without opting in, and the most it may use after opting in.
+  std::int64_t shared_bytes_per_block = 48 * 1024;
+  std::int64_t shared_bytes_per_block_optin = 48 * 1024;
+
+  /// Blocks that run at once on the whole device: what a grid of resident blocks holds.
+  std::int64_t grid_limit() const { return std::int64_t(sm_count) * resident_blocks_per_sm; }
+
+  /// A fixed device for the CPU backend and the tests: an H200 (132 SMs, 8 resident blocks of 256 threads each).
+  static DeviceCaps reference();
+  bool operator==(const DeviceCaps&) const = default;
+};
+
+// ---- The reduction schedule -------------------------------------------------------------------------------------
+
+/// What lowering knows of a reduction kernel when it chooses its schedule.
+struct ReductionFacts {
+  std::int64_t outer = 0;    ///< outer (kept) elements
+  bool inner_kept = false;   ///< the innermost axis of the domain is kept (the threads can walk it: coalesced)
+  bool full_outputs = false; ///< an output has the domain's input shape (a second loop writes it)
+  bool dependent = false;    ///< a reduction reads another reduction of the kernel (a later loop)
+};
+
+/// The schedule of a reduction kernel. Columns when the innermost axis is kept and there are enough outer elements
+/// for a warp (fusion::walks_columns), split over blocks unless a loop needs another's result or writes full-shape
+/// outputs (a split kernel combines its partials only at the end); else split rows when there are few outer
+/// elements (fusion::prefers_split) and nothing prevents it; else a block per row. Deterministic, device-independent.
+Schedule choose_reduction_schedule(const ReductionFacts& facts);
+
+// ---- The launch shape -------------------------------------------------------------------------------------------
+
+/// Facts of a kernel's IR that its launches need, found once per kernel (runtime/KernelCache.h) rather than at
+/// every launch.
+struct KernelLaunchFacts {
+  /// Elementwise: launch only the resident blocks, each striding over the chunks, instead of a block per chunk. Set
+  /// for kernels that read through index arithmetic (views, broadcasts).
+  bool resident_grid = false;
+  std::int64_t row_cache_bytes_per_element = 0; ///< codegen::row_cache_bytes_per_element
+  std::int64_t accumulators = 0;                ///< split kernels: one partial per accumulator
+};
+
+/// Computes the facts of `ir`.
+KernelLaunchFacts launch_facts(const KernelIR& ir);
+
+/// How to launch one kernel: grid and block, dynamic shared memory, and for split schedules the scratch the
+/// kernel's partials and tickets live in (the three arguments after the IR's parameters, see codegen/KernelAbi.h).
+struct LaunchShape {
+  std::int64_t grid = 0; ///< blocks; may be 0 for an empty index space (launch at least one)
+  int block = kBlockSize;
+  unsigned shared_bytes = 0;
+  std::int64_t splits = 0;         ///< split schedules: blocks per outer element (rows) or per column tile
+  std::int64_t partial_bytes = 0;  ///< split schedules: scratch for the partials
+  std::int64_t ticket_bytes = 0;   ///< split schedules: one counter per group, zeroed before the launch
+  std::int64_t tickets_offset = 0; ///< where the tickets start in the scratch (256-byte aligned)
+  std::int64_t scratch_bytes() const { return partial_bytes + ticket_bytes + 256; }
+  bool operator==(const LaunchShape&) const = default;
+};
+
+/// The launch of `ir` over `args` on a device with `caps` (resident_blocks_per_sm: this kernel's). Pure: the CUDA
+/// executor launches exactly this, and the tests check it on the CPU for every schedule.
+LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const DeviceCaps& caps,
+                         const KernelLaunchFacts& facts);
+
+} // namespace lazyfuse::codegen

@@ -1,0 +1,103 @@
+// The steps of fusion::partition, in the order partition() runs them. Internal to the fusion layer: Partition.cpp
+// and the steps' tests (tests/test_partition_steps.cpp) include it; the rest of lazyfuse calls partition().
+//
+// The steps share one Subgraph: the unmaterialized nodes below the roots with, per node, its consumers, its
+// subtree cost and whether it is stored (computed by a kernel of its own, which later plans read as a buffer).
+// Each step only ever stores more nodes, never fewer, so the steps after it see a graph cut at least as finely.
+// Every step runs under the runtime's evaluation lock (sources are read without copies) and is deterministic.
+#pragma once
+
+#include "fusion/Partition.h"
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace lazyfuse::fusion::steps {
+
+/// A node whose subtree costs at least this much (a transcendental op costs 4, any other op 1: lazyfuse/ops.def)
+/// is expensive: stored rather than recomputed when views read it (store_shared_or_eager).
+inline constexpr int kExpensiveCost = 24;
+
+struct Info {
+  const graph::Node* node = nullptr;
+  int consumers = 0;      ///< consumers within the subgraph
+  int view_consumers = 0; ///< of which views (they read it at shifted indices)
+  int cost = 0;           ///< subtree cost down to stored or materialized nodes (store_shared_or_eager)
+  bool stored = false;    ///< computed by a plan of its own
+  bool root = false;      ///< asked for by the caller: the output of one of the root groups' plans
+  std::string reason;     ///< why it is stored (LAZYFUSE_LOG=fusion)
+};
+
+/// The unmaterialized subgraph below the roots, in post-order (sources before consumers).
+struct Subgraph {
+  std::vector<graph::NodePtr> order;
+  std::vector<Info> info;                            ///< parallel to order
+  std::unordered_map<const graph::Node*, int> index; ///< node -> position in order
+
+  /// The position of `n` in order, or -1 (materialized, or not below the roots).
+  int find(const graph::Node* n) const {
+    auto it = index.find(n);
+    return it == index.end() ? -1 : it->second;
+  }
+};
+
+/// What one plan inlines.
+struct Region {
+  int nodes = 0;
+  int inputs = 0;           ///< distinct buffers read: materialized leaves and stored nodes
+  std::vector<int> inlined; ///< positions in the subgraph's order, ascending
+};
+
+/// The outputs of several plans.
+using PlanOutputs = std::vector<std::vector<graph::NodePtr>>;
+
+/// Step 1. The unmaterialized roots without repeats, in the caller's order.
+std::vector<graph::NodePtr> unique_roots(const std::vector<graph::NodePtr>& roots);
+
+/// Step 2. The subgraph below `roots` (unique_roots' result), with consumer counts and the roots marked; nothing is
+/// stored yet. Finds it without recursion.
+Subgraph collect(const std::vector<graph::NodePtr>& roots);
+
+/// Step 3. Computes every node's subtree cost. Stores, in eager mode, every node but the roots that computes
+/// something (fills, axis maps and reshapes stay inlined: free views or scalars); otherwise every expensive node
+/// (kExpensiveCost) with at least two consumers of which at least one is a view. Roots are never stored here.
+void store_shared_or_eager(Subgraph& g, const PartitionOptions& options);
+
+/// Step 4. The roots grouped by shape, groups in order of first appearance: one multi-output plan per group.
+PlanOutputs group_roots_by_shape(const std::vector<graph::NodePtr>& roots);
+
+/// Step 5. The node budget as a tree count in one pass over the post-order: where a node's inlined subtree would
+/// exceed `max_nodes`, its largest inlined sources (never roots or fills) are stored until it fits. Cuts a chain of
+/// any length into full kernels in linear time; does nothing when the whole subgraph fits.
+void cut_to_node_budget(Subgraph& g, int max_nodes);
+
+/// Step 6. After cut_to_node_budget: until every plan (each group, each stored node) inlines at most max_nodes
+/// nodes and reads at most max_inputs buffers (measured, so shared nodes count once), stores the largest inlined
+/// piece that fits a kernel on its own (the earliest in post-order on a tie). Ends: each round stores one more node;
+/// a plan with nothing left to store runs over budget.
+void enforce_budgets(Subgraph& g, const std::vector<graph::NodePtr>& roots, const PlanOutputs& groups,
+                     const PartitionOptions& options);
+
+/// Step 7. After the budgets: the reduction rules (fusion/Partition.h). Picks each plan's domain and stores the
+/// reductions a plan cannot inline, and with few outer elements (fusion::prefers_split) the reductions that other
+/// inlined reductions or full-shape outputs read, until nothing changes. Returns each plan's domain (nullopt: an
+/// elementwise plan), in plan_outputs' order.
+std::vector<std::optional<ReductionDomain>> settle_reductions(Subgraph& g, const PlanOutputs& groups);
+
+/// Step 8. The plans, in run order: one per stored node (post-order, so producers first), then one per group of
+/// roots; `domains` from settle_reductions.
+std::vector<KernelPlan> make_plans(const Subgraph& g, const PlanOutputs& groups,
+                                   const std::vector<std::optional<ReductionDomain>>& domains);
+
+/// Step 9. Logs the plans (LAZYFUSE_LOG=fusion); nothing otherwise.
+void log_plans(const Subgraph& g, const std::vector<KernelPlan>& plans);
+
+/// What a plan with `outputs` inlines, stopping at materialized and stored nodes (used by the steps and the tests).
+Region measure(const Subgraph& g, const std::vector<graph::NodePtr>& outputs);
+
+/// The outputs of every plan: the stored nodes in post-order, then the groups of roots.
+PlanOutputs plan_outputs(const Subgraph& g, const PlanOutputs& groups);
+
+} // namespace lazyfuse::fusion::steps

@@ -1,0 +1,212 @@
+// Schedules (codegen/Schedule.h): the reduction schedule lowering chooses and the launch shape of every schedule,
+// checked on the CPU with the reference device. The CUDA executor launches exactly launch_shape's answer.
+#include <lazyfuse/lazyfuse.hpp>
+
+#include "codegen/CudaPrinter.h"
+#include "codegen/Lower.h"
+#include "codegen/Schedule.h"
+#include "fusion/Partition.h"
+
+#include <gtest/gtest.h>
+
+using namespace lazyfuse;
+using codegen::DeviceCaps;
+using codegen::LaunchShape;
+using codegen::ReductionFacts;
+using codegen::Schedule;
+
+namespace {
+
+Array input(Shape shape, DType t = DType::Float32) {
+  std::vector<double> v(std::size_t(graph::shape_size(shape)));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = 0.25 + double(i % 5) * 0.5;
+  return asarray(v, shape).astype(t).eval();
+}
+
+// The last kernel of `result`'s materialization, lowered after the earlier ones have run (as the runtime does).
+codegen::LoweredKernel last_kernel(const Array& result) {
+  auto plans = fusion::partition({result.node()}, {});
+  for (std::size_t p = 0; p + 1 < plans.size(); ++p) Array(plans[p].outputs[0]).eval();
+  return codegen::lower(plans.back());
+}
+
+LaunchShape shape_of(const codegen::LoweredKernel& k, const DeviceCaps& caps = DeviceCaps::reference()) {
+  return codegen::launch_shape(k.ir, k.args, caps, codegen::launch_facts(k.ir));
+}
+
+} // namespace
+
+TEST(Schedule, ReductionScheduleThresholds) {
+  using fusion::kMinColumnOuter;
+  using fusion::kSplitBelowOuter;
+  auto choose = [](std::int64_t outer, bool inner_kept, bool full, bool dependent) {
+    ReductionFacts f;
+    f.outer = outer;
+    f.inner_kept = inner_kept;
+    f.full_outputs = full;
+    f.dependent = dependent;
+    return codegen::choose_reduction_schedule(f);
+  };
+  // Columns from one warp's worth of outer elements on, split unless a loop or an output prevents it.
+  EXPECT_EQ(choose(kMinColumnOuter, true, false, false), Schedule::ColumnSplit);
+  EXPECT_EQ(choose(kMinColumnOuter, true, true, false), Schedule::Column);
+  EXPECT_EQ(choose(kMinColumnOuter, true, false, true), Schedule::Column);
+  EXPECT_EQ(choose(1 << 20, true, false, false), Schedule::ColumnSplit);
+  // Fewer columns than a warp: rows, split because there are few of them.
+  EXPECT_EQ(choose(kMinColumnOuter - 1, true, false, false), Schedule::Split);
+  EXPECT_EQ(choose(kMinColumnOuter - 1, true, false, true), Schedule::Row);
+  // Rows: split below kSplitBelowOuter when nothing prevents it, else a block per row.
+  EXPECT_EQ(choose(kSplitBelowOuter - 1, false, false, false), Schedule::Split);
+  EXPECT_EQ(choose(kSplitBelowOuter, false, false, false), Schedule::Row);
+  EXPECT_EQ(choose(1, false, true, false), Schedule::Row);
+  EXPECT_EQ(choose(1, false, false, true), Schedule::Row);
+  EXPECT_TRUE(fusion::prefers_split(kSplitBelowOuter - 1));
+  EXPECT_FALSE(fusion::prefers_split(kSplitBelowOuter));
+}
+
+TEST(Schedule, LoweringChoosesTheScheduleOfTheRules) {
+  EXPECT_EQ(last_kernel(input({4096, 64}) * 2.0f).ir.schedule, Schedule::Elementwise);
+  EXPECT_EQ(last_kernel(sum(input({300, 64}), 1)).ir.schedule, Schedule::Row);
+  EXPECT_EQ(last_kernel(sum(input({100, 64}), 1)).ir.schedule, Schedule::Split);
+  EXPECT_EQ(last_kernel(sum(input({4096, 64}), 0)).ir.schedule, Schedule::ColumnSplit);
+  // The mean, then the squares: a dependent reduction. With enough columns it stays in one column kernel; with
+  // fewer than kSplitBelowOuter partitioning stores the mean first, so that each kernel can split.
+  EXPECT_EQ(last_kernel(var(input({512, 1000}), 0)).ir.schedule, Schedule::Column);
+  // 16 columns are fewer than a warp: a split over the rows of the transposed walk.
+  EXPECT_EQ(last_kernel(sum(input({4096, 16}), 0)).ir.schedule, Schedule::Split);
+  auto m = input({300, 64});
+  EXPECT_EQ(last_kernel(m - max(m, 1, true)).ir.schedule, Schedule::Row); // full-shape output
+}
+
+TEST(Schedule, ReferenceDeviceIsAnH200) {
+  const DeviceCaps c = DeviceCaps::reference();
+  EXPECT_EQ(c.warp_size, codegen::kWarpSize);
+  EXPECT_GE(c.max_threads_per_block, codegen::kBlockSize);
+  EXPECT_EQ(c.grid_limit(), std::int64_t(c.sm_count) * c.resident_blocks_per_sm);
+  EXPECT_EQ(c.sm_count, 132);
+  EXPECT_EQ(c.resident_blocks_per_sm * codegen::kBlockSize, 2048); // 2048 resident threads per SM
+}
+
+TEST(Schedule, ElementwiseLaunchCoversEveryChunkOnce) {
+  const std::int64_t chunk =
+      std::int64_t(codegen::kBlockSize) * codegen::kElementsPerThread * codegen::kVectorsPerThread;
+  for (std::int64_t n : {1, 100, 2048, 2049, 1 << 20, 3000001}) {
+    auto x = input({n});
+    auto k = last_kernel(x * 3.0f + 1.0f); // contiguous: a block per chunk
+    const LaunchShape s = shape_of(k);
+    EXPECT_EQ(s.block, codegen::kBlockSize);
+    EXPECT_EQ(s.shared_bytes, 0u);
+    EXPECT_EQ(s.splits, 0);
+    EXPECT_GE(s.grid * chunk, n) << n;
+    EXPECT_LT((s.grid - 1) * chunk, n) << n;
+  }
+  // 2^20 float elements in chunks of 256 threads x 2 vectors x 4 elements: 512 blocks.
+  EXPECT_EQ(shape_of(last_kernel(input({1 << 20}) * 2.0f)).grid, 512);
+}
+
+TEST(Schedule, ElementwiseKernelsReadingViewsRunOnlyTheResidentBlocks) {
+  auto m = input({2048, 2048});
+  auto k = last_kernel(m.T() + m); // reads through index arithmetic
+  const auto facts = codegen::launch_facts(k.ir);
+  ASSERT_TRUE(facts.resident_grid);
+  DeviceCaps caps = DeviceCaps::reference();
+  EXPECT_EQ(shape_of(k, caps).grid, caps.grid_limit()); // 4M elements: 2048 chunks, more than 1056 resident blocks
+  caps.resident_blocks_per_sm = 2;                      // a kernel of lower occupancy
+  EXPECT_EQ(shape_of(k, caps).grid, 2 * caps.sm_count);
+  auto small = last_kernel(input({64, 64}).T() + input({64, 64}));
+  EXPECT_EQ(shape_of(small).grid, 2) << "4096 elements are two chunks, fewer than the resident blocks";
+  EXPECT_FALSE(codegen::launch_facts(last_kernel(input({4096}) * 2.0f).ir).resident_grid);
+}
+
+TEST(Schedule, RowLaunchHasABlockPerRowAndItsRowCache) {
+  for (std::int64_t cols : {64, 1000, 4096}) { // 300 rows: not split, so softmax is one kernel
+    auto m = input({300, cols});
+    auto e = exp(m - max(m, 1, true));
+    auto k = last_kernel(e / sum(e, 1, true)); // softmax: reads each row three times
+    ASSERT_EQ(k.ir.schedule, Schedule::Row);
+    const auto facts = codegen::launch_facts(k.ir);
+    ASSERT_EQ(facts.row_cache_bytes_per_element, 4) << "a float32 row";
+    const LaunchShape s = shape_of(k);
+    EXPECT_EQ(s.grid, 300);
+    EXPECT_EQ(s.shared_bytes, unsigned(4 * codegen::row_cache_elements(cols))) << cols;
+    EXPECT_EQ(s.splits, 0);
+  }
+  // A row of 12289 floats needs 49,168 bytes: more than a block gets without opting in, so no cache.
+  auto m = input({300, 12289});
+  auto e = exp(m - max(m, 1, true));
+  auto k = last_kernel(e / sum(e, 1, true));
+  ASSERT_EQ(k.ir.schedule, Schedule::Row);
+  EXPECT_GT(4 * codegen::row_cache_elements(12289), codegen::kMaxRowCacheBytes);
+  EXPECT_EQ(shape_of(k).shared_bytes, 0u);
+  // A device with less shared memory per block gets no cache where the reference device does.
+  auto m2 = input({300, 4096});
+  auto e2 = exp(m2 - max(m2, 1, true));
+  auto k2 = last_kernel(e2 / sum(e2, 1, true));
+  DeviceCaps small = DeviceCaps::reference();
+  small.shared_bytes_per_block = 8 * 1024;
+  EXPECT_EQ(shape_of(k2, small).shared_bytes, 0u);
+  EXPECT_EQ(shape_of(k2).shared_bytes, 4u * 4096);
+}
+
+TEST(Schedule, ColumnLaunchHasAThreadPerColumn) {
+  auto k = last_kernel(var(input({512, 1000}), 0));
+  ASSERT_EQ(k.ir.schedule, Schedule::Column);
+  const LaunchShape s = shape_of(k);
+  EXPECT_EQ(s.grid, (1000 + codegen::kBlockSize - 1) / codegen::kBlockSize);
+  EXPECT_EQ(s.shared_bytes, 0u);
+  EXPECT_EQ(s.splits, 0);
+}
+
+TEST(Schedule, SplitLaunchesBoundTheirSplitsAndSizeTheirScratch) {
+  const DeviceCaps caps = DeviceCaps::reference();
+  struct Case {
+    Array result;
+    Schedule schedule;
+  };
+  std::vector<Case> cases = {
+      {sum(input({1 << 22})), Schedule::Split},               // one row of 4M: as many splits as two waves allow
+      {sum(input({4, 1 << 20}), 1), Schedule::Split},         // few rows
+      {sum(input({10, 3000}), 1), Schedule::Split},           // short rows: few useful splits
+      {sum(input({8192, 64}), 0), Schedule::ColumnSplit},     // tall columns
+      {argmax(input({4096, 300}), 0), Schedule::ColumnSplit}, // an arg reduction: a partial is a value and an index
+  };
+  for (auto& c : cases) {
+    auto k = last_kernel(c.result);
+    ASSERT_EQ(k.ir.schedule, c.schedule);
+    const auto facts = codegen::launch_facts(k.ir);
+    const LaunchShape s = shape_of(k, caps);
+    const bool column = c.schedule == Schedule::ColumnSplit;
+    const std::int64_t groups = column ? (k.args.n + codegen::kBlockSize - 1) / codegen::kBlockSize : k.args.n;
+    SCOPED_TRACE(std::to_string(k.args.n) + " x " + std::to_string(k.args.reduced));
+    EXPECT_GE(s.splits, 1);
+    EXPECT_LE(s.splits, column ? codegen::kMaxColumnSplits : codegen::kMaxSplits);
+    // Never more blocks than two (columns) or four (rows) waves of resident blocks, unless one per group.
+    EXPECT_LE(s.grid, std::max(groups, (column ? 2 : 4) * caps.grid_limit()));
+    // Each split part reads at least 16 elements per thread (columns) or 8 per thread of a block (rows).
+    EXPECT_LE(s.splits, std::max<std::int64_t>(1, k.args.reduced / (column ? 16 : codegen::kBlockSize * 8)));
+    EXPECT_EQ(s.grid, groups * s.splits);
+    EXPECT_GE(facts.accumulators, 1);
+    EXPECT_EQ(s.partial_bytes, facts.accumulators * k.args.n * s.splits * codegen::kPartialBytes);
+    EXPECT_EQ(s.ticket_bytes, groups * std::int64_t(sizeof(unsigned)));
+    EXPECT_EQ(s.tickets_offset % 256, 0);
+    EXPECT_GE(s.tickets_offset, s.partial_bytes);
+    EXPECT_LE(s.tickets_offset + s.ticket_bytes, s.scratch_bytes());
+  }
+  // One row of 4M elements on the reference device: 4 waves of 1056 blocks want 4224 splits, 4M / 2048 elements
+  // per block-part allow 2048, kMaxSplits caps them at 1024.
+  EXPECT_EQ(shape_of(last_kernel(sum(input({1 << 22})))).splits, codegen::kMaxSplits);
+  // 8192 x 64 columns: one tile; 2 waves want 2112 splits, 8192 / 16 allow 512, kMaxColumnSplits caps at 64.
+  EXPECT_EQ(shape_of(last_kernel(sum(input({8192, 64}), 0))).splits, codegen::kMaxColumnSplits);
+}
+
+TEST(Schedule, LaunchShapeIsPure) {
+  auto k = last_kernel(sum(input({4, 1 << 16}), 1));
+  const auto facts = codegen::launch_facts(k.ir);
+  EXPECT_EQ(codegen::launch_shape(k.ir, k.args, DeviceCaps::reference(), facts),
+            codegen::launch_shape(k.ir, k.args, DeviceCaps::reference(), facts));
+  // A device with twice the SMs may split more, never less.
+  DeviceCaps big = DeviceCaps::reference();
+  big.sm_count *= 2;
+  EXPECT_GE(codegen::launch_shape(k.ir, k.args, big, facts).splits,
+            codegen::launch_shape(k.ir, k.args, DeviceCaps::reference(), facts).splits);
+}

@@ -4,6 +4,7 @@
 
 #include "graph/Assert.h"
 #include "graph/Config.h"
+#include "graph/FlatTable.h"
 #include "graph/Hash.h"
 #include "graph/Ops.h"
 
@@ -35,57 +36,44 @@ struct InstrHash {
   }
 };
 
-bool contiguous(const graph::BufferView& v, const Shape& shape) {
-  auto expect = graph::contiguous_strides(shape);
-  for (std::size_t k = 0; k < shape.size(); ++k)
-    if (shape[k] != 1 && v.strides[k] != expect[k]) return false;
-  return true;
-}
+struct MemoEntry {
+  const Node* node = nullptr;
+  int frame = 0;
+  int value = -1;
+  bool operator==(const MemoEntry&) const = default;
+};
 
-// (node, frame) -> IR value, open addressing: lowering is on the host path of every materialization.
+// (node, frame) -> IR value: lowering is on the host path of every materialization, so a FlatTable (no allocation
+// per entry) rather than a map.
 class MemoTable {
 public:
   // The value, or -1; `visible` says whether a value computed in an earlier loop can be used here.
   template <class Visible> int find(const Node* n, int frame, Visible&& visible) const {
-    if (slots_.empty()) return -1;
-    for (std::size_t k = hash(n, frame) & mask();; k = (k + 1) & mask()) {
-      const Slot& s = slots_[k];
-      if (!s.node) return -1;
-      if (s.node == n && s.frame == frame) return visible(s.value) ? s.value : -1;
-    }
+    const Entry* e = entries_.find(hash(n, frame), [&](const Entry& e) { return e.node == n && e.frame == frame; });
+    return e && visible(e->value) ? e->value : -1;
   }
   int at(const Node* n, int frame) const {
     int v = find(n, frame, [](int) { return true; });
-    LAZYFUSE_ASSERT(v >= 0, "lowering looked up a node it has not lowered");
+    LAZYFUSE_ASSERT_GE(v, 0, "lowering looked up a node it has not lowered");
     return v;
   }
   void insert(const Node* n, int frame, int value) {
-    if ((used_ + 1) * 2 > slots_.size()) {
-      std::vector<Slot> old(std::max<std::size_t>(64, slots_.size() * 2));
-      old.swap(slots_);
-      used_ = 0;
-      for (auto& s : old)
-        if (s.node) insert(s.node, s.frame, s.value);
-    }
-    std::size_t k = hash(n, frame) & mask();
-    while (slots_[k].node && !(slots_[k].node == n && slots_[k].frame == frame)) k = (k + 1) & mask();
-    if (!slots_[k].node) ++used_;
-    slots_[k] = {n, frame, value};
+    entries_
+        .find_or_insert(
+            hash(n, frame), [&](const Entry& e) { return e.node == n && e.frame == frame; },
+            [&] {
+              return Entry{n, frame, value};
+            })
+        .value = value;
   }
 
 private:
-  struct Slot {
-    const Node* node = nullptr;
-    int frame = 0;
-    int value = -1;
-  };
+  using Entry = MemoEntry;
   // Pointer values only pick a slot; nothing observable depends on them.
-  static std::size_t hash(const Node* n, int frame) {
+  static std::uint64_t hash(const Node* n, int frame) {
     return graph::mix64(reinterpret_cast<std::uintptr_t>(n) ^ (std::uint64_t(std::uint32_t(frame)) << 48));
   }
-  std::size_t mask() const { return slots_.size() - 1; }
-  std::vector<Slot> slots_;
-  std::size_t used_ = 0;
+  graph::FlatTable<Entry> entries_;
 };
 
 class Lowerer {
@@ -284,33 +272,18 @@ private:
       region_of_.push_back(0); // the printer declares parameters once, at the top
       return int(code.size()) - 1;
     }
-    // Open-addressing table of instruction indices: lowering a small kernel allocates almost nothing.
-    if ((cse_used_ + 1) * 2 > cse_.size()) {
-      std::vector<std::int32_t> old(std::max<std::size_t>(64, cse_.size() * 2), -1);
-      old.swap(cse_);
-      const std::size_t mask = cse_.size() - 1;
-      for (auto id : old)
-        if (id >= 0) {
-          std::size_t k = InstrHash{}(code[std::size_t(id)]) & mask;
-          while (cse_[k] >= 0) k = (k + 1) & mask;
-          cse_[k] = id;
-        }
-    }
-    std::size_t slot = probe(i);
-    if (cse_[slot] >= 0) return cse_[slot];
-    code.push_back(i);
-    region_of_.push_back(i.op == IrOp::IndexConst ? 0 : region_);
-    cse_[slot] = int(code.size()) - 1;
-    ++cse_used_;
-    return cse_[slot];
+    // Instruction indices in a FlatTable: lowering a small kernel allocates almost nothing. An equal instruction of
+    // another loop is not visible here: the probe passes it and this one gets an entry of its own.
+    return cse_.find_or_insert(
+        InstrHash{}(i), [&](std::int32_t id) { return code[std::size_t(id)] == i && visible(id); },
+        [&] {
+          code.push_back(i);
+          region_of_.push_back(i.op == IrOp::IndexConst ? 0 : region_);
+          return std::int32_t(code.size() - 1);
+        });
   }
   // A value computed inside a loop is visible only in that loop; outer values everywhere after them.
   bool visible(int id) const { return region_of_[std::size_t(id)] == 0 || region_of_[std::size_t(id)] == region_; }
-  std::size_t probe(const Instr& i) const {
-    const std::size_t mask = cse_.size() - 1;
-    for (std::size_t k = InstrHash{}(i)&mask;; k = (k + 1) & mask)
-      if (cse_[k] < 0 || (out_.ir.code[std::size_t(cse_[k])] == i && visible(cse_[k]))) return k;
-  }
   int index_op(IrOp op, int a, int b) {
     Instr i{op, DType::Int64};
     i.a = a;
@@ -417,7 +390,7 @@ private:
     int slot = input_slot(*n, v, n->dtype);
     if (std::find(out_.input_nodes.begin(), out_.input_nodes.end(), n) == out_.input_nodes.end())
       out_.input_nodes.push_back(n);
-    if (contiguous(v, n->shape) && f.lin >= 0) {
+    if (graph::is_contiguous(v, n->shape) && f.lin >= 0) {
       if (f.lin == root_lin_ && f.pred < 0 &&
           alignment_class(out_.args.inputs[std::size_t(slot)], n->dtype) == AlignmentClass::Vector) {
         Instr i{IrOp::LoadLinear, n->dtype};
@@ -662,8 +635,7 @@ private:
   const fusion::KernelPlan& plan_;
   LoweredKernel out_;
   int root_lin_ = -1;
-  std::vector<std::int32_t> cse_;
-  std::size_t cse_used_ = 0;
+  graph::FlatTable<std::int32_t, -1> cse_;
   std::vector<int> region_of_; // per instruction: 0 outside loops, k + 1 inside loop k
   int region_ = 0;
   std::vector<std::pair<std::string, int>> param_keys_;

@@ -463,11 +463,8 @@ NodePtr reshape(const NodePtr& a, Shape shape) {
   if (shape == a->shape) return a;
   if (a->kind == NodeKind::Fill && !a->materialized()) return make_fill(shape, a->dtype, a->fvalue, a->ivalue);
   if (auto buf = a->buffer()) {
-    bool contiguous = true;
-    auto expect = contiguous_strides(a->shape);
-    for (std::size_t k = 0; k < a->shape.size(); ++k)
-      if (a->shape[k] != 1 && buf->strides[k] != expect[k]) contiguous = false;
-    if (contiguous) return make_buffer(buf->storage, a->dtype, shape, buf->offset, contiguous_strides(shape));
+    if (is_contiguous(*buf, a->shape))
+      return make_buffer(buf->storage, a->dtype, shape, buf->offset, contiguous_strides(shape));
   }
   if (a->kind == NodeKind::Reshape) {
     auto srcs = a->sources();

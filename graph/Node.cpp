@@ -1,6 +1,7 @@
 #include "graph/Node.h"
 
 #include "graph/Assert.h"
+#include "graph/FlatTable.h"
 #include "graph/Hash.h"
 
 #include <cstring>
@@ -35,68 +36,13 @@ namespace {
 
 std::atomic<std::size_t> g_live_nodes{0};
 
-// The intern table: open addressing over (hash, node) pairs with linear probing, so interning allocates nothing but
-// the node. Entries are raw pointers: a node removes itself in its destructor, under the same mutex that lookups
-// hold, so a pointer found here always refers to a live object (possibly one whose last reference just went away:
-// weak_from_this().lock() fails for those and they are skipped). Erasing shifts the entries after the hole back
-// (no tombstones): a loop that builds and drops the same few nodes on every call keeps the table as it was, where
-// tombstones made it rehash every other call (measured: an eighth of the instructions of building a 12-op chain).
-class InternTable {
-public:
+// The intern table: (hash, node) entries in a FlatTable, so interning allocates nothing but the node. Entries are raw
+// pointers: a node removes itself in its destructor, under the same mutex that lookups hold, so a pointer found here
+// always refers to a live object (possibly one whose last reference just went away: weak_from_this().lock() fails
+// for those and they are skipped).
+struct InternTable {
   std::mutex mutex;
-
-  template <class Match> Node* find(std::uint64_t hash, Match&& match) const {
-    if (slots_.empty()) return nullptr;
-    for (std::size_t i = hash & mask(); slots_[i].node; i = next(i))
-      if (slots_[i].hash == hash && match(*slots_[i].node)) return slots_[i].node;
-    return nullptr;
-  }
-  void insert(std::uint64_t hash, Node* node) {
-    if ((live_ + 1) * 2 > slots_.size()) rehash(std::max<std::size_t>(64, (live_ + 1) * 4));
-    std::size_t i = hash & mask();
-    while (slots_[i].node) i = next(i);
-    slots_[i] = {hash, node};
-    ++live_;
-  }
-  void erase(std::uint64_t hash, Node* node) {
-    if (slots_.empty()) return;
-    std::size_t hole = hash & mask();
-    while (slots_[hole].node != node) {
-      if (!slots_[hole].node) return;
-      hole = next(hole);
-    }
-    // Entries after the hole up to the next empty slot move into it unless their home slot lies cyclically in
-    // (hole, j]: then the probe from their home still reaches them.
-    for (std::size_t j = next(hole); slots_[j].node; j = next(j)) {
-      const std::size_t home = slots_[j].hash & mask();
-      const bool reachable = hole <= j ? (hole < home && home <= j) : (hole < home || home <= j);
-      if (!reachable) {
-        slots_[hole] = slots_[j];
-        hole = j;
-      }
-    }
-    slots_[hole] = Slot{};
-    --live_;
-  }
-
-private:
-  struct Slot {
-    std::uint64_t hash = 0;
-    Node* node = nullptr;
-  };
-  std::size_t mask() const { return slots_.size() - 1; }
-  std::size_t next(std::size_t i) const { return (i + 1) & mask(); }
-  void rehash(std::size_t capacity) {
-    std::size_t cap = 64;
-    while (cap < capacity) cap *= 2;
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(cap, Slot{});
-    live_ = 0;
-    for (auto& s : old)
-      if (s.node) insert(s.hash, s.node);
-  }
-  std::vector<Slot> slots_;
-  std::size_t live_ = 0;
+  FlatTable<Node*> nodes;
 };
 
 InternTable& table() {
@@ -205,7 +151,7 @@ Node::~Node() {
   if (interned_) {
     auto& t = table();
     std::lock_guard lock(t.mutex);
-    t.erase(hash, this);
+    t.nodes.erase(hash, [this](const Node* n) { return n == this; });
   }
   g_live_nodes.fetch_sub(1, std::memory_order_relaxed);
   release_iteratively(std::move(srcs_));
@@ -213,7 +159,7 @@ Node::~Node() {
 
 NodePtr intern(NodeSpec&& spec, std::vector<NodePtr> srcs, std::shared_ptr<const BufferView> buffer) {
   static std::atomic<std::uint64_t> serials{1};
-  LAZYFUSE_ASSERT(srcs.size() <= Node::kMaxSources, "a node with more sources than Node::kMaxSources");
+  LAZYFUSE_ASSERT_LE(srcs.size(), Node::kMaxSources, "a node with more sources than Node::kMaxSources");
   std::array<std::uint64_t, Node::kMaxSources> src_serials{};
   int depth = 0;
   for (std::size_t k = 0; k < srcs.size(); ++k) {
@@ -228,9 +174,9 @@ NodePtr intern(NodeSpec&& spec, std::vector<NodePtr> srcs, std::shared_ptr<const
   auto& t = table();
   std::lock_guard lock(t.mutex);
   NodePtr alive;
-  t.find(hash, [&](Node& candidate) {
-    if (!same_structure(candidate, spec, src_serials, buffer.get())) return false;
-    alive = candidate.weak_from_this().lock();
+  t.nodes.find(hash, [&](Node* candidate) {
+    if (!same_structure(*candidate, spec, src_serials, buffer.get())) return false;
+    alive = candidate->weak_from_this().lock();
     return alive != nullptr;
   });
   if (alive) return alive;
@@ -245,7 +191,7 @@ NodePtr intern(NodeSpec&& spec, std::vector<NodePtr> srcs, std::shared_ptr<const
   node->materialized_.store(node->buffer_ != nullptr, std::memory_order_relaxed); // not yet shared
   node->interned_ = true;
   g_live_nodes.fetch_add(1, std::memory_order_relaxed);
-  t.insert(hash, node.get());
+  t.nodes.insert(hash, node.get());
   return node;
 }
 
@@ -261,6 +207,17 @@ std::vector<std::int64_t> contiguous_strides(const Shape& shape) {
     s *= std::max<std::int64_t>(shape[i], 1);
   }
   return strides;
+}
+
+bool is_contiguous(const BufferView& view, const Shape& shape) {
+  LAZYFUSE_ASSERT_EQ(view.strides.size(), shape.size(),
+                     "is_contiguous: a view with one stride per axis of another shape");
+  std::int64_t expect = 1;
+  for (std::size_t i = shape.size(); i-- > 0;) {
+    if (shape[i] != 1 && view.strides[i] != expect) return false;
+    expect *= std::max<std::int64_t>(shape[i], 1);
+  }
+  return true;
 }
 
 std::int64_t shape_size(const Shape& shape) {

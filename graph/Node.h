@@ -149,6 +149,10 @@ std::size_t live_node_count();
 
 /// Row-major strides (in elements) of a contiguous array of `shape`.
 std::vector<std::int64_t> contiguous_strides(const Shape& shape);
+/// Whether `view` holds an array of `shape` in C order without gaps: its strides are contiguous_strides(shape) on
+/// every axis longer than 1 (a size-1 axis is never stepped along, so its stride does not matter). The offset may
+/// be anything. Allocates nothing: lowering asks it for every buffer it reads.
+bool is_contiguous(const BufferView& view, const Shape& shape);
 std::int64_t shape_size(const Shape& shape);
 /// "(3, 4)"
 std::string format_shape(const Shape& shape);

@@ -60,14 +60,6 @@ bool is_keepdims_view(const Node& view, const Node& reduce) {
   return true;
 }
 
-// Contiguous in C order, ignoring size-1 axes (their stride is never used).
-bool contiguous(const graph::BufferView& b, const Shape& shape) {
-  const auto expect = graph::contiguous_strides(shape);
-  for (std::size_t d = 0; d < shape.size(); ++d)
-    if (shape[d] != 1 && b.strides[d] != expect[d]) return false;
-  return true;
-}
-
 // The plan as one CUB call, or nothing: see try_accelerated in the header for the shapes accepted.
 std::optional<Candidate> candidate(const fusion::KernelPlan& plan) {
   if (!plan.reduction || plan.outputs.size() != 1) return std::nullopt;
@@ -100,7 +92,7 @@ std::optional<Candidate> candidate(const fusion::KernelPlan& plan) {
     }
   }
   if (!buffer || !buffer->storage || !buffer->storage->on_device || input->shape != domain.in_shape ||
-      !contiguous(*buffer, input->shape))
+      !graph::is_contiguous(*buffer, input->shape))
     return std::nullopt;
 
   // The reduced axes must be the innermost ones (size-1 axes aside), so that the reduction reads contiguous rows.

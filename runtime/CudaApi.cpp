@@ -293,6 +293,34 @@ const DriverApi& driver() {
   return api;
 }
 
+DeviceScope::DeviceScope(int device) {
+  LAZYFUSE_CUDA_CHECK(cudaGetDevice(&previous_));
+  if (previous_ != device) {
+    LAZYFUSE_CUDA_CHECK(cudaSetDevice(device));
+    switched_ = true;
+  }
+  active_ = true;
+}
+
+DeviceScope::DeviceScope(int device, std::nothrow_t) noexcept {
+  if (cudaGetDevice(&previous_) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return;
+  }
+  if (previous_ != device) {
+    if (cudaSetDevice(device) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return;
+    }
+    switched_ = true;
+  }
+  active_ = true;
+}
+
+DeviceScope::~DeviceScope() {
+  if (switched_ && cudaSetDevice(previous_) != cudaSuccess) (void)cudaGetLastError();
+}
+
 void ensure_context() {
   // The device whose primary context this thread last made current. The runtime binds a context to a thread
   // only in its own calls; cudaSetDevice (CUDA >= 12) and cudaFree(0) both do it.
@@ -359,11 +387,10 @@ void Module::reset() noexcept {
   // device is current. Results are ignored: at process exit the context may already be gone
   // (CUDA_ERROR_DEINITIALIZED), and a destructor has nobody to report to. A module exists only if driver()
   // loaded, so driver() cannot throw here.
-  int previous = -1;
-  const bool switched =
-      cudaGetDevice(&previous) == cudaSuccess && previous != device_ && cudaSetDevice(device_) == cudaSuccess;
-  (void)driver().ModuleUnload(module_);
-  if (switched) (void)cudaSetDevice(previous);
+  {
+    const DeviceScope on(device_, std::nothrow);
+    (void)driver().ModuleUnload(module_);
+  }
   (void)cudaGetLastError();
   module_ = nullptr;
 }
@@ -462,32 +489,6 @@ CUresult query_kind(const DriverApi& api, CUdeviceptr p, PointerKind& k) {
   k.device = int(std::int32_t(std::uint32_t(device & 0xffffffffu)));
   return CUDA_SUCCESS;
 }
-
-// Makes `device` current, with its primary context (which the driver's queries act on), for a scope.
-class OnDevice {
-public:
-  explicit OnDevice(int device) {
-    LAZYFUSE_CUDA_CHECK(cudaGetDevice(&previous_));
-    if (previous_ != device) {
-      LAZYFUSE_CUDA_CHECK(cudaSetDevice(device));
-      switched_ = true;
-    }
-    ensure_context();
-  }
-  ~OnDevice() {
-    if (switched_) {
-      // It was current a moment ago; a destructor has nobody to report a failure to.
-      (void)cudaSetDevice(previous_);
-      (void)cudaGetLastError();
-    }
-  }
-  OnDevice(const OnDevice&) = delete;
-  OnDevice& operator=(const OnDevice&) = delete;
-
-private:
-  int previous_ = 0;
-  bool switched_ = false;
-};
 
 // Memory of device `owner`, read by kernels of device `current`: the driver says whether the current context may
 // access it, which covers peer access (cudaDeviceEnablePeerAccess) and access granted to a memory pool alike.
@@ -620,7 +621,9 @@ void check_wrappable(const void* data, std::size_t bytes, bool cuda_backend, con
   const bool foreign = !k.managed && k.device != current;
   if (foreign) check_peer_access(api, p, k.device, current, where);
   if (foreign) {
-    const OnDevice on(k.device); // the range query acts on the owner's context
+    // The range query acts on the owner's context.
+    const DeviceScope on(k.device);
+    ensure_context();
     check_range(api, p, bytes, where);
   } else {
     check_range(api, p, bytes, where);

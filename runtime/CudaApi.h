@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <string>
 
 namespace lazyfuse::runtime::cuda {
@@ -97,6 +98,31 @@ inline void check_driver(CUresult r, const char* what, const char* file, int lin
 
 #define LAZYFUSE_CUDA_CHECK(expr) ::lazyfuse::runtime::cuda::check((expr), #expr, __FILE__, __LINE__)
 #define LAZYFUSE_CU_CHECK(expr) ::lazyfuse::runtime::cuda::check_driver((expr), #expr, __FILE__, __LINE__)
+
+/// Makes `device` current on this thread for a scope and the previous device current again at its end, switching
+/// only when they differ (then it costs one cudaGetDevice). For code that may run on a thread whose current device
+/// is another: cudaMalloc, cudaFree, cudaEventCreate, cuModuleUnload and the driver's pointer queries all act on the
+/// current device. Restoring drops errors: the previous device was current a moment ago, and a destructor has
+/// nobody to report to. (include/lazyfuse/runtime.hpp's DeviceGuard is the user's, checked like set_device.)
+class DeviceScope {
+public:
+  /// Throws BackendError when the current device cannot be read or `device` cannot be made current.
+  explicit DeviceScope(int device);
+  /// Never throws, for destructors and cleanup: when the switch fails, active() is false, the thread's device is as
+  /// it was and no error is left pending (cudaGetLastError); the caller decides whether to go on.
+  DeviceScope(int device, std::nothrow_t) noexcept;
+  ~DeviceScope();
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+  /// Whether `device` is current (always true after the throwing constructor).
+  bool active() const noexcept { return active_; }
+
+private:
+  int previous_ = -1;
+  bool switched_ = false;
+  bool active_ = false;
+};
 
 /// Driver-API entry points, resolved once through cudaGetDriverEntryPointByVersion (ABI of CUDA 12.0, which
 /// every driver new enough for the CUDA 13 runtime provides). The member names are the driver's without "cu".

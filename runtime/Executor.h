@@ -29,10 +29,11 @@ public:
   virtual void forget_kernels() = 0;
 };
 
-/// The executor of the backend in use (decided once; see lazyfuse::backend()).
+/// The executor of the backend in use (decided once; see lazyfuse::backend()). Defined in runtime/Executor.cpp, as
+/// are cpu_executor and counters.
 Executor& executor();
 
-/// The CPU executor (always available).
+/// The process' CPU executor (always available), made by make_cpu_executor on first use and never destroyed.
 Executor& cpu_executor();
 
 /// Counters shared by all executors.
@@ -45,8 +46,10 @@ Counters& counters();
 } // namespace lazyfuse::runtime
 
 namespace lazyfuse::runtime {
-/// The CUDA executor, or null with `reason` set when no usable device is present.
+/// The CUDA executor (runtime/CudaExecutor.cpp), or null with `reason` set when no usable device is present.
 std::unique_ptr<Executor> make_cuda_executor(std::string& reason);
+/// A CPU executor (runtime/CpuExecutor.cpp): host buffers, kernels run by runtime/CpuBackend.h. Always succeeds.
+std::unique_ptr<Executor> make_cpu_executor();
 /// Makes work queued next on the current stream wait for the stream that produced `storage`, when that is another
 /// stream, and keeps the block from reuse until this stream is done with it. Nothing for other storage (CPU).
 /// Executor::run does this for a kernel's inputs; code that launches on its own (runtime/Accelerators.cpp) calls it.

@@ -7,7 +7,6 @@
 #include "runtime/Streams.h"
 
 #include <lazyfuse/error.hpp>
-#include <lazyfuse/runtime.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -35,29 +34,6 @@ std::uintptr_t as_int(const void* p) noexcept {
 constexpr std::size_t round_up(std::size_t n, std::size_t to) noexcept {
   return (n + to - 1) / to * to;
 }
-
-// Makes `device` current for a scope and restores the previous one, switching only when they differ: the pool
-// may be called from a thread whose current device is another, and cudaMalloc and cudaEventCreate act on the
-// current device.
-class DeviceScope {
-public:
-  explicit DeviceScope(int device) {
-    LAZYFUSE_CUDA_CHECK(cudaGetDevice(&previous_));
-    if (previous_ != device) {
-      LAZYFUSE_CUDA_CHECK(cudaSetDevice(device));
-      switched_ = true;
-    }
-  }
-  ~DeviceScope() {
-    if (switched_) (void)cudaSetDevice(previous_);
-  }
-  DeviceScope(const DeviceScope&) = delete;
-  DeviceScope& operator=(const DeviceScope&) = delete;
-
-private:
-  int previous_ = 0;
-  bool switched_ = false;
-};
 
 // The process-wide pools, created on first use and never destroyed: CUDA may already be torn down when static
 // destructors run, and buffers in other static objects may still point into them.
@@ -213,16 +189,15 @@ MemoryPool::~MemoryPool() {
   // Only whole free segments go back; a segment with a live block is left to the process' end rather than
   // pulled from under a buffer that someone still uses. cudaFree waits for the device, so pending blocks are
   // idle by then.
-  int previous = -1;
-  const bool switched =
-      cudaGetDevice(&previous) == cudaSuccess && previous != device_ && cudaSetDevice(device_) == cudaSuccess;
-  for (Block* head : segments_) {
-    bool all_free = true;
-    for (Block* b = head; b; b = b->next) all_free = all_free && !b->allocated;
-    if (all_free) (void)cudaFree(head->ptr);
-    for (Block* b = head; b;) delete std::exchange(b, b->next);
+  {
+    const cu::DeviceScope on(device_, std::nothrow);
+    for (Block* head : segments_) {
+      bool all_free = true;
+      for (Block* b = head; b; b = b->next) all_free = all_free && !b->allocated;
+      if (all_free) (void)cudaFree(head->ptr);
+      for (Block* b = head; b;) delete std::exchange(b, b->next);
+    }
   }
-  if (switched) (void)cudaSetDevice(previous);
   (void)cudaGetLastError();
 }
 
@@ -289,7 +264,7 @@ void* MemoryPool::allocate_cached(std::size_t bytes, cudaStream_t stream) {
   }
   b->allocated = true;
   b->stream = stream;
-  LAZYFUSE_ASSERT(as_int(b->ptr) % kAlignment == 0, "pool block is not 256-byte aligned");
+  LAZYFUSE_ASSERT_EQ(as_int(b->ptr) % kAlignment, 0, "pool block is not 256-byte aligned");
   live_.emplace(b->ptr, b);
   note_used(b->size);
   ++stats_.allocations;
@@ -320,7 +295,7 @@ MemoryPool::Block* MemoryPool::take_from_other_streams(bool small, std::size_t s
       const auto fit = set.lower_bound(Key{as_int(s), size, 0});
       if (fit != set.end() && (*fit)->stream == s) {
         try {
-          DeviceScope scope(device_);
+          cu::DeviceScope on(device_);
           auto ready = std::make_shared<Event>();
           ready->record(s);
           Block* b = *fit;
@@ -375,7 +350,7 @@ void MemoryPool::retire_stream(cudaStream_t stream) noexcept {
   }
   if (blocks.empty()) return;
   try {
-    DeviceScope scope(device_);
+    cu::DeviceScope on(device_);
     auto ready = std::make_shared<Event>();
     ready->record(stream);
     for (Block* b : blocks) {
@@ -420,7 +395,7 @@ void* MemoryPool::device_malloc(std::size_t bytes, std::string& why) {
     why = "the pool's limit would be exceeded";
     return nullptr;
   }
-  DeviceScope scope(device_);
+  cu::DeviceScope on(device_);
   void* p = nullptr;
   const cudaError_t e = cudaMalloc(&p, bytes);
   if (e == cudaErrorMemoryAllocation) {
@@ -429,7 +404,7 @@ void* MemoryPool::device_malloc(std::size_t bytes, std::string& why) {
     return nullptr;
   }
   LAZYFUSE_CUDA_CHECK(e);
-  LAZYFUSE_ASSERT(as_int(p) % kAlignment == 0, "cudaMalloc returned a pointer that is not 256-byte aligned");
+  LAZYFUSE_ASSERT_EQ(as_int(p) % kAlignment, 0, "cudaMalloc returned a pointer that is not 256-byte aligned");
   stats_.total_bytes += bytes;
   stats_.peak_total_bytes = std::max(stats_.peak_total_bytes, stats_.total_bytes);
   ++stats_.device_mallocs;
@@ -448,11 +423,9 @@ void MemoryPool::throw_out_of_memory(std::size_t requested, const std::string& w
                     " used, " + format_bytes(stats_.total_bytes - stats_.used_bytes) + " cached, " +
                     (limit_ ? "limit " + format_bytes(limit_) : std::string("no limit"));
   std::size_t free_bytes = 0, total = 0;
-  int previous = -1;
-  if (cudaGetDevice(&previous) == cudaSuccess && (previous == device_ || cudaSetDevice(device_) == cudaSuccess)) {
+  if (const cu::DeviceScope on(device_, std::nothrow); on.active()) {
     if (cudaMemGetInfo(&free_bytes, &total) == cudaSuccess)
       msg += "; device: " + format_bytes(free_bytes) + " free of " + format_bytes(total);
-    if (previous != device_) (void)cudaSetDevice(previous);
   }
   (void)cudaGetLastError();
   if (!why.empty()) msg += " (" + why + ")";
@@ -471,11 +444,10 @@ void MemoryPool::deallocate(void* ptr, cudaStream_t stream) noexcept {
     LAZYFUSE_ASSERT(it != pass_through_live_.end(), "MemoryPool::deallocate of a pointer this pool did not hand out");
     // cudaFree waits for the whole device, so the stream needs no event. Its errors are sticky ones of earlier
     // work, which the next checked call reports.
-    int previous = -1;
-    const bool switched =
-        cudaGetDevice(&previous) == cudaSuccess && previous != device_ && cudaSetDevice(device_) == cudaSuccess;
-    (void)cudaFree(ptr);
-    if (switched) (void)cudaSetDevice(previous);
+    {
+      const cu::DeviceScope on(device_, std::nothrow);
+      (void)cudaFree(ptr);
+    }
     (void)cudaGetLastError();
     stats_.used_bytes -= it->second;
     stats_.total_bytes -= it->second;
@@ -504,7 +476,7 @@ void MemoryPool::insert_free(Block* b) {
 
 void MemoryPool::erase_free(Block* b) {
   const std::size_t erased = free_set(b).erase(b);
-  LAZYFUSE_ASSERT(erased == 1, "a free neighbour is missing from its free set");
+  LAZYFUSE_ASSERT_EQ(erased, 1, "a free neighbour is missing from its free set");
 }
 
 MemoryPool::Block* MemoryPool::merge_with_neighbours(Block* b) {
@@ -536,7 +508,7 @@ void MemoryPool::free_all_blocks() {
 void MemoryPool::release_cached_blocks() {
   // After a device-wide synchronize no queued work uses any free block, whatever stream it was freed on: they
   // all become idle, merge across former stream boundaries, and whole free segments go back to the device.
-  DeviceScope scope(device_);
+  cu::DeviceScope on(device_);
   LAZYFUSE_CUDA_CHECK(cudaDeviceSynchronize());
   for (Block* b : pending_) {
     b->ready.reset();
@@ -606,41 +578,3 @@ std::size_t MemoryPool::total_bytes() const {
 }
 
 } // namespace lazyfuse::runtime
-
-// ---- lazyfuse::memory: the current device's pool ----------------------------------------------------------
-
-namespace lazyfuse::memory {
-namespace {
-runtime::MemoryPool* current_pool() {
-  if (!runtime::cuda::availability().ok) return nullptr;
-  return &runtime::MemoryPool::for_device(current_device());
-}
-} // namespace
-
-std::size_t used_bytes() {
-  runtime::MemoryPool* p = current_pool();
-  return p ? p->used_bytes() : 0;
-}
-
-std::size_t total_bytes() {
-  runtime::MemoryPool* p = current_pool();
-  return p ? p->total_bytes() : 0;
-}
-
-void free_all_blocks() {
-  if (runtime::MemoryPool* p = current_pool()) {
-    runtime::cuda::require_context("memory::free_all_blocks");
-    p->free_all_blocks();
-  }
-}
-
-void set_limit(std::size_t bytes) {
-  if (runtime::MemoryPool* p = current_pool()) p->set_limit(bytes);
-}
-
-std::size_t get_limit() {
-  runtime::MemoryPool* p = current_pool();
-  return p ? p->limit() : 0;
-}
-
-} // namespace lazyfuse::memory

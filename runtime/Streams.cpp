@@ -1,4 +1,5 @@
-// Devices and streams of include/lazyfuse/runtime.hpp, and the internal Event of runtime/Streams.h.
+// The streams of include/lazyfuse/runtime.hpp (its other functions: runtime/Runtime.cpp), and the internal stream
+// state and Event of runtime/Streams.h.
 #include "runtime/Streams.h"
 
 #include <mutex>
@@ -85,43 +86,6 @@ void with_stream_state(const StreamTag& tag, const std::function<void(bool)>& f)
   f(is_live_locked(tag));
 }
 } // namespace runtime
-
-int device_count() {
-  return cu::availability().device_count;
-}
-
-void set_device(int ordinal) {
-  if (!cuda_ok()) {
-    // Device 0 stands for "the CPU" then, so code written for one device runs unchanged without CUDA.
-    if (ordinal == 0) return;
-    throw BackendError("set_device(" + std::to_string(ordinal) + "): " + cu::unavailable_message());
-  }
-  cu::require_context("set_device");
-  const int n = cu::availability().device_count;
-  if (ordinal < 0 || ordinal >= n)
-    throw BackendError("set_device(" + std::to_string(ordinal) + "): no such device; " + std::to_string(n) +
-                       " visible (devices 0.." + std::to_string(n - 1) + ", CUDA_VISIBLE_DEVICES applies)");
-  LAZYFUSE_CUDA_CHECK(cudaSetDevice(ordinal));
-}
-
-int current_device() {
-  if (!cuda_ok()) return 0;
-  int d = 0;
-  LAZYFUSE_CUDA_CHECK(cudaGetDevice(&d));
-  return d;
-}
-
-DeviceGuard::DeviceGuard(int ordinal) : previous_(current_device()) {
-  set_device(ordinal);
-}
-
-DeviceGuard::~DeviceGuard() {
-  // previous_ was current a moment ago, so this cannot fail for a reason a destructor could handle.
-  if (cuda_ok()) {
-    (void)cudaSetDevice(previous_);
-    (void)cudaGetLastError();
-  }
-}
 
 Stream::Stream() {
   if (!cuda_ok()) return;

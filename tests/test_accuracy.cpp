@@ -20,6 +20,8 @@
 //
 // LAZYFUSE_TEST_SEED=<n> replays a run (the seed is printed); LAZYFUSE_TEST_ACCURACY_SAMPLES=<n> sets the random inputs
 // per op and type (default 1 << 18).
+#include "tests/test_util.h"
+
 #include <lazyfuse/lazyfuse.hpp>
 
 #include <gtest/gtest.h>
@@ -45,13 +47,7 @@ namespace {
 using ld = long double;
 static_assert(std::numeric_limits<ld>::digits >= 64, "the float64 reference needs a long double of 64 bits or more");
 
-std::uint64_t seed() {
-  static const std::uint64_t s = [] {
-    if (const char* v = std::getenv("LAZYFUSE_TEST_SEED"); v && *v) return std::uint64_t(std::strtoull(v, nullptr, 10));
-    return std::uint64_t(std::random_device{}());
-  }();
-  return s;
-}
+using lazyfuse_test::seed;
 
 std::size_t samples() {
   if (const char* v = std::getenv("LAZYFUSE_TEST_ACCURACY_SAMPLES"); v && *v)

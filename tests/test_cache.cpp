@@ -1,6 +1,8 @@
 // The in-process kernel cache as any backend shows it: kernel_cache_stats().misses counts distinct kernel
 // structures, so a new shape or a new scalar value reuses the kernel (a memory hit) and still gives the right
 // values. Runs everywhere (CPU backend without a GPU); tests/test_cuda_cache.cpp covers the disk cache on a GPU.
+#include "tests/cache_structures.h"
+
 #include <lazyfuse/lazyfuse.hpp>
 
 #include <gtest/gtest.h>
@@ -26,25 +28,8 @@ Delta operator-(const lazyfuse::KernelCacheStats& a, const lazyfuse::KernelCache
           std::int64_t(a.misses - b.misses), std::int64_t(a.kernels_launched - b.kernels_launched)};
 }
 
-// Structure `id` (0..15): x, then sin / tanh / sqrt(|.|) / square-0.5 for the set bits of id, then * k + y.
-// Every id is a different op sequence, so a different kernel; k is a runtime scalar, not part of the structure.
-Array build(int id, const Array& x, const Array& y, double k) {
-  Array v = x;
-  if (id & 1) v = lazyfuse::sin(v);
-  if (id & 2) v = lazyfuse::tanh(v);
-  if (id & 4) v = lazyfuse::sqrt(lazyfuse::abs(v));
-  if (id & 8) v = lazyfuse::square(v) - 0.5;
-  return v * k + y;
-}
-
-double reference(int id, double x, double y, double k) {
-  double v = x;
-  if (id & 1) v = std::sin(v);
-  if (id & 2) v = std::tanh(v);
-  if (id & 4) v = std::sqrt(std::fabs(v));
-  if (id & 8) v = v * v - 0.5;
-  return v * k + y;
-}
+using lazyfuse_test::build_structure;
+using lazyfuse_test::structure_reference;
 
 // Builds structure `id` on fresh random inputs of `shape`, materializes it and compares every element with the
 // double reference. Returns the number of wrong elements.
@@ -56,11 +41,11 @@ int run_and_check(int id, const lazyfuse::Shape& shape, double k, std::uint32_t 
   std::vector<double> x(static_cast<std::size_t>(n)), y(x.size());
   for (auto& v : x) v = dist(rng);
   for (auto& v : y) v = dist(rng);
-  const Array r = build(id, lazyfuse::asarray(x, shape), lazyfuse::asarray(y, shape), k);
+  const Array r = build_structure(id, lazyfuse::asarray(x, shape), lazyfuse::asarray(y, shape), k);
   const auto h = r.get<double>();
   int wrong = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
-    const double want = reference(id, x[i], y[i], k);
+    const double want = structure_reference(id, x[i], y[i], k);
     if (!(std::fabs(h[i] - want) <= 1e-12 * (1 + std::fabs(want)))) {
       if (wrong < 5) ADD_FAILURE() << "structure " << id << " element " << i << ": got " << h[i] << ", want " << want;
       ++wrong;

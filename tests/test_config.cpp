@@ -170,18 +170,10 @@ struct Child {
 
 // Runs ConfigChild.Report with `action` in an environment of exactly the given LAZYFUSE_* variables.
 Child run_child(const std::string& action, const std::vector<std::string>& env) {
-  std::vector<std::string> drop;
-  for (char** e = environ; *e; ++e) {
-    const std::string_view kv = *e;
-    const std::string name(kv.substr(0, kv.find('=')));
-    std::string up = name;
-    for (auto& c : up) c = char(std::toupper(static_cast<unsigned char>(c)));
-    if (up.starts_with("LAZYFUSE_") && !reserved(name)) drop.push_back(name);
-  }
   std::vector<std::string> add = env;
   add.push_back(std::string(kChildVariable) + "=" + action);
   Child c;
-  c.run = lazyfuse_test::run_self("ConfigChild.Report", add, drop, 60);
+  c.run = lazyfuse_test::run_self("ConfigChild.Report", add, lazyfuse_test::lazyfuse_settings(), 60);
   std::istringstream in(c.run.output);
   const std::string warning = "[lazyfuse] warning: ";
   for (std::string line; std::getline(in, line);) {

@@ -8,6 +8,7 @@
 // tests and the CPU-backend test run everywhere. Fresh random data each run; LAZYFUSE_TEST_SEED=<n> replays one.
 // `--gtest_also_run_disabled_tests --gtest_filter='*SizeSweep*'` prints the timings the default limits come from.
 #include "tests/gpu_test.h"
+#include "tests/test_util.h"
 
 #include "graph/Node.h"
 #include "runtime/Accelerators.h"
@@ -44,16 +45,8 @@ using ld = long double;
 
 static_assert(std::numeric_limits<ld>::digits >= 64, "int64 values must be exact in a long double");
 
-u64 seed() {
-  static const u64 s = [] {
-    if (const char* v = std::getenv("LAZYFUSE_TEST_SEED"); v && *v) return u64(std::strtoull(v, nullptr, 10));
-    return (u64(std::random_device{}()) << 32) ^ u64(std::random_device{}());
-  }();
-  return s;
-}
-std::string seed_note() {
-  return "seed " + std::to_string(seed()) + " (replay: LAZYFUSE_TEST_SEED=" + std::to_string(seed()) + ")";
-}
+using lazyfuse_test::seed;
+using lazyfuse_test::seed_note;
 
 // LAZYFUSE_ACCELERATORS for one scope.
 struct AcceleratorsSetting {

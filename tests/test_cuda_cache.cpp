@@ -5,6 +5,8 @@
 // Without a CUDA backend every test skips, unless LAZYFUSE_TEST_REQUIRE_GPU=1, which makes that a failure. Other
 // processes are this binary run again (fork + exec, never a bare fork after CUDA is initialized) with
 // --gtest_filter=CudaCacheChild.Run and LAZYFUSE_TEST_CACHE_CHILD set; CudaCacheChild.Run skips otherwise.
+#include "tests/cache_structures.h"
+#include "tests/child_process.h"
 #include "tests/gpu_test.h"
 
 #include "codegen/Nvrtc.h"
@@ -27,11 +29,6 @@
 #include <string>
 #include <vector>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-extern char** environ;
-
 namespace {
 
 namespace fs = std::filesystem;
@@ -40,25 +37,8 @@ using lazyfuse::Array;
 
 // ---- expressions and references -----------------------------------------------------------------------------
 
-// Structure `id` (0..15): x, then sin / tanh / sqrt(|.|) / square-0.5 for the set bits of id, then * k + y.
-// Every id is a different op sequence, so a different kernel; k is a runtime scalar, not part of the structure.
-Array build(int id, const Array& x, const Array& y, double k) {
-  Array v = x;
-  if (id & 1) v = lazyfuse::sin(v);
-  if (id & 2) v = lazyfuse::tanh(v);
-  if (id & 4) v = lazyfuse::sqrt(lazyfuse::abs(v));
-  if (id & 8) v = lazyfuse::square(v) - 0.5;
-  return v * k + y;
-}
-
-double reference(int id, double x, double y, double k) {
-  double v = x;
-  if (id & 1) v = std::sin(v);
-  if (id & 2) v = std::tanh(v);
-  if (id & 4) v = std::sqrt(std::fabs(v));
-  if (id & 8) v = v * v - 0.5;
-  return v * k + y;
-}
+using lazyfuse_test::build_structure;
+using lazyfuse_test::structure_reference;
 
 // Builds structure `id` on fresh random inputs of n elements, materializes it and compares every element with
 // the double reference. Returns the number of wrong elements (the first few are reported).
@@ -68,10 +48,10 @@ int run_and_check(int id, std::int64_t n, double k) {
   std::vector<double> x(static_cast<std::size_t>(n)), y(x.size());
   for (auto& v : x) v = dist(rng);
   for (auto& v : y) v = dist(rng);
-  const auto h = build(id, lazyfuse::asarray(x), lazyfuse::asarray(y), k).get<double>();
+  const auto h = build_structure(id, lazyfuse::asarray(x), lazyfuse::asarray(y), k).get<double>();
   int wrong = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
-    const double want = reference(id, x[i], y[i], k);
+    const double want = structure_reference(id, x[i], y[i], k);
     if (!(std::fabs(h[i] - want) <= 1e-12 * (1 + std::fabs(want)))) {
       if (wrong < 5) ADD_FAILURE() << "structure " << id << " element " << i << ": got " << h[i] << ", want " << want;
       ++wrong;
@@ -126,51 +106,29 @@ void expect_only_valid_entries(const fs::path& dir) {
 
 // ---- other processes ----------------------------------------------------------------------------------------
 
-std::string self_exe() {
-  std::error_code ec;
-  return fs::read_symlink("/proc/self/exe", ec).string();
-}
-
 // Starts this binary again, running only CudaCacheChild.Run with `mode`, the cache in `dir`, and its counters
-// written to `out`. Returns the pid.
-pid_t spawn_child(const std::string& mode, const fs::path& dir, const fs::path& out) {
-  const std::string exe = self_exe();
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e; ++e) {
-    const std::string_view kv = *e;
-    if (kv.starts_with("LAZYFUSE_CACHE_") || kv.starts_with("LAZYFUSE_COMPILE_") ||
-        kv.starts_with("LAZYFUSE_TEST_CACHE_") || kv.starts_with("GTEST_"))
-      continue; // the child's settings are exactly the ones below
-    env_strings.emplace_back(kv);
-  }
-  env_strings.push_back("LAZYFUSE_TEST_CACHE_CHILD=" + mode);
-  env_strings.push_back("LAZYFUSE_CACHE_DIR=" + dir.string());
-  env_strings.push_back("LAZYFUSE_TEST_CACHE_OUT=" + out.string());
-  std::vector<std::string> arg_strings = {exe, "--gtest_filter=CudaCacheChild.Run"};
-  std::vector<char*> envp, argv;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  for (auto& s : arg_strings) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    // Only exec after fork: the parent's CUDA state must not be used by a forked copy.
-    ::execve(exe.c_str(), argv.data(), envp.data());
-    ::_exit(127);
-  }
-  return pid;
+// written to `out`.
+lazyfuse_test::RunningChild spawn_child(const std::string& mode, const fs::path& dir, const fs::path& out) {
+  // The child's settings are exactly the ones below.
+  const auto drop = lazyfuse_test::variables_where([](std::string_view name) {
+    return name.starts_with("LAZYFUSE_CACHE_") || name.starts_with("LAZYFUSE_COMPILE_") ||
+           name.starts_with("LAZYFUSE_TEST_CACHE_");
+  });
+  return lazyfuse_test::start_self("CudaCacheChild.Run",
+                                   {"LAZYFUSE_TEST_CACHE_CHILD=" + mode, "LAZYFUSE_CACHE_DIR=" + dir.string(),
+                                    "LAZYFUSE_TEST_CACHE_OUT=" + out.string()},
+                                   drop);
 }
 
 struct ChildResult {
-  bool ok = false; // exited 0
+  lazyfuse_test::ChildResult run;
   Delta delta{-1, -1, -1};
+  bool ok() const { return run.ok(); }
 };
 
-ChildResult wait_child(pid_t pid, const fs::path& out) {
+ChildResult wait_child(lazyfuse_test::RunningChild child, const fs::path& out) {
   ChildResult r;
-  int status = 0;
-  if (pid <= 0 || ::waitpid(pid, &status, 0) != pid) return r;
-  r.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  r.run = lazyfuse_test::finish(child, 600);
   std::ifstream in(out);
   in >> r.delta.memory_hits >> r.delta.disk_hits >> r.delta.misses;
   return r;
@@ -268,7 +226,7 @@ TEST_F(CudaCache, SecondProcessReusesTheDirectory) {
   for (int run = 0; run < 2; ++run) { // the second identical run must add no file either
     const fs::path out = root_ / ("child" + std::to_string(run) + ".txt");
     const ChildResult r = wait_child(spawn_child("reuse", dir_, out), out);
-    EXPECT_TRUE(r.ok) << "child run " << run << " failed (wrong values or no GPU)";
+    EXPECT_TRUE(r.ok()) << "child run " << run << " failed (wrong values or no GPU): " << r.run.describe();
     EXPECT_EQ(r.delta.disk_hits, std::int64_t(ids.size())) << run;
     EXPECT_EQ(r.delta.misses, 0) << run;
     EXPECT_EQ(files_ending(dir_, ".lfk"), entries) << run;
@@ -278,11 +236,11 @@ TEST_F(CudaCache, SecondProcessReusesTheDirectory) {
 
 TEST_F(CudaCache, TwoProcessesFillingOneDirectoryLeaveOnlyValidEntries) {
   const fs::path out0 = root_ / "fill0.txt", out1 = root_ / "fill1.txt";
-  const pid_t a = spawn_child("fill0", dir_, out0);
-  const pid_t b = spawn_child("fill1", dir_, out1);
+  auto a = spawn_child("fill0", dir_, out0);
+  auto b = spawn_child("fill1", dir_, out1);
   const ChildResult ra = wait_child(a, out0), rb = wait_child(b, out1);
-  EXPECT_TRUE(ra.ok);
-  EXPECT_TRUE(rb.ok);
+  EXPECT_TRUE(ra.ok()) << ra.run.describe();
+  EXPECT_TRUE(rb.ok()) << rb.run.describe();
   // Each structure is compiled by one child or both (a race is allowed), or loaded from the other's entry.
   EXPECT_EQ(ra.delta.misses + ra.delta.disk_hits, 12);
   EXPECT_EQ(rb.delta.misses + rb.delta.disk_hits, 12);

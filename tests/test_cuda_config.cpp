@@ -99,18 +99,11 @@ struct Child {
 
 // CudaConfigChild.Report with exactly the given LAZYFUSE_* settings (LAZYFUSE_TEST_* and LAZYFUSE_CI_* stay).
 Child run_child(const std::vector<std::string>& env) {
-  std::vector<std::string> drop;
-  for (char** e = environ; *e; ++e) {
-    const std::string_view kv = *e;
-    const std::string name(kv.substr(0, kv.find('=')));
-    if (name.starts_with("LAZYFUSE_") && !name.starts_with("LAZYFUSE_TEST_") && !name.starts_with("LAZYFUSE_CI_"))
-      drop.push_back(name);
-  }
   std::vector<std::string> add = env;
   add.push_back(std::string(kChildVariable) + "=1");
   add.push_back("LAZYFUSE_TEST_REQUIRE_GPU=1"); // the parent has a GPU: the child must use it
   Child c;
-  c.run = lazyfuse_test::run_self("CudaConfigChild.Report", add, drop, 120);
+  c.run = lazyfuse_test::run_self("CudaConfigChild.Report", add, lazyfuse_test::lazyfuse_settings(), 120);
   std::istringstream in(c.run.output);
   for (std::string line; std::getline(in, line);)
     if (line.starts_with("@@")) {

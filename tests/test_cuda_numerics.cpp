@@ -10,7 +10,9 @@
 // exec, never a bare fork after CUDA is initialized) with LAZYFUSE_BACKEND=cpu and
 // --gtest_filter=CudaNumericsChild.Run; it writes its results to the file LAZYFUSE_TEST_NUMERICS_CHILD_OUT names.
 // LAZYFUSE_TEST_SEED=<n> replays a run's inputs (the seed is printed).
+#include "tests/child_process.h"
 #include "tests/gpu_test.h"
+#include "tests/test_util.h"
 
 #include <lazyfuse/lazyfuse.hpp>
 
@@ -36,7 +38,6 @@
 #include <utility>
 #include <vector>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 namespace lf = lazyfuse;
@@ -47,13 +48,7 @@ namespace {
 
 constexpr const char* kChildOut = "LAZYFUSE_TEST_NUMERICS_CHILD_OUT";
 
-std::uint64_t seed() {
-  static const std::uint64_t s = [] {
-    if (const char* v = std::getenv("LAZYFUSE_TEST_SEED"); v && *v) return std::uint64_t(std::strtoull(v, nullptr, 10));
-    return std::uint64_t(std::random_device{}());
-  }();
-  return s;
-}
+using lazyfuse_test::seed;
 
 constexpr std::int64_t kN = std::int64_t(1) << 16;
 
@@ -409,41 +404,12 @@ template <class T> std::pair<double, std::int64_t> ulp_difference(const Result& 
   return {worst, nan_mismatch};
 }
 
-std::string self_exe() {
-  std::error_code ec;
-  return std::filesystem::read_symlink("/proc/self/exe", ec).string();
-}
-
-// Runs this binary again on the CPU backend; it writes its results to `out`. Returns the child's exit status.
-int run_cpu_child(const std::string& out) {
-  const std::string exe = self_exe();
-  std::vector<std::string> env_text;
-  for (char** e = environ; *e; ++e) {
-    const std::string kv = *e;
-    bool replaced = false;
-    for (const char* ours :
-         {"LAZYFUSE_BACKEND=", "LAZYFUSE_TEST_REQUIRE_GPU=", "LAZYFUSE_TEST_SEED=", kChildOut, "GTEST_"})
-      if (kv.rfind(ours, 0) == 0) replaced = true;
-    if (!replaced) env_text.push_back(kv);
-  }
-  env_text.push_back("LAZYFUSE_BACKEND=cpu");
-  env_text.push_back("LAZYFUSE_TEST_SEED=" + std::to_string(seed()));
-  env_text.push_back(std::string(kChildOut) + "=" + out);
-  std::vector<char*> envp;
-  for (auto& kv : env_text) envp.push_back(kv.data());
-  envp.push_back(nullptr);
-  std::string arg0 = exe, filter = "--gtest_filter=CudaNumericsChild.Run";
-  char* argv[] = {arg0.data(), filter.data(), nullptr};
-  // Everything is prepared before fork(): after it, only exec.
-  const pid_t pid = ::fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    ::execve(exe.c_str(), argv, envp.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  if (::waitpid(pid, &status, 0) != pid) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+// Runs this binary again on the CPU backend; it writes its results to `out`.
+lazyfuse_test::ChildResult run_cpu_child(const std::string& out) {
+  return lazyfuse_test::run_self(
+      "CudaNumericsChild.Run",
+      {"LAZYFUSE_BACKEND=cpu", "LAZYFUSE_TEST_SEED=" + std::to_string(seed()), std::string(kChildOut) + "=" + out},
+      {"LAZYFUSE_TEST_REQUIRE_GPU"}, 600);
 }
 
 } // namespace
@@ -469,8 +435,8 @@ TEST(CudaNumerics, GpuAndCpuBackendGiveTheSameBits) {
 
   const std::filesystem::path file =
       std::filesystem::temp_directory_path() / ("lazyfuse_numerics_" + std::to_string(::getpid()) + ".bin");
-  const int status = run_cpu_child(file.string());
-  ASSERT_EQ(status, 0) << "the CPU child failed (127: exec)";
+  const lazyfuse_test::ChildResult child = run_cpu_child(file.string());
+  ASSERT_TRUE(child.ok()) << "the CPU child failed: " << child.describe();
   const auto cpu = read_results(file.string());
   std::filesystem::remove(file);
   ASSERT_EQ(cpu.size(), gpu.size()) << "the child wrote " << cpu.size() << " of " << gpu.size() << " results";

@@ -5,6 +5,7 @@
 #include "graph/Config.h"
 #include "tests/child_process.h"
 #include "tests/gpu_test.h"
+#include "tests/test_util.h"
 
 #include <lazyfuse/config.hpp>
 #include <lazyfuse/lazyfuse.hpp>
@@ -13,7 +14,6 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -32,8 +32,6 @@
 #include <thread>
 #include <vector>
 
-extern "C" char** environ;
-
 namespace {
 
 namespace lf = lazyfuse;
@@ -43,19 +41,10 @@ using lf::Shape;
 
 constexpr std::size_t kMiB = std::size_t{1} << 20;
 
-std::uint64_t seed() {
-  static const std::uint64_t s = [] {
-    if (const char* v = std::getenv("LAZYFUSE_TEST_SEED"); v && *v) return std::uint64_t(std::strtoull(v, nullptr, 10));
-    return std::uint64_t(std::random_device{}());
-  }();
-  return s;
-}
+using lazyfuse_test::seed;
 
 std::vector<float> random_floats(std::mt19937_64& rng, std::size_t n, float lo = -1, float hi = 1) {
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
+  return lazyfuse_test::uniform_values(rng, n, lo, hi);
 }
 
 #define CUDA_OK(call)                                                                                                  \
@@ -736,35 +725,11 @@ TEST_F(CudaStreams, PerThreadDefaultStream) {
     // In this process the default stream is the legacy one.
     EXPECT_EQ(lf::current_stream_native(), nullptr);
   }
-  // Everything the child needs is prepared before fork(): after it, only exec.
-  std::vector<std::string> env_text;
-  for (char** e = environ; *e; ++e) {
-    const std::string kv = *e;
-    bool replaced = false;
-    for (const char* ours : {"LAZYFUSE_PER_THREAD_DEFAULT_STREAM=", "LAZYFUSE_TEST_STREAMS_CHILD=",
-                             "LAZYFUSE_TEST_REQUIRE_GPU=", "LAZYFUSE_TEST_SEED=", "GTEST_"})
-      if (kv.rfind(ours, 0) == 0) replaced = true;
-    if (!replaced) env_text.push_back(kv);
-  }
-  env_text.push_back("LAZYFUSE_PER_THREAD_DEFAULT_STREAM=1");
-  env_text.push_back(std::string(kChildMarker) + "=1");
-  env_text.push_back("LAZYFUSE_TEST_REQUIRE_GPU=1");
-  env_text.push_back("LAZYFUSE_TEST_SEED=" + std::to_string(seed()));
-  std::vector<char*> envp;
-  for (auto& kv : env_text) envp.push_back(kv.data());
-  envp.push_back(nullptr);
-  std::string arg0 = "test_cuda_streams", filter = "--gtest_filter=CudaStreams.PerThreadDefaultStreamChild";
-  char* argv[] = {arg0.data(), filter.data(), nullptr};
-  pid_t pid = fork();
-  ASSERT_GE(pid, 0) << std::strerror(errno);
-  if (pid == 0) {
-    execve("/proc/self/exe", argv, envp.data());
-    _exit(127);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status)) << "child killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child test with LAZYFUSE_PER_THREAD_DEFAULT_STREAM=1 failed (127: exec)";
+  const auto child =
+      lazyfuse_test::run_self("CudaStreams.PerThreadDefaultStreamChild",
+                              {"LAZYFUSE_PER_THREAD_DEFAULT_STREAM=1", std::string(kChildMarker) + "=1",
+                               "LAZYFUSE_TEST_REQUIRE_GPU=1", "LAZYFUSE_TEST_SEED=" + std::to_string(seed())});
+  EXPECT_TRUE(child.ok()) << "the child test with LAZYFUSE_PER_THREAD_DEFAULT_STREAM=1 failed: " << child.describe();
 }
 
 } // namespace

@@ -3,14 +3,19 @@
 // Backend-agnostic: the same tests run on the CPU backend and on a GPU.
 #include <lazyfuse/lazyfuse.hpp>
 
+#include "graph/Assert.h"
+#include "graph/FlatTable.h"
 #include "graph/Node.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -336,3 +341,74 @@ TEST(MillionOps, ConfigIsRestored) {
 }
 
 } // namespace
+
+// ---- FlatTable and the comparison asserts ---------------------------------------------------------------------
+
+// Random inserts, lookups and erases against std::multimap, with a hash of few values so that probe chains are
+// long, wrap around the end of the table and cross each other: backward-shift erase must keep every entry
+// reachable from its home slot.
+TEST(FlatTable, AgreesWithAMultimapUnderRandomInsertsAndErases) {
+  std::mt19937_64 rng(12345);
+  lf::graph::FlatTable<int, -1> table;
+  std::multimap<std::uint64_t, int> model;
+  auto hash_of = [](int v) { return std::uint64_t(v % 37) * 0x9e3779b97f4a7c15ull; };
+  for (int step = 0; step < 20000; ++step) {
+    const int v = int(rng() % 500);
+    const std::uint64_t h = hash_of(v);
+    auto is_v = [v](int e) { return e == v; };
+    switch (rng() % 3) {
+    case 0:
+      table.insert(h, v);
+      model.emplace(h, v);
+      break;
+    case 1: {
+      const bool erased = table.erase(h, is_v);
+      auto range = model.equal_range(h);
+      auto it = std::find_if(range.first, range.second, [v](const auto& kv) { return kv.second == v; });
+      ASSERT_EQ(erased, it != range.second) << "step " << step;
+      if (it != range.second) model.erase(it);
+      break;
+    }
+    default: {
+      const int* found = table.find(h, is_v);
+      const bool present = std::any_of(model.begin(), model.end(), [v](const auto& kv) { return kv.second == v; });
+      ASSERT_EQ(found != nullptr, present) << "step " << step;
+      if (found) {
+        EXPECT_EQ(*found, v);
+      }
+    }
+    }
+    ASSERT_EQ(table.size(), model.size()) << "step " << step;
+  }
+  for (int v = 0; v < 500; ++v) {
+    const auto n = std::count_if(model.begin(), model.end(), [v](const auto& kv) { return kv.second == v; });
+    for (long k = 0; k < n; ++k) ASSERT_TRUE(table.erase(hash_of(v), [v](int e) { return e == v; })) << v;
+    EXPECT_FALSE(table.erase(hash_of(v), [v](int e) { return e == v; })) << v;
+  }
+  EXPECT_EQ(table.size(), 0u);
+}
+
+TEST(FlatTable, FindOrInsertFindsTheOldestMatchAndMakesOnlyOnAMiss) {
+  lf::graph::FlatTable<int, -1> table;
+  int made = 0;
+  auto make = [&] { return 100 + made++; };
+  auto any = [](int) { return true; };
+  EXPECT_EQ(table.find_or_insert(7, any, make), 100);
+  EXPECT_EQ(table.find_or_insert(7, any, make), 100);
+  table.insert(7, 5); // a second entry of the same hash: lookups still find the older one first
+  EXPECT_EQ(*table.find(7, any), 100);
+  EXPECT_EQ(*table.find(7, [](int e) { return e == 5; }), 5);
+  EXPECT_EQ(made, 1);
+  EXPECT_EQ(table.size(), 2u);
+}
+
+TEST(AssertDeathTest, ComparisonAssertsPrintBothExpressionsAndValues) {
+  const std::size_t size = 3;
+  const int index = -1;
+  LAZYFUSE_ASSERT_LT(0, size, "never fails");
+  LAZYFUSE_ASSERT_NE(index, 3u, "compares by value: -1 is not 3u"); // a plain != would convert -1 to unsigned
+  EXPECT_DEATH(LAZYFUSE_ASSERT_GE(index, 0, "index out of range"),
+               "internal error at .*test_graph.cpp:[0-9]+: index out of range \\(index >= 0 failed: -1 vs 0\\)");
+  EXPECT_DEATH(LAZYFUSE_ASSERT_EQ(size, 4u, "size"), "size == 4u failed: 3 vs 4");
+  EXPECT_DEATH(LAZYFUSE_ASSERT_LE(2.5, 1.0, "doubles"), "2.5 <= 1.0 failed: 2.5 vs 1");
+}

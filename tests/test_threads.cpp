@@ -9,6 +9,8 @@
 // CI builds this file under ThreadSanitizer and runs it on 2 cores (`ctest -R threads`). Size knobs:
 // LAZYFUSE_TEST_THREAD_ITERS (iterations per thread, default 20), LAZYFUSE_TEST_THREAD_COUNT (threads, default 6),
 // LAZYFUSE_TEST_SEED (random seed; printed on failure). On the CUDA backend every thread uses its own Stream.
+#include "tests/test_util.h"
+
 #include <lazyfuse/lazyfuse.hpp>
 
 #include <gtest/gtest.h>
@@ -46,26 +48,14 @@ int thread_count() {
   return env_int("LAZYFUSE_TEST_THREAD_COUNT", 6, 2, 64);
 }
 
-std::uint64_t seed() {
-  static const std::uint64_t s = [] {
-    if (const char* v = std::getenv("LAZYFUSE_TEST_SEED"); v && *v) return std::uint64_t(std::strtoull(v, nullptr, 10));
-    return std::uint64_t(std::random_device{}());
-  }();
-  return s;
-}
+using lazyfuse_test::seed;
 
 std::vector<double> random_doubles(std::mt19937_64& rng, std::size_t n, double lo = -1, double hi = 1) {
-  std::uniform_real_distribution<double> d(lo, hi);
-  std::vector<double> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
+  return lazyfuse_test::uniform_values(rng, n, lo, hi);
 }
 
 std::vector<std::int32_t> random_ints(std::mt19937_64& rng, std::size_t n, int lo, int hi) {
-  std::uniform_int_distribution<int> d(lo, hi);
-  std::vector<std::int32_t> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
+  return lazyfuse_test::uniform_values<std::int32_t>(rng, n, lo, hi);
 }
 
 bool close(double got, double want, double rtol) {

@@ -1,0 +1,76 @@
+// Host-side costs that every call pays before a kernel runs: recording ops (the intern table of graph/Node.cpp) and
+// lowering a plan (the memo and CSE tables of codegen/Lower.cpp). Nothing here launches a kernel, so it measures the
+// same code on either backend; run it with --benchmark_repetitions=5 and read the medians.
+#include "common.h"
+
+#include "codegen/Lower.h"
+#include "fusion/Partition.h"
+
+#include <benchmark/benchmark.h>
+
+#include <numeric>
+#include <vector>
+
+namespace {
+
+using namespace lazyfuse_bench;
+
+Array ramp(std::int64_t n, float scale) {
+  std::vector<float> v(static_cast<std::size_t>(n));
+  std::iota(v.begin(), v.end(), 0.0f);
+  for (auto& x : v) x *= scale;
+  return asarray(v, {n});
+}
+
+// The tiny-chain expression built and dropped: 12 ops interned, then erased from the table.
+void BM_RecordChain(benchmark::State& state) {
+  auto x = ramp(1024, 1e-3f).eval(), y = ramp(1024, 2e-3f).eval();
+  for (auto _ : state) benchmark::DoNotOptimize(chain(x, y));
+}
+
+// 4,096 distinct nodes (and their scalar fills) alive at once, then dropped: the table grows and empties again.
+void BM_RecordMany(benchmark::State& state) {
+  auto x = ramp(1024, 1e-3f).eval();
+  std::vector<Array> alive;
+  alive.reserve(4096);
+  for (auto _ : state) {
+    for (int k = 0; k < 4096; ++k) alive.push_back(x * float(k));
+    alive.clear();
+  }
+  state.SetItemsProcessed(state.iterations() * 4096);
+}
+
+// Lowering only (partitioned once): what a materialization of a new structure costs beyond partitioning.
+void BM_LowerChain(benchmark::State& state) {
+  auto x = ramp(1024, 1e-3f).eval(), y = ramp(1024, 2e-3f).eval();
+  const auto root = chain(x, y);
+  const auto plan = fusion::partition({root.node()}, {}).back();
+  for (auto _ : state) benchmark::DoNotOptimize(codegen::lower(plan));
+}
+
+// Black-Scholes' two outputs over shared subexpressions: more CSE hits.
+void BM_LowerBlackScholes(benchmark::State& state) {
+  auto S = ramp(4096, 1e-2f).eval() + 10.0f, K = ramp(4096, 2e-2f).eval() + 10.0f, T = ramp(4096, 1e-4f).eval() + 0.1f;
+  const auto [call, put] = black_scholes_prices(S, K, T);
+  std::vector<graph::NodePtr> roots{call.node(), put.node()};
+  const auto plan = fusion::partition(roots, {}).back();
+  for (auto _ : state) benchmark::DoNotOptimize(codegen::lower(plan));
+}
+
+// A row reduction over a chain: the memo table keys values by loop frame.
+void BM_LowerReduction(benchmark::State& state) {
+  auto x = ramp(64 * 256, 1e-4f).eval().reshape({64, 256}), y = ramp(64 * 256, 2e-4f).eval().reshape({64, 256});
+  const auto root = sum(chain(x, y), 1);
+  const auto plan = fusion::partition({root.node()}, {}).back();
+  for (auto _ : state) benchmark::DoNotOptimize(codegen::lower(plan));
+}
+
+} // namespace
+
+BENCHMARK(BM_RecordChain)->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_RecordMany)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_LowerChain)->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_LowerBlackScholes)->Unit(benchmark::kNanosecond);
+BENCHMARK(BM_LowerReduction)->Unit(benchmark::kNanosecond);
+
+BENCHMARK_MAIN();

@@ -1,0 +1,75 @@
+// The CPU backend's executor: host buffers, kernels run by the interpreter of runtime/CpuBackend.h. The counterpart
+// of runtime/CudaExecutor.cpp; both are made by their factory in runtime/Executor.h.
+#include "graph/Config.h"
+#include "runtime/CpuBackend.h"
+#include "runtime/Executor.h"
+
+#include <lazyfuse/error.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_set>
+
+namespace lazyfuse::runtime {
+
+namespace {
+
+class HostStorage : public graph::Storage {
+public:
+  explicit HostStorage(std::size_t n) {
+    // 64-byte alignment keeps the CPU backend's columns and the vector-load rule of the IR honest.
+    bytes = n;
+    data = std::aligned_alloc(64, std::max<std::size_t>(64, (n + 63) / 64 * 64));
+    if (!data) throw OutOfMemoryError("out of host memory: asked for " + std::to_string(n) + " bytes");
+  }
+  ~HostStorage() override { std::free(data); }
+};
+
+class CpuExecutor final : public Executor {
+public:
+  Backend kind() const override { return Backend::Cpu; }
+  std::shared_ptr<graph::Storage> allocate(std::size_t bytes) override { return std::make_shared<HostStorage>(bytes); }
+  std::shared_ptr<graph::Storage> upload(const void* host, std::size_t bytes) override {
+    auto s = std::make_shared<HostStorage>(bytes);
+    if (bytes) std::memcpy(s->data, host, bytes);
+    return s;
+  }
+  void download(const graph::Storage& s, std::size_t off, void* host, std::size_t bytes) override {
+    if (bytes) std::memcpy(host, static_cast<const char*>(s.data) + off, bytes);
+  }
+  void run(const codegen::LoweredKernel& k, const std::vector<void*>& outputs) override {
+    // The CPU backend has nothing to compile; it still counts structures, so tests of the kernel cache's
+    // behaviour (how many distinct kernels a loop needs) run in CI.
+    {
+      std::lock_guard lock(mutex_);
+      if (seen_.insert(k.ir.hash).second)
+        counters().misses++;
+      else
+        counters().memory_hits++;
+    }
+    codegen::KernelArgs args = k.args;
+    args.outputs = outputs;
+    run_on_cpu(k.ir, args, config::snapshot().cpu_threads);
+    counters().kernels_launched++;
+  }
+  void synchronize() override {}
+  void forget_kernels() override {
+    std::lock_guard lock(mutex_);
+    seen_.clear();
+  }
+
+private:
+  std::mutex mutex_;
+  std::unordered_set<std::uint64_t> seen_;
+};
+
+} // namespace
+
+std::unique_ptr<Executor> make_cpu_executor() {
+  return std::make_unique<CpuExecutor>();
+}
+
+} // namespace lazyfuse::runtime

@@ -70,9 +70,11 @@ LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const Devic
     // A block per row (the kernel's loop over rows strides by the grid): measured on the H200 against a grid of
     // resident blocks only, softmax of 16384 x 4096 took 0.145 instead of 0.155 ms, rowvar 0.063 instead of 0.064.
     s.grid = std::min(args.n, caps.max_grid_blocks);
-    // The row cache takes only what needs no opt-in; the kernel reads its inputs again where it gets none.
+    // The row cache takes only what needs no opt-in: static and dynamic shared memory together within the
+    // per-block limit. The kernel reads its inputs again where it gets none.
     const std::int64_t cache = facts.row_cache_bytes_per_element * row_cache_elements(args.reduced);
-    if (cache <= std::min(kMaxRowCacheBytes, caps.shared_bytes_per_block)) s.shared_bytes = unsigned(cache);
+    if (cache <= std::min(kMaxRowCacheBytes, caps.shared_bytes_per_block - caps.static_shared_bytes))
+      s.shared_bytes = unsigned(cache);
     break;
   }
   case Schedule::Column: s.grid = ceil_div(args.n, kBlockSize); break;

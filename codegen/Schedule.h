@@ -44,15 +44,17 @@ inline constexpr std::int64_t kPartialBytes = 16;
 
 // ---- Device capabilities ----------------------------------------------------------------------------------------
 
-/// What the launch shape needs to know about the device (and, for resident_blocks_per_sm, about the compiled
-/// kernel). The CUDA runtime fills it from the device (runtime/KernelCache.cpp); the CPU backend and the tests use
-/// reference().
+/// What the launch shape needs to know about the device (and, for resident_blocks_per_sm and static_shared_bytes,
+/// about the compiled kernel). The CUDA runtime fills it from the device (runtime/KernelCache.cpp); the CPU backend and
+/// the tests use reference().
 struct DeviceCaps {
   int warp_size = kWarpSize;
   int max_threads_per_block = 1024;
   int sm_count = 1;
   /// Blocks of kBlockSize threads of one kernel that fit on an SM at once (its occupancy; at least 1).
   int resident_blocks_per_sm = 1;
+  /// The kernel's static shared memory (its block reductions' slots), which counts against the per-block limit.
+  std::int64_t static_shared_bytes = 0;
   /// Most blocks of a one-dimensional grid (gridDim.x).
   std::int64_t max_grid_blocks = 2147483647;
   /// Dynamic shared memory a block may use without opting in, and the most it may use after opting in.

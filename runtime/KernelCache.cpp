@@ -89,20 +89,22 @@ std::shared_ptr<const LoadedKernel> build(const codegen::KernelIR& ir, int devic
   auto k = std::make_shared<LoadedKernel>();
   k->module = cuda::Module::load(image.data());
   k->function = k->module.function(ir.name.c_str());
-  k->caps = device_caps(device, cuda::max_active_blocks_per_sm(k->function, codegen::kBlockSize, 0));
+  k->caps = device_caps(device, cuda::max_active_blocks_per_sm(k->function, codegen::kBlockSize, 0),
+                        cuda::function_attribute(k->function, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES));
   k->facts = codegen::launch_facts(ir);
   return k;
 }
 
 } // namespace
 
-codegen::DeviceCaps device_caps(int device, int resident_blocks_per_sm) {
+codegen::DeviceCaps device_caps(int device, int resident_blocks_per_sm, std::int64_t static_shared_bytes) {
   const auto& info = cuda::device_info(device);
   codegen::DeviceCaps c;
   c.warp_size = info.warp_size;
   c.max_threads_per_block = info.max_threads_per_block;
   c.sm_count = info.sm_count;
   c.resident_blocks_per_sm = std::max(1, resident_blocks_per_sm);
+  c.static_shared_bytes = static_shared_bytes;
   c.max_grid_blocks = info.max_grid_blocks;
   c.shared_bytes_per_block = std::int64_t(info.shared_bytes_per_block);
   c.shared_bytes_per_block_optin = std::int64_t(info.shared_bytes_per_block_optin);

@@ -27,8 +27,8 @@ struct LoadedKernel {
 std::shared_ptr<const LoadedKernel> get_kernel(const codegen::KernelIR& ir, int device);
 
 /// The capabilities of `device` (from cuda::device_info) for a kernel of which `resident_blocks_per_sm` blocks of
-/// codegen::kBlockSize threads fit on an SM.
-codegen::DeviceCaps device_caps(int device, int resident_blocks_per_sm);
+/// codegen::kBlockSize threads fit on an SM and which uses `static_shared_bytes` of static shared memory.
+codegen::DeviceCaps device_caps(int device, int resident_blocks_per_sm, std::int64_t static_shared_bytes);
 
 /// Empties the in-memory map (the disk cache stays).
 void clear_memory_cache();

@@ -138,6 +138,20 @@ TEST(Schedule, RowLaunchHasABlockPerRowAndItsRowCache) {
   ASSERT_EQ(k.ir.schedule, Schedule::Row);
   EXPECT_GT(4 * codegen::row_cache_elements(12289), codegen::kMaxRowCacheBytes);
   EXPECT_EQ(shape_of(k).shared_bytes, 0u);
+  // 12288 floats need exactly 48 KiB: given only when the kernel's static shared memory (its block reductions)
+  // leaves that much of the per-block limit, which it never does (the launch would fail without an opt-in).
+  auto m3 = input({300, 12288});
+  auto e3 = exp(m3 - max(m3, 1, true));
+  auto k3 = last_kernel(e3 / sum(e3, 1, true));
+  ASSERT_EQ(k3.ir.schedule, Schedule::Row);
+  DeviceCaps no_static = DeviceCaps::reference(), with_static = DeviceCaps::reference();
+  with_static.static_shared_bytes = 512;
+  EXPECT_EQ(shape_of(k3, no_static).shared_bytes, unsigned(codegen::kMaxRowCacheBytes));
+  EXPECT_EQ(shape_of(k3, with_static).shared_bytes, 0u);
+  // Rows of 12000 floats (48,000 bytes) leave room for 512 static bytes.
+  auto m4 = input({300, 12000});
+  auto e4 = exp(m4 - max(m4, 1, true));
+  EXPECT_EQ(shape_of(last_kernel(e4 / sum(e4, 1, true)), with_static).shared_bytes, 48000u);
   // A device with less shared memory per block gets no cache where the reference device does.
   auto m2 = input({300, 4096});
   auto e2 = exp(m2 - max(m2, 1, true));

@@ -146,43 +146,6 @@ void print_body(std::ostringstream& os, const KernelIR& ir, Mode mode, const std
   }
 }
 
-// The Load instructions of an elementwise kernel whose address, in the vector path, is a + j for the thread's
-// element j (a the address of its first element): the step of each index value with j is 0, 1 or unknown. The
-// coordinates of the output's own index step like it in their last dimension (the vector path keeps a thread's
-// elements in one row) and stay in the others; unit strides are structural (Lower), so a view's innermost
-// coordinate reaches its address with step 1.
-std::vector<bool> unit_step_loads(const KernelIR& ir, int root_lin) {
-  constexpr int kUnknown = -1;
-  std::vector<int> step(ir.code.size(), kUnknown);
-  std::vector<bool> loads(ir.code.size(), false);
-  auto known = [](int s) { return s == 0 || s == 1 ? s : kUnknown; };
-  for (std::size_t k = 0; k < ir.code.size(); ++k) {
-    const Instr& in = ir.code[k];
-    auto at = [&](int a) { return a < 0 ? 0 : step[std::size_t(a)]; };
-    const int a = at(in.a), b = at(in.b);
-    switch (in.op) {
-    case IrOp::LinearIndex: step[k] = 1; break;
-    case IrOp::IndexParam:
-    case IrOp::IndexConst:
-    case IrOp::ScalarParam: step[k] = 0; break;
-    case IrOp::Coord:
-      if (in.a == root_lin)
-        step[k] = std::size_t(in.imm) + 1 == ir.unravels[std::size_t(in.slot)].size() ? 1 : 0;
-      else
-        step[k] = a == 0 ? 0 : kUnknown;
-      break;
-    case IrOp::IAdd: step[k] = a == kUnknown || b == kUnknown ? kUnknown : known(a + b); break;
-    case IrOp::ISub: step[k] = a == kUnknown || b == kUnknown ? kUnknown : known(a - b); break;
-    default:
-      // Products, quotients and predicates: invariant when their operands are, else unknown.
-      if (is_index_op(in.op) || is_predicate_op(in.op)) step[k] = a == 0 && b == 0 ? 0 : kUnknown;
-      break;
-    }
-    if (in.op == IrOp::Load && step[std::size_t(in.a)] == 1) loads[k] = true;
-  }
-  return loads;
-}
-
 // Block-wide reductions written out here (not CUB: its headers cost NVRTC over a second per kernel). Each is a
 // fixed tree (warp shuffles, then one warp over the warps' results), so results are the same bits every run.
 constexpr const char* kReductionHelpers = R"(
@@ -248,159 +211,6 @@ template <class T, class Better> __device__ __forceinline__ void lf_block_argred
   i = shared_index[0];
 }
 )";
-
-// ---- Row loops in vectors, and the row cache ----
-// In a Row-schedule loop over r, a load at address X + r (X invariant in the loop) reads kElementsPerThread
-// consecutive elements of a row at once; so does a StoreAt. Each thread then takes groups of elements starting at
-// multiples of kElementsPerThread, the same groups in every loop of the kernel, which is what lets a later loop read
-// back (from shared memory) the very values the same thread stored there in an earlier loop: no synchronization.
-// A value a later loop needs that an earlier loop computed (the row itself; softmax's exponentials) is such a value:
-// the earlier loop stores it, the later one reads it instead of reading and computing it again.
-
-struct RowLoop {
-  std::size_t begin = 0, end = 0; // LoopBegin, LoopEnd
-  std::vector<bool> varies;       // per instruction: inside this loop and depends on r
-  std::vector<int> base;          // per vector Load/StoreAt: the X of X + r (kNoBase: the address is r), else -1
-  std::vector<int> reads;         // per instruction: the cache group the cached version reads it from, or -1
-  std::vector<int> writes;        // per instruction: the cache group this loop stores it into, or -1
-  std::vector<bool> live;         // per instruction: computed in the cached version
-  bool vector = false;            // has a vector path: vector accesses or cache reads
-  bool reads_cache = false;
-};
-constexpr int kNoBase = -2;
-
-struct RowCache {
-  std::vector<RowLoop> loops;
-  std::vector<int> region;        // per group: its region of shared memory (groups whose lives do not overlap share)
-  std::vector<DType> region_type; // per region
-};
-
-// Equal keys: equal values at the same r. Instructions outside the loop are themselves; pure ops inside it are
-// keyed by their operands, so that two loops' equal expressions (over their own r) get one key.
-std::string loop_key(const KernelIR& ir, const RowLoop& L, int id) {
-  const Instr& in = ir.code[std::size_t(id)];
-  // Parameters and constants are declared once for the whole kernel wherever they first appear.
-  const bool everywhere = in.op == IrOp::IndexParam || in.op == IrOp::ScalarParam || in.op == IrOp::IndexConst;
-  if (everywhere || std::size_t(id) <= L.begin || std::size_t(id) >= L.end) return "#" + std::to_string(id);
-  std::string k = std::to_string(int(in.op)) + "." + std::to_string(int(in.dtype)) + "." + std::to_string(in.fn) + "." +
-                  std::to_string(in.slot) + "." + std::to_string(in.imm) + "(";
-  for (int a : {in.a, in.b, in.c})
-    if (a >= 0) k += (std::size_t(a) == L.begin ? std::string("r") : loop_key(ir, L, a)) + ",";
-  return k + ")";
-}
-
-RowCache row_cache(const KernelIR& ir) {
-  RowCache rc;
-  if (ir.schedule != Schedule::Row) return rc;
-  auto& loops = rc.loops;
-  for (std::size_t k = 0; k < ir.code.size(); ++k) {
-    if (ir.code[k].op != IrOp::LoopBegin) continue;
-    RowLoop L;
-    L.begin = k;
-    L.varies.assign(ir.code.size(), false);
-    L.base.assign(ir.code.size(), -1);
-    L.reads.assign(ir.code.size(), -1);
-    L.writes.assign(ir.code.size(), -1);
-    L.live.assign(ir.code.size(), true);
-    L.varies[k] = true;
-    for (L.end = k + 1; L.end < ir.code.size(); ++L.end) {
-      const Instr& in = ir.code[L.end];
-      if (in.op == IrOp::LoopEnd && in.slot == ir.code[k].slot) break;
-      for (int a : {in.a, in.b, in.c})
-        if (a >= 0 && L.varies[std::size_t(a)]) L.varies[L.end] = true;
-    }
-    const int r = int(k);
-    auto contiguous_base = [&](int addr) {
-      if (addr == r) return kNoBase;
-      const Instr& a = ir.code[std::size_t(addr)];
-      if (a.op != IrOp::IAdd) return -1;
-      if (a.b == r && !L.varies[std::size_t(a.a)]) return a.a;
-      if (a.a == r && !L.varies[std::size_t(a.b)]) return a.b;
-      return -1;
-    };
-    for (std::size_t b = k + 1; b < L.end; ++b) {
-      const Instr& in = ir.code[b];
-      if ((in.op == IrOp::Load && in.b < 0) || in.op == IrOp::StoreAt) L.base[b] = contiguous_base(in.a);
-      L.vector = L.vector || L.base[b] != -1;
-    }
-    loops.push_back(std::move(L));
-  }
-  // A value is cached when a later loop needs it and an earlier one with a vector path computed it: the earliest
-  // such loop stores it (it computes it there itself: its operands appear no earlier). Values of the element type
-  // only (loads and arithmetic; not index arithmetic), and only the largest ones a loop needs.
-  std::vector<std::pair<std::string, std::size_t>> first;      // key -> loop that computes it first
-  std::vector<std::pair<std::size_t, std::size_t>> group_life; // per group: (writing loop, last reading loop)
-  std::vector<std::pair<std::string, int>> groups;             // key -> group
-  auto is_value = [&](const Instr& in) {
-    return in.op == IrOp::Load || in.op == IrOp::LoadLinear || in.op == IrOp::Unary || in.op == IrOp::Binary ||
-           in.op == IrOp::Cast || in.op == IrOp::Select;
-  };
-  for (std::size_t l = 0; l < loops.size(); ++l) {
-    RowLoop& L = loops[l];
-    std::vector<std::string> keys(ir.code.size());
-    std::vector<int> from(ir.code.size(), -1); // the earlier loop computing the same value
-    for (std::size_t b = L.begin + 1; b < L.end; ++b) {
-      if (!L.varies[b] || !is_value(ir.code[b])) continue;
-      keys[b] = loop_key(ir, L, int(b));
-      for (auto& [key, loop] : first)
-        if (key == keys[b] && loops[loop].vector) from[b] = int(loop);
-    }
-    // Live in the cached version: walk back from the loop's effects; a value from the cache needs no operands.
-    std::vector<bool> live(ir.code.size(), false);
-    for (std::size_t b = L.end; b-- > L.begin + 1;) {
-      const Instr& in = ir.code[b];
-      if (in.op == IrOp::Accumulate || in.op == IrOp::StoreAt) live[b] = true;
-      if (!live[b] || from[b] >= 0) continue;
-      for (int a : {in.a, in.b, in.c})
-        if (a > int(L.begin) && std::size_t(a) < L.end) live[std::size_t(a)] = true;
-    }
-    for (std::size_t b = L.begin + 1; b < L.end; ++b) {
-      if (!L.varies[b]) continue; // hoisted (index arithmetic) or invariant: printed as before
-      L.live[b] = live[b];
-      if (!live[b] || from[b] < 0) continue;
-      auto it = std::find_if(groups.begin(), groups.end(), [&](auto& g) { return g.first == keys[b]; });
-      if (it == groups.end()) {
-        it = groups.insert(groups.end(), {keys[b], int(group_life.size())});
-        group_life.push_back({std::size_t(from[b]), l});
-        // The writing loop's instruction with this key.
-        RowLoop& W = loops[std::size_t(from[b])];
-        for (std::size_t w = W.begin + 1; w < W.end; ++w)
-          if (W.varies[w] && is_value(ir.code[w]) && loop_key(ir, W, int(w)) == keys[b]) {
-            W.writes[w] = it->second;
-            break;
-          }
-      }
-      group_life[std::size_t(it->second)].second = l;
-      L.reads[b] = it->second;
-      L.reads_cache = true;
-      L.vector = true;
-    }
-    for (std::size_t b = L.begin + 1; b < L.end; ++b)
-      if (L.varies[b] && is_value(ir.code[b]) &&
-          std::find_if(first.begin(), first.end(), [&](auto& f) { return f.first == keys[b]; }) == first.end())
-        first.push_back({keys[b], l});
-  }
-  // Regions: a group may take the region of one whose last reader is its writer (each thread reads its elements
-  // there before it stores the new ones) or earlier.
-  std::vector<std::size_t> region_free_after;
-  for (std::size_t g = 0; g < group_life.size(); ++g) {
-    DType t = DType::Float32;
-    for (auto& L : loops)
-      for (std::size_t b = L.begin + 1; b < L.end; ++b)
-        if (L.writes[b] == int(g)) t = ir.code[b].dtype;
-    int region = -1;
-    for (std::size_t q = 0; q < rc.region_type.size() && region < 0; ++q)
-      if (itemsize(rc.region_type[q]) == itemsize(t) && region_free_after[q] <= group_life[g].first) region = int(q);
-    if (region < 0) {
-      region = int(rc.region_type.size());
-      rc.region_type.push_back(t);
-      region_free_after.push_back(0);
-    }
-    region_free_after[std::size_t(region)] = group_life[g].second;
-    rc.region.push_back(region);
-  }
-  return rc;
-}
 
 bool is_arg(std::uint8_t fn) {
   return graph::is_arg(graph::ReduceOp(fn));
@@ -506,7 +316,7 @@ std::string render_reduction(const KernelIR& ir) {
   } else {
     os << "  for (idx_t lf_o = blockIdx.x; lf_o < n; lf_o += gridDim.x) {\n";
   }
-  const RowCache cache = row_cache(ir);
+  const RowCache& cache = ir.row_cache;
   const std::vector<RowLoop>& loops = cache.loops;
   if (!cache.region.empty()) {
     // The row cache: one row per region, the widest types first (every region starts on a whole vector). Used
@@ -628,7 +438,7 @@ std::string render_reduction(const KernelIR& ir) {
       auto vector_address = [&](std::size_t b) {
         const Instr& bi = ir.code[b];
         const std::string base = bi.op == IrOp::Load ? "in" + std::to_string(bi.slot) : "out" + std::to_string(bi.slot);
-        return base + (row->base[b] == kNoBase ? std::string() : " + " + v(row->base[b])) + " + lf_rb";
+        return base + (row->base[b] == RowLoop::kNoBase ? std::string() : " + " + v(row->base[b])) + " + lf_rb";
       };
       auto vec_type = [&](std::size_t b) {
         const Instr& bi = ir.code[b];
@@ -892,13 +702,8 @@ std::string render_reduction(const KernelIR& ir) {
 
 } // namespace
 
-std::int64_t row_cache_bytes_per_element(const KernelIR& ir) {
-  std::int64_t bytes = 0;
-  for (DType t : row_cache(ir).region_type) bytes += std::int64_t(itemsize(t));
-  return bytes;
-}
-
 std::string render_cuda(const KernelIR& ir) {
+  LAZYFUSE_ASSERT(ir.analyzed, "render_cuda of kernel IR that codegen::analyze has not run on");
   if (ir.schedule != Schedule::Elementwise) return render_reduction(ir);
   std::ostringstream os;
   print_header(os, ir, false);
@@ -915,7 +720,7 @@ std::string render_cuda(const KernelIR& ir) {
   std::vector<bool> linear(ir.inputs.size(), false);
   for (auto& in : ir.code)
     if (in.op == IrOp::LoadLinear) linear[std::size_t(in.slot)] = true;
-  const std::vector<bool> gathered = unit_step_loads(ir, root_lin);
+  const std::vector<bool>& gathered = ir.unit_step_loads;
   const bool any_gathered = std::find(gathered.begin(), gathered.end(), true) != gathered.end();
   const std::string Vs = std::to_string(V);
   // A block's chunk is U * blockDim vectors; the thread's vector u starts at lf_first + u * blockDim * V, so each

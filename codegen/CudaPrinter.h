@@ -26,24 +26,23 @@ inline constexpr int kMaxSplits = 1024;
 inline constexpr int kMaxColumnSplits = 64;
 
 /// Row-schedule kernels whose loops read the same row of an input more than once (softmax: the max, the sum of
-/// exponentials, the output) keep it in dynamic shared memory: the first loop that reads it stores it, the later
-/// ones read it back. Returns the cache's bytes per reduced element (0: the kernel has no such cache); the launch
-/// gives the kernel that times row_cache_elements(reduced) bytes of dynamic shared memory when that is at most
-/// kMaxRowCacheBytes, and the kernel reads its inputs again where it gets less.
-std::int64_t row_cache_bytes_per_element(const KernelIR& ir);
+/// exponentials, the output) keep it in dynamic shared memory (KernelIR::row_cache, codegen/RowCache.h): the first
+/// loop that reads it stores it, the later ones read it back. The launch gives the kernel
+/// ir.row_cache.bytes_per_element() times row_cache_elements(reduced) bytes of dynamic shared memory when that is
+/// at most kMaxRowCacheBytes, and the kernel reads its inputs again where it gets less.
 /// Elements per group of a row cache for rows of `reduced` elements (each group starts on a whole vector): the
-/// launch's dynamic shared memory is row_cache_bytes_per_element(ir) * row_cache_elements(reduced).
+/// launch's dynamic shared memory is ir.row_cache.bytes_per_element() * row_cache_elements(reduced).
 inline std::int64_t row_cache_elements(std::int64_t reduced) {
   return (reduced + kElementsPerThread - 1) / kElementsPerThread * kElementsPerThread;
 }
 /// Most dynamic shared memory a launch gives a row cache (the default per-block limit, no opt-in needed).
 inline constexpr std::int64_t kMaxRowCacheBytes = 48 * 1024;
 
-/// Renders `ir` as CUDA C with no #include: the op prelude (graph/OpMath.inc) and one `extern "C"` kernel named
-/// ir.name, whose parameters are: inputs (const T* __restrict__), outputs (T* __restrict__), n, then the IR's
-/// parameters in slot order (index parameters as the kernel's index type, scalars as their dtype). The text
-/// depends only on the IR's structure: equal structures give equal source, byte for byte. Each thread of an
-/// elementwise kernel runs a grid-stride loop over chunks of kBlockSize * kVectorsPerThread vectors of
+/// Renders `ir` (lowered, so analyzed: codegen/Analyze.h) as CUDA C with no #include: the op prelude (graph/OpMath.inc)
+/// and one `extern "C"` kernel named ir.name, whose parameters are: inputs (const T* __restrict__), outputs (T*
+/// __restrict__), n, then the IR's parameters in slot order (index parameters as the kernel's index type, scalars as
+/// their dtype). The text depends only on the IR's structure: equal structures give equal source, byte for byte. Each
+/// thread of an elementwise kernel runs a grid-stride loop over chunks of kBlockSize * kVectorsPerThread vectors of
 /// kElementsPerThread elements: it loads its kVectorsPerThread vectors of every LoadLinear input (and of loads
 /// whose address steps by one) before it computes, stores vectors, and falls back to scalar code at the end and
 /// where a vector would cross a row of the output. Row-schedule loops that read inputs at (offset + r) for the reduced

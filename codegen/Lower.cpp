@@ -1,5 +1,6 @@
 #include "codegen/Lower.h"
 
+#include "codegen/Analyze.h"
 #include "codegen/CudaPrinter.h"
 
 #include "graph/Assert.h"
@@ -696,6 +697,7 @@ private:
 LoweredKernel lower(const fusion::KernelPlan& plan) {
   LAZYFUSE_ASSERT(!plan.outputs.empty(), "a kernel plan without outputs");
   LoweredKernel k = Lowerer(plan).run();
+  analyze(k.ir);
   if (config::log_enabled("lower")) config::log("lower", to_string(k.ir));
   return k;
 }

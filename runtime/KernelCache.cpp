@@ -91,7 +91,6 @@ std::shared_ptr<const LoadedKernel> build(const codegen::KernelIR& ir, int devic
   k->function = k->module.function(ir.name.c_str());
   int per_sm = cuda::max_active_blocks_per_sm(k->function, codegen::kBlockSize, 0);
   k->grid_limit = std::max(1, per_sm) * info.sm_count;
-  k->row_cache_bytes_per_element = codegen::row_cache_bytes_per_element(ir);
   k->resident_grid = ir.schedule == codegen::Schedule::Elementwise &&
                      std::any_of(ir.code.begin(), ir.code.end(),
                                  [](const codegen::Instr& in) { return in.op == codegen::IrOp::Load; });

@@ -14,7 +14,6 @@ struct LoadedKernel {
   CUfunction function = nullptr;
   int grid_limit = 0; // most useful blocks: SMs x resident blocks per SM
   // Facts of the IR the launch needs, found once per kernel rather than at every launch.
-  std::int64_t row_cache_bytes_per_element = 0; // codegen::row_cache_bytes_per_element
   // Elementwise: launch only the resident blocks (grid_limit), each striding over the chunks, instead of a block
   // per chunk. Set for kernels that read through index arithmetic (views, broadcasts).
   bool resident_grid = false;

@@ -61,7 +61,7 @@ TEST(Codegen, RowLoopsReadInVectorsAndCacheWhatLaterLoopsNeed) {
   auto e = exp(m - max(m, 1, true));
   auto softmax = lowered_last(e / sum(e, 1, true));
   ASSERT_EQ(softmax.ir.schedule, codegen::Schedule::Row);
-  EXPECT_EQ(codegen::row_cache_bytes_per_element(softmax.ir), 4);
+  EXPECT_EQ(softmax.ir.row_cache.bytes_per_element(), 4);
   const std::string src = codegen::render_cuda(softmax.ir);
   expect_in_order(src, {"extern __shared__",
                         "lf_row_cache[]",
@@ -95,7 +95,7 @@ TEST(Codegen, RowLoopsReadInVectorsAndCacheWhatLaterLoopsNeed) {
   EXPECT_EQ(cached.find("in0"), std::string::npos) << cached;
 
   auto rowvar = lowered_last(mean(m * m, 1) - square(mean(m, 1)));
-  EXPECT_EQ(codegen::row_cache_bytes_per_element(rowvar.ir), 0);
+  EXPECT_EQ(rowvar.ir.row_cache.bytes_per_element(), 0);
   const std::string one_loop = codegen::render_cuda(rowvar.ir);
   EXPECT_EQ(one_loop.find("lf_row_cache"), std::string::npos);
   expect_in_order(one_loop, {"lf_vector0 = ", "*reinterpret_cast<const lf_vec<float>*>(in0 + ", "} else {", "in0[",
@@ -106,7 +106,7 @@ TEST(Codegen, RowLoopsReadInVectorsAndCacheWhatLaterLoopsNeed) {
   // Two inputs read again by the output loop, of two types: both cached, the wider first.
   auto d = random_array({300, 64}, DType::Float64);
   auto mixed = lowered_last((m - max(m, 1, true)) * d / sum(m * d, 1, true));
-  EXPECT_EQ(codegen::row_cache_bytes_per_element(mixed.ir), 12);
+  EXPECT_EQ(mixed.ir.row_cache.bytes_per_element(), 12);
   expect_in_order(codegen::render_cuda(mixed.ir),
                   {"float* const lf_cache0 = reinterpret_cast<float*>(lf_row_cache + lf_cache_row * 8)",
                    "double* const lf_cache1 = reinterpret_cast<double*>(lf_row_cache + lf_cache_row * 0)",

@@ -60,38 +60,25 @@ std::string coord_expr(const KernelIR& ir, const Instr& in) {
   return e;
 }
 
-// Block-wide reductions written out here (not CUB: its headers cost NVRTC over a second per kernel). Each is a
-// fixed tree (warp shuffles, then one warp over the warps' results), so results are the same bits every run.
+// The block-reduction tree, written out here (not CUB: its headers cost NVRTC over a second per kernel): one tree for
+// every reduction. S is the state of one loop's accumulators (values, and indices for arg reductions), a struct the
+// printer writes per loop (loop_state): combine(o) folds another thread's state into it, shfl_down(off) is the state
+// of the lane `off` above, identity() the state every reduction starts from. The tree is fixed (warp shuffles, then
+// one warp over the warps' results), so results are the same bits every run.
 constexpr const char* kReductionHelpers = R"(
 template <class T> __device__ __forceinline__ T lf_shfl_down(T v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
 template <> __device__ __forceinline__ bool lf_shfl_down<bool>(bool v, int off) { return __shfl_down_sync(0xffffffffu, (int)v, off) != 0; }
-// lf_<name>_op: a reduction's combining function (LF_REDUCE_OP) or comparison (LF_ARG_OP) as a functor; each kernel
-// defines those of its reductions after these helpers.
-#define LF_REDUCE_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return lf_##name##_combine(a, b); } };
-#define LF_ARG_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ bool operator()(T v, lf_i64 i, T b, lf_i64 j) const { return lf_##name##_better(v, i, b, j); } };
-// The warp's result in lane 0.
-template <class T, class Op> __device__ __forceinline__ T lf_warp_reduce(T v, Op op) {
-  for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
-  return v;
-}
-template <class T, class Better> __device__ __forceinline__ void lf_warp_argreduce(T& v, lf_i64& i, Better better) {
-  for (int off = 16; off > 0; off >>= 1) {
-    T ov = lf_shfl_down(v, off);
-    lf_i64 oi = lf_shfl_down(i, off);
-    if (better(ov, oi, v, i)) { v = ov; i = oi; }
-  }
-}
-// Every thread gets the result. `shared` holds at least 32 values of T.
-template <class T, class Op> __device__ __forceinline__ T lf_block_reduce(T v, Op op, T identity, T* shared) {
-  for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
+// Every thread gets the result. `shared` holds at least 32 states.
+template <class S> __device__ __forceinline__ S lf_block_reduce(S s, S* shared) {
+  for (int off = 16; off > 0; off >>= 1) s.combine(s.shfl_down(off));
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   __syncthreads();
-  if (lane == 0) shared[warp] = v;
+  if (lane == 0) shared[warp] = s;
   __syncthreads();
   if (warp == 0) {
-    v = lane < (int)(blockDim.x >> 5) ? shared[lane] : identity;
-    for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
-    if (lane == 0) shared[0] = v;
+    s = lane < (int)(blockDim.x >> 5) ? shared[lane] : S::identity();
+    for (int off = 16; off > 0; off >>= 1) s.combine(s.shfl_down(off));
+    if (lane == 0) shared[0] = s;
   }
   __syncthreads();
   return shared[0];
@@ -99,35 +86,69 @@ template <class T, class Op> __device__ __forceinline__ T lf_block_reduce(T v, O
 // Partials of other blocks: read from L2 (cache-global), never from a stale L1 line.
 template <class T> __device__ __forceinline__ T lf_load_partial(const unsigned char* p) { return __ldcg(reinterpret_cast<const T*>(p)); }
 template <> __device__ __forceinline__ bool lf_load_partial<bool>(const unsigned char* p) { return *reinterpret_cast<const volatile bool*>(p); }
-template <class T, class Better> __device__ __forceinline__ void lf_block_argreduce(T& v, lf_i64& i, Better better, T identity, T* shared, lf_i64* shared_index) {
-  for (int off = 16; off > 0; off >>= 1) {
-    T ov = lf_shfl_down(v, off);
-    lf_i64 oi = lf_shfl_down(i, off);
-    if (better(ov, oi, v, i)) { v = ov; i = oi; }
-  }
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  __syncthreads();
-  if (lane == 0) { shared[warp] = v; shared_index[warp] = i; }
-  __syncthreads();
-  if (warp == 0) {
-    const bool live = lane < (int)(blockDim.x >> 5);
-    v = live ? shared[lane] : identity;
-    i = live ? shared_index[lane] : 9223372036854775807LL;
-    for (int off = 16; off > 0; off >>= 1) {
-      T ov = lf_shfl_down(v, off);
-      lf_i64 oi = lf_shfl_down(i, off);
-      if (better(ov, oi, v, i)) { v = ov; i = oi; }
-    }
-    if (lane == 0) { shared[0] = v; shared_index[0] = i; }
-  }
-  __syncthreads();
-  v = shared[0];
-  i = shared_index[0];
-}
 )";
 
 bool is_arg(std::uint8_t fn) {
   return graph::is_arg(graph::ReduceOp(fn));
+}
+
+// The accumulators of loop `slot` (Accumulate instructions of the loop), in order.
+std::vector<const Instr*> loop_accumulators(const KernelIR& ir, int slot) {
+  std::vector<const Instr*> accs;
+  for (auto& in : ir.code)
+    if (in.op == IrOp::Accumulate && in.c == slot) accs.push_back(&in);
+  return accs;
+}
+
+std::string loop_state_name(int slot) {
+  return "lf_loop" + std::to_string(slot);
+}
+
+// The state lf_block_reduce combines for the loop starting at instruction k: a member a<slot> per accumulator (and
+// a<slot>_i for the index of an arg reduction), combined as the reduction's combining function (or comparison) says.
+void print_loop_state(std::ostringstream& os, const KernelIR& ir, std::size_t k) {
+  const auto accs = loop_accumulators(ir, ir.code[k].slot);
+  if (accs.empty()) return;
+  const std::string S = loop_state_name(ir.code[k].slot);
+  CodeWriter w;
+  w.line("struct ", S, " {");
+  auto members = w.indent();
+  for (const Instr* acc : accs) {
+    w.line(cuda_type(acc->dtype), " a", acc->slot, ";");
+    if (is_arg(acc->fn)) w.line("lf_i64 a", acc->slot, "_i;");
+  }
+  {
+    auto f = w.block("static __device__ __forceinline__ ", S, " identity()");
+    w.line(S, " s;");
+    for (const Instr* acc : accs) {
+      w.line("s.a", acc->slot, " = lf_", graph::name_of(graph::ReduceOp(acc->fn)), "_identity<", cuda_type(acc->dtype),
+             ">();");
+      if (is_arg(acc->fn)) w.line("s.a", acc->slot, "_i = 9223372036854775807LL;");
+    }
+    w.line("return s;");
+  }
+  {
+    auto f = w.block("__device__ __forceinline__ ", S, " shfl_down(int off) const");
+    w.line(S, " o;");
+    for (const Instr* acc : accs) {
+      w.line("o.a", acc->slot, " = lf_shfl_down(a", acc->slot, ", off);");
+      if (is_arg(acc->fn)) w.line("o.a", acc->slot, "_i = lf_shfl_down(a", acc->slot, "_i, off);");
+    }
+    w.line("return o;");
+  }
+  {
+    auto f = w.block("__device__ __forceinline__ void combine(const ", S, "& o)");
+    for (const Instr* acc : accs) {
+      const std::string name(graph::name_of(graph::ReduceOp(acc->fn)));
+      const std::string a = "a" + std::to_string(acc->slot);
+      if (is_arg(acc->fn))
+        w.line("if (lf_", name, "_better(o.", a, ", o.", a, "_i, ", a, ", ", a, "_i)) { ", a, " = o.", a, "; ", a,
+               "_i = o.", a, "_i; }");
+      else
+        w.line(a, " = lf_", name, "_combine(", a, ", o.", a, ");");
+    }
+  }
+  os << w.str() << "};\n";
 }
 
 // The text before a kernel's body: the prelude and the signature up to its last parameter (inputs, outputs, n,
@@ -138,14 +159,8 @@ void print_header(std::ostringstream& os, const KernelIR& ir, bool reduction) {
   os << kPrelude << "\n";
   if (reduction) {
     os << kReductionHelpers;
-    // The functors of this kernel's reductions, in table order.
-    std::vector<bool> used(std::size_t(graph::kNumReduceOps), false);
-    for (auto& in : ir.code)
-      if (in.op == IrOp::Accumulate) used[in.fn] = true;
-    for (std::size_t op = 0; op < used.size(); ++op)
-      if (used[op])
-        os << (is_arg(std::uint8_t(op)) ? "LF_ARG_OP(" : "LF_REDUCE_OP(") << graph::name_of(graph::ReduceOp(op))
-           << ")\n";
+    for (std::size_t k = 0; k < ir.code.size(); ++k)
+      if (ir.code[k].op == IrOp::LoopBegin) print_loop_state(os, ir, k);
     os << "\n";
   }
   os << "template <class T> struct alignas(sizeof(T) * " << kElementsPerThread << ") lf_vec { T v["
@@ -499,7 +514,8 @@ private:
     std::string unroll, r, step, len; // unroll count, the reduced index, the scalar loop's step, the loop's length
   };
 
-  // Block reductions: 32 slots of 8 bytes per accumulator of a loop (two for arg reductions), at least 64.
+  // Block reductions: 32 states of a loop (lf_block_reduce), each at most 8 bytes per accumulator (16 for arg
+  // reductions); at least 64 slots of 8 bytes.
   void shared_memory() {
     std::map<int, int> slots_per_loop;
     for (auto& in : ir_.code)
@@ -874,59 +890,21 @@ private:
     }
   }
 
-  // The loop's accumulators combined over the block together, each in a fixed tree (warp shuffles, then one warp
-  // over the warps' results): one set of barriers for all of them.
+  // The loop's accumulators combined over the block together, by the one tree (lf_block_reduce over the loop's
+  // state): one set of barriers for all of them.
   void block_combine(const Loop& L) {
-    struct Combined {
-      std::string a, name, t, value, index; // accumulator, op, type, shared slots of values and of indices
-      bool arg;
-    };
-    std::vector<Combined> combined;
-    int area = 0; // 32 slots of 8 bytes each: the values, then (arg reductions) the indices
+    if (L.accs.empty()) return;
+    const int slot = ir_.code[L.begin].slot;
+    const std::string S = loop_state_name(slot), st = "lf_st" + std::to_string(slot);
+    w_.line(S, " ", st, ";");
     for (const Instr* acc : L.accs) {
-      const std::string t = cuda_type(acc->dtype);
-      combined.push_back({"lf_acc" + std::to_string(acc->slot), std::string(graph::name_of(graph::ReduceOp(acc->fn))),
-                          t, "reinterpret_cast<" + t + "*>(lf_shared + " + std::to_string(32 * area) + ")",
-                          "reinterpret_cast<lf_i64*>(lf_shared + " + std::to_string(32 * area + 32) + ")",
-                          is_arg(acc->fn)});
-      area += is_arg(acc->fn) ? 2 : 1;
+      w_.line(st, ".a", acc->slot, " = lf_acc", acc->slot, "_v;");
+      if (is_arg(acc->fn)) w_.line(st, ".a", acc->slot, "_i = lf_acc", acc->slot, "_vi;");
     }
-    auto warp_reduce = [&] {
-      for (auto& c : combined) {
-        if (c.arg)
-          w_.line("lf_warp_argreduce(", c.a, "_v, ", c.a, "_vi, lf_", c.name, "_op());");
-        else
-          w_.line(c.a, "_v = lf_warp_reduce(", c.a, "_v, lf_", c.name, "_op());");
-      }
-    };
-    warp_reduce();
-    w_.line("__syncthreads();");
-    {
-      auto lanes = w_.block("if ((threadIdx.x & 31) == 0)");
-      for (auto& c : combined) {
-        w_.line(c.value, "[threadIdx.x >> 5] = ", c.a, "_v;");
-        if (c.arg) w_.line(c.index, "[threadIdx.x >> 5] = ", c.a, "_vi;");
-      }
-    }
-    w_.line("__syncthreads();");
-    {
-      auto first_warp = w_.block("if (threadIdx.x < 32)");
-      w_.line("const bool lf_live = threadIdx.x < (blockDim.x >> 5);");
-      for (auto& c : combined) {
-        w_.line(c.a, "_v = lf_live ? ", c.value, "[threadIdx.x] : lf_", c.name, "_identity<", c.t, ">();");
-        if (c.arg) w_.line(c.a, "_vi = lf_live ? ", c.index, "[threadIdx.x] : 9223372036854775807LL;");
-      }
-      warp_reduce();
-      auto lane0 = w_.block("if (threadIdx.x == 0)");
-      for (auto& c : combined) {
-        w_.line(c.value, "[0] = ", c.a, "_v;");
-        if (c.arg) w_.line(c.index, "[0] = ", c.a, "_vi;");
-      }
-    }
-    w_.line("__syncthreads();");
-    for (auto& c : combined) {
-      w_.line(c.a, "_v = ", c.value, "[0];");
-      if (c.arg) w_.line(c.a, "_vi = ", c.index, "[0];");
+    w_.line(st, " = lf_block_reduce(", st, ", reinterpret_cast<", S, "*>(lf_shared));");
+    for (const Instr* acc : L.accs) {
+      w_.line("lf_acc", acc->slot, "_v = ", st, ".a", acc->slot, ";");
+      if (is_arg(acc->fn)) w_.line("lf_acc", acc->slot, "_vi = ", st, ".a", acc->slot, "_i;");
     }
   }
 
@@ -960,50 +938,44 @@ private:
     w_.line("if (threadIdx.x == 0) lf_tickets[", ticket, "] = 0u;");
   }
 
-  // Result k of a split kernel: the blocks' partials of its accumulator folded in split order.
+  // Result k of a split kernel. At the first result of a loop, the blocks' partials of all its accumulators are
+  // folded in split order into the loop's state lf_fin<loop>, then (row splits) combined over the block by the one
+  // tree.
   void fold_partials(std::size_t k) {
     const Instr& in = ir_.code[k];
-    const char* t = cuda_type(in.dtype);
-    const Instr* acc = nullptr;
+    int loop = -1;
     for (auto& c : ir_.code)
-      if (c.op == IrOp::Accumulate && c.slot == in.slot) acc = &c;
-    const char* at = cuda_type(acc->dtype);
-    const std::string name(graph::name_of(graph::ReduceOp(acc->fn)));
-    const std::string a = "lf_fin" + std::to_string(in.slot);
-    const bool arg = is_arg(acc->fn);
-    w_.line(at, " ", a, " = lf_", name, "_identity<", at, ">();");
-    if (arg) w_.line("lf_i64 ", a, "_i = 9223372036854775807LL;");
-    if (column_) {
-      // This thread's outer element: its partials in split order, all loads in flight at once (the fold is the
-      // kernel's tail: every other block has finished).
-      w_.directive("#pragma unroll ", kMaxColumnSplits);
-      w_.line("for (idx_t lf_q = 0; lf_q < lf_splits; ++lf_q) {");
-    } else {
-      // Each thread folds the partials q = threadIdx.x, + blockDim.x, ... in order, then the block tree.
-      w_.line("for (idx_t lf_q = threadIdx.x; lf_q < lf_splits; lf_q += blockDim.x) {");
-    }
-    {
-      auto in_loop = w_.indent();
-      w_.line("const unsigned char* lf_p = lf_partials + ", partial_index(in.slot, "lf_q"), " * 16;");
-      w_.line("const ", at, " lf_v = lf_load_partial<", at, ">(lf_p);");
-      if (arg) {
-        w_.line("const lf_i64 lf_vi = lf_load_partial<lf_i64>(lf_p + 8);");
-        w_.line("if (lf_", name, "_better(lf_v, lf_vi, ", a, ", ", a, "_i)) { ", a, " = lf_v; ", a, "_i = lf_vi; }");
+      if (c.op == IrOp::Accumulate && c.slot == in.slot) loop = c.c;
+    const std::string S = loop_state_name(loop), fin = "lf_fin" + std::to_string(loop);
+    if (std::find(folded_.begin(), folded_.end(), loop) == folded_.end()) {
+      folded_.push_back(loop);
+      const auto accs = loop_accumulators(ir_, loop);
+      w_.line(S, " ", fin, " = ", S, "::identity();");
+      if (column_) {
+        // This thread's outer element: its partials in split order, all loads in flight at once (the fold is the
+        // kernel's tail: every other block has finished).
+        w_.directive("#pragma unroll ", kMaxColumnSplits);
+        w_.line("for (idx_t lf_q = 0; lf_q < lf_splits; ++lf_q) {");
       } else {
-        w_.line(a, " = lf_", name, "_combine(", a, ", lf_v);");
+        // Each thread folds the partials q = threadIdx.x, + blockDim.x, ... in order, then the block tree.
+        w_.line("for (idx_t lf_q = threadIdx.x; lf_q < lf_splits; lf_q += blockDim.x) {");
       }
+      {
+        auto in_loop = w_.indent();
+        w_.line(S, " lf_v;");
+        for (const Instr* acc : accs) {
+          const char* at = cuda_type(acc->dtype);
+          const std::string p = "lf_p" + std::to_string(acc->slot);
+          w_.line("const unsigned char* ", p, " = lf_partials + ", partial_index(acc->slot, "lf_q"), " * 16;");
+          w_.line("lf_v.a", acc->slot, " = lf_load_partial<", at, ">(", p, ");");
+          if (is_arg(acc->fn)) w_.line("lf_v.a", acc->slot, "_i = lf_load_partial<lf_i64>(", p, " + 8);");
+        }
+        w_.line(fin, ".combine(lf_v);");
+      }
+      w_.line("}");
+      if (!column_) w_.line(fin, " = lf_block_reduce(", fin, ", reinterpret_cast<", S, "*>(lf_shared));");
     }
-    w_.line("}");
-    if (!column_) {
-      const std::string shared = "reinterpret_cast<" + std::string(at) + "*>(lf_shared)";
-      if (arg)
-        w_.line("lf_block_argreduce(", a, ", ", a, "_i, lf_", name, "_op(), lf_", name, "_identity<", at, ">(), ",
-                shared, ", reinterpret_cast<lf_i64*>(lf_shared + 32));");
-      else
-        w_.line(a, " = lf_block_reduce(", a, ", lf_", name, "_op(), lf_", name, "_identity<", at, ">(), ", shared,
-                ");");
-    }
-    w_.line("const ", t, " ", v(int(k)), " = ", a, arg ? "_i" : "", ";");
+    w_.line("const ", cuda_type(in.dtype), " ", v(int(k)), " = ", fin, ".a", in.slot, is_arg(in.fn) ? "_i" : "", ";");
   }
 
   const KernelIR& ir_;
@@ -1012,6 +984,7 @@ private:
   CodeWriter w_;
   std::vector<bool> after_reduction_; // split kernels: instructions that wait for the last block
   std::vector<std::size_t> deferred_; // ... in order
+  std::vector<int> folded_;           // split kernels: loops whose partials the last block has folded
 };
 
 } // namespace

@@ -72,13 +72,13 @@ TEST(Codegen, RowLoopsReadInVectorsAndCacheWhatLaterLoopsNeed) {
                         "lf_cached0 = lf_vector0 && lf_cache_fits",
                         "*reinterpret_cast<const lf_vec<float>*>(in0 + ",
                         "if (lf_cached0) *reinterpret_cast<lf_vec<float>*>(lf_cache0 + lf_rb) = lf_l",
-                        "lf_warp_reduce(",
+                        "lf_st0 = lf_block_reduce(lf_st0, reinterpret_cast<lf_loop0*>(lf_shared));",
                         "lf_cached1 = lf_vector1 && lf_cache_fits",
                         "if (true && lf_cached0) {",
                         "*reinterpret_cast<const lf_vec<float>*>(lf_cache0 + lf_rb)",
                         "lf_exp(",
                         "if (lf_cached1) *reinterpret_cast<lf_vec<float>*>(lf_cache1 + lf_rb) = lf_w",
-                        "lf_warp_reduce(",
+                        "lf_st1 = lf_block_reduce(lf_st1, reinterpret_cast<lf_loop1*>(lf_shared));",
                         "if (true && lf_cached1) {",
                         "*reinterpret_cast<const lf_vec<float>*>(lf_cache1 + lf_rb)",
                         "lf_true_divide(",
@@ -99,9 +99,12 @@ TEST(Codegen, RowLoopsReadInVectorsAndCacheWhatLaterLoopsNeed) {
   const std::string one_loop = codegen::render_cuda(rowvar.ir);
   EXPECT_EQ(one_loop.find("lf_row_cache"), std::string::npos);
   expect_in_order(one_loop, {"lf_vector0 = ", "*reinterpret_cast<const lf_vec<float>*>(in0 + ", "} else {", "in0[",
-                             // both sums combined over the block behind one set of barriers
-                             "__syncthreads();", "(lf_shared + 0)[threadIdx.x >> 5] = lf_acc",
-                             "(lf_shared + 32)[threadIdx.x >> 5] = lf_acc", "__syncthreads();"});
+                             // both sums combined over the block together, by the one tree
+                             "lf_st0.a0 = lf_acc0_v;", "lf_st0.a1 = lf_acc1_v;",
+                             "lf_st0 = lf_block_reduce(lf_st0, reinterpret_cast<lf_loop0*>(lf_shared));",
+                             "lf_acc0_v = lf_st0.a0;", "lf_acc1_v = lf_st0.a1;"});
+  EXPECT_EQ(one_loop.find("lf_block_reduce(", one_loop.find("lf_block_reduce(lf_st0") + 1), std::string::npos)
+      << "one block reduction for the loop's two accumulators";
 
   // Two inputs read again by the output loop, of two types: both cached, the wider first.
   auto d = random_array({300, 64}, DType::Float64);

@@ -1,6 +1,7 @@
 #include "codegen/CudaPrinter.h"
 
 #include "codegen/CodeWriter.h"
+#include "codegen/FunctionLibrary.h"
 #include "graph/Assert.h"
 #include "graph/Ops.h"
 
@@ -10,8 +11,6 @@
 #include <string_view>
 
 namespace lazyfuse::codegen {
-
-extern const std::string_view kPrelude; // graph/OpMath.inc, embedded at build time
 
 const char* cuda_type(DType t) {
   switch (t) {
@@ -151,18 +150,35 @@ void print_loop_state(std::ostringstream& os, const KernelIR& ir, std::size_t k)
   os << w.str() << "};\n";
 }
 
-// The text before a kernel's body: the prelude and the signature up to its last parameter (inputs, outputs, n,
-// then the IR's parameters in slot order).
-void print_header(std::ostringstream& os, const KernelIR& ir, bool reduction) {
-  os << "// lazyfuse kernel " << ir.name << " (generated; self-contained: it includes no header)\n";
-  os << kPreludeDefinitions;
-  os << kPrelude << "\n";
-  if (reduction) {
-    os << kReductionHelpers;
-    for (std::size_t k = 0; k < ir.code.size(); ++k)
-      if (ir.code[k].op == IrOp::LoopBegin) print_loop_state(os, ir, k);
-    os << "\n";
-  }
+const FunctionLibrary& device_library() {
+  static const FunctionLibrary library(kReductionHelpers);
+  return library;
+}
+
+// The text before the kernel's own definitions: what graph/OpMath.inc expects, then only the functions of the op
+// semantics and of the device library that `kernel` (the rest of the text: loop states, signature, body) uses.
+std::string print_prelude(const KernelIR& ir, const std::string& kernel) {
+  std::string out = "// lazyfuse kernel " + ir.name + " (generated; self-contained: it includes no header)\n";
+  out += kPreludeDefinitions;
+  const std::string library = device_library().select(kernel);
+  out += op_library().select(library + kernel) + "\n";
+  if (ir.schedule != Schedule::Elementwise) out += library;
+  return out;
+}
+
+// The loop states of a reduction kernel (print_loop_state), then a blank line.
+std::string print_loop_states(const KernelIR& ir) {
+  std::ostringstream os;
+  if (ir.schedule == Schedule::Elementwise) return {};
+  for (std::size_t k = 0; k < ir.code.size(); ++k)
+    if (ir.code[k].op == IrOp::LoopBegin) print_loop_state(os, ir, k);
+  os << "\n";
+  return os.str();
+}
+
+// The text before a kernel's body: the signature up to its last parameter (inputs, outputs, n, then the IR's
+// parameters in slot order), after the vector type and the index type it uses.
+void print_header(std::ostringstream& os, const KernelIR& ir) {
   os << "template <class T> struct alignas(sizeof(T) * " << kElementsPerThread << ") lf_vec { T v["
      << kElementsPerThread << "]; };\n\n";
   os << "typedef " << (ir.index32 ? "int" : "long long") << " idx_t;\n\n";
@@ -286,7 +302,7 @@ public:
 
   std::string print() {
     std::ostringstream header;
-    print_header(header, ir_, false);
+    print_header(header, ir_);
     w_.text(header.str()).text(") {\n");
     {
       auto in = w_.indent();
@@ -489,7 +505,7 @@ public:
 
   std::string print() {
     std::ostringstream header;
-    print_header(header, ir_, true);
+    print_header(header, ir_);
     w_.text(header.str());
     if (split_)
       w_.text(", unsigned char* __restrict__ lf_partials, unsigned int* __restrict__ lf_tickets, const idx_t "
@@ -991,8 +1007,10 @@ private:
 
 std::string render_cuda(const KernelIR& ir) {
   LAZYFUSE_ASSERT(ir.analyzed, "render_cuda of kernel IR that codegen::analyze has not run on");
-  if (ir.schedule != Schedule::Elementwise) return ReductionPrinter(ir).print();
-  return ElementwisePrinter(ir).print();
+  const std::string kernel =
+      print_loop_states(ir) +
+      (ir.schedule == Schedule::Elementwise ? ElementwisePrinter(ir).print() : ReductionPrinter(ir).print());
+  return print_prelude(ir, kernel) + kernel;
 }
 
 } // namespace lazyfuse::codegen

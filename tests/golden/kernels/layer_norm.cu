@@ -11,12 +11,10 @@ typedef unsigned char lf_u8;
 typedef unsigned short lf_u16;
 typedef unsigned int lf_u32;
 typedef unsigned long long lf_u64;
-// <the op prelude: graph/OpMath.inc>
-
+// <the op prelude: graph/OpMath.inc's lf_add lf_multiply lf_subtract lf_true_divide lf_square lf_sqrt lf_sum_identity lf_sum_combine>
 
 template <class T> __device__ __forceinline__ T lf_shfl_down(T v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
 template <> __device__ __forceinline__ bool lf_shfl_down<bool>(bool v, int off) { return __shfl_down_sync(0xffffffffu, (int)v, off) != 0; }
-// Every thread gets the result. `shared` holds at least 32 states.
 template <class S> __device__ __forceinline__ S lf_block_reduce(S s, S* shared) {
   for (int off = 16; off > 0; off >>= 1) s.combine(s.shfl_down(off));
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -31,9 +29,6 @@ template <class S> __device__ __forceinline__ S lf_block_reduce(S s, S* shared) 
   __syncthreads();
   return shared[0];
 }
-// Partials of other blocks: read from L2 (cache-global), never from a stale L1 line.
-template <class T> __device__ __forceinline__ T lf_load_partial(const unsigned char* p) { return __ldcg(reinterpret_cast<const T*>(p)); }
-template <> __device__ __forceinline__ bool lf_load_partial<bool>(const unsigned char* p) { return *reinterpret_cast<const volatile bool*>(p); }
 struct lf_loop0 {
   float a0;
   static __device__ __forceinline__ lf_loop0 identity() {

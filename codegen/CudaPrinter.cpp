@@ -59,11 +59,12 @@ std::string coord_expr(const KernelIR& ir, const Instr& in) {
   return e;
 }
 
-// The block-reduction tree, written out here (not CUB: its headers cost NVRTC over a second per kernel): one tree for
-// every reduction. S is the state of one loop's accumulators (values, and indices for arg reductions), a struct the
-// printer writes per loop (loop_state): combine(o) folds another thread's state into it, shfl_down(off) is the state
-// of the lane `off` above, identity() the state every reduction starts from. The tree is fixed (warp shuffles, then
-// one warp over the warps' results), so results are the same bits every run.
+// The device library of reduction kernels; each kernel takes the functions it calls (device_library()), without
+// the comment lines. The block-reduction tree is written out here (not CUB: its headers cost NVRTC over a second per
+// kernel), one tree for every reduction: S is the state of one loop's accumulators (values, and indices for arg
+// reductions), a struct the printer writes per loop (print_loop_state): combine(o) folds another thread's state into
+// it, shfl_down(off) is the state of the lane `off` above, identity() the state every reduction starts from. The
+// tree is fixed (warp shuffles, then one warp over the warps' results), so results are the same bits every run.
 constexpr const char* kReductionHelpers = R"(
 template <class T> __device__ __forceinline__ T lf_shfl_down(T v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
 template <> __device__ __forceinline__ bool lf_shfl_down<bool>(bool v, int off) { return __shfl_down_sync(0xffffffffu, (int)v, off) != 0; }

@@ -38,8 +38,9 @@ inline std::int64_t row_cache_elements(std::int64_t reduced) {
 /// Most dynamic shared memory a launch gives a row cache (the default per-block limit, no opt-in needed).
 inline constexpr std::int64_t kMaxRowCacheBytes = 48 * 1024;
 
-/// Renders `ir` (lowered, so analyzed: codegen/Analyze.h) as CUDA C with no #include: the op prelude (graph/OpMath.inc)
-/// and one `extern "C"` kernel named ir.name, whose parameters are: inputs (const T* __restrict__), outputs (T*
+/// Renders `ir` (lowered, so analyzed: codegen/Analyze.h) as CUDA C with no #include: the functions of the op prelude
+/// (graph/OpMath.inc) and of the device library that the kernel uses (codegen/FunctionLibrary.h), and one
+/// `extern "C"` kernel named ir.name, whose parameters are: inputs (const T* __restrict__), outputs (T*
 /// __restrict__), n, then the IR's parameters in slot order (index parameters as the kernel's index type, scalars as
 /// their dtype). The text depends only on the IR's structure: equal structures give equal source, byte for byte. Each
 /// thread of an elementwise kernel runs a grid-stride loop over chunks of kBlockSize * kVectorsPerThread vectors of

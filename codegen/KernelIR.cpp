@@ -89,6 +89,12 @@ void KernelIR::finalize() {
   name = buf;
 }
 
+std::int64_t RowCache::bytes_per_element() const {
+  std::int64_t bytes = 0;
+  for (DType t : region_type) bytes += std::int64_t(itemsize(t));
+  return bytes;
+}
+
 std::string to_string(const KernelIR& k) {
   std::ostringstream os;
   os << "kernel " << k.name << " (" << (k.index32 ? "int32" : "int64") << " indices, " << k.inputs.size() << " inputs, "

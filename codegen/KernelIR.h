@@ -96,6 +96,38 @@ inline bool is_column(Schedule s) {
   return s == Schedule::Column || s == Schedule::ColumnSplit;
 }
 
+/// The shared-memory row cache of a Row-schedule kernel and the vector paths of its loops (codegen/RowCache.h).
+///
+/// In a Row-schedule loop over r, a load at address X + r (X invariant in the loop) reads kElementsPerThread
+/// consecutive elements of a row at once; so does a StoreAt. Each thread then takes groups of elements starting at
+/// multiples of kElementsPerThread, the same groups in every loop of the kernel, which is what lets a later loop
+/// read back (from shared memory) the very values the same thread stored there in an earlier loop: no
+/// synchronization. A value a later loop needs that an earlier loop computed (the row itself; softmax's
+/// exponentials) is such a value: the earlier loop stores it, the later one reads it instead of reading and
+/// computing it again.
+struct RowLoop {
+  /// RowLoop::base of an access whose address is r itself.
+  static constexpr int kNoBase = -2;
+  std::size_t begin = 0, end = 0; // LoopBegin, LoopEnd
+  std::vector<bool> varies;       // per instruction: inside this loop and depends on r
+  std::vector<int> base;          // per vector Load/StoreAt: the X of X + r (kNoBase: the address is r), else -1
+  std::vector<int> reads;         // per instruction: the cache group the cached version reads it from, or -1
+  std::vector<int> writes;        // per instruction: the cache group this loop stores it into, or -1
+  std::vector<bool> live;         // per instruction: computed in the cached version
+  bool vector = false;            // has a vector path: vector accesses or cache reads
+  bool reads_cache = false;
+  bool operator==(const RowLoop&) const = default;
+};
+
+struct RowCache {
+  std::vector<RowLoop> loops;     // every loop of a Row-schedule kernel, in order (none for other schedules)
+  std::vector<int> region;        // per group: its region of shared memory (groups whose lives do not overlap share)
+  std::vector<DType> region_type; // per region
+  /// Bytes of the cache per reduced element (0: the kernel has no cache): the sum of the regions' item sizes.
+  std::int64_t bytes_per_element() const;
+  bool operator==(const RowCache&) const = default;
+};
+
 struct KernelIR {
   Schedule schedule = Schedule::Elementwise;
   std::vector<Instr> code;
@@ -114,6 +146,18 @@ struct KernelIR {
 
   /// Computes `hash` and `name`; call once the IR is complete.
   void finalize();
+
+  // ---- Analyses: functions of the structure above, computed once by codegen::analyze (codegen/Analyze.h) at the
+  // end of lowering and read by the printer, the CUDA executor and the CPU backend. Not in the hash: equal
+  // structures give equal results.
+  /// Per instruction: a Load of an elementwise kernel whose address steps by one element with the thread's
+  /// elements, read in vectors by the CUDA printer (codegen/VectorAccess.h).
+  std::vector<bool> unit_step_loads;
+  /// Row schedule: the loops' vector paths and the shared-memory row cache (codegen/RowCache.h). Its
+  /// bytes_per_element() times row_cache_elements(reduced) is the launch's dynamic shared memory.
+  RowCache row_cache;
+  /// Set by codegen::analyze: the fields above hold its results.
+  bool analyzed = false;
 };
 
 /// One parameter's value: an index, or a scalar stored as double (float types) or int64 (integer and bool).

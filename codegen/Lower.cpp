@@ -1,5 +1,6 @@
 #include "codegen/Lower.h"
 
+#include "codegen/Analyze.h"
 #include "codegen/Schedule.h"
 
 #include "graph/Assert.h"
@@ -669,6 +670,7 @@ AlignmentClass alignment_class(const void* first, DType t) {
 LoweredKernel lower(const fusion::KernelPlan& plan) {
   LAZYFUSE_ASSERT(!plan.outputs.empty(), "a kernel plan without outputs");
   LoweredKernel k = Lowerer(plan).run();
+  analyze(k.ir);
   if (config::log_enabled("lower")) config::log("lower", to_string(k.ir));
   return k;
 }

@@ -33,7 +33,7 @@ KernelLaunchFacts launch_facts(const KernelIR& ir) {
   KernelLaunchFacts f;
   f.resident_grid = ir.schedule == Schedule::Elementwise &&
                     std::any_of(ir.code.begin(), ir.code.end(), [](const Instr& in) { return in.op == IrOp::Load; });
-  f.row_cache_bytes_per_element = row_cache_bytes_per_element(ir);
+  f.row_cache_bytes_per_element = ir.row_cache.bytes_per_element();
   f.accumulators =
       std::count_if(ir.code.begin(), ir.code.end(), [](const Instr& in) { return in.op == IrOp::Accumulate; });
   return f;

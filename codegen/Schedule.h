@@ -33,7 +33,7 @@ inline constexpr int kMaxSplits = 1024;
 /// column's partials.
 inline constexpr int kMaxColumnSplits = 64;
 /// Elements per group of a row cache for rows of `reduced` elements (each group starts on a whole vector): the
-/// launch's dynamic shared memory is row_cache_bytes_per_element(ir) * row_cache_elements(reduced).
+/// launch's dynamic shared memory is ir.row_cache.bytes_per_element() * row_cache_elements(reduced).
 inline std::int64_t row_cache_elements(std::int64_t reduced) {
   return (reduced + kElementsPerThread - 1) / kElementsPerThread * kElementsPerThread;
 }
@@ -93,7 +93,7 @@ struct KernelLaunchFacts {
   /// Elementwise: launch only the resident blocks, each striding over the chunks, instead of a block per chunk. Set
   /// for kernels that read through index arithmetic (views, broadcasts).
   bool resident_grid = false;
-  std::int64_t row_cache_bytes_per_element = 0; ///< codegen::row_cache_bytes_per_element
+  std::int64_t row_cache_bytes_per_element = 0; ///< KernelIR::row_cache.bytes_per_element()
   std::int64_t accumulators = 0;                ///< split kernels: one partial per accumulator
 };
 

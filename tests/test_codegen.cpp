@@ -61,7 +61,7 @@ TEST(Codegen, RowLoopsReadInVectorsAndCacheWhatLaterLoopsNeed) {
   auto e = exp(m - max(m, 1, true));
   auto softmax = lowered_last(e / sum(e, 1, true));
   ASSERT_EQ(softmax.ir.schedule, codegen::Schedule::Row);
-  EXPECT_EQ(codegen::row_cache_bytes_per_element(softmax.ir), 4);
+  EXPECT_EQ(softmax.ir.row_cache.bytes_per_element(), 4);
   const std::string src = codegen::render_cuda(softmax.ir);
   expect_in_order(src, {"extern __shared__",
                         "lf_row_cache[]",
@@ -72,13 +72,13 @@ TEST(Codegen, RowLoopsReadInVectorsAndCacheWhatLaterLoopsNeed) {
                         "lf_cached0 = lf_vector0 && lf_cache_fits",
                         "*reinterpret_cast<const lf_vec<float>*>(in0 + ",
                         "if (lf_cached0) *reinterpret_cast<lf_vec<float>*>(lf_cache0 + lf_rb) = lf_l",
-                        "lf_warp_reduce(",
+                        "lf_st0 = lf_block_reduce(lf_st0, reinterpret_cast<lf_loop0*>(lf_shared));",
                         "lf_cached1 = lf_vector1 && lf_cache_fits",
                         "if (true && lf_cached0) {",
                         "*reinterpret_cast<const lf_vec<float>*>(lf_cache0 + lf_rb)",
                         "lf_exp(",
                         "if (lf_cached1) *reinterpret_cast<lf_vec<float>*>(lf_cache1 + lf_rb) = lf_w",
-                        "lf_warp_reduce(",
+                        "lf_st1 = lf_block_reduce(lf_st1, reinterpret_cast<lf_loop1*>(lf_shared));",
                         "if (true && lf_cached1) {",
                         "*reinterpret_cast<const lf_vec<float>*>(lf_cache1 + lf_rb)",
                         "lf_true_divide(",
@@ -95,18 +95,21 @@ TEST(Codegen, RowLoopsReadInVectorsAndCacheWhatLaterLoopsNeed) {
   EXPECT_EQ(cached.find("in0"), std::string::npos) << cached;
 
   auto rowvar = lowered_last(mean(m * m, 1) - square(mean(m, 1)));
-  EXPECT_EQ(codegen::row_cache_bytes_per_element(rowvar.ir), 0);
+  EXPECT_EQ(rowvar.ir.row_cache.bytes_per_element(), 0);
   const std::string one_loop = codegen::render_cuda(rowvar.ir);
   EXPECT_EQ(one_loop.find("lf_row_cache"), std::string::npos);
   expect_in_order(one_loop, {"lf_vector0 = ", "*reinterpret_cast<const lf_vec<float>*>(in0 + ", "} else {", "in0[",
-                             // both sums combined over the block behind one set of barriers
-                             "__syncthreads();", "(lf_shared + 0)[threadIdx.x >> 5] = lf_acc",
-                             "(lf_shared + 32)[threadIdx.x >> 5] = lf_acc", "__syncthreads();"});
+                             // both sums combined over the block together, by the one tree
+                             "lf_st0.a0 = lf_acc0_v;", "lf_st0.a1 = lf_acc1_v;",
+                             "lf_st0 = lf_block_reduce(lf_st0, reinterpret_cast<lf_loop0*>(lf_shared));",
+                             "lf_acc0_v = lf_st0.a0;", "lf_acc1_v = lf_st0.a1;"});
+  EXPECT_EQ(one_loop.find("lf_block_reduce(", one_loop.find("lf_block_reduce(lf_st0") + 1), std::string::npos)
+      << "one block reduction for the loop's two accumulators";
 
   // Two inputs read again by the output loop, of two types: both cached, the wider first.
   auto d = random_array({300, 64}, DType::Float64);
   auto mixed = lowered_last((m - max(m, 1, true)) * d / sum(m * d, 1, true));
-  EXPECT_EQ(codegen::row_cache_bytes_per_element(mixed.ir), 12);
+  EXPECT_EQ(mixed.ir.row_cache.bytes_per_element(), 12);
   expect_in_order(codegen::render_cuda(mixed.ir),
                   {"float* const lf_cache0 = reinterpret_cast<float*>(lf_row_cache + lf_cache_row * 8)",
                    "double* const lf_cache1 = reinterpret_cast<double*>(lf_row_cache + lf_cache_row * 0)",

@@ -4,12 +4,14 @@
 //
 //   LAZYFUSE_TEST_UPDATE_GOLDEN=1 build/default/tests/test_codegen_golden   (then review `git diff tests/golden`)
 //
-// The op prelude (graph/OpMath.inc, the same in every kernel) is replaced by one marker line, so that a file shows
-// what is particular to its kernel. Each file holds every plan partitioning gives for its expression, in order;
-// earlier plans are materialized before later ones are lowered, as the runtime does.
+// The op prelude (the functions of graph/OpMath.inc the kernel uses, as the host preprocessor expands them) is
+// replaced by one marker line naming those functions, so that a file shows what is particular to its kernel and
+// does not depend on the preprocessor's spacing. Each file holds every plan partitioning gives for its expression, in
+// order; earlier plans are materialized before later ones are lowered, as the runtime does.
 #include <lazyfuse/lazyfuse.hpp>
 
 #include "codegen/CudaPrinter.h"
+#include "codegen/FunctionLibrary.h"
 #include "codegen/KernelAbi.h"
 #include "codegen/Lower.h"
 #include "graph/DTypeVisit.h"
@@ -22,10 +24,6 @@
 #include <functional>
 #include <sstream>
 #include <string>
-
-namespace lazyfuse::codegen {
-extern const std::string_view kPrelude; // graph/OpMath.inc, embedded at build time
-} // namespace lazyfuse::codegen
 
 using namespace lazyfuse;
 
@@ -44,9 +42,11 @@ std::string render_plans(const Array& result) {
   for (std::size_t p = 0; p < plans.size(); ++p) {
     const auto kernel = codegen::lower(plans[p]);
     std::string src = codegen::render_cuda(kernel.ir);
-    const auto& prelude = codegen::kPrelude;
+    const std::string prelude = codegen::op_library().select(src);
+    std::string marker = "// <the op prelude: graph/OpMath.inc's";
+    for (const auto& name : codegen::op_library().select_names(src)) marker += " " + name;
     const auto at = src.find(prelude);
-    if (at != std::string::npos) src.replace(at, prelude.size(), "// <the op prelude: graph/OpMath.inc>\n");
+    if (at != std::string::npos) src.replace(at, prelude.size(), marker + ">\n");
     os << "// ===== plan " << p << " of " << plans.size() << ": " << plans[p].reason << "\n" << src << "\n";
     if (p + 1 < plans.size()) Array(plans[p].outputs[0]).eval();
   }

@@ -11,71 +11,28 @@ typedef unsigned char lf_u8;
 typedef unsigned short lf_u16;
 typedef unsigned int lf_u32;
 typedef unsigned long long lf_u64;
-// <the op prelude: graph/OpMath.inc>
-
+// <the op prelude: graph/OpMath.inc's lf_add lf_sum_identity lf_sum_combine>
 
 template <class T> __device__ __forceinline__ T lf_shfl_down(T v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
 template <> __device__ __forceinline__ bool lf_shfl_down<bool>(bool v, int off) { return __shfl_down_sync(0xffffffffu, (int)v, off) != 0; }
-// lf_<name>_op: a reduction's combining function (LF_REDUCE_OP) or comparison (LF_ARG_OP) as a functor; each kernel
-// defines those of its reductions after these helpers.
-#define LF_REDUCE_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return lf_##name##_combine(a, b); } };
-#define LF_ARG_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ bool operator()(T v, lf_i64 i, T b, lf_i64 j) const { return lf_##name##_better(v, i, b, j); } };
-// The warp's result in lane 0.
-template <class T, class Op> __device__ __forceinline__ T lf_warp_reduce(T v, Op op) {
-  for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
-  return v;
-}
-template <class T, class Better> __device__ __forceinline__ void lf_warp_argreduce(T& v, lf_i64& i, Better better) {
-  for (int off = 16; off > 0; off >>= 1) {
-    T ov = lf_shfl_down(v, off);
-    lf_i64 oi = lf_shfl_down(i, off);
-    if (better(ov, oi, v, i)) { v = ov; i = oi; }
-  }
-}
-// Every thread gets the result. `shared` holds at least 32 values of T.
-template <class T, class Op> __device__ __forceinline__ T lf_block_reduce(T v, Op op, T identity, T* shared) {
-  for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  __syncthreads();
-  if (lane == 0) shared[warp] = v;
-  __syncthreads();
-  if (warp == 0) {
-    v = lane < (int)(blockDim.x >> 5) ? shared[lane] : identity;
-    for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
-    if (lane == 0) shared[0] = v;
-  }
-  __syncthreads();
-  return shared[0];
-}
-// Partials of other blocks: read from L2 (cache-global), never from a stale L1 line.
 template <class T> __device__ __forceinline__ T lf_load_partial(const unsigned char* p) { return __ldcg(reinterpret_cast<const T*>(p)); }
 template <> __device__ __forceinline__ bool lf_load_partial<bool>(const unsigned char* p) { return *reinterpret_cast<const volatile bool*>(p); }
-template <class T, class Better> __device__ __forceinline__ void lf_block_argreduce(T& v, lf_i64& i, Better better, T identity, T* shared, lf_i64* shared_index) {
-  for (int off = 16; off > 0; off >>= 1) {
-    T ov = lf_shfl_down(v, off);
-    lf_i64 oi = lf_shfl_down(i, off);
-    if (better(ov, oi, v, i)) { v = ov; i = oi; }
+struct lf_loop0 {
+  float a0;
+  static __device__ __forceinline__ lf_loop0 identity() {
+    lf_loop0 s;
+    s.a0 = lf_sum_identity<float>();
+    return s;
   }
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  __syncthreads();
-  if (lane == 0) { shared[warp] = v; shared_index[warp] = i; }
-  __syncthreads();
-  if (warp == 0) {
-    const bool live = lane < (int)(blockDim.x >> 5);
-    v = live ? shared[lane] : identity;
-    i = live ? shared_index[lane] : 9223372036854775807LL;
-    for (int off = 16; off > 0; off >>= 1) {
-      T ov = lf_shfl_down(v, off);
-      lf_i64 oi = lf_shfl_down(i, off);
-      if (better(ov, oi, v, i)) { v = ov; i = oi; }
-    }
-    if (lane == 0) { shared[0] = v; shared_index[0] = i; }
+  __device__ __forceinline__ lf_loop0 shfl_down(int off) const {
+    lf_loop0 o;
+    o.a0 = lf_shfl_down(a0, off);
+    return o;
   }
-  __syncthreads();
-  v = shared[0];
-  i = shared_index[0];
-}
-LF_REDUCE_OP(sum)
+  __device__ __forceinline__ void combine(const lf_loop0& o) {
+    a0 = lf_sum_combine(a0, o.a0);
+  }
+};
 
 template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
 
@@ -124,14 +81,15 @@ extern "C" __global__ void __launch_bounds__(256) lf_k1882b982988fb710(const flo
     __syncthreads();
     if (!lf_last) return;
     __threadfence();
-    float lf_fin0 = lf_sum_identity<float>();
+    lf_loop0 lf_fin0 = lf_loop0::identity();
 #pragma unroll 64
     for (idx_t lf_q = 0; lf_q < lf_splits; ++lf_q) {
-      const unsigned char* lf_p = lf_partials + (((idx_t)0 * lf_splits + lf_q) * n + lf_o) * 16;
-      const float lf_v = lf_load_partial<float>(lf_p);
-      lf_fin0 = lf_sum_combine(lf_fin0, lf_v);
+      lf_loop0 lf_v;
+      const unsigned char* lf_p0 = lf_partials + (((idx_t)0 * lf_splits + lf_q) * n + lf_o) * 16;
+      lf_v.a0 = lf_load_partial<float>(lf_p0);
+      lf_fin0.combine(lf_v);
     }
-    const float v9 = lf_fin0;
+    const float v9 = lf_fin0.a0;
     if (lf_active) out0[lf_o] = v9;
     if (threadIdx.x == 0) lf_tickets[lf_tile] = 0u;
   }
@@ -150,71 +108,28 @@ typedef unsigned char lf_u8;
 typedef unsigned short lf_u16;
 typedef unsigned int lf_u32;
 typedef unsigned long long lf_u64;
-// <the op prelude: graph/OpMath.inc>
-
+// <the op prelude: graph/OpMath.inc's lf_add lf_multiply lf_subtract lf_true_divide lf_square lf_sum_identity lf_sum_combine>
 
 template <class T> __device__ __forceinline__ T lf_shfl_down(T v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
 template <> __device__ __forceinline__ bool lf_shfl_down<bool>(bool v, int off) { return __shfl_down_sync(0xffffffffu, (int)v, off) != 0; }
-// lf_<name>_op: a reduction's combining function (LF_REDUCE_OP) or comparison (LF_ARG_OP) as a functor; each kernel
-// defines those of its reductions after these helpers.
-#define LF_REDUCE_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return lf_##name##_combine(a, b); } };
-#define LF_ARG_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ bool operator()(T v, lf_i64 i, T b, lf_i64 j) const { return lf_##name##_better(v, i, b, j); } };
-// The warp's result in lane 0.
-template <class T, class Op> __device__ __forceinline__ T lf_warp_reduce(T v, Op op) {
-  for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
-  return v;
-}
-template <class T, class Better> __device__ __forceinline__ void lf_warp_argreduce(T& v, lf_i64& i, Better better) {
-  for (int off = 16; off > 0; off >>= 1) {
-    T ov = lf_shfl_down(v, off);
-    lf_i64 oi = lf_shfl_down(i, off);
-    if (better(ov, oi, v, i)) { v = ov; i = oi; }
-  }
-}
-// Every thread gets the result. `shared` holds at least 32 values of T.
-template <class T, class Op> __device__ __forceinline__ T lf_block_reduce(T v, Op op, T identity, T* shared) {
-  for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  __syncthreads();
-  if (lane == 0) shared[warp] = v;
-  __syncthreads();
-  if (warp == 0) {
-    v = lane < (int)(blockDim.x >> 5) ? shared[lane] : identity;
-    for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
-    if (lane == 0) shared[0] = v;
-  }
-  __syncthreads();
-  return shared[0];
-}
-// Partials of other blocks: read from L2 (cache-global), never from a stale L1 line.
 template <class T> __device__ __forceinline__ T lf_load_partial(const unsigned char* p) { return __ldcg(reinterpret_cast<const T*>(p)); }
 template <> __device__ __forceinline__ bool lf_load_partial<bool>(const unsigned char* p) { return *reinterpret_cast<const volatile bool*>(p); }
-template <class T, class Better> __device__ __forceinline__ void lf_block_argreduce(T& v, lf_i64& i, Better better, T identity, T* shared, lf_i64* shared_index) {
-  for (int off = 16; off > 0; off >>= 1) {
-    T ov = lf_shfl_down(v, off);
-    lf_i64 oi = lf_shfl_down(i, off);
-    if (better(ov, oi, v, i)) { v = ov; i = oi; }
+struct lf_loop0 {
+  float a0;
+  static __device__ __forceinline__ lf_loop0 identity() {
+    lf_loop0 s;
+    s.a0 = lf_sum_identity<float>();
+    return s;
   }
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  __syncthreads();
-  if (lane == 0) { shared[warp] = v; shared_index[warp] = i; }
-  __syncthreads();
-  if (warp == 0) {
-    const bool live = lane < (int)(blockDim.x >> 5);
-    v = live ? shared[lane] : identity;
-    i = live ? shared_index[lane] : 9223372036854775807LL;
-    for (int off = 16; off > 0; off >>= 1) {
-      T ov = lf_shfl_down(v, off);
-      lf_i64 oi = lf_shfl_down(i, off);
-      if (better(ov, oi, v, i)) { v = ov; i = oi; }
-    }
-    if (lane == 0) { shared[0] = v; shared_index[0] = i; }
+  __device__ __forceinline__ lf_loop0 shfl_down(int off) const {
+    lf_loop0 o;
+    o.a0 = lf_shfl_down(a0, off);
+    return o;
   }
-  __syncthreads();
-  v = shared[0];
-  i = shared_index[0];
-}
-LF_REDUCE_OP(sum)
+  __device__ __forceinline__ void combine(const lf_loop0& o) {
+    a0 = lf_sum_combine(a0, o.a0);
+  }
+};
 
 template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
 
@@ -269,14 +184,15 @@ extern "C" __global__ void __launch_bounds__(256) lf_kcfa70f4268b1523f(const flo
     __syncthreads();
     if (!lf_last) return;
     __threadfence();
-    float lf_fin0 = lf_sum_identity<float>();
+    lf_loop0 lf_fin0 = lf_loop0::identity();
 #pragma unroll 64
     for (idx_t lf_q = 0; lf_q < lf_splits; ++lf_q) {
-      const unsigned char* lf_p = lf_partials + (((idx_t)0 * lf_splits + lf_q) * n + lf_o) * 16;
-      const float lf_v = lf_load_partial<float>(lf_p);
-      lf_fin0 = lf_sum_combine(lf_fin0, lf_v);
+      lf_loop0 lf_v;
+      const unsigned char* lf_p0 = lf_partials + (((idx_t)0 * lf_splits + lf_q) * n + lf_o) * 16;
+      lf_v.a0 = lf_load_partial<float>(lf_p0);
+      lf_fin0.combine(lf_v);
     }
-    const float v15 = lf_fin0;
+    const float v15 = lf_fin0.a0;
     if (lf_active) out0[lf_o] = v15;
     if (threadIdx.x == 0) lf_tickets[lf_tile] = 0u;
   }
@@ -295,7 +211,7 @@ typedef unsigned char lf_u8;
 typedef unsigned short lf_u16;
 typedef unsigned int lf_u32;
 typedef unsigned long long lf_u64;
-// <the op prelude: graph/OpMath.inc>
+// <the op prelude: graph/OpMath.inc's lf_true_divide>
 
 template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
 

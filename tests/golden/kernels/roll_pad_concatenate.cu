@@ -1,4 +1,5 @@
 // ===== plan 0 of 1: requested output
+// <the op prelude: graph/OpMath.inc's>
 // lazyfuse kernel lf_kc6bc183fda5fea5d (generated; self-contained: it includes no header)
 #define LF_HD __device__ __forceinline__
 #define LF_INF_F __int_as_float(0x7f800000)
@@ -11,7 +12,6 @@ typedef unsigned char lf_u8;
 typedef unsigned short lf_u16;
 typedef unsigned int lf_u32;
 typedef unsigned long long lf_u64;
-// <the op prelude: graph/OpMath.inc>
 
 template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
 

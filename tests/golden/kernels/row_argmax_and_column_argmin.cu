@@ -11,71 +11,31 @@ typedef unsigned char lf_u8;
 typedef unsigned short lf_u16;
 typedef unsigned int lf_u32;
 typedef unsigned long long lf_u64;
-// <the op prelude: graph/OpMath.inc>
-
+// <the op prelude: graph/OpMath.inc's lf_isnan lf_min_identity lf_argmin_better lf_argmin_identity>
 
 template <class T> __device__ __forceinline__ T lf_shfl_down(T v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
 template <> __device__ __forceinline__ bool lf_shfl_down<bool>(bool v, int off) { return __shfl_down_sync(0xffffffffu, (int)v, off) != 0; }
-// lf_<name>_op: a reduction's combining function (LF_REDUCE_OP) or comparison (LF_ARG_OP) as a functor; each kernel
-// defines those of its reductions after these helpers.
-#define LF_REDUCE_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return lf_##name##_combine(a, b); } };
-#define LF_ARG_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ bool operator()(T v, lf_i64 i, T b, lf_i64 j) const { return lf_##name##_better(v, i, b, j); } };
-// The warp's result in lane 0.
-template <class T, class Op> __device__ __forceinline__ T lf_warp_reduce(T v, Op op) {
-  for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
-  return v;
-}
-template <class T, class Better> __device__ __forceinline__ void lf_warp_argreduce(T& v, lf_i64& i, Better better) {
-  for (int off = 16; off > 0; off >>= 1) {
-    T ov = lf_shfl_down(v, off);
-    lf_i64 oi = lf_shfl_down(i, off);
-    if (better(ov, oi, v, i)) { v = ov; i = oi; }
-  }
-}
-// Every thread gets the result. `shared` holds at least 32 values of T.
-template <class T, class Op> __device__ __forceinline__ T lf_block_reduce(T v, Op op, T identity, T* shared) {
-  for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  __syncthreads();
-  if (lane == 0) shared[warp] = v;
-  __syncthreads();
-  if (warp == 0) {
-    v = lane < (int)(blockDim.x >> 5) ? shared[lane] : identity;
-    for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
-    if (lane == 0) shared[0] = v;
-  }
-  __syncthreads();
-  return shared[0];
-}
-// Partials of other blocks: read from L2 (cache-global), never from a stale L1 line.
 template <class T> __device__ __forceinline__ T lf_load_partial(const unsigned char* p) { return __ldcg(reinterpret_cast<const T*>(p)); }
 template <> __device__ __forceinline__ bool lf_load_partial<bool>(const unsigned char* p) { return *reinterpret_cast<const volatile bool*>(p); }
-template <class T, class Better> __device__ __forceinline__ void lf_block_argreduce(T& v, lf_i64& i, Better better, T identity, T* shared, lf_i64* shared_index) {
-  for (int off = 16; off > 0; off >>= 1) {
-    T ov = lf_shfl_down(v, off);
-    lf_i64 oi = lf_shfl_down(i, off);
-    if (better(ov, oi, v, i)) { v = ov; i = oi; }
+struct lf_loop0 {
+  float a0;
+  lf_i64 a0_i;
+  static __device__ __forceinline__ lf_loop0 identity() {
+    lf_loop0 s;
+    s.a0 = lf_argmin_identity<float>();
+    s.a0_i = 9223372036854775807LL;
+    return s;
   }
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  __syncthreads();
-  if (lane == 0) { shared[warp] = v; shared_index[warp] = i; }
-  __syncthreads();
-  if (warp == 0) {
-    const bool live = lane < (int)(blockDim.x >> 5);
-    v = live ? shared[lane] : identity;
-    i = live ? shared_index[lane] : 9223372036854775807LL;
-    for (int off = 16; off > 0; off >>= 1) {
-      T ov = lf_shfl_down(v, off);
-      lf_i64 oi = lf_shfl_down(i, off);
-      if (better(ov, oi, v, i)) { v = ov; i = oi; }
-    }
-    if (lane == 0) { shared[0] = v; shared_index[0] = i; }
+  __device__ __forceinline__ lf_loop0 shfl_down(int off) const {
+    lf_loop0 o;
+    o.a0 = lf_shfl_down(a0, off);
+    o.a0_i = lf_shfl_down(a0_i, off);
+    return o;
   }
-  __syncthreads();
-  v = shared[0];
-  i = shared_index[0];
-}
-LF_ARG_OP(argmin)
+  __device__ __forceinline__ void combine(const lf_loop0& o) {
+    if (lf_argmin_better(o.a0, o.a0_i, a0, a0_i)) { a0 = o.a0; a0_i = o.a0_i; }
+  }
+};
 
 template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
 
@@ -128,16 +88,16 @@ extern "C" __global__ void __launch_bounds__(256) lf_k03c6355a4ecb9ac2(const flo
     __syncthreads();
     if (!lf_last) return;
     __threadfence();
-    float lf_fin0 = lf_argmin_identity<float>();
-    lf_i64 lf_fin0_i = 9223372036854775807LL;
+    lf_loop0 lf_fin0 = lf_loop0::identity();
 #pragma unroll 64
     for (idx_t lf_q = 0; lf_q < lf_splits; ++lf_q) {
-      const unsigned char* lf_p = lf_partials + (((idx_t)0 * lf_splits + lf_q) * n + lf_o) * 16;
-      const float lf_v = lf_load_partial<float>(lf_p);
-      const lf_i64 lf_vi = lf_load_partial<lf_i64>(lf_p + 8);
-      if (lf_argmin_better(lf_v, lf_vi, lf_fin0, lf_fin0_i)) { lf_fin0 = lf_v; lf_fin0_i = lf_vi; }
+      lf_loop0 lf_v;
+      const unsigned char* lf_p0 = lf_partials + (((idx_t)0 * lf_splits + lf_q) * n + lf_o) * 16;
+      lf_v.a0 = lf_load_partial<float>(lf_p0);
+      lf_v.a0_i = lf_load_partial<lf_i64>(lf_p0 + 8);
+      lf_fin0.combine(lf_v);
     }
-    const lf_i64 v9 = lf_fin0_i;
+    const lf_i64 v9 = lf_fin0.a0_i;
     if (lf_active) out0[lf_o] = v9;
     if (threadIdx.x == 0) lf_tickets[lf_tile] = 0u;
   }
@@ -156,71 +116,43 @@ typedef unsigned char lf_u8;
 typedef unsigned short lf_u16;
 typedef unsigned int lf_u32;
 typedef unsigned long long lf_u64;
-// <the op prelude: graph/OpMath.inc>
-
+// <the op prelude: graph/OpMath.inc's lf_add lf_isnan lf_max_identity lf_argmax_better lf_argmax_identity>
 
 template <class T> __device__ __forceinline__ T lf_shfl_down(T v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
 template <> __device__ __forceinline__ bool lf_shfl_down<bool>(bool v, int off) { return __shfl_down_sync(0xffffffffu, (int)v, off) != 0; }
-// lf_<name>_op: a reduction's combining function (LF_REDUCE_OP) or comparison (LF_ARG_OP) as a functor; each kernel
-// defines those of its reductions after these helpers.
-#define LF_REDUCE_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ T operator()(T a, T b) const { return lf_##name##_combine(a, b); } };
-#define LF_ARG_OP(name) struct lf_##name##_op { template <class T> __device__ __forceinline__ bool operator()(T v, lf_i64 i, T b, lf_i64 j) const { return lf_##name##_better(v, i, b, j); } };
-// The warp's result in lane 0.
-template <class T, class Op> __device__ __forceinline__ T lf_warp_reduce(T v, Op op) {
-  for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
-  return v;
-}
-template <class T, class Better> __device__ __forceinline__ void lf_warp_argreduce(T& v, lf_i64& i, Better better) {
-  for (int off = 16; off > 0; off >>= 1) {
-    T ov = lf_shfl_down(v, off);
-    lf_i64 oi = lf_shfl_down(i, off);
-    if (better(ov, oi, v, i)) { v = ov; i = oi; }
-  }
-}
-// Every thread gets the result. `shared` holds at least 32 values of T.
-template <class T, class Op> __device__ __forceinline__ T lf_block_reduce(T v, Op op, T identity, T* shared) {
-  for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
+template <class S> __device__ __forceinline__ S lf_block_reduce(S s, S* shared) {
+  for (int off = 16; off > 0; off >>= 1) s.combine(s.shfl_down(off));
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   __syncthreads();
-  if (lane == 0) shared[warp] = v;
+  if (lane == 0) shared[warp] = s;
   __syncthreads();
   if (warp == 0) {
-    v = lane < (int)(blockDim.x >> 5) ? shared[lane] : identity;
-    for (int off = 16; off > 0; off >>= 1) v = op(v, lf_shfl_down(v, off));
-    if (lane == 0) shared[0] = v;
+    s = lane < (int)(blockDim.x >> 5) ? shared[lane] : S::identity();
+    for (int off = 16; off > 0; off >>= 1) s.combine(s.shfl_down(off));
+    if (lane == 0) shared[0] = s;
   }
   __syncthreads();
   return shared[0];
 }
-// Partials of other blocks: read from L2 (cache-global), never from a stale L1 line.
-template <class T> __device__ __forceinline__ T lf_load_partial(const unsigned char* p) { return __ldcg(reinterpret_cast<const T*>(p)); }
-template <> __device__ __forceinline__ bool lf_load_partial<bool>(const unsigned char* p) { return *reinterpret_cast<const volatile bool*>(p); }
-template <class T, class Better> __device__ __forceinline__ void lf_block_argreduce(T& v, lf_i64& i, Better better, T identity, T* shared, lf_i64* shared_index) {
-  for (int off = 16; off > 0; off >>= 1) {
-    T ov = lf_shfl_down(v, off);
-    lf_i64 oi = lf_shfl_down(i, off);
-    if (better(ov, oi, v, i)) { v = ov; i = oi; }
+struct lf_loop0 {
+  float a0;
+  lf_i64 a0_i;
+  static __device__ __forceinline__ lf_loop0 identity() {
+    lf_loop0 s;
+    s.a0 = lf_argmax_identity<float>();
+    s.a0_i = 9223372036854775807LL;
+    return s;
   }
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  __syncthreads();
-  if (lane == 0) { shared[warp] = v; shared_index[warp] = i; }
-  __syncthreads();
-  if (warp == 0) {
-    const bool live = lane < (int)(blockDim.x >> 5);
-    v = live ? shared[lane] : identity;
-    i = live ? shared_index[lane] : 9223372036854775807LL;
-    for (int off = 16; off > 0; off >>= 1) {
-      T ov = lf_shfl_down(v, off);
-      lf_i64 oi = lf_shfl_down(i, off);
-      if (better(ov, oi, v, i)) { v = ov; i = oi; }
-    }
-    if (lane == 0) { shared[0] = v; shared_index[0] = i; }
+  __device__ __forceinline__ lf_loop0 shfl_down(int off) const {
+    lf_loop0 o;
+    o.a0 = lf_shfl_down(a0, off);
+    o.a0_i = lf_shfl_down(a0_i, off);
+    return o;
   }
-  __syncthreads();
-  v = shared[0];
-  i = shared_index[0];
-}
-LF_ARG_OP(argmax)
+  __device__ __forceinline__ void combine(const lf_loop0& o) {
+    if (lf_argmax_better(o.a0, o.a0_i, a0, a0_i)) { a0 = o.a0; a0_i = o.a0_i; }
+  }
+};
 
 template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
 
@@ -297,26 +229,12 @@ extern "C" __global__ void __launch_bounds__(256) lf_k75894066362f1792(const flo
     }
     float lf_acc0_v = lf_acc0[0];
     lf_i64 lf_acc0_vi = lf_acc0_i[0];
-    lf_warp_argreduce(lf_acc0_v, lf_acc0_vi, lf_argmax_op());
-    __syncthreads();
-    if ((threadIdx.x & 31) == 0) {
-      reinterpret_cast<float*>(lf_shared + 0)[threadIdx.x >> 5] = lf_acc0_v;
-      reinterpret_cast<lf_i64*>(lf_shared + 32)[threadIdx.x >> 5] = lf_acc0_vi;
-    }
-    __syncthreads();
-    if (threadIdx.x < 32) {
-      const bool lf_live = threadIdx.x < (blockDim.x >> 5);
-      lf_acc0_v = lf_live ? reinterpret_cast<float*>(lf_shared + 0)[threadIdx.x] : lf_argmax_identity<float>();
-      lf_acc0_vi = lf_live ? reinterpret_cast<lf_i64*>(lf_shared + 32)[threadIdx.x] : 9223372036854775807LL;
-      lf_warp_argreduce(lf_acc0_v, lf_acc0_vi, lf_argmax_op());
-      if (threadIdx.x == 0) {
-        reinterpret_cast<float*>(lf_shared + 0)[0] = lf_acc0_v;
-        reinterpret_cast<lf_i64*>(lf_shared + 32)[0] = lf_acc0_vi;
-      }
-    }
-    __syncthreads();
-    lf_acc0_v = reinterpret_cast<float*>(lf_shared + 0)[0];
-    lf_acc0_vi = reinterpret_cast<lf_i64*>(lf_shared + 32)[0];
+    lf_loop0 lf_st0;
+    lf_st0.a0 = lf_acc0_v;
+    lf_st0.a0_i = lf_acc0_vi;
+    lf_st0 = lf_block_reduce(lf_st0, reinterpret_cast<lf_loop0*>(lf_shared));
+    lf_acc0_v = lf_st0.a0;
+    lf_acc0_vi = lf_st0.a0_i;
     const lf_i64 v9 = lf_acc0_vi;
     const lf_i64 v10 = in1[v0];
     const lf_i64 v11 = lf_add(v9, v10);

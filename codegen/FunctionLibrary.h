@@ -1,0 +1,50 @@
+// Libraries of functions a kernel takes only what it uses from: the op prelude (graph/OpMath.inc) and the
+// printer's device library.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lazyfuse::codegen {
+
+/// A text of top-level C++ declarations (functions, function templates and their explicit specializations,
+/// structs; each whole: up to its `{ ... }` body or a `;`), split into one chunk per declaration. A chunk's name is
+/// what it declares (the identifier before its parameter list or body, template arguments aside); the chunks it
+/// uses are those named by the lf_ identifiers in its text. Nothing is written by hand: a new function in the text is
+/// found, and so are the functions it calls.
+class FunctionLibrary {
+public:
+  /// Splits `library` (its comment lines dropped) into declarations.
+  explicit FunctionLibrary(std::string_view library);
+
+  /// The chunks that define the lf_ functions `source` names, with every chunk they use in turn: every
+  /// declaration (overload, specialization) of each such name, in the order of the library's text (which declares
+  /// before use), one declaration a line. Deterministic: a function of `source`'s identifiers alone.
+  std::string select(std::string_view source) const;
+  /// The names of the functions select(source) declares, in the order of their first declaration.
+  std::vector<std::string> select_names(std::string_view source) const;
+
+  /// The number of chunks (tests).
+  std::size_t size() const { return chunks_.size(); }
+
+private:
+  struct Chunk {
+    std::string text;
+    int name = -1;         // index into names_
+    std::vector<int> uses; // names_ indices of the functions its text names
+  };
+  std::vector<bool> closure(std::string_view source) const;
+  int find_name(std::string_view name) const;
+
+  std::vector<Chunk> chunks_;
+  std::vector<std::string> names_;        // sorted
+  std::vector<std::vector<int>> uses_of_; // per name: the names its declarations use
+};
+
+/// graph/OpMath.inc as kernels compile it: macro-expanded at build time by the host preprocessor with
+/// __CUDACC_RTC__ defined (LF_HD, LF_INF_F, LF_INF_D and the lf_i8 ... lf_u64 type names are left for the kernel's
+/// own definitions), without comments.
+const FunctionLibrary& op_library();
+
+} // namespace lazyfuse::codegen

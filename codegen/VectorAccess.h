@@ -1,0 +1,21 @@
+// Analysis: which loads of an elementwise kernel step by one element with the thread's elements (vector access).
+#pragma once
+
+#include "codegen/KernelIR.h"
+
+#include <vector>
+
+namespace lazyfuse::codegen {
+
+/// Per instruction of `ir`: true for a Load of an elementwise kernel whose address, in the printer's vector path,
+/// is a + j for the thread's element j (a the address of its first element), so that its kElementsPerThread
+/// values can be read at once. The step of each index value with j is tracked as 0, 1 or unknown: the coordinates
+/// of the output's own linear index step like it in their last dimension (the vector path keeps a thread's
+/// elements in one row) and stay in the others; unit strides are structural (Lower), so a view's innermost
+/// coordinate reaches its address with step 1. All false for reduction kernels.
+///
+/// May run on any complete IR (after lowering; the IR is not changed). lower() stores the result in
+/// KernelIR::unit_step_loads (codegen/Analyze.h).
+std::vector<bool> find_unit_step_loads(const KernelIR& ir);
+
+} // namespace lazyfuse::codegen

@@ -1,7 +1,12 @@
-// Reductions and the functions built from them (mean, var, norms, logsumexp, comparisons of whole arrays).
-#include <lazyfuse/array.hpp>
+// Reductions (reductions.hpp): the op table's, each one graph node, and those built from them and elementwise ops
+// (mean, var, logsumexp, the NaN-ignoring ones, comparisons of whole arrays).
+#include <lazyfuse/elementwise.hpp>
 #include <lazyfuse/error.hpp>
+#include <lazyfuse/manipulation.hpp>
+#include <lazyfuse/reductions.hpp>
 
+#include "api/ApiAccess.h"
+#include "api/Reductions.h"
 #include "graph/Build.h"
 
 #include <cmath>
@@ -9,16 +14,14 @@
 
 namespace lazyfuse {
 
-using detail::ReduceOp;
-using graph::NodePtr;
-
-Array wrap_node(NodePtr n); // api/Array.cpp: bounded laziness and eager mode
+using graph::ReduceOp;
 
 namespace {
 
 Array reduce(ReduceOp op, const Array& a, const Axes& axes, bool keepdims) {
-  if (!a.valid()) detail::require_valid(a, graph::name_of(op).data());
-  return wrap_node(graph::make_reduce(op, a.node(), axes.list, keepdims));
+  if (!a.valid()) [[unlikely]]
+    detail::require_valid(a, graph::name_of(op).data());
+  return detail::wrap_node(graph::make_reduce(op, detail::graph_node(a), axes.list, keepdims));
 }
 
 // Number of elements a reduction over `axes` combines.
@@ -29,26 +32,34 @@ std::int64_t reduced_count(const Array& a, const Axes& axes) {
   return n;
 }
 
-DType mean_type(DType t) {
-  return is_floating(t) ? t : DType::Float64;
-}
-
 } // namespace
 
+} // namespace lazyfuse
+
 // The table's reductions, each one node (the input is cast to the reduction's input type there: any and all read
-// bools).
+// bools). Defined by qualified name: such a definition compiles only where reductions.hpp declares the function
+// with the same signature, so a row added to the table without its documented declaration fails to build.
 #define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) LAZYFUSE_REDUCE_DEFINE_##kind(Enum, name)
 #define LAZYFUSE_REDUCE_DEFINE_Combine(Enum, name)                                                                     \
-  Array name(const Array& a, Axes axes, bool keepdims) {                                                               \
-    return reduce(ReduceOp::Enum, a, axes, keepdims);                                                                  \
+  lazyfuse::Array lazyfuse::name(const Array& a, Axes axes, bool keepdims) {                                           \
+    return reduce(graph::ReduceOp::Enum, a, axes, keepdims);                                                           \
   }
 #define LAZYFUSE_REDUCE_DEFINE_Arg(Enum, name)                                                                         \
-  Array name(const Array& a, std::optional<int> axis, bool keepdims) {                                                 \
-    return reduce(ReduceOp::Enum, a, axis ? Axes(*axis) : Axes(), keepdims);                                           \
+  lazyfuse::Array lazyfuse::name(const Array& a, std::optional<int> axis, bool keepdims) {                             \
+    return reduce(graph::ReduceOp::Enum, a, axis ? Axes(*axis) : Axes(), keepdims);                                    \
   }
 #include <lazyfuse/ops.def>
 #undef LAZYFUSE_REDUCE_DEFINE_Combine
 #undef LAZYFUSE_REDUCE_DEFINE_Arg
+
+namespace lazyfuse {
+
+Array amin(const Array& a, Axes axes, bool keepdims) {
+  return min(a, std::move(axes), keepdims);
+}
+Array amax(const Array& a, Axes axes, bool keepdims) {
+  return max(a, std::move(axes), keepdims);
+}
 
 Array count_nonzero(const Array& a, Axes axes, bool keepdims) {
   detail::require_valid(a, "count_nonzero");
@@ -57,7 +68,7 @@ Array count_nonzero(const Array& a, Axes axes, bool keepdims) {
 
 Array mean(const Array& a, Axes axes, bool keepdims) {
   detail::require_valid(a, "mean");
-  const DType t = mean_type(a.dtype());
+  const DType t = detail::mean_type(a.dtype());
   const std::int64_t n = reduced_count(a, axes);
   // The division is the reduction kernel's epilogue. The mean of nothing is NaN, as in NumPy.
   return sum(a.astype(t), axes, keepdims) / (n > 0 ? double(n) : std::numeric_limits<double>::quiet_NaN());
@@ -65,7 +76,7 @@ Array mean(const Array& a, Axes axes, bool keepdims) {
 
 Array var(const Array& a, Axes axes, int ddof, bool keepdims) {
   detail::require_valid(a, "var");
-  const DType t = mean_type(a.dtype());
+  const DType t = detail::mean_type(a.dtype());
   const Array x = a.astype(t);
   const std::int64_t n = reduced_count(a, axes);
   const Array m = mean(x, axes, true);
@@ -123,7 +134,7 @@ Array nanstd(const Array& a, Axes axes, int ddof, bool keepdims) {
 
 Array logsumexp(const Array& a, Axes axes, bool keepdims) {
   detail::require_valid(a, "logsumexp");
-  const Array x = a.astype(mean_type(a.dtype()));
+  const Array x = a.astype(detail::mean_type(a.dtype()));
   const Array m = max(x, axes, true);
   // An infinite maximum would give inf - inf; shift by 0 there instead (NumPy/SciPy do the same).
   const Array shift = where(isfinite(m), m, 0.0);
@@ -138,7 +149,7 @@ Array logsumexp(const Array& a, Axes axes, bool keepdims) {
 Array isclose(const Array& a, const Array& b, double rtol, double atol, bool equal_nan) {
   detail::require_valid(a, "isclose", "operand a");
   detail::require_valid(b, "isclose", "operand b");
-  const DType t = promote_types(mean_type(a.dtype()), mean_type(b.dtype()));
+  const DType t = promote_types(detail::mean_type(a.dtype()), detail::mean_type(b.dtype()));
   const Array x = a.astype(t), y = b.astype(t);
   Array close = where(isfinite(x) && isfinite(y), abs(x - y) <= atol + rtol * abs(y), x == y);
   if (equal_nan) close = close || (isnan(x) && isnan(y));
@@ -157,38 +168,5 @@ bool array_equal(const Array& a, const Array& b) {
   if (a.shape() != b.shape()) return false;
   return all(a == b).item<bool>();
 }
-
-namespace linalg {
-
-Array norm(const Array& a, std::optional<double> ord, Axes axes, bool keepdims) {
-  detail::require_valid(a, "linalg.norm");
-  const Array x = a.astype(mean_type(a.dtype()));
-  const std::size_t naxes = axes.list ? axes.list->size() : std::size_t(a.ndim());
-  if (naxes == 2 && axes.list) {
-    if (ord && *ord != 2 && *ord != 1 && !std::isinf(*ord))
-      throw Error("linalg.norm: invalid norm order " + std::to_string(*ord) + " for matrices");
-    if (!ord) return sqrt(sum(x * x, axes, keepdims));
-    throw Error("linalg.norm: matrix norms other than Frobenius ('fro') are not supported yet");
-  }
-  if (!axes.list && a.ndim() == 2 && ord)
-    throw Error("linalg.norm: matrix norms other than Frobenius ('fro') are not supported yet; pass axes for a "
-                "vector norm along one axis");
-  if (!ord || *ord == 2) return sqrt(sum(x * x, axes, keepdims));
-  const double p = *ord;
-  if (p == 1) return sum(abs(x), axes, keepdims);
-  if (std::isinf(p)) return p > 0 ? max(abs(x), axes, keepdims) : min(abs(x), axes, keepdims);
-  if (p == 0) return sum((x != 0).astype(x.dtype()), axes, keepdims);
-  return power(sum(power(abs(x), p), axes, keepdims), 1.0 / p);
-}
-
-Array norm(const Array& a, const char* ord, Axes axes, bool keepdims) {
-  detail::require_valid(a, "linalg.norm");
-  if (!ord) throw Error("linalg.norm: the norm order is a null pointer; pass \"fro\", a number, or nothing");
-  if (std::string(ord) != "fro") throw Error(std::string("linalg.norm: unknown norm order '") + ord + "'");
-  const Array x = a.astype(mean_type(a.dtype()));
-  return sqrt(sum(x * x, axes, keepdims));
-}
-
-} // namespace linalg
 
 } // namespace lazyfuse

@@ -14,6 +14,7 @@
 // cache counters on its stdout, through a pipe. Every case checks the counters (cold: one NVRTC compile and no disk
 // hit; disk: one disk hit and no compile; in-process: one memory hit) and the result against a float64 reference,
 // and fails with SkipWithError otherwise. The CPU backend compiles nothing, so only BM_NvrtcCold runs without a GPU.
+#include "api/ApiAccess.h"
 #include "codegen/CudaPrinter.h"
 #include "codegen/Lower.h"
 #include "codegen/Nvrtc.h"
@@ -49,6 +50,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace lazyfuse;
+using lazyfuse::detail::graph_node;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::string_view kChildFlag = "--lazyfuse-bench-compile-child=";
@@ -146,7 +148,7 @@ int child_main(std::string_view arg) {
       // twice: the first compile carries NVRTC's start-up in this process, the second is the steady cost.
       const auto t0 = Clock::now();
       const Array out = w.build(0.75f);
-      auto plans = fusion::partition({out.node()}, {});
+      auto plans = fusion::partition({graph_node(out)}, {});
       if (plans.size() != 1) throw Error("expected one kernel plan, got " + std::to_string(plans.size()));
       const auto lowered = codegen::lower(plans[0]);
       const std::string source = codegen::render_cuda(lowered.ir);

@@ -1,7 +1,6 @@
 // Type rules of the op table (lazyfuse/ops.def): what each op computes in and returns.
 #pragma once
 
-#include <lazyfuse/array.hpp>
 #include <lazyfuse/dtype.hpp>
 
 #include <optional>
@@ -10,9 +9,19 @@
 
 namespace lazyfuse::graph {
 
-using detail::BinaryOp;
-using detail::ReduceOp;
-using detail::UnaryOp;
+/// The operations of the op table (lazyfuse/ops.def); their meaning is in graph/OpMath.inc.
+enum class UnaryOp {
+#define LAZYFUSE_UNARY(Enum, name, rule, cost) Enum,
+#include <lazyfuse/ops.def>
+};
+enum class BinaryOp {
+#define LAZYFUSE_BINARY(Enum, name, rule, cost) Enum,
+#include <lazyfuse/ops.def>
+};
+enum class ReduceOp {
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) Enum,
+#include <lazyfuse/ops.def>
+};
 
 /// How an op's types are derived from its operand type t (for binary ops, the operands' promoted type).
 enum class ResultRule {

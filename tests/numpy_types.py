@@ -7,7 +7,7 @@ line, fields separated by " | ", values by spaces (bools 0/1, integers in decima
 
   P a b r                        np.promote_types(a, b)
   W t s r                        np.result_type(array of t, Python scalar s); s is b:<0|1>, i:<int> or f:<hex>
-  U op t r | x... | y...         y = op(x) for x of dtype t; r is NumPy's result dtype
+  U op t r | x... | y...         y = op(x) for x of dtype t; r is NumPy's result dtype. 
   UE op t                        op(x of dtype t) raises TypeError
   B op a b r | x... | y... | z...   z = op(x, y)
   BE op a b                      op(x of dtype a, y of dtype b) raises TypeError
@@ -16,6 +16,11 @@ line, fields separated by " | ", values by spaces (bools 0/1, integers in decima
   C a b | x... | y...            y = x.astype(b)
   R op t axis r | shape | x... | y...   y = op(x.reshape(shape), axis) (axis "all": every axis)
   T t | x... | text              np.array2string(x, separator=", ") for an integer or bool dtype t
+  OU operator op, OB operator op  Python's unary or binary operator (operator-, operator<<, ...) on NumPy arrays
+                                 is the ufunc op:
+                                 the same values and dtype, or the same exception, for every dtype and dtype pair
+                                 and every scalar on either side (the test then checks that the C++ operator builds
+                                 the same graph as lazyfuse's op)
 
 The only substitutions are lazyfuse's documented differences from NumPy (docs/semantics.md):
   - lazyfuse has no float16: where NumPy's result is float16, lazyfuse computes in float32. The line keeps NumPy's
@@ -27,6 +32,7 @@ The only substitutions are lazyfuse's documented differences from NumPy (docs/se
   - lazyfuse's erf and rsqrt are not NumPy functions: math.erf and 1 / sqrt in NumPy's sqrt type.
 """
 import math
+import operator
 import sys
 import warnings
 
@@ -107,6 +113,19 @@ BINARY = {
     "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor,
     "left_shift": np.left_shift, "right_shift": np.right_shift, "hypot": np.hypot, "logaddexp": np.logaddexp,
 }
+# The C++ operators, as Python applies them to NumPy arrays (ndarray.__lshift__ and its kin), and the op each one
+# is. Named operator<symbol>: a bare "|" would read as the field separator.
+UNARY_OPERATORS = {"operator-": ("negative", operator.neg), "operator~": ("invert", operator.invert)}
+BINARY_OPERATORS = {
+    "operator+": ("add", operator.add), "operator-": ("subtract", operator.sub),
+    "operator*": ("multiply", operator.mul), "operator/": ("true_divide", operator.truediv),
+    "operator%": ("remainder", operator.mod), "operator==": ("equal", operator.eq),
+    "operator!=": ("not_equal", operator.ne), "operator<": ("less", operator.lt),
+    "operator<=": ("less_equal", operator.le), "operator>": ("greater", operator.gt),
+    "operator>=": ("greater_equal", operator.ge), "operator&": ("bitwise_and", operator.and_),
+    "operator|": ("bitwise_or", operator.or_), "operator^": ("bitwise_xor", operator.xor),
+    "operator<<": ("left_shift", operator.lshift), "operator>>": ("right_shift", operator.rshift),
+}
 REDUCE = {
     "sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max, "argmin": np.argmin, "argmax": np.argmax,
     "any": np.any, "all": np.all, "mean": np.mean, "var": np.var, "std": np.std, "count_nonzero": np.count_nonzero,
@@ -120,6 +139,22 @@ NAN_REDUCE = ("nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanvar_ddof1"
 SCALARS = [True, 3, -3, 200, 300, 70000, 2**40, 2**63, 2**64 - 1, -(2**63), 2.5]
 
 out = []
+
+
+def outcome(f, args):
+    """f(*args), or the type of the exception it raises."""
+    try:
+        return f(*args)
+    except Exception as e:  # noqa: BLE001 (any exception, compared by type)
+        return type(e)
+
+
+def same_outcome(f, g, args):
+    r, s = outcome(f, args), outcome(g, args)
+    if isinstance(r, type) or isinstance(s, type):
+        return r is s
+    r, s = np.asarray(r), np.asarray(s)
+    return r.dtype == s.dtype and np.array_equal(r, s, equal_nan=r.dtype.kind == "f")
 
 
 def emit(*fields):
@@ -224,6 +259,21 @@ def main():
         if np.dtype(t).kind in "biu":
             x = np.array(values(t), dtype=t)
             emit("T %s" % t, fmt_all(x), np.array2string(x, separator=", ", max_line_width=1 << 30))
+
+    for name, (op, f) in UNARY_OPERATORS.items():
+        if all(same_outcome(f, UNARY[op], [np.array(values(t), dtype=t)]) for t in TYPES):
+            emit("OU %s %s" % (name, op))
+    for name, (op, f) in BINARY_OPERATORS.items():
+        cases = []
+        for a in TYPES:
+            for b in TYPES:
+                n = min(len(values(a)), len(values(b)))
+                cases.append([np.array(values(a)[:n], dtype=a), np.array(values(b)[:n], dtype=b)])
+        for t in TYPES:
+            x = np.array(values(t), dtype=t)
+            cases += [[x, s] for s in SCALARS] + [[s, x] for s in SCALARS]
+        if all(same_outcome(f, BINARY[op], args) for args in cases):
+            emit("OB %s %s" % (name, op))
 
     sys.stdout.write("\n".join(out) + "\n")
 

@@ -1,6 +1,7 @@
 // The kernel IR and the CUDA printer: structural keys, deterministic text, and NVRTC accepting what we print.
 #include <lazyfuse/lazyfuse.hpp>
 
+#include "api/ApiAccess.h"
 #include "codegen/CudaPrinter.h"
 #include "codegen/Lower.h"
 #include "codegen/Nvrtc.h"
@@ -11,6 +12,7 @@
 #include <regex>
 
 using namespace lazyfuse;
+using lazyfuse::detail::graph_node;
 
 namespace {
 
@@ -24,15 +26,15 @@ Array random_array(Shape shape, DType t) {
 
 codegen::LoweredKernel lowered(std::vector<Array> outputs) {
   fusion::KernelPlan plan;
-  for (auto& o : outputs) plan.outputs.push_back(o.node());
+  for (auto& o : outputs) plan.outputs.push_back(graph_node(o));
   plan.shape = outputs[0].shape();
   return codegen::lower(plan);
 }
 
 // The last kernel partitioning gives for `result` (earlier ones materialized first, as the runtime runs them).
 codegen::LoweredKernel lowered_last(const Array& result) {
-  auto plans = fusion::partition({result.node()}, {});
-  for (std::size_t p = 0; p + 1 < plans.size(); ++p) Array(plans[p].outputs[0]).eval();
+  auto plans = fusion::partition({graph_node(result)}, {});
+  for (std::size_t p = 0; p + 1 < plans.size(); ++p) detail::ApiAccess::adopt(plans[p].outputs[0]).eval();
   return codegen::lower(plans.back());
 }
 
@@ -291,7 +293,7 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
   for (std::size_t k = 0; k < samples.size(); ++k) {
     // The plans partition makes for the sample, each lowered as the runtime would (earlier plans' outputs are
     // materialized first, so later ones read them).
-    if (fusion::partition({samples[k].node()}, {}).empty()) continue; // already materialized (an astype)
+    if (fusion::partition({graph_node(samples[k])}, {}).empty()) continue; // already materialized (an astype)
     auto low = lowered_last(samples[k]);
     std::string src = codegen::render_cuda(low.ir);
     try {

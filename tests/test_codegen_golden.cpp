@@ -10,6 +10,7 @@
 // order; earlier plans are materialized before later ones are lowered, as the runtime does.
 #include <lazyfuse/lazyfuse.hpp>
 
+#include "api/ApiAccess.h"
 #include "codegen/CudaPrinter.h"
 #include "codegen/FunctionLibrary.h"
 #include "codegen/KernelAbi.h"
@@ -26,6 +27,7 @@
 #include <string>
 
 using namespace lazyfuse;
+using lazyfuse::detail::graph_node;
 
 namespace {
 
@@ -38,7 +40,7 @@ Array input(Shape shape, DType t) {
 
 std::string render_plans(const Array& result) {
   std::ostringstream os;
-  auto plans = fusion::partition({result.node()}, {});
+  auto plans = fusion::partition({graph_node(result)}, {});
   for (std::size_t p = 0; p < plans.size(); ++p) {
     const auto kernel = codegen::lower(plans[p]);
     std::string src = codegen::render_cuda(kernel.ir);
@@ -48,7 +50,7 @@ std::string render_plans(const Array& result) {
     const auto at = src.find(prelude);
     if (at != std::string::npos) src.replace(at, prelude.size(), marker + ">\n");
     os << "// ===== plan " << p << " of " << plans.size() << ": " << plans[p].reason << "\n" << src << "\n";
-    if (p + 1 < plans.size()) Array(plans[p].outputs[0]).eval();
+    if (p + 1 < plans.size()) detail::ApiAccess::adopt(plans[p].outputs[0]).eval();
   }
   return os.str();
 }

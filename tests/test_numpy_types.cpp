@@ -1,11 +1,14 @@
 // Every dtype, op, cast and reduction against NumPy itself: tests/numpy_types.py computes NumPy's answers (type
 // promotion over all pairs, weak Python scalars, the values of every op of the op table on edge values of every
-// dtype, casts, reductions, printing) and this test compares lazyfuse's with them. The script runs under the
+// dtype, casts, reductions, printing, which op each Python operator is) and this test compares lazyfuse's with them
+// (the C++ operators included). The script runs under the
 // interpreter LAZYFUSE_TEST_PYTHON names, which needs NumPy 2; without one the tests skip, and fail when CI=true.
 // NumPy's float16 results are float32 here (lazyfuse has no float16): lazyfuse_type() is the one place that says
 // so; the script lists the other documented differences it encodes.
 #include <lazyfuse/lazyfuse.hpp>
 
+#include "api/ApiAccess.h"
+#include "graph/Build.h"
 #include "graph/DTypeVisit.h"
 
 #include <gtest/gtest.h>
@@ -217,36 +220,72 @@ testing::AssertionResult same(const Array& got, const std::string& numpy_type, c
   });
 }
 
-/// A value of type t as a C++ scalar of t's host type.
-lf::detail::WeakScalar weak_of(DType t, const std::string& v) {
-  return lf::graph::visit_dtype(t, [&]<class T>() { return lf::detail::weak(parse<T>(v)); });
+/// A constant (a fill, which astype folds on the host) of type t and shape {1} holding v exactly.
+Array constant_of_type(DType t, const std::string& v) {
+  return lf::graph::visit_dtype(t, [&]<class T>() {
+    return lf::detail::ApiAccess::adopt(lf::graph::make_weak_fill(lf::detail::weak(parse<T>(v)), t, "scalar", {1}));
+  });
 }
 
-lf::detail::WeakScalar scalar_of(const std::string& s) {
+lf::Operand scalar_of(const std::string& s) {
   const std::string v = s.substr(2);
-  if (s[0] == 'b') return lf::detail::weak(v == "1");
-  if (s[0] == 'f') return lf::detail::weak(std::strtod(v.c_str(), nullptr));
-  if (v[0] == '-') return lf::detail::weak(std::int64_t(std::strtoll(v.c_str(), nullptr, 10)));
-  return lf::detail::weak(std::uint64_t(std::strtoull(v.c_str(), nullptr, 10)));
+  if (s[0] == 'b') return lf::Operand(v == "1");
+  if (s[0] == 'f') return lf::Operand(std::strtod(v.c_str(), nullptr));
+  if (v[0] == '-') return lf::Operand(std::int64_t(std::strtoll(v.c_str(), nullptr, 10)));
+  return lf::Operand(std::uint64_t(std::strtoull(v.c_str(), nullptr, 10)));
 }
 
 lf::ScalarKind kind_of(const std::string& s) {
   return s[0] == 'b' ? lf::ScalarKind::Bool : (s[0] == 'i' ? lf::ScalarKind::Int : lf::ScalarKind::Float);
 }
 
-// ---- the op table by name -------------------------------------------------------------------------------------
+// ---- the op table and the operators by name ---------------------------------------------------------------------
 
-const std::map<std::string, lf::detail::UnaryOp>& unary_ops() {
-  static const std::map<std::string, lf::detail::UnaryOp> m = {
-#define LAZYFUSE_UNARY(Enum, name, rule, cost) {#name, lf::detail::UnaryOp::Enum},
+// Each row of the op table is its public function, named as numpy_types.py names NumPy's.
+using Unary = Array (*)(const Array&);
+using Binary = Array (*)(lf::Operand, lf::Operand);
+
+const std::map<std::string, Unary>& unary_ops() {
+  static const std::map<std::string, Unary> m = {
+#define LAZYFUSE_UNARY(Enum, name, rule, cost) {#name, &lf::name},
 #include <lazyfuse/ops.def>
   };
   return m;
 }
-const std::map<std::string, lf::detail::BinaryOp>& binary_ops() {
-  static const std::map<std::string, lf::detail::BinaryOp> m = {
-#define LAZYFUSE_BINARY(Enum, name, rule, cost) {#name, lf::detail::BinaryOp::Enum},
+const std::map<std::string, Binary>& binary_ops() {
+  static const std::map<std::string, Binary> m = {
+#define LAZYFUSE_BINARY(Enum, name, rule, cost) {#name, &lf::name},
 #include <lazyfuse/ops.def>
+  };
+  return m;
+}
+
+// The C++ operators, named as numpy_types.py names Python's.
+const std::map<std::string, Unary>& unary_operators() {
+  static const std::map<std::string, Unary> m = {
+      {"operator-", [](const Array& a) { return -a; }},
+      {"operator~", [](const Array& a) { return ~a; }},
+  };
+  return m;
+}
+const std::map<std::string, Binary>& binary_operators() {
+  static const std::map<std::string, Binary> m = {
+      {"operator+", [](lf::Operand a, lf::Operand b) { return a + b; }},
+      {"operator-", [](lf::Operand a, lf::Operand b) { return a - b; }},
+      {"operator*", [](lf::Operand a, lf::Operand b) { return a * b; }},
+      {"operator/", [](lf::Operand a, lf::Operand b) { return a / b; }},
+      {"operator%", [](lf::Operand a, lf::Operand b) { return a % b; }},
+      {"operator==", [](lf::Operand a, lf::Operand b) { return a == b; }},
+      {"operator!=", [](lf::Operand a, lf::Operand b) { return a != b; }},
+      {"operator<", [](lf::Operand a, lf::Operand b) { return a < b; }},
+      {"operator<=", [](lf::Operand a, lf::Operand b) { return a <= b; }},
+      {"operator>", [](lf::Operand a, lf::Operand b) { return a > b; }},
+      {"operator>=", [](lf::Operand a, lf::Operand b) { return a >= b; }},
+      {"operator&", [](lf::Operand a, lf::Operand b) { return a & b; }},
+      {"operator|", [](lf::Operand a, lf::Operand b) { return a | b; }},
+      {"operator^", [](lf::Operand a, lf::Operand b) { return a ^ b; }},
+      {"operator<<", [](lf::Operand a, lf::Operand b) { return a << b; }},
+      {"operator>>", [](lf::Operand a, lf::Operand b) { return a >> b; }},
   };
   return m;
 }
@@ -344,13 +383,12 @@ TEST(NumPyTypes, EveryUnaryOpOnEveryType) {
     ASSERT_TRUE(unary_ops().count(op)) << "NumPy answered for " << op << ", which the op table does not have";
     seen.insert(op);
     Array x = make(lazyfuse_type(l->head[2]), l->fields[0]);
-    batch.add(l->head[2], lf::detail::unary(unary_ops().at(op), x), l->head[3], l->fields[1], kApproximate.count(op),
-              l->text);
+    batch.add(l->head[2], unary_ops().at(op)(x), l->head[3], l->fields[1], kApproximate.count(op), l->text);
   }
   batch.check();
   for (const Line* l : lines_of("UE")) {
     Array x = make(lazyfuse_type(l->head[2]), {"1"});
-    EXPECT_THROW(lf::detail::unary(unary_ops().at(l->head[1]), x), lf::DTypeError) << l->text;
+    EXPECT_THROW(unary_ops().at(l->head[1])(x), lf::DTypeError) << l->text;
   }
   for (auto& [op, _] : unary_ops()) EXPECT_TRUE(seen.count(op)) << op << " is not compared with NumPy";
 }
@@ -364,13 +402,13 @@ TEST(NumPyTypes, EveryBinaryOpOnEveryPairOfTypes) {
     ASSERT_TRUE(binary_ops().count(op)) << "NumPy answered for " << op << ", which the op table does not have";
     seen.insert(op);
     Array x = make(lazyfuse_type(l->head[2]), l->fields[0]), y = make(lazyfuse_type(l->head[3]), l->fields[1]);
-    batch.add(l->head[2] + " " + l->head[3] + " " + std::to_string(x.size()),
-              lf::detail::binary(binary_ops().at(op), x, y), l->head[4], l->fields[2], kApproximate.count(op), l->text);
+    batch.add(l->head[2] + " " + l->head[3] + " " + std::to_string(x.size()), binary_ops().at(op)(x, y), l->head[4],
+              l->fields[2], kApproximate.count(op), l->text);
   }
   batch.check();
   for (const Line* l : lines_of("BE")) {
     Array x = make(lazyfuse_type(l->head[2]), {"1"}), y = make(lazyfuse_type(l->head[3]), {"1"});
-    EXPECT_THROW(lf::detail::binary(binary_ops().at(l->head[1]), x, y), lf::DTypeError) << l->text;
+    EXPECT_THROW(binary_ops().at(l->head[1])(x, y), lf::DTypeError) << l->text;
   }
   for (auto& [op, _] : binary_ops()) EXPECT_TRUE(seen.count(op)) << op << " is not compared with NumPy";
 }
@@ -382,7 +420,7 @@ TEST(NumPyTypes, EveryBinaryOpWithWeakScalars) {
     const auto op = binary_ops().at(l->head[1]);
     Array x = make(lazyfuse_type(l->head[2]), l->fields[0]);
     const auto s = scalar_of(l->head[3]);
-    Array z = l->head[4] == "L" ? lf::detail::binary(op, s, x) : lf::detail::binary(op, x, s);
+    Array z = l->head[4] == "L" ? op(s, x) : op(x, s);
     batch.add(l->head[2], z, l->head[5], l->fields[1], kApproximate.count(l->head[1]), l->text);
   }
   batch.check();
@@ -393,9 +431,71 @@ TEST(NumPyTypes, EveryBinaryOpWithWeakScalars) {
     Array x = make(lazyfuse_type(l->head[2]), {"1"});
     const auto s = scalar_of(l->head[3]);
     if (l->head[4] == "L")
-      EXPECT_THROW(lf::detail::binary(op, s, x), lf::DTypeError) << l->text;
+      EXPECT_THROW(op(s, x), lf::DTypeError) << l->text;
     else
-      EXPECT_THROW(lf::detail::binary(op, x, s), lf::DTypeError) << l->text;
+      EXPECT_THROW(op(x, s), lf::DTypeError) << l->text;
+  }
+}
+
+// NumPy says which op each Python operator is (OU and OB lines: the same values, types and exceptions everywhere). The
+// C++ operator then builds the very graph node that op's function builds, or throws the same DTypeError, for every case
+// the tests above compare with NumPy, so its values are the function's. Comparing nodes compiles no kernel.
+TEST(NumPyTypes, OperatorsAreNumPysOperators) {
+  NEED_NUMPY();
+  std::map<std::string, std::string> op_of, unary_op_of;
+  for (const Line* l : lines_of("OB")) op_of[l->head[1]] = l->head[2];
+  for (const Line* l : lines_of("OU")) unary_op_of[l->head[1]] = l->head[2];
+  auto same = [](const Array& a, const Array& b) { return lf::detail::graph_node(a) == lf::detail::graph_node(b); };
+  for (auto& [name, op] : unary_operators()) {
+    ASSERT_TRUE(unary_op_of.count(name)) << "NumPy's " << name << " is no ufunc of the op table (numpy_types.py)";
+    const Unary f = unary_ops().at(unary_op_of[name]);
+    int cases = 0;
+    for (const Line* l : lines_of("U"))
+      if (l->head[1] == unary_op_of[name]) {
+        Array x = make(lazyfuse_type(l->head[2]), l->fields[0]);
+        EXPECT_TRUE(same(op(x), f(x))) << name << ": " << l->text;
+        ++cases;
+      }
+    for (const Line* l : lines_of("UE")) {
+      if (l->head[1] != unary_op_of[name]) continue;
+      EXPECT_THROW(op(make(lazyfuse_type(l->head[2]), {"1"})), lf::DTypeError) << name << ": " << l->text;
+    }
+    EXPECT_GT(cases, 0) << name;
+  }
+  for (auto& [name, op] : binary_operators()) {
+    ASSERT_TRUE(op_of.count(name)) << "NumPy's " << name << " is no ufunc of the op table (numpy_types.py)";
+    const Binary f = binary_ops().at(op_of[name]);
+    int cases = 0;
+    for (const Line* l : lines_of("B"))
+      if (l->head[1] == op_of[name]) {
+        Array x = make(lazyfuse_type(l->head[2]), l->fields[0]), y = make(lazyfuse_type(l->head[3]), l->fields[1]);
+        EXPECT_TRUE(same(op(x, y), f(x, y))) << name << ": " << l->text;
+        ++cases;
+      }
+    for (const Line* l : lines_of("BE"))
+      if (l->head[1] == op_of[name]) {
+        Array x = make(lazyfuse_type(l->head[2]), {"1"}), y = make(lazyfuse_type(l->head[3]), {"1"});
+        EXPECT_THROW(op(x, y), lf::DTypeError) << name << ": " << l->text;
+      }
+    for (const Line* l : lines_of("S"))
+      if (l->head[1] == op_of[name]) {
+        Array x = make(lazyfuse_type(l->head[2]), l->fields[0]);
+        const auto s = scalar_of(l->head[3]);
+        const bool left = l->head[4] == "L";
+        EXPECT_TRUE(left ? same(op(s, x), f(s, x)) : same(op(x, s), f(x, s))) << name << ": " << l->text;
+        ++cases;
+      }
+    for (const Line* l : lines_of("SE")) {
+      if (l->head[1] != op_of[name]) continue;
+      Array x = make(lazyfuse_type(l->head[2]), {"1"});
+      const auto s = scalar_of(l->head[3]);
+      if (l->head[4] == "L") {
+        EXPECT_THROW(op(s, x), lf::DTypeError) << name << ": " << l->text;
+      } else {
+        EXPECT_THROW(op(x, s), lf::DTypeError) << name << ": " << l->text;
+      }
+    }
+    EXPECT_GT(cases, 0) << name;
   }
 }
 
@@ -412,7 +512,7 @@ TEST(NumPyTypes, CastsBetweenEveryPair) {
     batch.add(l->head[1], x.astype(to), l->head[2], l->fields[1], false, l->text);
     // The same conversions of constants (fills, which astype folds on the host) give the same values.
     for (std::size_t k = 0; k < l->fields[0].size(); ++k) {
-      Array c = lf::detail::scalar_array(weak_of(from, l->fields[0][k]), from).reshape({1});
+      Array c = constant_of_type(from, l->fields[0][k]);
       batch.add("constants", c.astype(to), l->head[2], one_each[next++], false,
                 "constant " + l->fields[0][k] + " of " + l->text);
     }

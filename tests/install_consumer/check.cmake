@@ -19,9 +19,11 @@ file(MAKE_DIRECTORY ${WORK_DIR})
 
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${LAZYFUSE_BINARY_DIR} --prefix ${prefix} ${config_args}
   OUTPUT_QUIET COMMAND_ERROR_IS_FATAL ANY)
-if(NOT EXISTS ${prefix}/include/lazyfuse/runtime.hpp)
-  message(FATAL_ERROR "install_consumer: ${prefix}/include/lazyfuse/runtime.hpp was not installed")
-endif()
+foreach(header runtime.hpp elementwise.hpp detail/weak_scalar.hpp)
+  if(NOT EXISTS ${prefix}/include/lazyfuse/${header})
+    message(FATAL_ERROR "install_consumer: ${prefix}/include/lazyfuse/${header} was not installed")
+  endif()
+endforeach()
 
 set(configure_args -S ${CONSUMER_SOURCE_DIR} -B ${build} -DCMAKE_PREFIX_PATH=${prefix})
 if(CONFIG)

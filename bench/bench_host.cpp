@@ -3,6 +3,7 @@
 // same code on either backend; run it with --benchmark_repetitions=5 and read the medians.
 #include "common.h"
 
+#include "api/ApiAccess.h"
 #include "codegen/Lower.h"
 #include "fusion/Partition.h"
 
@@ -10,6 +11,8 @@
 
 #include <numeric>
 #include <vector>
+
+using lazyfuse::detail::graph_node;
 
 namespace {
 
@@ -44,7 +47,7 @@ void BM_RecordMany(benchmark::State& state) {
 void BM_LowerChain(benchmark::State& state) {
   auto x = ramp(1024, 1e-3f).eval(), y = ramp(1024, 2e-3f).eval();
   const auto root = chain(x, y);
-  const auto plan = fusion::partition({root.node()}, {}).back();
+  const auto plan = fusion::partition({graph_node(root)}, {}).back();
   for (auto _ : state) benchmark::DoNotOptimize(codegen::lower(plan));
 }
 
@@ -52,7 +55,7 @@ void BM_LowerChain(benchmark::State& state) {
 void BM_LowerBlackScholes(benchmark::State& state) {
   auto S = ramp(4096, 1e-2f).eval() + 10.0f, K = ramp(4096, 2e-2f).eval() + 10.0f, T = ramp(4096, 1e-4f).eval() + 0.1f;
   const auto [call, put] = black_scholes_prices(S, K, T);
-  std::vector<graph::NodePtr> roots{call.node(), put.node()};
+  std::vector<graph::NodePtr> roots{graph_node(call), graph_node(put)};
   const auto plan = fusion::partition(roots, {}).back();
   for (auto _ : state) benchmark::DoNotOptimize(codegen::lower(plan));
 }
@@ -61,7 +64,7 @@ void BM_LowerBlackScholes(benchmark::State& state) {
 void BM_LowerReduction(benchmark::State& state) {
   auto x = ramp(64 * 256, 1e-4f).eval().reshape({64, 256}), y = ramp(64 * 256, 2e-4f).eval().reshape({64, 256});
   const auto root = sum(chain(x, y), 1);
-  const auto plan = fusion::partition({root.node()}, {}).back();
+  const auto plan = fusion::partition({graph_node(root)}, {}).back();
   for (auto _ : state) benchmark::DoNotOptimize(codegen::lower(plan));
 }
 

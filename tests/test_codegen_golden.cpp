@@ -212,7 +212,7 @@ TEST(CodegenGolden, PrintedSignaturesAndPackedArgumentsAgree) {
   int kernels = 0, split_kernels = 0;
   for (const auto& c : golden_cases()) {
     SCOPED_TRACE(c.name);
-    auto plans = fusion::partition({c.build().node()}, {});
+    auto plans = fusion::partition({c.graph_node(build())}, {});
     for (std::size_t p = 0; p < plans.size(); ++p) {
       const auto kernel = codegen::lower(plans[p]);
       const auto& ir = kernel.ir;

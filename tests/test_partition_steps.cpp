@@ -2,6 +2,8 @@
 // nodes it stores, how it groups, which budgets it cuts, which reductions it settles.
 #include <lazyfuse/lazyfuse.hpp>
 
+#include "api/ApiAccess.h"
+
 #include "fusion/PartitionSteps.h"
 #include "graph/Build.h"
 #include "graph/Config.h"
@@ -10,6 +12,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+
+using lazyfuse::detail::graph_node;
 
 using namespace lazyfuse;
 using namespace lazyfuse::fusion::steps;
@@ -23,7 +27,7 @@ Array input(Shape shape) {
 }
 
 bool is_stored(const Subgraph& g, const Array& a) {
-  const int at = g.find(a.node().get());
+  const int at = g.find(graph_node(a).get());
   EXPECT_GE(at, 0) << "not in the subgraph";
   return at >= 0 && g.info[std::size_t(at)].stored;
 }
@@ -55,11 +59,11 @@ Subgraph through_budgets(const std::vector<NodePtr>& roots, const fusion::Partit
 TEST(PartitionSteps, UniqueRootsDropsRepeatsAndMaterializedRootsInOrder) {
   auto x = input({8});
   Array a = x + 1.0f, b = x * 2.0f;
-  auto roots = unique_roots({b.node(), a.node(), b.node(), x.node(), a.node()});
+  auto roots = unique_roots({graph_node(b), graph_node(a), graph_node(b), graph_node(x), graph_node(a)});
   ASSERT_EQ(roots.size(), 2u);
-  EXPECT_EQ(roots[0], b.node());
-  EXPECT_EQ(roots[1], a.node());
-  EXPECT_TRUE(unique_roots({x.node()}).empty());
+  EXPECT_EQ(roots[0], graph_node(b));
+  EXPECT_EQ(roots[1], graph_node(a));
+  EXPECT_TRUE(unique_roots({graph_node(x)}).empty());
 }
 
 TEST(PartitionSteps, CollectOrdersSourcesFirstCountsConsumersAndMarksRoots) {
@@ -67,17 +71,17 @@ TEST(PartitionSteps, CollectOrdersSourcesFirstCountsConsumersAndMarksRoots) {
   Array s = x * y;                         // read by the two below
   Array u = sin(s), v = s(slice(1, none)); // v: a view of s
   Array w = u(slice(0, 7)) + v;
-  const Subgraph g = collect({w.node()});
-  EXPECT_EQ(g.find(x.node().get()), -1) << "materialized nodes are not in the subgraph";
+  const Subgraph g = collect({graph_node(w)});
+  EXPECT_EQ(g.find(graph_node(x).get()), -1) << "materialized nodes are not in the subgraph";
   for (std::size_t k = 0; k < g.order.size(); ++k) {
     EXPECT_EQ(g.find(g.order[k].get()), int(k));
     for (auto& src : g.order[k]->sources_unlocked()) EXPECT_LT(g.find(src.get()), int(k)) << "post-order";
   }
-  const Info& si = g.info[std::size_t(g.find(s.node().get()))];
+  const Info& si = g.info[std::size_t(g.find(graph_node(s).get()))];
   EXPECT_EQ(si.consumers, 2);
   EXPECT_EQ(si.view_consumers, 1);
   EXPECT_FALSE(si.root);
-  EXPECT_TRUE(g.info[std::size_t(g.find(w.node().get()))].root);
+  EXPECT_TRUE(g.info[std::size_t(g.find(graph_node(w).get()))].root);
   EXPECT_EQ(stored_count(g), 0) << "collect stores nothing";
 }
 
@@ -95,15 +99,15 @@ TEST(PartitionSteps, StoreSharedStoresOnlyExpensiveNodesReadThroughViews) {
   for (int k = 0; k < 6; ++k) e2 = exp(e2 * 0.5f);
   Array twice = e2 * e2 + e2;
   fusion::PartitionOptions options;
-  Subgraph g = collect({through_view.node(), twice.node()});
+  Subgraph g = collect({graph_node(through_view), graph_node(twice)});
   store_shared_or_eager(g, options);
   EXPECT_TRUE(is_stored(g, e));
   EXPECT_FALSE(is_stored(g, cheap));
   EXPECT_FALSE(is_stored(g, e2));
   EXPECT_EQ(stored_count(g), 1);
-  EXPECT_GE(g.info[std::size_t(g.find(e.node().get()))].cost, kExpensiveCost);
+  EXPECT_GE(g.info[std::size_t(g.find(graph_node(e).get()))].cost, kExpensiveCost);
   // Costs add up the sources' (the stored e counts as a leaf for its consumers).
-  const Info& ci = g.info[std::size_t(g.find(cheap.node().get()))];
+  const Info& ci = g.info[std::size_t(g.find(graph_node(cheap).get()))];
   EXPECT_EQ(ci.cost, graph::cost_of(graph::BinaryOp::Add)) << "x + 1: the fill costs nothing";
 }
 
@@ -116,7 +120,7 @@ TEST(PartitionSteps, StoreEagerStoresEveryComputingNodeButRootsFillsAndFreeViews
   Array out = s * 2.0f + 1.0f;
   fusion::PartitionOptions options;
   options.eager = true;
-  Subgraph g = collect({out.node()});
+  Subgraph g = collect({graph_node(out)});
   store_shared_or_eager(g, options);
   EXPECT_TRUE(is_stored(g, y));
   EXPECT_FALSE(is_stored(g, t));
@@ -134,11 +138,12 @@ TEST(PartitionSteps, StoreEagerStoresEveryComputingNodeButRootsFillsAndFreeViews
 TEST(PartitionSteps, GroupRootsByShapeInOrderOfFirstAppearance) {
   auto x = input({3}), y = input({4}), z = input({5});
   Array a = x + 1.0f, b = y + 1.0f, c = x * 2.0f, d = z + 1.0f, e = y * 2.0f;
-  const PlanOutputs groups = group_roots_by_shape({a.node(), b.node(), c.node(), d.node(), e.node()});
+  const PlanOutputs groups =
+      group_roots_by_shape({graph_node(a), graph_node(b), graph_node(c), graph_node(d), graph_node(e)});
   ASSERT_EQ(groups.size(), 3u);
-  EXPECT_EQ(groups[0], (std::vector<NodePtr>{a.node(), c.node()}));
-  EXPECT_EQ(groups[1], (std::vector<NodePtr>{b.node(), e.node()}));
-  EXPECT_EQ(groups[2], (std::vector<NodePtr>{d.node()}));
+  EXPECT_EQ(groups[0], (std::vector<NodePtr>{graph_node(a), graph_node(c)}));
+  EXPECT_EQ(groups[1], (std::vector<NodePtr>{graph_node(b), graph_node(e)}));
+  EXPECT_EQ(groups[2], (std::vector<NodePtr>{graph_node(d)}));
 }
 
 TEST(PartitionSteps, CutToNodeBudgetCutsALongChainIntoFullKernels) {
@@ -146,15 +151,15 @@ TEST(PartitionSteps, CutToNodeBudgetCutsALongChainIntoFullKernels) {
   const int length = 60, budget = 16; // under the bounded-laziness depth (100), so nothing is materialized early
   ASSERT_LT(length, config::snapshot().max_depth);
   Array out = chain_of(x, length);
-  Subgraph g = collect({out.node()});
+  Subgraph g = collect({graph_node(out)});
   cut_to_node_budget(g, budget);
-  const PlanOutputs plans = plan_outputs(g, {{out.node()}});
+  const PlanOutputs plans = plan_outputs(g, {{graph_node(out)}});
   for (auto& outs : plans) EXPECT_LE(measure(g, outs).nodes, budget);
   // Full kernels: no more than one plan per half budget (a greedy cut can leave one short plan at each end).
   EXPECT_GE(int(plans.size()), (length + budget - 1) / budget);
   EXPECT_LE(int(plans.size()), length / budget + 2);
   // A graph within the budget is left alone.
-  Subgraph whole = collect({out.node()});
+  Subgraph whole = collect({graph_node(out)});
   cut_to_node_budget(whole, length + 1);
   EXPECT_EQ(stored_count(whole), 0);
 }
@@ -167,7 +172,7 @@ TEST(PartitionSteps, EnforceBudgetsCutsPlansReadingTooManyBuffers) {
   fusion::PartitionOptions options;
   options.max_inputs = 4;
   PlanOutputs groups;
-  const std::vector<NodePtr> roots{sum_all.node()};
+  const std::vector<NodePtr> roots{graph_node(sum_all)};
   Subgraph g = collect(roots);
   groups = group_roots_by_shape(roots);
   cut_to_node_budget(g, options.max_nodes);
@@ -191,7 +196,7 @@ TEST(PartitionSteps, SettleReductionsStoresWhatAPlanCannotInline) {
   Array r = sum(m, 1);
   Array out = r(slice(1, none)) + 1.0f;
   PlanOutputs groups;
-  Subgraph g = through_budgets({out.node()}, {}, groups);
+  Subgraph g = through_budgets({graph_node(out)}, {}, groups);
   auto domains = settle_reductions(g, groups);
   EXPECT_TRUE(is_stored(g, r));
   const PlanOutputs plans = plan_outputs(g, groups);
@@ -211,7 +216,7 @@ TEST(PartitionSteps, SettleReductionsKeepsSoftmaxInOneKernelUnlessRowsAreFew) {
   {
     Array out = softmax(input({fusion::kSplitBelowOuter, 64}));
     PlanOutputs groups;
-    Subgraph g = through_budgets({out.node()}, {}, groups);
+    Subgraph g = through_budgets({graph_node(out)}, {}, groups);
     auto domains = settle_reductions(g, groups);
     EXPECT_EQ(stored_count(g), 0);
     ASSERT_EQ(domains.size(), 1u);
@@ -224,7 +229,7 @@ TEST(PartitionSteps, SettleReductionsKeepsSoftmaxInOneKernelUnlessRowsAreFew) {
     auto e = exp(m - mx);
     Array out = e / sum(e, 1, true);
     PlanOutputs groups;
-    Subgraph g = through_budgets({out.node()}, {}, groups);
+    Subgraph g = through_budgets({graph_node(out)}, {}, groups);
     auto domains = settle_reductions(g, groups);
     EXPECT_GE(stored_count(g), 1);
     const PlanOutputs plans = plan_outputs(g, groups);
@@ -238,18 +243,18 @@ TEST(PartitionSteps, MakePlansRunsStoredNodesFirstThenTheRootGroups) {
   auto m = input({300, 64});
   Array r = sum(m, 1);
   Array a = r(slice(1, none)) + 1.0f, b = r(slice(0, 299)) * 2.0f, c = m * 3.0f;
-  const std::vector<NodePtr> roots{a.node(), c.node(), b.node()};
+  const std::vector<NodePtr> roots{graph_node(a), graph_node(c), graph_node(b)};
   PlanOutputs groups;
   Subgraph g = through_budgets(roots, {}, groups);
   const auto domains = settle_reductions(g, groups);
   const auto plans = make_plans(g, groups, domains);
   ASSERT_EQ(plans.size(), 3u);
-  EXPECT_EQ(plans[0].outputs, (std::vector<NodePtr>{r.node()}));
+  EXPECT_EQ(plans[0].outputs, (std::vector<NodePtr>{graph_node(r)}));
   EXPECT_TRUE(plans[0].reduction.has_value());
-  EXPECT_EQ(plans[1].outputs, (std::vector<NodePtr>{a.node(), b.node()}));
+  EXPECT_EQ(plans[1].outputs, (std::vector<NodePtr>{graph_node(a), graph_node(b)}));
   EXPECT_EQ(plans[1].shape, (Shape{299}));
   EXPECT_FALSE(plans[1].reduction.has_value());
-  EXPECT_EQ(plans[2].outputs, (std::vector<NodePtr>{c.node()}));
+  EXPECT_EQ(plans[2].outputs, (std::vector<NodePtr>{graph_node(c)}));
   for (auto& p : plans) EXPECT_FALSE(p.reason.empty());
 }
 
@@ -257,7 +262,7 @@ TEST(PartitionSteps, LogPlansWritesOneLinePerPlanOnlyWhenAsked) {
   auto m = input({300, 64});
   Array out = sum(m, 1)(slice(1, none)) + 1.0f;
   PlanOutputs groups;
-  Subgraph g = through_budgets({out.node()}, {}, groups);
+  Subgraph g = through_budgets({graph_node(out)}, {}, groups);
   const auto plans = make_plans(g, groups, settle_reductions(g, groups));
   testing::internal::CaptureStderr();
   log_plans(g, plans);
@@ -274,7 +279,7 @@ TEST(PartitionSteps, LogPlansWritesOneLinePerPlanOnlyWhenAsked) {
 TEST(PartitionSteps, TheStepsInOrderArePartition) {
   auto m = input({100, 48});
   Array out = (m - mean(m, 1, true)) / sqrt(var(m, 1, 0, true) + 1e-5f);
-  const std::vector<NodePtr> roots{out.node()};
+  const std::vector<NodePtr> roots{graph_node(out)};
   PlanOutputs groups;
   Subgraph g = through_budgets(unique_roots(roots), {}, groups);
   const auto by_steps = make_plans(g, groups, settle_reductions(g, groups));

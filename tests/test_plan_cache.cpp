@@ -2,6 +2,8 @@
 // unequal (alignment, shared buffers, shapes, multiple kernels) never gives a wrong answer. Runs on either backend.
 #include <lazyfuse/lazyfuse.hpp>
 
+#include "api/ApiAccess.h"
+
 #include "codegen/Lower.h"
 #include "graph/Build.h"
 #include "graph/Node.h"
@@ -12,6 +14,8 @@
 #include <cmath>
 #include <functional>
 #include <random>
+
+using lazyfuse::detail::graph_node;
 
 using namespace lazyfuse;
 
@@ -64,9 +68,9 @@ struct Keyed {
 Keyed key_and_lower(const Array& result) {
   Keyed k;
   runtime::GraphSignature sig;
-  runtime::compute_signature({result.node()}, {}, sig);
+  runtime::compute_signature({graph_node(result)}, {}, sig);
   k.words = sig.words;
-  auto plans = fusion::partition({result.node()}, {});
+  auto plans = fusion::partition({graph_node(result)}, {});
   EXPECT_EQ(plans.size(), 1u);
   k.ir = codegen::lower(plans[0]).ir;
   return k;
@@ -192,7 +196,7 @@ TEST(PlanCache, SignatureDistinguishesExactlyLoweringsAlignmentClasses) {
   for (std::int64_t k = 0; k < pad; ++k) keyed.push_back(key_and_lower(at_offset(k)));
   int vector_classes = 0;
   for (std::int64_t a = 0; a < pad; ++a) {
-    const void* first = static_cast<const float*>(x.node()->buffer()->storage->data) + a;
+    const void* first = static_cast<const float*>(graph_node(x)->buffer()->storage->data) + a;
     vector_classes += codegen::alignment_class(first, DType::Float32) == codegen::AlignmentClass::Vector;
     for (std::int64_t b = 0; b < pad; ++b)
       EXPECT_EQ(keyed[std::size_t(a)].words == keyed[std::size_t(b)].words,

@@ -2,12 +2,16 @@
 // checked on the CPU with the reference device. The CUDA executor launches exactly launch_shape's answer.
 #include <lazyfuse/lazyfuse.hpp>
 
+#include "api/ApiAccess.h"
+
 #include "codegen/CudaPrinter.h"
 #include "codegen/Lower.h"
 #include "codegen/Schedule.h"
 #include "fusion/Partition.h"
 
 #include <gtest/gtest.h>
+
+using lazyfuse::detail::graph_node;
 
 using namespace lazyfuse;
 using codegen::DeviceCaps;
@@ -25,7 +29,7 @@ Array input(Shape shape, DType t = DType::Float32) {
 
 // The last kernel of `result`'s materialization, lowered after the earlier ones have run (as the runtime does).
 codegen::LoweredKernel last_kernel(const Array& result) {
-  auto plans = fusion::partition({result.node()}, {});
+  auto plans = fusion::partition({graph_node(result)}, {});
   for (std::size_t p = 0; p + 1 < plans.size(); ++p) Array(plans[p].outputs[0]).eval();
   return codegen::lower(plans.back());
 }

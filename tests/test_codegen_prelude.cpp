@@ -3,7 +3,7 @@
 #include <lazyfuse/lazyfuse.hpp>
 
 #include "api/ApiAccess.h"
-
+#include "codegen/CodeWriter.h"
 #include "codegen/CudaPrinter.h"
 #include "codegen/FunctionLibrary.h"
 #include "codegen/Lower.h"
@@ -109,4 +109,29 @@ TEST(CodegenPrelude, KernelsCarryOnlyTheFunctionsTheyCall) {
     EXPECT_NE(rows.find(used), std::string::npos) << used;
   for (const char* unused : {"lf_sin(", "lf_load_partial", "lf_argmax_better", "lf_prod_combine"})
     EXPECT_EQ(rows.find(unused), std::string::npos) << unused;
+}
+
+// The printers' writer: lines at the current indentation, raised by indent() and block() for their scope;
+// directives at column 0.
+TEST(CodegenPrelude, CodeWriterIndentsByScope) {
+  codegen::CodeWriter w(2);
+  w.line("int a = ", 1, ";");
+  {
+    auto loop = w.block("for (int i = 0; i < ", 4, "; ++i)");
+    w.directive("#pragma unroll");
+    {
+      auto more = w.indent(4);
+      w.line("deeper();");
+    }
+    w.line("a += i;");
+  }
+  w.text("verbatim\n").line("done();");
+  EXPECT_EQ(w.str(), "  int a = 1;\n"
+                     "  for (int i = 0; i < 4; ++i) {\n"
+                     "#pragma unroll\n"
+                     "        deeper();\n"
+                     "    a += i;\n"
+                     "  }\n"
+                     "verbatim\n"
+                     "  done();\n");
 }

@@ -877,7 +877,7 @@ inline std::vector<std::vector<i64>> reduce_groups(const Shape& s, const std::ve
 //  * CPU backend (runtime/CpuBackend.cpp, Pairwise): a halving tree inside each chunk of 256 elements (depth
 //    <= 8), then a binary counter of chunk partials (depth <= the number of levels) and the sequential combine of
 //    the levels at the end (as many again);
-//  * CUDA kernels (codegen/CudaPrinter.cpp, render_reduction): each thread folds a strided share into one of
+//  * CUDA kernels (codegen/CudaPrinter.cpp, ReductionPrinter): each thread folds a strided share into one of
 //    kUnroll (rows) or 2 * kUnroll = 8 (columns) accumulators, so a column kernel's thread adds up to n / 8
 //    elements in sequence; then the accumulators in order (7), two warp-shuffle trees (5 + 5), and the split
 //    partials in order (<= kMaxColumnSplits = 64 per column thread, <= 4 per thread plus a block tree for rows);

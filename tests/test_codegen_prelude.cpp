@@ -17,6 +17,7 @@
 
 using namespace lazyfuse;
 using codegen::FunctionLibrary;
+using lazyfuse::detail::graph_node;
 
 namespace {
 
@@ -37,7 +38,7 @@ struct lf_e { int v; };
 
 codegen::LoweredKernel lowered_last(const Array& result) {
   auto plans = fusion::partition({graph_node(result)}, {});
-  for (std::size_t p = 0; p + 1 < plans.size(); ++p) Array(plans[p].outputs[0]).eval();
+  for (std::size_t p = 0; p + 1 < plans.size(); ++p) detail::ApiAccess::adopt(plans[p].outputs[0]).eval();
   return codegen::lower(plans.back());
 }
 
@@ -75,21 +76,20 @@ TEST(CodegenPrelude, EveryOpAndReductionHasItsFunctions) {
 #define LAZYFUSE_BINARY(Enum, name, rule, cost) "lf_" #name,
 #include <lazyfuse/ops.def>
 
-    using lazyfuse::detail::graph_node;
-};
-EXPECT_GT(elementwise.size(), 50u);
-for (const auto& name : elementwise) expect_defined(name);
-for (int k = 0; k < graph::kNumReduceOps; ++k) {
-  const std::string name = "lf_" + std::string(graph::name_of(graph::ReduceOp(k)));
-  EXPECT_NE(ops.select(name + "_identity<float>()").find(name + "_identity"), std::string::npos) << name;
-  const std::string step = graph::is_arg(graph::ReduceOp(k)) ? "_better" : "_combine";
-  EXPECT_NE(ops.select(name + step + "(a, b)").find(name + step), std::string::npos) << name;
-}
-// Integer powers use lf_ipow, sums lf_add: found from the text, not listed by hand.
-const auto power = ops.select_names("lf_power(a, b)");
-EXPECT_NE(std::find(power.begin(), power.end(), "lf_ipow"), power.end());
-const auto sum = ops.select_names("lf_sum_combine(a, b)");
-EXPECT_NE(std::find(sum.begin(), sum.end(), "lf_add"), sum.end());
+  };
+  EXPECT_GT(elementwise.size(), 50u);
+  for (const auto& name : elementwise) expect_defined(name);
+  for (int k = 0; k < graph::kNumReduceOps; ++k) {
+    const std::string name = "lf_" + std::string(graph::name_of(graph::ReduceOp(k)));
+    EXPECT_NE(ops.select(name + "_identity<float>()").find(name + "_identity"), std::string::npos) << name;
+    const std::string step = graph::is_arg(graph::ReduceOp(k)) ? "_better" : "_combine";
+    EXPECT_NE(ops.select(name + step + "(a, b)").find(name + step), std::string::npos) << name;
+  }
+  // Integer powers use lf_ipow, sums lf_add: found from the text, not listed by hand.
+  const auto power = ops.select_names("lf_power(a, b)");
+  EXPECT_NE(std::find(power.begin(), power.end(), "lf_ipow"), power.end());
+  const auto sum = ops.select_names("lf_sum_combine(a, b)");
+  EXPECT_NE(std::find(sum.begin(), sum.end(), "lf_add"), sum.end());
 }
 
 // A kernel's prelude holds the op functions its body calls and no others, and the device library's functions only

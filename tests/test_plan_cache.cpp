@@ -242,7 +242,7 @@ TEST(PlanCache, SignatureDistinguishesExactlyLoweringsIndexWidth) {
   std::vector<Array> leaves;
   for (auto bytes : claims) {
     storages.push_back(std::make_shared<LargeClaimStorage>(host, bytes));
-    leaves.emplace_back(graph::make_buffer(storages.back(), DType::Float32, {64}, 0, {1}));
+    leaves.push_back(detail::ApiAccess::adopt(graph::make_buffer(storages.back(), DType::Float32, {64}, 0, {1})));
     keyed.push_back(key_and_lower(leaves.back() * 3.0f + 1.0f));
   }
   EXPECT_TRUE(keyed[0].ir.index32);

@@ -30,7 +30,7 @@ Array input(Shape shape, DType t = DType::Float32) {
 // The last kernel of `result`'s materialization, lowered after the earlier ones have run (as the runtime does).
 codegen::LoweredKernel last_kernel(const Array& result) {
   auto plans = fusion::partition({graph_node(result)}, {});
-  for (std::size_t p = 0; p + 1 < plans.size(); ++p) Array(plans[p].outputs[0]).eval();
+  for (std::size_t p = 0; p + 1 < plans.size(); ++p) detail::ApiAccess::adopt(plans[p].outputs[0]).eval();
   return codegen::lower(plans.back());
 }
 

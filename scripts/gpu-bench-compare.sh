@@ -12,7 +12,8 @@
 # alternating which tree goes first, so drift of the machine falls on both sides alike. Each row's median over the
 # rounds is compared; compare.md lists base, head, head/base and flags rows outside +-TOLERANCE_PCT (default 3),
 # counting the kernels' run times only (compile times and the copy reference are listed, not counted). The figure
-# is each benchmark's own time (real_time: the peers' method of bench/timing.h); event_ms beside it.
+# is each benchmark's own time (real_time: the peers' method of bench/timing.h); event_ms beside it. Every program
+# runs pinned to BENCH_CPUS (taskset), and rows outside the tolerance list each round's times.
 #
 # Out: $LOG_DIR/compare.md and $LOG_DIR/bench-compare.tar.gz (every round's JSON and the build logs).
 # Exit status: 0 when every row is within the tolerance, 1 when some row is outside it, 2 on a build failure.
@@ -58,13 +59,17 @@ build() { # source-dir name
 build "$BASE_SRC" base
 build "$ROOT" head
 
+# Host-bound rows (graph building, launches) ran at one of two speeds from one process to the next on the shared
+# host (4.3 or 6.2-6.9 us for the same binary): every program runs on the same cores, BENCH_CPUS (default 2,3).
+PIN=()
+command -v taskset >/dev/null && PIN=(taskset -c "${BENCH_CPUS:-2,3}")
 for ((r = 1; r <= ROUNDS; ++r)); do
   order=(base head)
   ((r % 2 == 0)) && order=(head base)
   for side in "${order[@]}"; do
     src=$ROOT && [[ $side == base ]] && src=$BASE_SRC
     for prog in $BENCH_ONLY; do
-      (cd "$src/build/gpu" && "./bench/$prog" --benchmark_repetitions=1 --benchmark_out_format=json \
+      (cd "$src/build/gpu" && "${PIN[@]}" "./bench/$prog" --benchmark_repetitions=1 --benchmark_out_format=json \
         --benchmark_out="$WORK/$side-$prog-r$r.json" >"$WORK/$side-$prog-r$r.log" 2>&1) ||
         echo "round $r: $side $prog exited non-zero (see its log)"
     done
@@ -105,8 +110,12 @@ for (prog, name), sides in sorted(rows.items()):
     counted = "CopyReference" not in name and prog != "bench_compile"
     if flag and counted:
         outside += 1
+    note = flag if counted else flag and "not counted"
+    if flag:  # each round's times, to tell a shift from a bimodal machine
+        note += " (base " + " ".join(f"{t:.4f}" for t, _ in sides["base"]) + "; head " + \
+            " ".join(f"{t:.4f}" for t, _ in sides["head"]) + ")"
     lines.append(f"| {prog} | {name} | {min(len(sides['base']), len(sides['head']))} | {b:.4f} | {h:.4f} | "
-                 f"{ratio:.3f} | {be:.4f} | {he:.4f} | {flag if counted else flag and 'not counted'} |")
+                 f"{ratio:.3f} | {be:.4f} | {he:.4f} | {note} |")
 lines += ["", f"{outside} row(s) outside +-{tol:g}%."]
 with open(out, "w") as f:
     f.write("\n".join(lines) + "\n")

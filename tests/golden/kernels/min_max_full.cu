@@ -17,14 +17,13 @@ template <class T> __device__ __forceinline__ T lf_shfl_down(T v, int off) { ret
 template <> __device__ __forceinline__ bool lf_shfl_down<bool>(bool v, int off) { return __shfl_down_sync(0xffffffffu, (int)v, off) != 0; }
 template <class S> __device__ __forceinline__ S lf_block_reduce(S s, S* shared) {
   for (int off = 16; off > 0; off >>= 1) s.combine(s.shfl_down(off));
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   __syncthreads();
-  if (lane == 0) shared[warp] = s;
+  if ((threadIdx.x & 31) == 0) shared[threadIdx.x >> 5] = s;
   __syncthreads();
-  if (warp == 0) {
-    s = lane < (int)(blockDim.x >> 5) ? shared[lane] : S::identity();
+  if (threadIdx.x < 32) {
+    s = threadIdx.x < (blockDim.x >> 5) ? shared[threadIdx.x] : S::identity();
     for (int off = 16; off > 0; off >>= 1) s.combine(s.shfl_down(off));
-    if (lane == 0) shared[0] = s;
+    if (threadIdx.x == 0) shared[0] = s;
   }
   __syncthreads();
   return shared[0];

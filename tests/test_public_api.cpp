@@ -193,6 +193,7 @@ TEST(Operand, EmptyArraysAreNamed) {
   } catch (const lf::Error& e) {
     EXPECT_EQ(std::string(e.what()), "left_shift: operand a is an empty (default-constructed) Array");
   }
+  EXPECT_THROW((void)(+empty), lf::Error) << "unary + of an empty Array throws, as every other operation";
 }
 
 TEST(Operand, SliceAssignmentTakesArraysAndNumbers) {
@@ -200,6 +201,9 @@ TEST(Operand, SliceAssignmentTakesArraysAndNumbers) {
   EXPECT_EQ(values<std::int16_t>(x.at(lf::slice(1, 3)).set(7)), (std::vector<std::int16_t>{0, 7, 7, 0}));
   x.set_at({lf::slice(2, lf::none)}, lf::asarray<std::int16_t>({5, 6}));
   EXPECT_EQ(values<std::int16_t>(x), (std::vector<std::int16_t>{0, 0, 5, 6}));
+  x.set_at({lf::slice(0, 1)}, 9);
+  EXPECT_EQ(values<std::int16_t>(x), (std::vector<std::int16_t>{9, 0, 5, 6}));
+  EXPECT_EQ(x.dtype(), DType::Int16) << "a number keeps the array's type";
   EXPECT_THROW(x.at(0).set(40000), lf::DTypeError) << "40000 is out of int16's range";
 }
 

@@ -348,6 +348,20 @@ private:
     return pool_.back();
   }
 
+  // Adds x with the array `value` assigned at idx, written either way the API offers (the functional
+  // x.at(idx).set(value), or set_at on a copy of the handle, which rebinds it).
+  void add_assignment(const Val& x, const std::vector<lf::Index>& idx, const Val& value) {
+    Array out;
+    if (chance(0.5)) {
+      out = x.a;
+      out.set_at(idx, value.a);
+    } else {
+      out = at_of(x.a, idx).set(value.a);
+    }
+    add(out, ref_set(x.r, idx, value.r), x.name + ".at(" + index_text(idx) + ").set(" + value.name + ")",
+        "nx.set(" + x.name + ", " + py_index_object(idx) + ", " + value.name + ")");
+  }
+
   double rand_value(DType t, bool wide) {
     if (t == DType::Bool) return chance(0.5) ? 1 : 0;
     if (isi(t)) {
@@ -1152,15 +1166,7 @@ bool Case::op_combine(std::size_t xi, int set) {
     // An array value broadcastable to the region.
     Shape vs = compatible_shape(region.shape, false);
     const Val v = leaf(vs, rand_dtype());
-    Array out;
-    if (chance(0.5)) {
-      out = x.a;
-      out.set_at(idx, v.a);
-    } else {
-      out = at_of(x.a, idx).set(v.a);
-    }
-    add(out, ref_set(x.r, idx, v.r), x.name + ".at(" + index_text(idx) + ").set(" + v.name + ")",
-        "nx.set(" + x.name + ", " + py_index_object(idx) + ", " + v.name + ")");
+    add_assignment(x, idx, v);
     return true;
   }
   }
@@ -1508,15 +1514,7 @@ bool Case::consume(Consumer c, std::size_t ri, std::size_t xi) {
       idx = {i64(uni(-ws[0], ws[0] - 1))};
     }
     const Val w = pool_[wi];
-    Array out;
-    if (chance(0.5)) {
-      out = w.a;
-      out.set_at(idx, r.a);
-    } else {
-      out = at_of(w.a, idx).set(r.a);
-    }
-    add(out, ref_set(w.r, idx, r.r), w.name + ".at(" + index_text(idx) + ").set(" + r.name + ")",
-        "nx.set(" + w.name + ", " + py_index_object(idx) + ", " + r.name + ")");
+    add_assignment(w, idx, r);
     ok = true;
     break;
   }

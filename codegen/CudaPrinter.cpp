@@ -5,6 +5,7 @@
 #include "codegen/KernelAbi.h"
 #include "graph/Assert.h"
 #include "graph/Ops.h"
+#include "graph/Random.h"
 
 #include <algorithm>
 #include <map>
@@ -260,6 +261,13 @@ void print_instruction(CodeWriter& w, const KernelIR& ir, std::size_t n, Mode mo
     e << "lf_cast<" << t << ", " << cuda_type(ir.code[std::size_t(in.a)].dtype) << ">(" << v(in.a) << ")";
     break;
   case IrOp::Select: e << v(in.a) << " ? " << v(in.b) << " : " << v(in.c); break;
+  case IrOp::Random:
+    e << graph::random_function(graph::RandomDist(in.fn), in.dtype) << "(" << v(in.b) << ", " << v(in.c)
+      << " + (lf_u64)" << v(in.a);
+    if (in.slot >= 0) e << ", " << v(in.slot);
+    if (in.imm >= 0) e << ", " << v(int(in.imm));
+    e << ")";
+    break;
   case IrOp::Store:
   case IrOp::StoreAt:
   case IrOp::OuterIndex:

@@ -2,6 +2,7 @@
 
 #include "graph/Hash.h"
 #include "graph/Ops.h"
+#include "graph/Random.h"
 
 #include <cstdio>
 #include <sstream>
@@ -38,6 +39,7 @@ const char* ir_op_name(IrOp op) {
   case IrOp::LoopEnd: return "loop_end";
   case IrOp::Result: return "result";
   case IrOp::StoreAt: return "store_at";
+  case IrOp::Random: return "random";
   }
   return "?";
 }
@@ -105,11 +107,13 @@ std::string to_string(const KernelIR& k) {
     if (i.op == IrOp::Unary) os << "." << graph::name_of(graph::UnaryOp(i.fn));
     if (i.op == IrOp::Binary) os << "." << graph::name_of(graph::BinaryOp(i.fn));
     if (i.op == IrOp::Accumulate || i.op == IrOp::Result) os << "." << graph::name_of(graph::ReduceOp(i.fn));
+    if (i.op == IrOp::Random) os << "." << graph::name_of(graph::RandomDist(i.fn));
     if (!is_index_op(i.op) && !is_predicate_op(i.op)) os << ":" << dtype_name(i.dtype);
     for (int a : {i.a, i.b, i.c})
       if (a >= 0) os << " %" << a;
     if (i.slot >= 0) os << " [" << i.slot << "]";
     if (i.op == IrOp::IndexConst || i.op == IrOp::Coord) os << " " << i.imm;
+    if (i.op == IrOp::Random && i.imm >= 0) os << " %" << i.imm;
     os << "\n";
   }
   return os.str();

@@ -51,6 +51,11 @@ enum class IrOp : std::uint8_t {
   LoopEnd,    // ends loop `slot`
   Result,     // the value (of dtype) of accumulator `slot` over all r; fn = ReduceOp
   StoreAt,    // outputs[slot][a] = b (full-shape outputs, inside a loop)
+  // Random numbers (type: `dtype`, fn = graph::RandomDist): element a of a draw with key b and counter offset c
+  // (uint64 values), i.e. graph/RandomMath.inc's function for fn and dtype at counter c + a. The distribution's real
+  // parameters are the float64 ScalarParam instructions `slot` and `imm` (-1: none), its integer range the uint64
+  // ScalarParam `slot`.
+  Random,
 };
 
 const char* ir_op_name(IrOp op);

@@ -8,6 +8,7 @@
 #include "graph/FlatTable.h"
 #include "graph/Hash.h"
 #include "graph/Ops.h"
+#include "graph/Random.h"
 
 #include <algorithm>
 #include <cstring>
@@ -494,6 +495,7 @@ private:
     case NodeKind::Reduce: LAZYFUSE_ASSERT(false, "a reduction reached outside its reduction kernel"); break;
     case NodeKind::Fill:
     case NodeKind::Iota: break;
+    case NodeKind::Random:
     case NodeKind::Unary:
     case NodeKind::Binary:
     case NodeKind::Where:
@@ -593,6 +595,7 @@ private:
       add.b = emit(mul);
       return emit(add);
     }
+    case NodeKind::Random: return random(t);
     case NodeKind::Unary: {
       Instr i{IrOp::Unary, n.dtype, std::uint8_t(n.op)};
       i.a = child(t, 0);
@@ -629,6 +632,38 @@ private:
     }
     LAZYFUSE_ASSERT(false, "unhandled node kind in lowering");
     return -1;
+  }
+
+  // Element i of a draw reads counter offset + i, i the element's linear index in the node's own shape (whatever
+  // kernel, frame or view reaches it), so its value does not depend on fusion.
+  int random(const Task& t) {
+    const Node& n = *t.node;
+    const Frame& f = frames_[std::size_t(t.frame)];
+    int lin = f.lin;
+    if (lin < 0) {
+      const auto strides = graph::contiguous_strides(n.shape);
+      for (std::size_t k = 0; k < n.shape.size(); ++k) {
+        if (n.shape[k] == 1) continue;
+        const int term = scaled(f.coords[k], strides[k]);
+        lin = lin < 0 ? term : index_op(IrOp::IAdd, lin, term);
+      }
+      if (lin < 0) lin = index_const(0);
+    }
+    const auto dist = graph::RandomDist(n.op);
+    Instr r{IrOp::Random, n.dtype, std::uint8_t(n.op)};
+    r.a = lin;
+    r.b = child(t, 0);
+    r.c = child(t, 1);
+    r.imm = -1;
+    // Parameters of the distribution: values of the node, not structure, so other parameters reuse the kernel.
+    if (dist == graph::RandomDist::Integers) {
+      r.slot = scalar_param(DType::UInt64, 0, n.ivalue);
+    } else {
+      const int count = graph::real_params(dist);
+      if (count >= 1) r.slot = scalar_param(DType::Float64, n.fvalue, 0);
+      if (count >= 2) r.imm = scalar_param(DType::Float64, n.fstep, 0);
+    }
+    return emit(r);
   }
 
   bool fits_index32() const { return codegen::fits_index32(std::max({out_.args.n, max_storage_elems_, max_param_})); }

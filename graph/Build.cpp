@@ -196,6 +196,27 @@ NodePtr make_iota(Shape shape, DType type, int axis, double start, double step) 
   return intern(std::move(n), {});
 }
 
+NodePtr make_random(Shape shape, DType type, RandomDist dist, std::uint64_t key, std::uint64_t counter, double p0,
+                    double p1, std::uint64_t range) {
+  for (auto d : shape)
+    if (d < 0)
+      throw ShapeError(std::string(name_of(dist)) + ": negative dimensions are not allowed: shape " +
+                       format_shape(shape));
+  LAZYFUSE_ASSERT(is_float_dist(dist) ? (type == DType::Float32 || type == DType::Float64)
+                                      : type == integer_result(dist),
+                  "a random node of a type its distribution does not return");
+  NodeSpec n = proto(NodeKind::Random, type, shape);
+  n.op = int(dist);
+  n.fvalue = p0;
+  n.fstep = p1;
+  n.ivalue = std::int64_t(range);
+  // Key and counter are fills, so they become kernel arguments like any scalar: a new draw is a new value of the
+  // same kernel's parameters (and of the same cached plan), not a new kernel.
+  NodePtr k = make_fill(shape, DType::UInt64, 0, std::int64_t(key));
+  NodePtr c = make_fill(shape, DType::UInt64, 0, std::int64_t(counter));
+  return intern(std::move(n), {std::move(k), std::move(c)});
+}
+
 NodePtr make_cast(const NodePtr& a, DType type) {
   if (a->dtype == type) return a;
   // A cast of a fill is a fill: keeps scalars out of kernels' inputs.

@@ -4,6 +4,7 @@
 
 #include "graph/Node.h"
 #include "graph/Ops.h"
+#include "graph/Random.h"
 
 #include <lazyfuse/array.hpp>
 
@@ -16,6 +17,11 @@ NodePtr make_fill(Shape shape, DType type, double f, std::int64_t i);
 NodePtr make_fill_like(Shape shape, DType type, double value);
 /// value = start + step * coordinate[axis], computed in `type`.
 NodePtr make_iota(Shape shape, DType type, int axis, double start, double step);
+/// Draw `dist` (graph/Random.h) of `shape` with Philox key `key` from counter `counter`: element i reads the
+/// counter counter + i. `type` is float32 or float64 for the float distributions, else integer_result(dist).
+/// `p0`, `p1`: the real parameters; `range`: Integers' inclusive range (its bits as uint64).
+NodePtr make_random(Shape shape, DType type, RandomDist dist, std::uint64_t key, std::uint64_t counter, double p0,
+                    double p1, std::uint64_t range);
 
 NodePtr make_unary(UnaryOp op, const NodePtr& a);
 NodePtr make_binary(BinaryOp op, const NodePtr& a, const NodePtr& b);

@@ -80,6 +80,8 @@ constexpr Definition kDefinitions[] = {
     {"LAZYFUSE_CPU_THREADS", "0", Kind::Count, "", "threads of the CPU backend; 0: all hardware threads"},
     {"LAZYFUSE_ACCELERATORS", "cub", Kind::Choice, "cub|",
      "cub | (empty): CUB's ahead-of-time kernels serve plain reductions of buffers (CUDA)"},
+    {"LAZYFUSE_SEED", "", Kind::Text, "",
+     "seed (0 .. 2^64 - 1) of random::default_generator(); empty: from the operating system's entropy"},
 };
 
 // Channels of LAZYFUSE_LOG, as bits in this order (log_enabled); "all" sets every bit.
@@ -410,6 +412,7 @@ const Snapshot* build_locked(State& s) {
   snap->per_thread_default_stream = on("LAZYFUSE_PER_THREAD_DEFAULT_STREAM");
   snap->accelerators = get("LAZYFUSE_ACCELERATORS");
   snap->accelerator_cub = snap->accelerators == "cub";
+  snap->seed = get("LAZYFUSE_SEED");
   return snap;
 }
 

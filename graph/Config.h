@@ -33,6 +33,7 @@ struct Snapshot {
   int cpu_threads = 0;         // 0: hardware concurrency
   std::string accelerators;    // "cub" or "" (LAZYFUSE_ACCELERATORS)
   bool accelerator_cub = true; // CUB's kernels serve the plain reductions they win (runtime/Accelerators.h)
+  std::string seed;            // LAZYFUSE_SEED as set (checked where the default generator is made)
 };
 
 /// The current settings. The reference stays valid until the next `set`/`reset`.

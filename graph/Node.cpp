@@ -28,6 +28,7 @@ std::string_view kind_name(NodeKind k) {
   case NodeKind::Roll: return "roll";
   case NodeKind::SetSlice: return "set_slice";
   case NodeKind::Reduce: return "reduce";
+  case NodeKind::Random: return "random";
   }
   return "?";
 }

@@ -35,7 +35,8 @@ enum class NodeKind : std::uint8_t {
   Roll,     // shift with wrap-around along one axis
   SetSlice, // srcs: base, value; value (of the region's shape) replaces base in a strided region
   Reduce,   // op = ReduceOp over `reduce_axes` of the source; the reduced axes are dropped (keepdims is a view)
-  // Room for the later node kinds: Matmul (a library-call node), Random, Gather/Scatter, Mask.
+  Random,   // op = RandomDist (graph/Random.h); srcs: key, counter offset (uint64 fills); element i from i alone
+  // Room for the later node kinds: Matmul (a library-call node), Gather/Scatter, Mask.
 };
 
 std::string_view kind_name(NodeKind k);
@@ -86,9 +87,9 @@ struct NodeSpec {
   DType dtype = DType::Float32;
   Shape shape;
   int op = 0;                            // UnaryOp / BinaryOp
-  double fvalue = 0;                     // Fill value (float types), Iota start
-  std::int64_t ivalue = 0;               // Fill value (integer types), Iota/Roll axis
-  double fstep = 0;                      // Iota step
+  double fvalue = 0;                     // Fill value (float types), Iota start, Random's first parameter
+  std::int64_t ivalue = 0;               // Fill value (integer types), Iota/Roll axis, Random's integer range
+  double fstep = 0;                      // Iota step, Random's second parameter
   std::int64_t shift = 0;                // Roll
   std::vector<AxisEntry> axes;           // AxisMap: one per source axis
   std::vector<RegionAxis> region;        // SetSlice: one per base axis

@@ -1,5 +1,7 @@
 #include "runtime/CpuBackend.h"
 
+#include "runtime/CpuRandom.h"
+
 #include "graph/Assert.h"
 #include "graph/DTypeVisit.h"
 #include "graph/HostOps.h"
@@ -349,6 +351,7 @@ private:
         break;
       case IrOp::Accumulate:
       case IrOp::LoopEnd: LAZYFUSE_ASSERT(false, "reduction instruction outside a reduction loop"); break;
+      case IrOp::Random: random(j, in, len); break;
       }
     }
   }
@@ -419,6 +422,22 @@ private:
         for (int e = 0; e < len; ++e) o[e] = lazyfuse_opmath::lf_cast<To, From>(a[e]);
       });
     });
+  }
+
+  void random(int j, const Instr& in, int len) {
+    RandomColumn c;
+    c.dist = graph::RandomDist(in.fn);
+    c.type = in.dtype;
+    c.index = col<std::int64_t>(in.a);
+    c.key = col<std::uint64_t>(in.b);
+    c.counter = col<std::uint64_t>(in.c);
+    if (in.slot >= 0) {
+      const auto& p = args_.params[std::size_t(ir_.code[std::size_t(in.slot)].slot)];
+      c.p0 = p.f;
+      c.range = std::uint64_t(p.i);
+    }
+    if (in.imm >= 0) c.p1 = args_.params[std::size_t(ir_.code[std::size_t(in.imm)].slot)].f;
+    random_column(c, col<std::byte>(j), len);
   }
 
   const KernelIR& ir_;

@@ -31,6 +31,13 @@ public:
   using Error::Error;
 };
 
+/// An argument with a value the operation does not accept (a negative scale, high <= low, a probability outside
+/// [0, 1]); the message names the argument.
+class ValueError : public Error {
+public:
+  using Error::Error;
+};
+
 /// The device memory pool could not satisfy a request, even after freeing its cached blocks.
 class OutOfMemoryError : public Error {
 public:

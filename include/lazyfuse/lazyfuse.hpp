@@ -11,5 +11,6 @@
 #include <lazyfuse/index.hpp>
 #include <lazyfuse/linalg.hpp>
 #include <lazyfuse/manipulation.hpp>
+#include <lazyfuse/random.hpp>
 #include <lazyfuse/reductions.hpp>
 #include <lazyfuse/runtime.hpp>

@@ -1,0 +1,114 @@
+// Random numbers in NumPy's Generator style, generated inside the fused kernels that use them.
+//
+// A draw is an Array like any other: a graph node that computes element i from the generator's key and counter
+// alone (Philox4x32-10), so it fuses with what consumes it, is never written to memory unless it is materialized
+// itself, and gives the same bits on the CPU and the GPU, fused or not, lazy or eager. docs/semantics.md
+// ("Random numbers") describes every distribution's algorithm and accuracy.
+#pragma once
+
+#include <lazyfuse/array.hpp>
+#include <lazyfuse/error.hpp>
+
+#include <concepts>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace lazyfuse::random {
+
+/// Everything a Generator's future draws depend on (NumPy's bit_generator.state): restore it with set_state to
+/// repeat them.
+struct GeneratorState {
+  std::uint64_t key = 0;     ///< the Philox key (64 bits: key words 0-1)
+  std::uint64_t counter = 0; ///< the counter of the next draw's first element
+  std::uint64_t spawned = 0; ///< children spawned so far (the next child's number)
+  bool operator==(const GeneratorState&) const = default;
+};
+
+/// A source of random arrays. Each draw takes the next `size` counters: element i of a draw starting at counter C
+/// is a function of (key, C + i) alone. Two draws never overlap (until the 64-bit counter wraps, after 2^64
+/// elements), and evaluating one drawn Array twice gives the same numbers. A Generator is a value: copies draw the
+/// same numbers. Not thread-safe: give each thread its own (spawn) or guard one.
+class Generator {
+public:
+  /// Seeded with `seed`: the key is a 64-bit mix (splitmix64) of the seed, the counter 0. Equal seeds give equal
+  /// numbers, also across lazyfuse versions that keep docs/semantics.md's promise.
+  explicit Generator(std::uint64_t seed);
+  /// A seed of a signed type: a negative one throws ValueError (NumPy's "expected non-negative integer").
+  template <std::signed_integral S> explicit Generator(S seed) : Generator(checked_seed(std::int64_t(seed))) {}
+  /// Resumes at `state` (from state()).
+  explicit Generator(const GeneratorState& state) : state_(state) {}
+
+  /// The state before the next draw.
+  GeneratorState state() const { return state_; }
+  void set_state(const GeneratorState& state) { state_ = state; }
+  /// Skips `elements` counters, as if that many elements had been drawn (NumPy's Philox.advance).
+  void advance(std::uint64_t elements) { state_.counter += elements; }
+  /// `n` new generators, independent of this one and of each other: child j of this call gets the key
+  /// splitmix64(key ^ splitmix64((spawned + j + 1) * 0x9E3779B97F4A7C15)) and counter 0, and `spawned` grows by n,
+  /// so the next call gives other children. Deterministic: equal states spawn equal children.
+  std::vector<Generator> spawn(std::size_t n);
+
+  // ---- distributions: `type` is float32 or float64 (else DTypeError) -----------------------------------------
+  /// Uniform on [0, 1): float64 from 53 random bits, float32 from 24.
+  Array random(Shape shape, DType type = DType::Float64);
+  /// Uniform on [low, high): low + (high - low) * random(). ValueError unless low and high are finite and
+  /// low <= high (NumPy allows high < low).
+  Array uniform(double low, double high, Shape shape, DType type = DType::Float64);
+  /// Integers in [low, high) (or [low, high] with `endpoint`), every value equally likely (no modulo bias), of an
+  /// integer type. `high` omitted: [0, low). ValueError when the interval is empty or does not fit the type.
+  Array integers(std::int64_t low, std::optional<std::int64_t> high, Shape shape, DType type = DType::Int64,
+                 bool endpoint = false);
+  /// Normal with mean 0 and variance 1.
+  Array standard_normal(Shape shape, DType type = DType::Float64);
+  /// loc + scale * standard_normal(); ValueError for a negative or non-finite scale or a non-finite loc.
+  Array normal(double loc, double scale, Shape shape, DType type = DType::Float64);
+  /// exp(mean + sigma * standard_normal()); ValueError for a negative sigma.
+  Array lognormal(double mean, double sigma, Shape shape, DType type = DType::Float64);
+  /// Exponential with mean 1.
+  Array standard_exponential(Shape shape, DType type = DType::Float64);
+  /// scale * standard_exponential(); ValueError for a negative scale.
+  Array exponential(double scale, Shape shape, DType type = DType::Float64);
+  /// Gamma of shape `k` and scale 1; ValueError for a negative k.
+  Array standard_gamma(double k, Shape shape, DType type = DType::Float64);
+  /// scale * standard_gamma(k); ValueError for a negative k or scale.
+  Array gamma(double k, double scale, Shape shape, DType type = DType::Float64);
+  /// Beta(a, b); ValueError unless a > 0 and b > 0.
+  Array beta(double a, double b, Shape shape, DType type = DType::Float64);
+  /// Chi-square with `df` degrees of freedom: 2 * standard_gamma(df / 2); ValueError unless df > 0.
+  Array chisquare(double df, Shape shape, DType type = DType::Float64);
+  /// Student's t with `df` degrees of freedom; ValueError unless df > 0.
+  Array standard_t(double df, Shape shape, DType type = DType::Float64);
+  /// Poisson with mean `lam` as int64; ValueError for a negative lam or one above 1e10.
+  Array poisson(double lam, Shape shape);
+  /// Binomial: successes in n trials of probability p, as int64; ValueError for n < 0 or p outside [0, 1] (or NaN).
+  Array binomial(std::int64_t n, double p, Shape shape);
+
+private:
+  static std::uint64_t checked_seed(std::int64_t seed);
+  /// The counter of a draw of `shape`, advancing the state past it (at record time: the kernel runs later).
+  std::uint64_t take(const Shape& shape, const char* op);
+  GeneratorState state_;
+};
+
+/// The process's generator, made at first use from LAZYFUSE_SEED (docs/configuration.md) or, when that is empty,
+/// from the operating system's entropy (std::random_device). Throws ValueError naming LAZYFUSE_SEED for a value
+/// that is not a non-negative integer below 2^64. The free functions below draw from it under a lock; calls from
+/// several threads each get their own counters, in the order they take the lock.
+Generator& default_generator();
+/// Reseeds the default generator (NumPy's legacy np.random.seed).
+void seed(std::uint64_t seed);
+
+/// default_generator().random(shape, type), under the default generator's lock.
+Array random(Shape shape, DType type = DType::Float64);
+/// default_generator().uniform(...), under the default generator's lock.
+Array uniform(double low, double high, Shape shape, DType type = DType::Float64);
+/// default_generator().integers(...), under the default generator's lock.
+Array integers(std::int64_t low, std::optional<std::int64_t> high, Shape shape, DType type = DType::Int64,
+               bool endpoint = false);
+/// default_generator().standard_normal(shape, type), under the default generator's lock.
+Array standard_normal(Shape shape, DType type = DType::Float64);
+/// default_generator().normal(loc, scale, shape, type), under the default generator's lock.
+Array normal(double loc, double scale, Shape shape, DType type = DType::Float64);
+
+} // namespace lazyfuse::random

@@ -1,0 +1,760 @@
+// Random numbers (include/lazyfuse/random.hpp, graph/RandomMath.inc) on the backend in use (the CPU backend in CI):
+// Philox's published known-answer vectors, the transformations' own log and exp against the C library, the
+// generator's bookkeeping (seeds, spawn, state, advance), invariance of every element's value under fusion, views,
+// reductions and eager mode, the kernel cache (a new draw is new arguments of the same kernel), and statistical
+// tests of every distribution with fixed seeds (so they cannot flake): Kolmogorov-Smirnov for the continuous ones,
+// chi-square for the discrete ones, each at a Bonferroni-corrected level. tests/test_cuda_random.cpp checks the GPU's
+// bits against these functions and runs the large samples.
+#include <lazyfuse/lazyfuse.hpp>
+
+#include "api/ApiAccess.h"
+#include "codegen/CudaPrinter.h"
+#include "codegen/Lower.h"
+#include "codegen/Nvrtc.h"
+#include "fusion/Partition.h"
+#include "graph/HostOps.h"
+#include "graph/Random.h"
+#include "tests/child_process.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace lazyfuse;
+namespace op = lazyfuse_opmath;
+
+namespace {
+
+// ---- Philox4x32-10: Random123's kat_vectors (philox4x32 10 rows) ----
+TEST(Philox, MatchesTheKnownAnswerVectors) {
+  struct Kat {
+    std::uint32_t ctr[4], key[2], out[4];
+  };
+  const Kat kats[] = {
+      {{0, 0, 0, 0}, {0, 0}, {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}},
+      {{0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+       {0xffffffff, 0xffffffff},
+       {0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}},
+      {{0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344},
+       {0xa4093822, 0x299f31d0},
+       {0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}},
+  };
+  for (const Kat& k : kats) {
+    const auto b = op::lf_rand_philox4x32_10(k.ctr[0], k.ctr[1], k.ctr[2], k.ctr[3], k.key[0], k.key[1]);
+    EXPECT_EQ(b.w0, k.out[0]);
+    EXPECT_EQ(b.w1, k.out[1]);
+    EXPECT_EQ(b.w2, k.out[2]);
+    EXPECT_EQ(b.w3, k.out[3]);
+  }
+}
+
+// ---- helpers ----
+
+template <class T> std::vector<double> as_doubles(const Array& a) {
+  auto v = a.get<T>();
+  return std::vector<double>(v.begin(), v.end());
+}
+
+std::vector<double> values(const Array& a) {
+  switch (a.dtype()) {
+  case DType::Float32: return as_doubles<float>(a);
+  case DType::Float64: return as_doubles<double>(a);
+  case DType::Int64: return as_doubles<std::int64_t>(a);
+  default: ADD_FAILURE() << "values: unexpected type"; return {};
+  }
+}
+
+// The bits of an array's elements, for exact comparisons (NaN-safe).
+std::vector<std::uint64_t> bits(const Array& a) {
+  std::vector<std::uint64_t> out;
+  switch (a.dtype()) {
+  case DType::Float32:
+    for (float x : a.get<float>()) {
+      std::uint32_t b;
+      std::memcpy(&b, &x, 4);
+      out.push_back(b);
+    }
+    break;
+  case DType::Float64:
+    for (double x : a.get<double>()) {
+      std::uint64_t b;
+      std::memcpy(&b, &x, 8);
+      out.push_back(b);
+    }
+    break;
+  case DType::Int64:
+    for (auto x : a.get<std::int64_t>()) out.push_back(std::uint64_t(x));
+    break;
+  case DType::UInt64:
+    for (auto x : a.get<std::uint64_t>()) out.push_back(x);
+    break;
+  default: ADD_FAILURE() << "bits: unexpected type";
+  }
+  return out;
+}
+
+template <class F> std::uint64_t kernels_of(F&& f) {
+  const auto before = kernel_cache_stats().kernels_launched;
+  f();
+  return kernel_cache_stats().kernels_launched - before;
+}
+
+// Every distribution of the node (graph/Random.h) drawn through the public API, with its parameters.
+struct Draw {
+  std::string name;
+  std::function<Array(random::Generator&, Shape, DType)> draw;
+  bool float_type = true; // takes float32/float64; else int64 only
+};
+
+std::vector<Draw> all_draws() {
+  return {
+      {"random", [](random::Generator& g, Shape s, DType t) { return g.random(s, t); }},
+      {"uniform", [](random::Generator& g, Shape s, DType t) { return g.uniform(-2, 3, s, t); }},
+      {"standard_normal", [](random::Generator& g, Shape s, DType t) { return g.standard_normal(s, t); }},
+      {"normal", [](random::Generator& g, Shape s, DType t) { return g.normal(1.5, 2, s, t); }},
+      {"lognormal", [](random::Generator& g, Shape s, DType t) { return g.lognormal(0.5, 0.75, s, t); }},
+      {"standard_exponential", [](random::Generator& g, Shape s, DType t) { return g.standard_exponential(s, t); }},
+      {"exponential", [](random::Generator& g, Shape s, DType t) { return g.exponential(3, s, t); }},
+      {"gamma_small", [](random::Generator& g, Shape s, DType t) { return g.standard_gamma(0.3, s, t); }},
+      {"gamma_large", [](random::Generator& g, Shape s, DType t) { return g.gamma(7.5, 2, s, t); }},
+      {"beta_small", [](random::Generator& g, Shape s, DType t) { return g.beta(0.4, 0.7, s, t); }},
+      {"beta_large", [](random::Generator& g, Shape s, DType t) { return g.beta(2.5, 4, s, t); }},
+      {"chisquare", [](random::Generator& g, Shape s, DType t) { return g.chisquare(3, s, t); }},
+      {"standard_t", [](random::Generator& g, Shape s, DType t) { return g.standard_t(5, s, t); }},
+      {"poisson_small", [](random::Generator& g, Shape s, DType) { return g.poisson(3.5, s); }, false},
+      {"poisson_large", [](random::Generator& g, Shape s, DType) { return g.poisson(250, s); }, false},
+      {"binomial", [](random::Generator& g, Shape s, DType) { return g.binomial(40, 0.3, s); }, false},
+      {"binomial_high_p", [](random::Generator& g, Shape s, DType) { return g.binomial(25, 0.85, s); }, false},
+      {"integers", [](random::Generator& g, Shape s, DType) { return g.integers(-7, 12, s); }, false},
+  };
+}
+
+// ---- the transformations' own log and exp (graph/RandomMath.inc) against the C library: within 1 ulp ----
+
+double ulps(double a, double b) {
+  if (a == b) return 0;
+  return std::fabs(a - b) / (std::nextafter(std::fabs(b), INFINITY) - std::fabs(b));
+}
+
+TEST(RandomMath, LogAndExpAreWithinOneUlpOfTheCLibrary) {
+  double worst_log = 0, worst_exp = 0;
+  std::uint64_t x = 12345;
+  for (int k = 0; k < 200000; ++k) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    // Log over the whole positive range (subnormals included), exp over (-745, 709].
+    double lx;
+    const std::uint64_t b = (x >> 1) & 0x7fefffffffffffffull;
+    std::memcpy(&lx, &b, 8);
+    worst_log = std::max(worst_log, ulps(op::lf_rand_log(lx), std::log(lx)));
+    const double ex = -745.0 + 1454.0 * double(x >> 11) / 9007199254740992.0;
+    if (ex < 709.7) worst_exp = std::max(worst_exp, ulps(op::lf_rand_exp(ex), std::exp(ex)));
+  }
+  EXPECT_LE(worst_log, 1.0);
+  EXPECT_LE(worst_exp, 1.0);
+  EXPECT_EQ(op::lf_rand_log(1.0), 0.0);
+  EXPECT_EQ(op::lf_rand_exp(0.0), 1.0);
+  EXPECT_EQ(op::lf_rand_log(0.0), -INFINITY);
+  EXPECT_TRUE(std::isnan(op::lf_rand_log(-1.0)));
+  EXPECT_EQ(op::lf_rand_exp(800.0), INFINITY);
+  EXPECT_EQ(op::lf_rand_exp(-800.0), 0.0);
+}
+
+// ---- the element's stream and the kernel functions ----
+
+TEST(RandomMath, FloatsUseTheirWordsAsDocumented) {
+  // random f32: the top 24 bits of word 0 of block (counter, 0); f64: 53 bits of words 0 and 1.
+  const std::uint64_t key = 0x0123456789abcdefull, ctr = 77;
+  const auto b = op::lf_rand_philox4x32_10(std::uint32_t(ctr), 0, 0, 0, std::uint32_t(key), std::uint32_t(key >> 32));
+  EXPECT_EQ(op::lf_rand_random_f32(key, ctr), float(b.w0 >> 8) / 16777216.0f);
+  EXPECT_EQ(op::lf_rand_random_f64(key, ctr),
+            (double(b.w0 >> 5) * 67108864.0 + double(b.w1 >> 6)) / 9007199254740992.0);
+}
+
+TEST(RandomMath, IntegersAreUnbiasedOverTheirRange) {
+  // Every value of a range that is not a power of two, equally often up to sampling noise.
+  const std::uint64_t range = 5; // values 0..5
+  std::vector<int> count(6, 0);
+  for (std::uint64_t i = 0; i < 60000; ++i) {
+    const auto v = op::lf_rand_integers(99, i, range);
+    ASSERT_LE(v, range);
+    ++count[v];
+  }
+  for (int c : count) EXPECT_NEAR(c, 10000, 500); // 5 standard deviations (about 91)
+  // The full 64-bit range and a single value.
+  EXPECT_EQ(op::lf_rand_integers(1, 2, 0), 0u);
+  std::uint64_t any_high = 0;
+  for (std::uint64_t i = 0; i < 64; ++i) any_high |= op::lf_rand_integers(1, i, ~0ull);
+  EXPECT_EQ(any_high >> 63, 1u) << "the top bit of full-range integers is random";
+}
+
+// ---- the runtime computes what the functions say ----
+
+TEST(Random, EveryElementIsTheFunctionAtItsCounter) {
+  for (DType t : {DType::Float32, DType::Float64}) {
+    random::Generator g(7);
+    g.advance(1000);
+    const auto st = g.state();
+    Array x = g.standard_normal({3, 5}, t);
+    const auto got = values(x);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const double want = t == DType::Float32 ? double(op::lf_rand_standard_normal_f32(st.key, st.counter + i))
+                                              : op::lf_rand_standard_normal_f64(st.key, st.counter + i);
+      EXPECT_EQ(got[i], want) << i;
+    }
+  }
+  random::Generator g(8);
+  const auto st = g.state();
+  const auto p = values(g.poisson(20, {100}));
+  for (std::size_t i = 0; i < p.size(); ++i) EXPECT_EQ(p[i], double(op::lf_rand_poisson(st.key, st.counter + i, 20)));
+}
+
+// ---- the generator ----
+
+TEST(Generator, EqualSeedsGiveEqualNumbersAndOtherSeedsOthers) {
+  random::Generator a(2026), b(2026), c(2027);
+  auto xa = bits(a.random({100})), xb = bits(b.random({100})), xc = bits(c.random({100}));
+  EXPECT_EQ(xa, xb);
+  EXPECT_NE(xa, xc);
+  // Signed seeds are the same numbers; negative ones are refused.
+  random::Generator d(2026LL);
+  EXPECT_EQ(bits(d.random({100})), xa);
+  EXPECT_THROW(random::Generator(-1), ValueError);
+  try {
+    random::Generator(-5);
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("seed"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Generator, DrawsAdvanceTheCounterAndReevaluationRepeats) {
+  random::Generator g(1);
+  const auto s0 = g.state();
+  Array x = g.standard_normal({4, 6});
+  EXPECT_EQ(g.state().counter, s0.counter + 24) << "a draw takes one counter per element, at record time";
+  Array y = g.standard_normal({4, 6});
+  EXPECT_NE(bits(x), bits(y));
+  EXPECT_EQ(bits(x), bits(x)) << "evaluating a draw twice";
+  EXPECT_EQ(bits(x + 0.0), bits(x)) << "a draw read by another kernel";
+}
+
+TEST(Generator, StateRestoresAndAdvanceSkips) {
+  random::Generator g(5);
+  const auto s = g.state();
+  auto first = bits(g.uniform(0, 1, {50}));
+  g.set_state(s);
+  EXPECT_EQ(bits(g.uniform(0, 1, {50})), first);
+  random::Generator copy(s);
+  EXPECT_EQ(bits(copy.uniform(0, 1, {50})), first);
+  // advance(k) then a draw of n - k is the tail of a draw of n.
+  random::Generator h(s);
+  h.advance(20);
+  auto tail = bits(h.uniform(0, 1, {30}));
+  EXPECT_TRUE(std::equal(tail.begin(), tail.end(), first.begin() + 20));
+}
+
+TEST(Generator, SpawnedChildrenAreDistinctAndDeterministic) {
+  random::Generator g(9), h(9);
+  auto kids = g.spawn(3);
+  auto twins = h.spawn(3);
+  ASSERT_EQ(kids.size(), 3u);
+  std::vector<std::vector<std::uint64_t>> seen;
+  for (std::size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(kids[k].state(), twins[k].state());
+    seen.push_back(bits(kids[k].random({64})));
+  }
+  seen.push_back(bits(g.random({64})));
+  auto more = g.spawn(1);
+  seen.push_back(bits(more[0].random({64})));
+  EXPECT_EQ(g.state().spawned, 4u);
+  for (std::size_t a = 0; a < seen.size(); ++a)
+    for (std::size_t b = a + 1; b < seen.size(); ++b) EXPECT_NE(seen[a], seen[b]) << a << " " << b;
+}
+
+TEST(Generator, DefaultGeneratorReseeds) {
+  random::seed(31);
+  auto a = bits(random::standard_normal({20}));
+  random::Generator g(31);
+  EXPECT_EQ(a, bits(g.standard_normal({20})));
+  random::seed(31);
+  EXPECT_EQ(bits(random::random({5})), bits(random::Generator(31).random({5})));
+}
+
+// The child of DefaultGeneratorFollowsLazyfuseSeed: only runs with LAZYFUSE_TEST_RANDOM_CHILD set.
+TEST(RandomChild, DefaultGeneratorSeed) {
+  const char* want = std::getenv("LAZYFUSE_TEST_RANDOM_CHILD");
+  if (!want) GTEST_SKIP() << "run by Generator.DefaultGeneratorFollowsLazyfuseSeed";
+  if (std::string(want) == "bad") {
+    EXPECT_THROW(random::random({3}), ValueError);
+    return;
+  }
+  EXPECT_EQ(bits(random::random({10})), bits(random::Generator(std::uint64_t(std::stoull(want))).random({10})));
+}
+
+TEST(Generator, DefaultGeneratorFollowsLazyfuseSeed) {
+  auto r = lazyfuse_test::run_self("RandomChild.DefaultGeneratorSeed",
+                                   {"LAZYFUSE_SEED=18446744073709551615",
+                                    "LAZYFUSE_TEST_RANDOM_CHILD=18446744073709551615", "LAZYFUSE_BACKEND=cpu"});
+  EXPECT_TRUE(r.ok()) << r.describe();
+  auto bad = lazyfuse_test::run_self("RandomChild.DefaultGeneratorSeed",
+                                     {"LAZYFUSE_SEED=-3", "LAZYFUSE_TEST_RANDOM_CHILD=bad", "LAZYFUSE_BACKEND=cpu"});
+  EXPECT_TRUE(bad.ok()) << bad.describe();
+}
+
+// ---- bad input ----
+
+template <class F> std::string value_error(F&& f) {
+  try {
+    f();
+  } catch (const ValueError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("wrong exception: ") + e.what();
+  }
+  return "no exception";
+}
+
+TEST(Random, BadArgumentsAreValueErrorsNamingTheArgument) {
+  random::Generator g(3);
+  const auto before = g.state();
+  struct Case {
+    std::function<void()> f;
+    const char* word;
+  };
+  const Case cases[] = {
+      {[&] { g.integers(5, 5, {2}); }, "high"},
+      {[&] { g.integers(5, 4, {2}, DType::Int64, true); }, "high"},
+      {[&] { g.integers(0, 300, {2}, DType::UInt8); }, "uint8"},
+      {[&] { g.integers(-1, 3, {2}, DType::UInt32); }, "uint32"},
+      {[&] { g.uniform(2, 1, {2}); }, "high"},
+      {[&] { g.uniform(NAN, 1, {2}); }, "low"},
+      {[&] { g.normal(0, -1, {2}); }, "scale"},
+      {[&] { g.normal(0, NAN, {2}); }, "scale"},
+      {[&] { g.lognormal(0, -1, {2}); }, "sigma"},
+      {[&] { g.exponential(-2, {2}); }, "scale"},
+      {[&] { g.standard_gamma(-1, {2}); }, "shape"},
+      {[&] { g.gamma(2, -1, {2}); }, "scale"},
+      {[&] { g.beta(0, 1, {2}); }, "a"},
+      {[&] { g.beta(1, NAN, {2}); }, "b"},
+      {[&] { g.chisquare(0, {2}); }, "df"},
+      {[&] { g.standard_t(-3, {2}); }, "df"},
+      {[&] { g.poisson(-1, {2}); }, "lam"},
+      {[&] { g.poisson(NAN, {2}); }, "lam"},
+      {[&] { g.binomial(-1, 0.5, {2}); }, "n"},
+      {[&] { g.binomial(10, 1.5, {2}); }, "p"},
+      {[&] { g.binomial(10, NAN, {2}); }, "p"},
+  };
+  for (const auto& c : cases) {
+    const std::string what = value_error(c.f);
+    EXPECT_NE(what.find(c.word), std::string::npos) << what;
+  }
+  EXPECT_THROW(g.random({2}, DType::Int32), DTypeError);
+  EXPECT_THROW(g.integers(0, 2, {2}, DType::Float32), DTypeError);
+  EXPECT_THROW(g.integers(0, 2, {2}, DType::Bool), DTypeError);
+  EXPECT_THROW(g.standard_normal({2, -1}), ShapeError);
+  EXPECT_EQ(g.state(), before) << "a refused draw takes no counters";
+}
+
+// ---- integers ----
+
+TEST(Random, IntegersCoverTheirIntervalInAnyIntegerType) {
+  random::Generator g(11);
+  auto v = g.integers(-3, 4, {4000}).get<std::int64_t>();
+  std::map<std::int64_t, int> count;
+  for (auto x : v) ++count[x];
+  EXPECT_EQ(count.size(), 7u);
+  EXPECT_EQ(count.begin()->first, -3);
+  EXPECT_EQ(count.rbegin()->first, 3);
+  auto w = g.integers(-128, 127, {6000}, DType::Int8, true).get<std::int8_t>();
+  std::map<int, int> c8;
+  for (auto x : w) ++c8[x];
+  EXPECT_EQ(c8.size(), 256u) << "every int8 with endpoint";
+  auto u = g.integers(250, 256, {500}, DType::UInt8).get<std::uint8_t>();
+  for (auto x : u) EXPECT_GE(x, 250);
+  auto one = g.integers(10, std::nullopt, {1000}, DType::Int16).get<std::int16_t>();
+  for (auto x : one) {
+    EXPECT_GE(x, 0);
+    EXPECT_LT(x, 10);
+  }
+  auto big = g.integers(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(), {256},
+                        DType::Int64, true)
+                 .get<std::int64_t>();
+  int negative = 0;
+  for (auto x : big) negative += x < 0;
+  EXPECT_GT(negative, 64);
+  EXPECT_LT(negative, 192);
+}
+
+// ---- invariance: an element's value does not depend on how it is computed ----
+
+TEST(RandomInvariance, FusedAndMaterializedDrawsAgree) {
+  // Each expression reads a fresh, unevaluated draw (evaluating one expression may store the draw it read, which
+  // would hide what a later expression computes), against the same draw stored first.
+  const std::vector<std::pair<const char*, std::function<Array(const Array&)>>> uses = {
+      {"elementwise", [](const Array& a) { return a * 3 + 1; }},
+      {"transpose", [](const Array& a) { return a.T() + 0; }},
+      {"strided slice", [](const Array& a) { return a(slice(2, 5), slice(1, none, 2)) * 1; }},
+      {"reversed", [](const Array& a) { return a(slice(none, none, -1), slice(none, none, -2)) * 1; }},
+      {"broadcast",
+       [](const Array& a) {
+         return a(slice(0, 1)) + zeros({4, 9});
+       }},
+      {"row sums", [](const Array& a) { return sum(a, 1); }},
+      {"column sums", [](const Array& a) { return sum(a, 0); }},
+      {"reshape",
+       [](const Array& a) {
+         return a.reshape({3, 21}).T() * 1;
+       }},
+  };
+  for (const Draw& d : all_draws()) {
+    for (DType t : {DType::Float32, DType::Float64}) {
+      if (!d.float_type && t == DType::Float32) continue;
+      for (const auto& [what, use] : uses) {
+        random::Generator g1(21), g2(21);
+        Array stored = d.draw(g2, {7, 9}, t);
+        stored.eval();
+        EXPECT_EQ(bits(use(d.draw(g1, {7, 9}, t))), bits(use(stored))) << d.name << " " << dtype_name(t) << " " << what;
+      }
+    }
+  }
+}
+
+TEST(RandomInvariance, EagerAndLazyModesAgree) {
+  for (const Draw& d : all_draws()) {
+    random::Generator g1(4), g2(4);
+    const DType t = DType::Float64;
+    auto lazy = bits(exp(d.draw(g1, {5, 6}, t) * 0.01) + 1);
+    config::set_eager(true);
+    auto eager = bits(exp(d.draw(g2, {5, 6}, t) * 0.01) + 1);
+    config::set_eager(false);
+    EXPECT_EQ(lazy, eager) << d.name;
+  }
+}
+
+TEST(RandomInvariance, ThreadsOfTheCpuBackendDoNotMatter) {
+  // Threads split the index space into other chunks; every element keeps its value.
+  auto draw = [] { return bits(random::Generator(17).gamma(1.7, 2, {300000}, DType::Float32) + 0); };
+  config::set("LAZYFUSE_CPU_THREADS", "1");
+  const auto one = draw();
+  config::set("LAZYFUSE_CPU_THREADS", "3");
+  const auto three = draw();
+  config::reset("LAZYFUSE_CPU_THREADS");
+  EXPECT_EQ(one, three);
+}
+
+TEST(RandomInvariance, ElementsDependOnTheirIndexAloneNotTheShape) {
+  random::Generator a(6), b(6);
+  EXPECT_EQ(bits(a.standard_normal({3, 4, 5})), bits(b.standard_normal({60})));
+  // A draw broadcast into a larger kernel is the same draw.
+  random::Generator c(6);
+  Array row = c.standard_normal({5});
+  auto grid = bits(row + zeros({4, 5}));
+  auto r = bits(random::Generator(6).standard_normal({5}));
+  for (std::size_t k = 0; k < grid.size(); ++k) EXPECT_EQ(grid[k], r[k % 5]);
+}
+
+// ---- fusion and the kernel cache ----
+
+TEST(RandomFusion, AConsumedDrawIsNeverStored) {
+  random::Generator g(12);
+  Array z = g.normal(0.1, 2, {256, 64});
+  Array m = mean(exp(z * 0.2), 1);
+  // One plan whose only output is the result: the draw is computed where it is read.
+  auto plans = fusion::partition({detail::graph_node(m)}, fusion::PartitionOptions{});
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0].outputs.size(), 1u);
+  EXPECT_EQ(plans[0].outputs[0], detail::graph_node(m));
+  EXPECT_EQ(kernels_of([&] { m.eval(); }), 1u);
+}
+
+TEST(RandomFusion, ANewDrawIsNewArgumentsOfTheSameKernel) {
+  random::Generator g(13), other(14);
+  auto lowered = [](const Array& a) {
+    auto plans = fusion::partition({detail::graph_node(a)}, fusion::PartitionOptions{});
+    EXPECT_EQ(plans.size(), 1u);
+    return codegen::lower(plans[0]);
+  };
+  for (const Draw& d : all_draws()) {
+    auto k1 = lowered(d.draw(g, {1000}, DType::Float32) * 2);
+    auto k2 = lowered(d.draw(other, {1000}, DType::Float32) * 2);
+    EXPECT_EQ(k1.ir.name, k2.ir.name) << d.name << ": a draw from another generator compiles no new kernel";
+    EXPECT_NE(k1.args.params.size(), 0u);
+  }
+  // Other parameters are also arguments, not structure.
+  auto a = lowered(g.gamma(2.5, 1, {100}));
+  auto b = lowered(g.gamma(0.5, 1, {100}));
+  EXPECT_EQ(a.ir.name, b.ir.name);
+  // And the runtime replays the plan for a second draw.
+  Array x = g.standard_normal({4096}) * 2 + 1;
+  x.eval();
+  const auto before = kernel_cache_stats();
+  Array y = g.standard_normal({4096}) * 2 + 1;
+  y.eval();
+  EXPECT_EQ(kernel_cache_stats().plan_hits, before.plan_hits + 1);
+  EXPECT_EQ(kernel_cache_stats().misses, before.misses);
+  EXPECT_NE(bits(x), bits(y));
+}
+
+// ---- statistics: fixed seeds, so the outcomes are fixed; levels Bonferroni-corrected over the tests below ----
+
+constexpr int kStatTests = 40;        // at most this many p-values are tested in this file
+constexpr double kFamilyAlpha = 1e-3; // chance that a correct implementation fails any of them
+constexpr double kAlpha = kFamilyAlpha / kStatTests;
+constexpr std::int64_t kSamples = 20000;
+
+// Regularized lower incomplete gamma P(a, x) (Numerical Recipes' series and continued fraction).
+double gamma_p(double a, double x) {
+  if (x <= 0) return 0;
+  const double gln = std::lgamma(a);
+  if (x < a + 1) {
+    double ap = a, sum = 1.0 / a, del = sum;
+    for (int n = 0; n < 10000; ++n) {
+      ap += 1;
+      del *= x / ap;
+      sum += del;
+      if (std::fabs(del) < std::fabs(sum) * 1e-15) break;
+    }
+    return sum * std::exp(-x + a * std::log(x) - gln);
+  }
+  double b = x + 1 - a, c = 1.0 / 1e-300, d = 1.0 / b, h = d;
+  for (int i = 1; i < 10000; ++i) {
+    const double an = -i * (i - a);
+    b += 2;
+    d = an * d + b;
+    if (std::fabs(d) < 1e-300) d = 1e-300;
+    c = b + an / c;
+    if (std::fabs(c) < 1e-300) c = 1e-300;
+    d = 1 / d;
+    const double del = d * c;
+    h *= del;
+    if (std::fabs(del - 1) < 1e-15) break;
+  }
+  return 1 - std::exp(-x + a * std::log(x) - gln) * h;
+}
+
+// Regularized incomplete beta I_x(a, b) (Numerical Recipes' continued fraction).
+double beta_cf(double a, double b, double x) {
+  double qab = a + b, qap = a + 1, qam = a - 1, c = 1, d = 1 - qab * x / qap;
+  if (std::fabs(d) < 1e-300) d = 1e-300;
+  d = 1 / d;
+  double h = d;
+  for (int m = 1; m < 10000; ++m) {
+    const int m2 = 2 * m;
+    double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+    d = 1 + aa * d;
+    if (std::fabs(d) < 1e-300) d = 1e-300;
+    c = 1 + aa / c;
+    if (std::fabs(c) < 1e-300) c = 1e-300;
+    d = 1 / d;
+    h *= d * c;
+    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+    d = 1 + aa * d;
+    if (std::fabs(d) < 1e-300) d = 1e-300;
+    c = 1 + aa / c;
+    if (std::fabs(c) < 1e-300) c = 1e-300;
+    d = 1 / d;
+    const double del = d * c;
+    h *= del;
+    if (std::fabs(del - 1) < 1e-15) break;
+  }
+  return h;
+}
+double beta_i(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double bt =
+      std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x));
+  if (x < (a + 1) / (a + b + 2)) return bt * beta_cf(a, b, x) / a;
+  return 1 - bt * beta_cf(b, a, 1 - x) / b;
+}
+
+double normal_cdf(double x) {
+  return 0.5 * std::erfc(-x / std::sqrt(2.0));
+}
+
+// P(K > lambda) of the Kolmogorov distribution.
+double kolmogorov_q(double lambda) {
+  if (lambda < 0.2) return 1;
+  double sum = 0;
+  for (int k = 1; k < 200; ++k) sum += (k % 2 ? 2 : -2) * std::exp(-2.0 * k * k * lambda * lambda);
+  return std::clamp(sum, 0.0, 1.0);
+}
+
+// The Kolmogorov-Smirnov test's p-value of `x` against `cdf` (Stephens' finite-sample correction).
+double ks_p(std::vector<double> x, const std::function<double(double)>& cdf) {
+  std::sort(x.begin(), x.end());
+  const double n = double(x.size());
+  double d = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double f = cdf(x[i]);
+    d = std::max({d, f - double(i) / n, double(i + 1) / n - f});
+  }
+  const double sn = std::sqrt(n);
+  return kolmogorov_q((sn + 0.12 + 0.11 / sn) * d);
+}
+
+// The chi-square test's p-value of integer samples against `pmf`, cells merged until each expects >= 5.
+double chi2_p(const std::vector<double>& x, const std::function<double(std::int64_t)>& pmf, std::int64_t lo,
+              std::int64_t hi) {
+  std::map<std::int64_t, double> observed;
+  for (double v : x) ++observed[std::int64_t(v)];
+  const double n = double(x.size());
+  double stat = 0, cell_e = 0, cell_o = 0, outside = n;
+  int cells = 0;
+  for (std::int64_t k = lo; k <= hi; ++k) {
+    cell_e += n * pmf(k);
+    cell_o += observed.count(k) ? observed[k] : 0;
+    outside -= observed.count(k) ? observed[k] : 0;
+    if (cell_e >= 5 || k == hi) {
+      stat += (cell_o - cell_e) * (cell_o - cell_e) / cell_e;
+      ++cells;
+      cell_e = cell_o = 0;
+    }
+  }
+  EXPECT_EQ(outside, 0) << "samples outside [" << lo << ", " << hi << "]";
+  return 1 - gamma_p((cells - 1) / 2.0, stat / 2);
+}
+
+struct Continuous {
+  std::string name;
+  std::function<Array(random::Generator&, DType)> draw;
+  std::function<double(double)> cdf;
+};
+
+TEST(RandomStatistics, ContinuousDistributionsPassKolmogorovSmirnov) {
+  const Shape s{kSamples};
+  const std::vector<Continuous> cases = {
+      {"random", [&](auto& g, DType t) { return g.random(s, t); }, [](double x) { return std::clamp(x, 0.0, 1.0); }},
+      {"uniform(-2, 3)", [&](auto& g, DType t) { return g.uniform(-2, 3, s, t); },
+       [](double x) { return std::clamp((x + 2) / 5, 0.0, 1.0); }},
+      {"standard_normal", [&](auto& g, DType t) { return g.standard_normal(s, t); }, normal_cdf},
+      {"normal(1.5, 2)", [&](auto& g, DType t) { return g.normal(1.5, 2, s, t); },
+       [](double x) { return normal_cdf((x - 1.5) / 2); }},
+      {"lognormal(0.5, 0.75)", [&](auto& g, DType t) { return g.lognormal(0.5, 0.75, s, t); },
+       [](double x) { return x <= 0 ? 0 : normal_cdf((std::log(x) - 0.5) / 0.75); }},
+      {"exponential(3)", [&](auto& g, DType t) { return g.exponential(3, s, t); },
+       [](double x) { return x <= 0 ? 0 : -std::expm1(-x / 3); }},
+      {"standard_gamma(0.3)", [&](auto& g, DType t) { return g.standard_gamma(0.3, s, t); },
+       [](double x) { return gamma_p(0.3, x); }},
+      {"gamma(7.5, 2)", [&](auto& g, DType t) { return g.gamma(7.5, 2, s, t); },
+       [](double x) { return gamma_p(7.5, x / 2); }},
+      {"beta(0.4, 0.7)", [&](auto& g, DType t) { return g.beta(0.4, 0.7, s, t); },
+       [](double x) { return beta_i(0.4, 0.7, x); }},
+      {"beta(2.5, 4)", [&](auto& g, DType t) { return g.beta(2.5, 4, s, t); },
+       [](double x) { return beta_i(2.5, 4, x); }},
+      {"chisquare(3)", [&](auto& g, DType t) { return g.chisquare(3, s, t); },
+       [](double x) { return gamma_p(1.5, x / 2); }},
+      {"standard_t(5)", [&](auto& g, DType t) { return g.standard_t(5, s, t); },
+       [](double x) {
+         const double tail = 0.5 * beta_i(2.5, 0.5, 5 / (5 + x * x));
+         return x > 0 ? 1 - tail : tail;
+       }},
+  };
+  int tests = 0;
+  for (const auto& c : cases) {
+    for (DType t : {DType::Float64, DType::Float32}) {
+      random::Generator g(1000 + tests);
+      const double p = ks_p(values(c.draw(g, t)), c.cdf);
+      EXPECT_GT(p, kAlpha) << c.name << " " << dtype_name(t);
+      ++tests;
+    }
+  }
+  EXPECT_LE(tests, kStatTests);
+}
+
+TEST(RandomStatistics, DiscreteDistributionsPassChiSquare) {
+  const Shape s{kSamples};
+  auto poisson_pmf = [](double lam) {
+    return [lam](std::int64_t k) { return std::exp(-lam + double(k) * std::log(lam) - std::lgamma(double(k) + 1)); };
+  };
+  auto binomial_pmf = [](std::int64_t n, double p) {
+    return [n, p](std::int64_t k) {
+      return std::exp(std::lgamma(double(n) + 1) - std::lgamma(double(k) + 1) - std::lgamma(double(n - k) + 1) +
+                      double(k) * std::log(p) + double(n - k) * std::log1p(-p));
+    };
+  };
+  random::Generator g(77);
+  // Tail cells beyond any plausible sample are part of the last cell's range (pmf summed up to hi).
+  EXPECT_GT(chi2_p(values(g.poisson(3.5, s)), poisson_pmf(3.5), 0, 40), kAlpha);
+  EXPECT_GT(chi2_p(values(g.poisson(0.05, s)), poisson_pmf(0.05), 0, 10), kAlpha);
+  EXPECT_GT(chi2_p(values(g.poisson(250, s)), poisson_pmf(250), 0, 600), kAlpha);
+  EXPECT_GT(chi2_p(values(g.binomial(40, 0.3, s)), binomial_pmf(40, 0.3), 0, 40), kAlpha);
+  EXPECT_GT(chi2_p(values(g.binomial(25, 0.85, s)), binomial_pmf(25, 0.85), 0, 25), kAlpha);
+  EXPECT_GT(chi2_p(values(g.binomial(2000, 0.4, s)), binomial_pmf(2000, 0.4), 0, 2000), kAlpha);
+  EXPECT_GT(chi2_p(
+                values(g.integers(-7, 12, s)), [](std::int64_t) { return 1.0 / 19; }, -7, 11),
+            kAlpha);
+  // Degenerate parameters give their one value.
+  for (double v : values(g.binomial(0, 0.3, {10}))) EXPECT_EQ(v, 0);
+  for (double v : values(g.binomial(9, 1.0, {10}))) EXPECT_EQ(v, 9);
+  for (double v : values(g.poisson(0, {10}))) EXPECT_EQ(v, 0);
+}
+
+TEST(RandomStatistics, MomentsMatch) {
+  // Mean and variance of 2e4 draws, within a Bonferroni-corrected normal quantile of their standard errors
+  // (variance's standard error from the fourth moment).
+  struct M {
+    const char* name;
+    std::function<Array(random::Generator&)> draw;
+    double mean, var, kurt; // kurt: the fourth central moment over var^2
+  };
+  const Shape s{kSamples};
+  const M cases[] = {
+      {"standard_normal", [&](auto& g) { return g.standard_normal(s); }, 0, 1, 3},
+      {"standard_exponential", [&](auto& g) { return g.standard_exponential(s); }, 1, 1, 9},
+      {"gamma(4)", [&](auto& g) { return g.standard_gamma(4, s); }, 4, 4, 3 + 6.0 / 4},
+      {"poisson(12)", [&](auto& g) { return g.poisson(12, s); }, 12, 12, 3 + 1.0 / 12},
+  };
+  const double z = 4.6; // two-sided 1e-3 / 4 / 2 tests ~ 4.3; a little more for the variance's normal approximation
+  for (const auto& c : cases) {
+    random::Generator g(55);
+    const auto x = values(c.draw(g));
+    double m = 0;
+    for (double v : x) m += v;
+    m /= double(x.size());
+    double var = 0;
+    for (double v : x) var += (v - m) * (v - m);
+    var /= double(x.size() - 1);
+    const double n = double(x.size());
+    EXPECT_LT(std::fabs(m - c.mean), z * std::sqrt(c.var / n)) << c.name;
+    EXPECT_LT(std::fabs(var - c.var), z * c.var * std::sqrt((c.kurt - 1) / n)) << c.name;
+  }
+}
+
+// ---- the CUDA source: renders for every distribution, and NVRTC (which needs no GPU) compiles it ----
+
+std::string cuda_source(const Array& a) {
+  auto plans = fusion::partition({detail::graph_node(a)}, fusion::PartitionOptions{});
+  EXPECT_EQ(plans.size(), 1u);
+  return codegen::render_cuda(codegen::lower(plans[0]).ir);
+}
+
+TEST(RandomCuda, EveryDistributionRendersWithTheKeyAsAnArgumentAndCompiles) {
+  random::Generator g(1), h(2), all(3);
+  Array every = zeros({1000});
+  for (const Draw& d : all_draws()) {
+    for (DType t : {DType::Float32, DType::Float64}) {
+      if (!d.float_type && t == DType::Float32) continue;
+      const std::string text = cuda_source(d.draw(g, {1000}, t) * 2);
+      EXPECT_EQ(text, cuda_source(d.draw(h, {1000}, t) * 2)) << d.name << ": the key is an argument, not kernel text";
+      EXPECT_NE(text.find("lf_rand_"), std::string::npos) << d.name;
+      every = every + d.draw(all, {1000}, t).astype(DType::Float64);
+    }
+  }
+  // One kernel with every distribution in both widths: one NVRTC compile (seconds) instead of one per draw.
+  const std::string text = cuda_source(every);
+  try {
+    codegen::compile_cuda(text, "every_distribution", codegen::CompileOptions{});
+  } catch (const CompileError& e) {
+    ADD_FAILURE() << e.what() << "\n" << e.log() << "\n" << text;
+  }
+}
+
+} // namespace

@@ -15,6 +15,7 @@
 #include "graph/HostOps.h"
 #include "graph/Random.h"
 #include "tests/child_process.h"
+#include "tests/random_stats.h"
 
 #include <gtest/gtest.h>
 
@@ -29,6 +30,7 @@
 #include <vector>
 
 using namespace lazyfuse;
+using namespace lazyfuse_test::stats;
 namespace op = lazyfuse_opmath;
 
 namespace {
@@ -508,119 +510,6 @@ constexpr int kStatTests = 40;        // at most this many p-values are tested i
 constexpr double kFamilyAlpha = 1e-3; // chance that a correct implementation fails any of them
 constexpr double kAlpha = kFamilyAlpha / kStatTests;
 constexpr std::int64_t kSamples = 20000;
-
-// Regularized lower incomplete gamma P(a, x) (Numerical Recipes' series and continued fraction).
-double gamma_p(double a, double x) {
-  if (x <= 0) return 0;
-  const double gln = std::lgamma(a);
-  if (x < a + 1) {
-    double ap = a, sum = 1.0 / a, del = sum;
-    for (int n = 0; n < 10000; ++n) {
-      ap += 1;
-      del *= x / ap;
-      sum += del;
-      if (std::fabs(del) < std::fabs(sum) * 1e-15) break;
-    }
-    return sum * std::exp(-x + a * std::log(x) - gln);
-  }
-  double b = x + 1 - a, c = 1.0 / 1e-300, d = 1.0 / b, h = d;
-  for (int i = 1; i < 10000; ++i) {
-    const double an = -i * (i - a);
-    b += 2;
-    d = an * d + b;
-    if (std::fabs(d) < 1e-300) d = 1e-300;
-    c = b + an / c;
-    if (std::fabs(c) < 1e-300) c = 1e-300;
-    d = 1 / d;
-    const double del = d * c;
-    h *= del;
-    if (std::fabs(del - 1) < 1e-15) break;
-  }
-  return 1 - std::exp(-x + a * std::log(x) - gln) * h;
-}
-
-// Regularized incomplete beta I_x(a, b) (Numerical Recipes' continued fraction).
-double beta_cf(double a, double b, double x) {
-  double qab = a + b, qap = a + 1, qam = a - 1, c = 1, d = 1 - qab * x / qap;
-  if (std::fabs(d) < 1e-300) d = 1e-300;
-  d = 1 / d;
-  double h = d;
-  for (int m = 1; m < 10000; ++m) {
-    const int m2 = 2 * m;
-    double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-    d = 1 + aa * d;
-    if (std::fabs(d) < 1e-300) d = 1e-300;
-    c = 1 + aa / c;
-    if (std::fabs(c) < 1e-300) c = 1e-300;
-    d = 1 / d;
-    h *= d * c;
-    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-    d = 1 + aa * d;
-    if (std::fabs(d) < 1e-300) d = 1e-300;
-    c = 1 + aa / c;
-    if (std::fabs(c) < 1e-300) c = 1e-300;
-    d = 1 / d;
-    const double del = d * c;
-    h *= del;
-    if (std::fabs(del - 1) < 1e-15) break;
-  }
-  return h;
-}
-double beta_i(double a, double b, double x) {
-  if (x <= 0) return 0;
-  if (x >= 1) return 1;
-  const double bt =
-      std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x));
-  if (x < (a + 1) / (a + b + 2)) return bt * beta_cf(a, b, x) / a;
-  return 1 - bt * beta_cf(b, a, 1 - x) / b;
-}
-
-double normal_cdf(double x) {
-  return 0.5 * std::erfc(-x / std::sqrt(2.0));
-}
-
-// P(K > lambda) of the Kolmogorov distribution.
-double kolmogorov_q(double lambda) {
-  if (lambda < 0.2) return 1;
-  double sum = 0;
-  for (int k = 1; k < 200; ++k) sum += (k % 2 ? 2 : -2) * std::exp(-2.0 * k * k * lambda * lambda);
-  return std::clamp(sum, 0.0, 1.0);
-}
-
-// The Kolmogorov-Smirnov test's p-value of `x` against `cdf` (Stephens' finite-sample correction).
-double ks_p(std::vector<double> x, const std::function<double(double)>& cdf) {
-  std::sort(x.begin(), x.end());
-  const double n = double(x.size());
-  double d = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double f = cdf(x[i]);
-    d = std::max({d, f - double(i) / n, double(i + 1) / n - f});
-  }
-  const double sn = std::sqrt(n);
-  return kolmogorov_q((sn + 0.12 + 0.11 / sn) * d);
-}
-
-// The chi-square test's p-value of integer samples against `pmf`, cells merged until each expects >= 5.
-double chi2_p(const std::vector<double>& x, const std::function<double(std::int64_t)>& pmf, std::int64_t lo,
-              std::int64_t hi) {
-  std::map<std::int64_t, double> observed;
-  for (double v : x) ++observed[std::int64_t(v)];
-  const double n = double(x.size());
-  double stat = 0, cell_e = 0, cell_o = 0, outside = n;
-  int cells = 0;
-  for (std::int64_t k = lo; k <= hi; ++k) {
-    cell_e += n * pmf(k);
-    cell_o += observed.count(k) ? observed[k] : 0;
-    outside -= observed.count(k) ? observed[k] : 0;
-    if (cell_e >= 5 || k == hi) {
-      stat += (cell_o - cell_e) * (cell_o - cell_e) / cell_e;
-      ++cells;
-      cell_e = cell_o = 0;
-    }
-  }
-  EXPECT_EQ(outside, 0) << "samples outside [" << lo << ", " << hi << "]";
-  return 1 - gamma_p((cells - 1) / 2.0, stat / 2);
-}
 
 struct Continuous {
   std::string name;

@@ -984,6 +984,79 @@ void elementwise_args(benchmark::internal::Benchmark* b, std::initializer_list<s
     for (int cs : {0, 1}) b->Args({g, e, cs});
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// Write-only: the bandwidth a kernel that only stores reaches, the reference of random-number generation (a draw
+// written to memory reads nothing). Each element gets a value that depends on its index, so no store can be
+// merged or skipped; float4 stores, `V` per thread per chunk, optionally with streaming hints.
+// ---------------------------------------------------------------------------------------------------------------
+template <int V, bool CS>
+__global__ void __launch_bounds__(kThreads) write_only(float* __restrict__ out, std::int64_t n) {
+  const std::int64_t per_block = std::int64_t(kThreads) * V * 4;
+  for (std::int64_t base = std::int64_t(blockIdx.x) * per_block; base < n;
+       base += std::int64_t(gridDim.x) * per_block) {
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      const std::int64_t i = base + (std::int64_t(v) * kThreads + threadIdx.x) * 4;
+      if (i + 3 < n) {
+        const float4 x = make_float4(float(i), float(i + 1), float(i + 2), float(i + 3));
+        if constexpr (CS)
+          __stcs(reinterpret_cast<float4*>(out + i), x);
+        else
+          *reinterpret_cast<float4*>(out + i) = x;
+      } else {
+        for (std::int64_t k = i; k < n; ++k) out[k] = float(k);
+      }
+    }
+  }
+}
+
+using WriteKernel = void (*)(float*, std::int64_t);
+WriteKernel pick_write_only(int ept, bool cs) {
+  switch (ept) {
+  case 4: return cs ? write_only<1, true> : write_only<1, false>;
+  case 8: return cs ? write_only<2, true> : write_only<2, false>;
+  case 16: return cs ? write_only<4, true> : write_only<4, false>;
+  default: return nullptr;
+  }
+}
+
+// 2^26 float32 written, as bench/bench_random.cpp's BM_Random. Args: grid, ept (4, 8, 16), cs.
+void BM_LimitWriteOnly(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const std::int64_t n = std::int64_t(1) << 26;
+  const int grid_arg = int(state.range(0)), ept = int(state.range(1));
+  const bool cs = state.range(2) != 0;
+  const auto kernel = pick_write_only(ept, cs);
+  if (!kernel) {
+    state.SkipWithError("ept must be 4, 8 or 16");
+    return;
+  }
+  float* out = nullptr;
+  try {
+    out = buffer("write_only.out", n);
+  } catch (const CudaFailure& f) {
+    state.SkipWithError(f.what.c_str());
+    return;
+  }
+  const std::int64_t chunks = (n / 4 + std::int64_t(kThreads) * (ept / 4) - 1) / (std::int64_t(kThreads) * (ept / 4));
+  const unsigned grid = grid_for(chunks, grid_arg);
+  auto launch = [&] { kernel<<<grid, kThreads, 0, stream()>>>(out, n); };
+  auto check = [&]() -> std::string {
+    poison(out, n);
+    launch();
+    check_cuda(cudaGetLastError(), "launch");
+    check_cuda(cudaStreamSynchronize(stream()), "kernel");
+    if (auto e = nonfinite_error(out, n, "write_only"); !e.empty()) return e;
+    const auto last = download(out, n - 4099, 4099);
+    for (std::int64_t k = 0; k < 4099; ++k)
+      if (last[std::size_t(k)] != float(n - 4099 + k))
+        return "write_only: wrong value at " + std::to_string(n - 4099 + k);
+    return "";
+  };
+  kernel_counters(state, kernel, kThreads);
+  run_limit(state, variant_name(state, "write_only", 3), launch, check, 4.0 * double(n));
+}
+
 } // namespace
 
 BENCHMARK(BM_CopyReference)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
@@ -1020,5 +1093,9 @@ BENCHMARK(BM_LimitRowVar)
     ->UseManualTime()
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
+
+BENCHMARK(BM_LimitWriteOnly)->Apply([](auto* b) {
+                              elementwise_args(b, {{0, 4}, {0, 8}, {0, 16}, {8, 4}, {8, 8}});
+                            }) -> UseManualTime() -> Iterations(1) -> Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -1,0 +1,304 @@
+#!/usr/bin/env python3
+"""Peer benchmarks of random-number generation, the workloads of bench/bench_random.cpp: 2^26 float32 uniforms and
+standard normals written to memory, and a Monte Carlo European option (GBM terminal values of 2^26 paths from
+standard normals, payoff, mean). Systems: CuPy (cupy.random's default generator; the option eagerly), torch eager
+(torch.rand / torch.randn, Philox), torch.compile (the option compiled: Inductor generates the normals in the
+fused kernel), jax.jit (jax.random with threefry keys, each workload jitted). Each system runs in its own
+subprocess, with the timing method of run_peers.py (its `bench`: 3 warm-up calls, 5 trials of 20 back-to-back
+calls and one synchronize, the median), and a 256 MiB device-to-device copy for the bandwidth percentages.
+
+Checks: random numbers have no elementwise reference, so each output is checked statistically (mean and standard
+deviation of the uniforms within 1e-3 of 1/2 and 1/sqrt(12), of the normals within 1e-3 of 0 and 1; the option's
+price within 0.02 of the Black-Scholes value, about 9 standard errors at 2^26 paths); a failed check marks the cell
+WRONG.
+
+Usage:
+  python3 bench/peers/run_random_peers.py --out-md random-peers.md --out-json random-peers.json \
+      [--systems cupy,torch,torch_compile,jax] [--quick] [--lazyfuse-json bench_random.json] \
+      [--limits-json bench_limits.json] [--timeout 180]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_peers import COPY_BYTES, bench  # noqa: E402  (the same timing method)
+
+WORKLOADS = ["random", "standard_normal", "monte_carlo_option"]
+SYSTEMS = ["cupy", "torch", "torch_compile", "jax"]
+LABELS = {"lazyfuse": "lazyfuse", "cupy": "CuPy", "torch": "torch eager", "torch_compile": "torch.compile",
+          "jax": "jax.jit"}
+S0, STRIKE, RATE, SIGMA, T = 100.0, 105.0, 0.03, 0.25, 1.5
+
+
+def black_scholes_call() -> float:
+    cdf = lambda x: 0.5 * math.erfc(-x / math.sqrt(2.0))  # noqa: E731
+    d1 = (math.log(S0 / STRIKE) + (RATE + 0.5 * SIGMA * SIGMA) * T) / (SIGMA * math.sqrt(T))
+    return S0 * cdf(d1) - STRIKE * math.exp(-RATE * T) * cdf(d1 - SIGMA * math.sqrt(T))
+
+
+def minimal_bytes(w: str, n: int) -> int:
+    return 4 * n if w in ("random", "standard_normal") else 0
+
+
+def check(w: str, np, out) -> str:
+    """"" when the output is plausible, else why not."""
+    if w == "monte_carlo_option":
+        price, exact = float(out), black_scholes_call()
+        return "" if abs(price - exact) <= 0.02 else f"price {price:.5f}, Black-Scholes {exact:.5f}"
+    x = np.asarray(out, dtype=np.float64)
+    mean, std = float(x.mean()), float(x.std())
+    want = (0.5, 1 / math.sqrt(12)) if w == "random" else (0.0, 1.0)
+    if abs(mean - want[0]) > 1e-3 or abs(std - want[1]) > 1e-3:
+        return f"mean {mean:.5f} std {std:.5f}, expected {want[0]:.5f} {want[1]:.5f}"
+    return ""
+
+
+# ---- workers: one system each, in its own process ----
+
+def cupy_worker(n: int):
+    import cupy as cp
+    cp.random.seed(1)
+    drift, vol = (RATE - 0.5 * SIGMA * SIGMA) * T, SIGMA * math.sqrt(T)
+    disc = math.exp(-RATE * T)
+    last = {}
+
+    def option():
+        z = cp.random.standard_normal(n, dtype=cp.float32)
+        last["out"] = (disc * cp.maximum(S0 * cp.exp(drift + vol * z) - STRIKE, 0)).mean()
+        return last["out"]
+
+    fns = {"random": lambda: cp.random.random(n, dtype=cp.float32),
+           "standard_normal": lambda: cp.random.standard_normal(n, dtype=cp.float32),
+           "monte_carlo_option": option}
+    a = cp.full(COPY_BYTES // 4, 1.5, dtype=cp.float32)
+    b = cp.empty_like(a)
+    copy = lambda: cp.cuda.runtime.memcpyAsync(b.data.ptr, a.data.ptr, COPY_BYTES,  # noqa: E731
+                                               cp.cuda.runtime.memcpyDeviceToDevice, 0)
+    sync = cp.cuda.Device().synchronize
+    to_host = lambda x: cp.asnumpy(x)  # noqa: E731
+    return fns, copy, sync, to_host, {"cupy": cp.__version__}
+
+
+def torch_worker(n: int, compiled: bool):
+    import torch
+    dev = torch.device("cuda", 0)
+    torch.manual_seed(1)
+    drift, vol = (RATE - 0.5 * SIGMA * SIGMA) * T, SIGMA * math.sqrt(T)
+    disc = math.exp(-RATE * T)
+
+    def option_eager():
+        z = torch.randn(n, device=dev, dtype=torch.float32)
+        return (disc * torch.clamp(S0 * torch.exp(drift + vol * z) - STRIKE, min=0)).mean()
+
+    option = torch.compile(option_eager) if compiled else option_eager
+    rand = lambda: torch.rand(n, device=dev, dtype=torch.float32)  # noqa: E731
+    randn = lambda: torch.randn(n, device=dev, dtype=torch.float32)  # noqa: E731
+    fns = {"random": torch.compile(rand) if compiled else rand,
+           "standard_normal": torch.compile(randn) if compiled else randn,
+           "monte_carlo_option": option}
+    a = torch.full((COPY_BYTES // 4,), 1.5, dtype=torch.float32, device=dev)
+    b = torch.empty_like(a)
+    return fns, (lambda: b.copy_(a)), torch.cuda.synchronize, (lambda x: x.detach().cpu().numpy()), \
+        {"torch": torch.__version__}
+
+
+def jax_worker(n: int):
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    import jax
+    import jax.numpy as jnp
+    drift, vol = (RATE - 0.5 * SIGMA * SIGMA) * T, SIGMA * math.sqrt(T)
+    disc = math.exp(-RATE * T)
+    # A new key per call (split outside the timed function's kernel, as a user would carry it along).
+    state = {"key": jax.random.PRNGKey(1), "last": None}
+
+    def keyed(f):
+        g = jax.jit(f)
+
+        def call():
+            state["key"], sub = jax.random.split(state["key"])
+            state["last"] = g(sub)
+            return state["last"]
+        return call
+
+    fns = {"random": keyed(lambda k: jax.random.uniform(k, (n,), dtype=jnp.float32)),
+           "standard_normal": keyed(lambda k: jax.random.normal(k, (n,), dtype=jnp.float32)),
+           "monte_carlo_option": keyed(lambda k: jnp.mean(
+               disc * jnp.maximum(S0 * jnp.exp(drift + vol * jax.random.normal(k, (n,), dtype=jnp.float32)) - STRIKE,
+                                  0.0)))}
+    a = jnp.full((COPY_BYTES // 4,), 1.5, dtype=jnp.float32)
+    copy_fn = jax.jit(lambda x: x + 0.0)
+
+    def copy():
+        state["last"] = copy_fn(a)
+
+    def sync():
+        if state["last"] is not None:
+            jax.block_until_ready(state["last"])
+
+    return fns, copy, sync, (lambda x: jax.device_get(x)), {"jax": jax.__version__}
+
+
+def worker_main(args) -> int:
+    n = 1 << (22 if args.quick else 26)
+    result = {"system": args.worker, "n": n, "cells": {}}
+    try:
+        import numpy as np
+        if args.worker == "cupy":
+            fns, copy, sync, to_host, pk = cupy_worker(n)
+        elif args.worker in ("torch", "torch_compile"):
+            fns, copy, sync, to_host, pk = torch_worker(n, args.worker == "torch_compile")
+        elif args.worker == "jax":
+            fns, copy, sync, to_host, pk = jax_worker(n)
+        else:
+            raise ValueError(f"unknown system {args.worker}")
+        result["packages"] = pk
+        r = bench(copy, sync)
+        result["copy"] = {"time_s": r["time_s"], "bandwidth_Bps": 2 * COPY_BYTES / r["time_s"]}
+        for w in WORKLOADS:
+            try:
+                f = fns[w]
+                r = bench(f, sync)
+                r["wrong"] = check(w, np, to_host(f()))
+                r["bytes"] = minimal_bytes(w, n)
+                result["cells"][w] = r
+            except Exception as e:  # one workload failing keeps the others
+                result["cells"][w] = {"error": f"{type(e).__name__}: {e}"}
+    except Exception as e:
+        result["error"] = f"{type(e).__name__}: {e}"
+    with open(args.worker_out, "w") as f:
+        json.dump(result, f)
+    return 0
+
+
+def lazyfuse_cells(paths: list) -> dict:
+    """BM_Random, BM_StandardNormal/bits:32 and BM_MonteCarloOption of bench_random's Google Benchmark JSON
+    (the _median aggregate when present), and its BM_CopyReference."""
+    names = {"BM_Random": "random", "BM_StandardNormal/bits:32": "standard_normal",
+             "BM_MonteCarloOption": "monte_carlo_option", "BM_CopyReference": "copy"}
+    cells = {}
+    for p in paths:
+        with open(p) as f:
+            data = json.load(f)
+        for e in data.get("benchmarks", []):
+            base = e.get("run_name", e["name"]).split("/iterations")[0].split("/manual_time")[0]
+            w = names.get(base)
+            if not w or e.get("error_occurred"):
+                continue
+            if e.get("run_type") == "aggregate" and e.get("aggregate_name") != "median":
+                continue
+            secs = e["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[e.get("time_unit", "ns")]
+            if w not in cells or e.get("aggregate_name") == "median":
+                cells[w] = {"time_s": secs, "bytes": 2 * COPY_BYTES if w == "copy" else minimal_bytes(w, 1 << 26)}
+    return cells
+
+
+def write_only_bandwidth(paths: list):
+    """The best BM_LimitWriteOnly variant of bench_limits' JSON (2^26 float32 written), in bytes per second."""
+    best = None
+    for p in paths:
+        with open(p) as f:
+            data = json.load(f)
+        for e in data.get("benchmarks", []):
+            if not e["name"].startswith("BM_LimitWriteOnly") or e.get("error_occurred"):
+                continue
+            if e.get("run_type") == "aggregate" and e.get("aggregate_name") != "median":
+                continue
+            secs = e["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[e.get("time_unit", "ns")]
+            best = secs if best is None else min(best, secs)
+    return None if best is None else 4 * (1 << 26) / best
+
+
+def write_markdown(report: dict, path: str) -> None:
+    cols = [c for c in ["lazyfuse"] + SYSTEMS if c in report["systems"]]
+    lines = ["| workload | " + " | ".join(LABELS[c] for c in cols) + " |", "|---" * (len(cols) + 1) + "|"]
+    notes = []
+    for w in WORKLOADS:
+        row = [w]
+        for c in cols:
+            s = report["systems"][c]
+            cell = s.get("cells", {}).get(w)
+            if s.get("error") or not cell or "error" in cell:
+                notes.append(f"{LABELS[c]} {w}: {(s.get('error') or (cell or {}).get('error') or 'not measured')}")
+                row.append("n/a")
+                continue
+            text = f"{cell['time_s'] * 1e3:.3f} ms"
+            copy = s.get("copy", {}).get("bandwidth_Bps")
+            if cell.get("bytes") and copy:
+                text += f" ({100 * cell['bytes'] / cell['time_s'] / copy:.0f}% of copy"
+                if report.get("write_only_Bps"):
+                    text += f", {100 * cell['bytes'] / cell['time_s'] / report['write_only_Bps']:.0f}% of write-only"
+                text += ")"
+            if cell.get("wrong"):
+                text += " **WRONG**"
+                notes.append(f"{LABELS[c]} {w}: {cell['wrong']}")
+            row.append(text)
+        lines.append("| " + " | ".join(row) + " |")
+    lines.append("")
+    lines.append(f"n = {report['n']} float32 elements or paths; timing: median of 5 trials of 20 calls "
+                 "(bench/peers/run_peers.py's method); % of each system's own 256 MiB device copy"
+                 + (f", and of bench_limits' write-only kernel ({report['write_only_Bps'] / 1e12:.2f} TB/s)"
+                    if report.get("write_only_Bps") else "") + ".")
+    lines += [f"- {x}" for x in notes]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--systems", default=",".join(SYSTEMS))
+    ap.add_argument("--quick", action="store_true", help="2^22 instead of 2^26 elements")
+    ap.add_argument("--lazyfuse-json", action="append", default=[])
+    ap.add_argument("--limits-json", action="append", default=[],
+                    help="bench_limits' Google Benchmark JSON: its BM_LimitWriteOnly is the write-only reference")
+    ap.add_argument("--out-md", default="random-peers.md")
+    ap.add_argument("--out-json", default="random-peers.json")
+    ap.add_argument("--timeout", type=float, default=180)
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--worker-out", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        return worker_main(args)
+    report = {"n": 1 << (22 if args.quick else 26), "systems": {}}
+    if args.limits_json:
+        report["write_only_Bps"] = write_only_bandwidth(args.limits_json)
+    if args.lazyfuse_json:
+        cells = lazyfuse_cells(args.lazyfuse_json)
+        copy = cells.pop("copy", None)
+        report["systems"]["lazyfuse"] = {"cells": cells}
+        if copy:
+            report["systems"]["lazyfuse"]["copy"] = {"bandwidth_Bps": copy["bytes"] / copy["time_s"]}
+    with tempfile.TemporaryDirectory() as tmp:
+        for system in [s for s in args.systems.split(",") if s]:
+            out = os.path.join(tmp, system + ".json")
+            env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"),
+                       TRITON_CACHE_DIR=os.path.join(tmp, "triton"), CUPY_CACHE_DIR=os.path.join(tmp, "cupy"))
+            cmd = [sys.executable, os.path.abspath(__file__), "--worker", system, "--worker-out", out]
+            if args.quick:
+                cmd.append("--quick")
+            try:
+                proc = subprocess.run(cmd, env=env, timeout=args.timeout, check=False, capture_output=True, text=True)
+                if not os.path.exists(out):
+                    tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+                    raise OSError(f"the worker exited with status {proc.returncode}: {tail[0]}")
+                with open(out) as f:
+                    report["systems"][system] = json.load(f)
+            except subprocess.TimeoutExpired:
+                report["systems"][system] = {"error": f"timed out after {args.timeout:.0f} s"}
+            except (OSError, ValueError) as e:
+                report["systems"][system] = {"error": f"no result ({type(e).__name__}: {e})"}
+    with open(args.out_json, "w") as f:
+        json.dump(report, f, indent=1)
+    write_markdown(report, args.out_md)
+    print(open(args.out_md).read())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

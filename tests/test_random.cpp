@@ -218,6 +218,68 @@ TEST(Random, EveryElementIsTheFunctionAtItsCounter) {
   for (std::size_t i = 0; i < p.size(); ++i) EXPECT_EQ(p[i], double(op::lf_rand_poisson(st.key, st.counter + i, 20)));
 }
 
+// ---- stability: the numbers a seed gives are part of the interface (docs/semantics.md, "Stability") ----
+
+std::uint64_t fnv1a(const std::vector<std::uint64_t>& v) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (auto x : v)
+    for (int k = 0; k < 8; ++k) h = (h ^ ((x >> (8 * k)) & 0xff)) * 0x100000001b3ull;
+  return h;
+}
+
+// Hashes of 4096 draws of each distribution and width from Generator(2026), recorded when the algorithms were
+// written. A change of any algorithm, of the key derivation or of the stream layout changes them: update them only
+// together with docs/semantics.md, in a commit that says the numbers changed.
+TEST(RandomStability, KnownAnswerHashes) {
+  const std::map<std::string, std::uint64_t> want = {{"beta_large f32", 0x3aa29e530af5830bull},
+                                                     {"beta_large f64", 0x912ae72fff5cad93ull},
+                                                     {"beta_small f32", 0xabddcddac04fbbc5ull},
+                                                     {"beta_small f64", 0x66dc282d5aba9565ull},
+                                                     {"binomial", 0x7fe9ce7605bac25aull},
+                                                     {"binomial_high_p", 0x26bc7e80e0d8f987ull},
+                                                     {"chisquare f32", 0x5655966aeb78678cull},
+                                                     {"chisquare f64", 0x1495905835c5b5d0ull},
+                                                     {"exponential f32", 0x252e6736104dfc95ull},
+                                                     {"exponential f64", 0xee795ef4581dbabeull},
+                                                     {"gamma_large f32", 0x14a6341f8dffa396ull},
+                                                     {"gamma_large f64", 0x5ea08a158ec6e683ull},
+                                                     {"gamma_small f32", 0x790059885c80d0a4ull},
+                                                     {"gamma_small f64", 0x6deff714695feac9ull},
+                                                     {"integers", 0x9315b565eb0eae2dull},
+                                                     {"lognormal f32", 0x3b4f348f2ba58cd2ull},
+                                                     {"lognormal f64", 0x6e890364a3c38ecbull},
+                                                     {"normal f32", 0x33abebb75c7e9d0dull},
+                                                     {"normal f64", 0xd7c50abd813a2ec3ull},
+                                                     {"poisson_large", 0x419dd6b1f9243032ull},
+                                                     {"poisson_small", 0x6295337c33c0c1c2ull},
+                                                     {"random f32", 0xb31513f6fa8cbdd8ull},
+                                                     {"random f64", 0x21a9b469863fe46dull},
+                                                     {"standard_exponential f32", 0x97f573569a9e5357ull},
+                                                     {"standard_exponential f64", 0x5c10b9052f13aaf9ull},
+                                                     {"standard_normal f32", 0x3e51db82cf4152a3ull},
+                                                     {"standard_normal f64", 0xb79e2dab5eac68ffull},
+                                                     {"standard_t f32", 0x446f06877ff2bdd4ull},
+                                                     {"standard_t f64", 0x399b855cbd7a10c4ull},
+                                                     {"uniform f32", 0xe8b91047fd9115bfull},
+                                                     {"uniform f64", 0x6066fc4a902add64ull}};
+  std::map<std::string, std::uint64_t> got;
+  for (const Draw& d : all_draws())
+    for (DType t : {DType::Float32, DType::Float64}) {
+      if (!d.float_type && t == DType::Float32) continue;
+      random::Generator g(2026);
+      got[d.name + (d.float_type ? (t == DType::Float32 ? " f32" : " f64") : "")] = fnv1a(bits(d.draw(g, {4096}, t)));
+    }
+  for (const auto& [name, h] : got) {
+    char line[96];
+    std::snprintf(line, sizeof line, "{\"%s\", 0x%016llxull}", name.c_str(), (unsigned long long)h);
+    auto it = want.find(name);
+    if (it == want.end())
+      ADD_FAILURE() << name << ": no recorded hash; now " << line;
+    else
+      EXPECT_EQ(h, it->second) << name << ": the numbers of seed 2026 changed; now " << line;
+  }
+}
+
 // ---- the generator ----
 
 TEST(Generator, EqualSeedsGiveEqualNumbersAndOtherSeedsOthers) {

@@ -86,7 +86,8 @@ struct NodeSpec {
   DType dtype = DType::Float32;
   Shape shape;
   int op = 0;                            // UnaryOp / BinaryOp
-  double fvalue = 0;                     // Fill value (float types), Iota start
+  double fvalue = 0;                     // Fill value (float types; complex: the real part), Iota start
+  double fimag = 0;                      // Fill value's imaginary part (complex types)
   std::int64_t ivalue = 0;               // Fill value (integer types), Iota/Roll axis
   double fstep = 0;                      // Iota step
   std::int64_t shift = 0;                // Roll

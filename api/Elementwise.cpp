@@ -21,10 +21,17 @@ template <class Op> const NodePtr& operand_of(const Array& a, Op op, const char*
   return ApiAccess::node(a);
 }
 
-// The type two numbers promote to between themselves, as NumPy's np.add(1, 2.5): bool, int64 or float64.
+// The type two numbers promote to between themselves, as NumPy's np.add(1, 2.5): bool, int64, float64 or
+// complex128.
 DType type_of_two_scalars(ScalarKind a, ScalarKind b) {
   auto type_of = [](ScalarKind k) {
-    return k == ScalarKind::Bool ? DType::Bool : (k == ScalarKind::Int ? DType::Int64 : DType::Float64);
+    switch (k) {
+    case ScalarKind::Bool: return DType::Bool;
+    case ScalarKind::Int: return DType::Int64;
+    case ScalarKind::Float: return DType::Float64;
+    case ScalarKind::Complex: return DType::Complex128;
+    }
+    return DType::Float64;
   };
   return promote_types(type_of(a), type_of(b));
 }

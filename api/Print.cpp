@@ -17,15 +17,39 @@ namespace {
 std::string format_element(bool v) {
   return v ? "True" : "False";
 }
+// A float with `digits` significant digits, NumPy-style ("1." for a whole number).
+std::string format_float(double v, int digits) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
+  std::ostringstream s;
+  s << std::setprecision(digits) << v;
+  std::string t = s.str();
+  if (t.find_first_of(".e") == std::string::npos) t += ".";
+  return t;
+}
+// A half value with the fewest digits that read back as the same value (NumPy's repr of float16).
+template <class H> std::string format_half(H v) {
+  const float x = float(v);
+  for (int digits = 1; digits < 9; ++digits) {
+    std::ostringstream s;
+    s << std::setprecision(digits) << x;
+    if (H(std::stod(s.str())).bits == v.bits) return format_float(x, digits);
+  }
+  return format_float(x, 9);
+}
+std::string format_element(float16 v) {
+  return format_half(v);
+}
+std::string format_element(bfloat16 v) {
+  return format_half(v);
+}
 template <class T> std::string format_element(T v) {
   if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(v)) return "nan";
-    if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-    std::ostringstream s;
-    s << std::setprecision(8) << v;
-    std::string t = s.str();
-    if (t.find_first_of(".e") == std::string::npos) t += ".";
-    return t;
+    return format_float(v, 8);
+  } else if constexpr (detail::is_std_complex<T>) {
+    // NumPy's "1.+2.j": the imaginary part with its sign (NaN's as "+nanj").
+    const bool negative = std::signbit(v.imag()) && !std::isnan(v.imag());
+    return format_float(v.real(), 8) + (negative ? "-" : "+") + format_float(std::fabs(v.imag()), 8) + "j";
   } else {
     return std::to_string(v);
   }

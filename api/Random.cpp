@@ -124,13 +124,16 @@ Array Generator::integers(std::int64_t low, std::optional<std::int64_t> high, Sh
     require(*high > low, "integers",
             "high must be above low (high <= low), got low " + std::to_string(low) + ", high " + std::to_string(*high));
   const std::int64_t last = endpoint ? *high : *high - 1;
+  // is_integer(type) holds: only the integer types' bounds are looked at.
   graph::visit_dtype(type, [&]<class T>() {
-    using L = std::numeric_limits<T>;
-    const bool fits =
-        low >= std::int64_t(L::min()) && (std::is_same_v<T, std::uint64_t> || last <= std::int64_t(L::max()));
-    require(fits, "integers",
-            "low " + std::to_string(low) + " and high " + std::to_string(*high) + " do not fit " +
-                std::string(dtype_name(type)));
+    if constexpr (std::is_integral_v<T>) {
+      using L = std::numeric_limits<T>;
+      const bool fits =
+          low >= std::int64_t(L::min()) && (std::is_same_v<T, std::uint64_t> || last <= std::int64_t(L::max()));
+      require(fits, "integers",
+              "low " + std::to_string(low) + " and high " + std::to_string(*high) + " do not fit " +
+                  std::string(dtype_name(type)));
+    }
   });
   const auto c = take(shape, "integers");
   const std::uint64_t range = std::uint64_t(last) - std::uint64_t(low);

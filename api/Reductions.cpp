@@ -71,7 +71,8 @@ Array mean(const Array& a, Axes axes, bool keepdims) {
   const DType t = detail::mean_type(a.dtype());
   const std::int64_t n = reduced_count(a, axes);
   // The division is the reduction kernel's epilogue. The mean of nothing is NaN, as in NumPy.
-  return sum(a.astype(t), axes, keepdims) / (n > 0 ? double(n) : std::numeric_limits<double>::quiet_NaN());
+  const Array m = sum(a.astype(t), axes, keepdims) / (n > 0 ? double(n) : std::numeric_limits<double>::quiet_NaN());
+  return m.astype(detail::mean_result_type(a.dtype()));
 }
 
 Array var(const Array& a, Axes axes, int ddof, bool keepdims) {
@@ -82,7 +83,11 @@ Array var(const Array& a, Axes axes, int ddof, bool keepdims) {
   const Array m = mean(x, axes, true);
   // NumPy divides by max(n - ddof, 0): too few elements give inf (or nan for 0/0), with a warning we cannot give.
   const double denom = double(std::max<std::int64_t>(n - ddof, 0));
-  return sum(square(x - m), axes, keepdims) / denom;
+  const Array d = x - m;
+  // A complex deviation's squared magnitude (real), as NumPy's x * conj(x): re^2 + im^2.
+  const Array squares = is_complex(t) ? square(real(d)) + square(imag(d)) : square(d);
+  const Array v = sum(squares, axes, keepdims) / denom;
+  return is_complex(t) ? v : v.astype(detail::mean_result_type(a.dtype()));
 }
 
 Array stddev(const Array& a, Axes axes, int ddof, bool keepdims) {
@@ -104,10 +109,10 @@ Array non_nan_count(const Array& a, const Axes& axes, bool keepdims) {
 } // namespace
 
 Array nansum(const Array& a, Axes axes, bool keepdims) {
-  return sum(is_floating(a.dtype()) ? nan_to(a, 0) : a, std::move(axes), keepdims);
+  return sum(is_inexact(a.dtype()) ? nan_to(a, 0) : a, std::move(axes), keepdims);
 }
 Array nanprod(const Array& a, Axes axes, bool keepdims) {
-  return prod(is_floating(a.dtype()) ? nan_to(a, 1) : a, std::move(axes), keepdims);
+  return prod(is_inexact(a.dtype()) ? nan_to(a, 1) : a, std::move(axes), keepdims);
 }
 
 Array nanmean(const Array& a, Axes axes, bool keepdims) {

@@ -34,18 +34,38 @@ enum class Mode { Vector, Scalar };
 constexpr const char* kPreludeDefinitions = "#define LF_HD __device__ __forceinline__\n"
                                             "#define LF_INF_F __int_as_float(0x7f800000)\n"
                                             "#define LF_INF_D __longlong_as_double(0x7ff0000000000000LL)\n"
+
 #define LAZYFUSE_DTYPE(Enum, name, host_type, kernel_type, kernel_c_type, kind, bits)                                  \
   LAZYFUSE_KERNEL_TYPEDEF_##kind(kernel_type, kernel_c_type)
 #define LAZYFUSE_KERNEL_TYPEDEF_Bool(kernel_type, kernel_c_type)
 #define LAZYFUSE_KERNEL_TYPEDEF_Float(kernel_type, kernel_c_type)
+#define LAZYFUSE_KERNEL_TYPEDEF_Complex(kernel_type, kernel_c_type)
 #define LAZYFUSE_KERNEL_TYPEDEF_Signed(kernel_type, kernel_c_type) "typedef " #kernel_c_type " " #kernel_type ";\n"
 #define LAZYFUSE_KERNEL_TYPEDEF_Unsigned(kernel_type, kernel_c_type) "typedef " #kernel_c_type " " #kernel_type ";\n"
 #include <lazyfuse/dtypes.def>
 #undef LAZYFUSE_KERNEL_TYPEDEF_Bool
 #undef LAZYFUSE_KERNEL_TYPEDEF_Float
+#undef LAZYFUSE_KERNEL_TYPEDEF_Complex
 #undef LAZYFUSE_KERNEL_TYPEDEF_Signed
 #undef LAZYFUSE_KERNEL_TYPEDEF_Unsigned
     ;
+
+// The bit casts of graph/OpMath.inc (the half types' conversions), only in kernels whose functions use them.
+constexpr const char* kBitCastDefinitions = "#define LF_F32_BITS(x) __float_as_uint(x)\n"
+                                            "#define LF_F32_FROM_BITS(u) __uint_as_float(u)\n"
+                                            "#define LF_F64_BITS(x) ((unsigned long long)__double_as_longlong(x))\n"
+                                            "#define LF_F64_FROM_BITS(u) __longlong_as_double((long long)(u))\n";
+
+// Whether the type's kernel type is one of graph/OpMath.inc's structs (half and complex types), which C casts do
+// not convert to.
+bool has_struct_kernel_type(DType t) {
+  return is_complex(t) || (is_floating(t) && dtype_bits(t) == 16);
+}
+
+// The zero of a type, as kernel text.
+std::string zero_of(DType t) {
+  return has_struct_kernel_type(t) ? std::string(cuda_type(t)) + "{}" : "(" + std::string(cuda_type(t)) + ")0";
+}
 
 std::string v(int id) {
   return "v" + std::to_string(id);
@@ -88,9 +108,24 @@ template <class S> __device__ __forceinline__ S lf_block_reduce(S s, S* shared) 
   __syncthreads();
   return shared[0];
 }
+// Any trivially copyable type (the complex structs), 32 bits at a time.
+template <class T> __device__ __forceinline__ T lf_shfl_down_words(T v, int off) {
+  unsigned int w[sizeof(T) / 4];
+  __builtin_memcpy(w, &v, sizeof(T));
+  for (int k = 0; k < (int)(sizeof(T) / 4); ++k) w[k] = __shfl_down_sync(0xffffffffu, w[k], off);
+  __builtin_memcpy(&v, w, sizeof(T));
+  return v;
+}
 // Partials of other blocks: read from L2 (cache-global), never from a stale L1 line.
 template <class T> __device__ __forceinline__ T lf_load_partial(const unsigned char* p) { return __ldcg(reinterpret_cast<const T*>(p)); }
 template <> __device__ __forceinline__ bool lf_load_partial<bool>(const unsigned char* p) { return *reinterpret_cast<const volatile bool*>(p); }
+template <class T> __device__ __forceinline__ T lf_load_partial_words(const unsigned char* p) {
+  unsigned int w[sizeof(T) / 4];
+  for (int k = 0; k < (int)(sizeof(T) / 4); ++k) w[k] = __ldcg(reinterpret_cast<const unsigned int*>(p) + k);
+  T v;
+  __builtin_memcpy(&v, w, sizeof(T));
+  return v;
+}
 )";
 
 bool is_arg(std::uint8_t fn) {
@@ -136,7 +171,9 @@ void print_loop_state(std::ostringstream& os, const KernelIR& ir, std::size_t k)
     auto f = w.block("__device__ __forceinline__ ", S, " shfl_down(int off) const");
     w.line(S, " o;");
     for (const Instr* acc : accs) {
-      w.line("o.a", acc->slot, " = lf_shfl_down(a", acc->slot, ", off);");
+      // (__shfl_down_sync takes the built-in types; the complex structs go word by word)
+      const bool words = is_complex(acc->dtype);
+      w.line("o.a", acc->slot, " = lf_shfl_down", words ? "_words" : "", "(a", acc->slot, ", off);");
       if (is_arg(acc->fn)) w.line("o.a", acc->slot, "_i = lf_shfl_down(a", acc->slot, "_i, off);");
     }
     w.line("return o;");
@@ -167,7 +204,10 @@ std::string print_prelude(const KernelIR& ir, const std::string& kernel) {
   std::string out = "// lazyfuse kernel " + ir.name + " (generated; self-contained: it includes no header)\n";
   out += kPreludeDefinitions;
   const std::string library = device_library().select(kernel);
-  out += op_library().select(library + kernel) + "\n";
+  const std::string functions = op_library().select(library + kernel);
+  if (functions.find("LF_F32_") != std::string::npos || functions.find("LF_F64_") != std::string::npos)
+    out += kBitCastDefinitions;
+  out += functions + "\n";
   if (ir.schedule != Schedule::Elementwise) out += library;
   return out;
 }
@@ -242,7 +282,7 @@ void print_instruction(CodeWriter& w, const KernelIR& ir, std::size_t n, Mode mo
     if (gathered && (*gathered)[n])
       e << "lf_g" << n << ".v[j]";
     else if (in.b >= 0)
-      e << v(in.b) << " ? in" << in.slot << "[" << v(in.a) << "] : (" << t << ")0";
+      e << v(in.b) << " ? in" << in.slot << "[" << v(in.a) << "] : " << zero_of(in.dtype);
     else
       e << "in" << in.slot << "[" << v(in.a) << "]";
     break;
@@ -252,7 +292,12 @@ void print_instruction(CodeWriter& w, const KernelIR& ir, std::size_t n, Mode mo
     else
       e << "in" << in.slot << "[i]";
     break;
-  case IrOp::IndexToValue: e << "(" << t << ")" << v(in.a); break;
+  case IrOp::IndexToValue:
+    if (has_struct_kernel_type(in.dtype))
+      e << "lf_cast<" << t << ", lf_i64>((lf_i64)" << v(in.a) << ")";
+    else
+      e << "(" << t << ")" << v(in.a);
+    break;
   case IrOp::Unary: e << "lf_" << graph::name_of(graph::UnaryOp(in.fn)) << "(" << v(in.a) << ")"; break;
   case IrOp::Binary:
     e << "lf_" << graph::name_of(graph::BinaryOp(in.fn)) << "(" << v(in.a) << ", " << v(in.b) << ")";
@@ -450,7 +495,8 @@ private:
       w_.directive("#pragma unroll");
       const std::string element = "in" + std::to_string(in.slot) + "[lf_a" + std::to_string(k) + " + j]";
       if (in.b >= 0)
-        w_.line("for (int j = 0; j < ", V, "; ++j) ", g, ".v[j] = ", p, "[j] ? ", element, " : (", t, ")0;");
+        w_.line("for (int j = 0; j < ", V, "; ++j) ", g, ".v[j] = ", p, "[j] ? ", element, " : ", zero_of(in.dtype),
+                ";");
       else
         w_.line("for (int j = 0; j < ", V, "; ++j) ", g, ".v[j] = ", element, ";");
     }
@@ -500,7 +546,8 @@ private:
 class ReductionPrinter {
 public:
   explicit ReductionPrinter(const KernelIR& ir)
-      : ir_(ir), split_(is_split(ir.schedule)), column_(is_column(ir.schedule)), cache_(ir.row_cache), w_(0) {}
+      : ir_(ir), split_(is_split(ir.schedule)), column_(is_column(ir.schedule)), partial_bytes_(partial_bytes_of(ir)),
+        cache_(ir.row_cache), w_(0) {}
 
   std::string print() {
     std::ostringstream header;
@@ -919,14 +966,15 @@ private:
     }
   }
 
-  // Partial of this block: 16 bytes (value, then index) per (accumulator, outer, split); see partial_index.
+  // Partial of this block: partial_bytes_of(ir) bytes (value, then index) per (accumulator, outer, split); see
+  // partial_index.
   void store_partials(const Loop& L) {
     for (const Instr* acc : L.accs) {
       const std::string a = "lf_acc" + std::to_string(acc->slot);
       auto writer = w_.block(column_ ? "if (lf_active)" : "if (threadIdx.x == 0)");
-      w_.line("unsigned char* lf_p = lf_partials + ", partial_index(acc->slot, "lf_s"), " * 16;");
+      w_.line("unsigned char* lf_p = lf_partials + ", partial_index(acc->slot, "lf_s"), " * ", partial_bytes_, ";");
       w_.line("*reinterpret_cast<", cuda_type(acc->dtype), "*>(lf_p) = ", a, "_v;");
-      if (is_arg(acc->fn)) w_.line("*reinterpret_cast<lf_i64*>(lf_p + 8) = ", a, "_vi;");
+      if (is_arg(acc->fn)) w_.line("*reinterpret_cast<lf_i64*>(lf_p + ", partial_bytes_ / 2, ") = ", a, "_vi;");
     }
   }
 
@@ -977,9 +1025,14 @@ private:
         for (const Instr* acc : accs) {
           const char* at = cuda_type(acc->dtype);
           const std::string p = "lf_p" + std::to_string(acc->slot);
-          w_.line("const unsigned char* ", p, " = lf_partials + ", partial_index(acc->slot, "lf_q"), " * 16;");
-          w_.line("lf_v.a", acc->slot, " = lf_load_partial<", at, ">(", p, ");");
-          if (is_arg(acc->fn)) w_.line("lf_v.a", acc->slot, "_i = lf_load_partial<lf_i64>(", p, " + 8);");
+          w_.line("const unsigned char* ", p, " = lf_partials + ", partial_index(acc->slot, "lf_q"), " * ",
+                  partial_bytes_, ";");
+          if (is_complex(acc->dtype)) // (__ldcg takes the built-in types: the complex structs word by word)
+            w_.line("lf_v.a", acc->slot, " = lf_load_partial_words<", at, ">(", p, ");");
+          else
+            w_.line("lf_v.a", acc->slot, " = lf_load_partial<", at, ">(", p, ");");
+          if (is_arg(acc->fn))
+            w_.line("lf_v.a", acc->slot, "_i = lf_load_partial<lf_i64>(", p, " + ", partial_bytes_ / 2, ");");
         }
         w_.line(fin, ".combine(lf_v);");
       }
@@ -991,6 +1044,7 @@ private:
 
   const KernelIR& ir_;
   const bool split_, column_;
+  const std::int64_t partial_bytes_; // of one partial (split schedules)
   const RowCache& cache_;
   CodeWriter w_;
   std::vector<bool> after_reduction_; // split kernels: instructions that wait for the last block

@@ -71,6 +71,15 @@ std::vector<std::string_view> split_declarations(std::string_view text) {
 // What a declaration declares: the identifier before its parameter list (a function) or its body (a struct),
 // whichever comes first, skipping template arguments.
 std::string_view declared_name(std::string_view decl) {
+  if (decl.substr(0, 7) == "struct ") { // struct [alignas(N)] name {
+    std::size_t k = 7;
+    if (decl.substr(k, 8) == "alignas(") k = decl.find(')', k) + 1;
+    while (k < decl.size() && !is_ident_char(decl[k])) ++k;
+    std::size_t e = k;
+    while (e < decl.size() && is_ident_char(decl[e])) ++e;
+    LAZYFUSE_ASSERT(e > k, "a struct of a function library has no name");
+    return decl.substr(k, e - k);
+  }
   int angle = 0;
   std::size_t paren = std::string_view::npos;
   for (std::size_t k = 0; k < decl.size() && paren == std::string_view::npos; ++k) {
@@ -118,25 +127,36 @@ FunctionLibrary::FunctionLibrary(std::string_view library) : text_(without_comme
   names_ = declared;
   std::sort(names_.begin(), names_.end());
   names_.erase(std::unique(names_.begin(), names_.end()), names_.end());
-  uses_of_.resize(names_.size());
   for (std::size_t k = 0; k < decls.size(); ++k) {
     const Chunk c{decls[k], find_name(declared[k])};
-    auto& uses = uses_of_[std::size_t(c.name)];
+    std::vector<int> uses;
     for_each_lf_identifier(c.text, [&](std::string_view id) {
       const int n = find_name(id);
       if (n >= 0 && n != c.name && std::find(uses.begin(), uses.end(), n) == uses.end()) uses.push_back(n);
     });
     chunks_.push_back(c);
+    uses_of_.push_back(std::move(uses));
   }
+  index_chunks();
 }
 
 FunctionLibrary::FunctionLibrary(const Prebuilt& prebuilt)
     : chunks_(prebuilt.chunks.begin(), prebuilt.chunks.end()), names_(prebuilt.names.begin(), prebuilt.names.end()) {
-  LAZYFUSE_ASSERT_EQ(prebuilt.uses_begin.size(), names_.size() + 1, "a prebuilt library has one use range per name");
-  uses_of_.resize(names_.size());
-  for (std::size_t n = 0; n < names_.size(); ++n)
-    uses_of_[n].assign(prebuilt.uses.begin() + prebuilt.uses_begin[n],
-                       prebuilt.uses.begin() + prebuilt.uses_begin[n + 1]);
+  LAZYFUSE_ASSERT_EQ(prebuilt.uses_begin.size(), chunks_.size() + 1, "a prebuilt library has one use range per chunk");
+  uses_of_.resize(chunks_.size());
+  for (std::size_t c = 0; c < chunks_.size(); ++c)
+    uses_of_[c].assign(prebuilt.uses.begin() + prebuilt.uses_begin[c],
+                       prebuilt.uses.begin() + prebuilt.uses_begin[c + 1]);
+  index_chunks();
+}
+
+void FunctionLibrary::index_chunks() {
+  chunks_of_.assign(names_.size(), {});
+  is_type_.assign(names_.size(), false);
+  for (std::size_t c = 0; c < chunks_.size(); ++c) {
+    chunks_of_[std::size_t(chunks_[c].name)].push_back(int(c));
+    if (chunks_[c].text.substr(0, 7) == "struct ") is_type_[std::size_t(chunks_[c].name)] = true;
+  }
 }
 
 std::string FunctionLibrary::to_cpp(std::string_view function) const {
@@ -155,7 +175,7 @@ std::string FunctionLibrary::to_cpp(std::string_view function) const {
   out += "};\nconstexpr int kUses[] = {";
   std::string begins = "0";
   std::size_t total = 0;
-  for (auto& uses : uses_of_) {
+  for (auto& uses : uses_of_) { // per chunk
     for (int u : uses) out += std::to_string(u) + ", ";
     total += uses.size();
     begins += ", " + std::to_string(total);
@@ -174,39 +194,59 @@ int FunctionLibrary::find_name(std::string_view name) const {
 }
 
 std::vector<bool> FunctionLibrary::closure(std::string_view source) const {
-  std::vector<bool> used(names_.size(), false);
+  // The struct types `source` names: a declaration that mentions another struct (lf_add(lf_c64, lf_c64)) is taken
+  // only when the source names that type too, so a float kernel does not get the complex and half overloads.
+  std::vector<bool> type_named(names_.size(), false);
+  std::vector<int> seeds;
+  for_each_lf_identifier(source, [&](std::string_view id) {
+    const int n = find_name(id);
+    if (n < 0) return;
+    seeds.push_back(n);
+    if (is_type_[std::size_t(n)]) type_named[std::size_t(n)] = true;
+  });
+  auto usable = [&](std::size_t c) {
+    if (is_type_[std::size_t(chunks_[c].name)] && !type_named[std::size_t(chunks_[c].name)]) return false;
+    for (int u : uses_of_[c])
+      if (is_type_[std::size_t(u)] && !type_named[std::size_t(u)]) return false;
+    return true;
+  };
+  std::vector<bool> wanted(names_.size(), false), taken(chunks_.size(), false);
   std::vector<int> work;
   auto want = [&](int n) {
-    if (n >= 0 && !used[std::size_t(n)]) {
-      used[std::size_t(n)] = true;
+    if (!wanted[std::size_t(n)]) {
+      wanted[std::size_t(n)] = true;
       work.push_back(n);
     }
   };
-  for_each_lf_identifier(source, [&](std::string_view id) { want(find_name(id)); });
+  for (int n : seeds) want(n);
   while (!work.empty()) {
     const int n = work.back();
     work.pop_back();
-    for (int u : uses_of_[std::size_t(n)]) want(u);
+    for (int c : chunks_of_[std::size_t(n)]) {
+      if (!usable(std::size_t(c))) continue;
+      taken[std::size_t(c)] = true;
+      for (int u : uses_of_[std::size_t(c)]) want(u);
+    }
   }
-  return used;
+  return taken;
 }
 
 std::string FunctionLibrary::select(std::string_view source) const {
-  const auto used = closure(source);
+  const auto taken = closure(source);
   std::string out;
-  for (auto& c : chunks_)
-    if (used[std::size_t(c.name)]) out.append(c.text).append("\n");
+  for (std::size_t c = 0; c < chunks_.size(); ++c)
+    if (taken[c]) out.append(chunks_[c].text).append("\n");
   return out;
 }
 
 std::vector<std::string> FunctionLibrary::select_names(std::string_view source) const {
-  const auto used = closure(source);
+  const auto taken = closure(source);
   std::vector<std::string> out;
   std::vector<bool> listed(names_.size(), false);
-  for (auto& c : chunks_)
-    if (used[std::size_t(c.name)] && !listed[std::size_t(c.name)]) {
-      listed[std::size_t(c.name)] = true;
-      out.emplace_back(names_[std::size_t(c.name)]);
+  for (std::size_t c = 0; c < chunks_.size(); ++c)
+    if (taken[c] && !listed[std::size_t(chunks_[c].name)]) {
+      listed[std::size_t(chunks_[c].name)] = true;
+      out.emplace_back(names_[std::size_t(chunks_[c].name)]);
     }
   return out;
 }

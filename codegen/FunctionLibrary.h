@@ -21,8 +21,8 @@ public:
     std::string_view text;
     int name = -1;
   };
-  /// A library split ahead of time (to_cpp): sorted names, the chunks in text order, and per name the names its
-  /// declarations use, as uses[uses_begin[n] .. uses_begin[n + 1]).
+  /// A library split ahead of time (to_cpp): sorted names, the chunks in text order, and per chunk the names it
+  /// uses, as uses[uses_begin[c] .. uses_begin[c + 1]).
   struct Prebuilt {
     std::span<const std::string_view> names;
     std::span<const Chunk> chunks;
@@ -46,7 +46,9 @@ public:
 
   /// The chunks that define the lf_ functions `source` names, with every chunk they use in turn: every
   /// declaration (overload, specialization) of each such name, in the order of the library's text (which declares
-  /// before use), one declaration a line. Deterministic: a function of `source`'s identifiers alone.
+  /// before use), one declaration a line. Declarations that mention a struct of the library (the half and complex
+  /// types) are taken only if `source` names that struct itself: the overloads for types a kernel does not have
+  /// stay out. Deterministic: a function of `source`'s identifiers alone.
   std::string select(std::string_view source) const;
   /// The names of the functions select(source) declares, in the order of their first declaration.
   std::vector<std::string> select_names(std::string_view source) const;
@@ -55,13 +57,16 @@ public:
   std::size_t size() const { return chunks_.size(); }
 
 private:
-  std::vector<bool> closure(std::string_view source) const;
+  std::vector<bool> closure(std::string_view source) const; // per chunk: taken
   int find_name(std::string_view name) const;
+  void index_chunks();
 
   std::string text_; // the parsed text the views point into (empty for a Prebuilt library)
   std::vector<Chunk> chunks_;
-  std::vector<std::string_view> names_;   // sorted
-  std::vector<std::vector<int>> uses_of_; // per name: the names its declarations use
+  std::vector<std::string_view> names_;     // sorted
+  std::vector<std::vector<int>> uses_of_;   // per chunk: the names it uses
+  std::vector<std::vector<int>> chunks_of_; // per name: its chunks
+  std::vector<bool> is_type_;               // per name: a struct
 };
 
 /// graph/OpMath.inc as kernels compile it: macro-expanded at build time by the host preprocessor with

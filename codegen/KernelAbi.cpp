@@ -4,6 +4,7 @@
 
 #include "graph/Assert.h"
 #include "graph/DTypeVisit.h"
+#include "graph/HostOps.h"
 
 namespace lazyfuse::codegen {
 
@@ -111,7 +112,7 @@ PackedArgs pack_kernel_args(const KernelIR& ir, const KernelArgs& args, const st
         break;
       }
       // The kernel's parameter has the layout of the type's host type (bool: != 0; integers: the low bits).
-      graph::visit_dtype(slot.dtype, [&]<class T>() { packed.push(is_floating(slot.dtype) ? T(pv.f) : T(pv.i)); });
+      graph::visit_opmath_type(slot.dtype, [&]<class T>() { packed.push(graph::opmath_value<T>(pv.f, pv.i, pv.im)); });
       break;
     }
     case AbiRole::SplitPartials: packed.push(split->partials); break;

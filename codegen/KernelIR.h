@@ -165,10 +165,12 @@ struct KernelIR {
   bool analyzed = false;
 };
 
-/// One parameter's value: an index, or a scalar stored as double (float types) or int64 (integer and bool).
+/// One parameter's value: an index, or a scalar stored as double (float types; complex: f + im i) or int64
+/// (integer and bool).
 struct ParamValue {
   std::int64_t i = 0;
   double f = 0;
+  double im = 0;
 };
 
 /// What one launch of a kernel reads and writes (besides its structure).

@@ -323,7 +323,7 @@ private:
     Instr i{IrOp::ScalarParam, t};
     i.slot = int(out_.ir.params.size());
     out_.ir.params.push_back({false, t});
-    out_.args.params.push_back({iv, f});
+    out_.args.params.push_back({iv, f, fill ? fill->fimag : 0.0});
     out_.scalar_sources.push_back(fill);
     return emit(i);
   }

@@ -36,7 +36,14 @@ KernelLaunchFacts launch_facts(const KernelIR& ir) {
   f.row_cache_bytes_per_element = ir.row_cache.bytes_per_element();
   f.accumulators =
       std::count_if(ir.code.begin(), ir.code.end(), [](const Instr& in) { return in.op == IrOp::Accumulate; });
+  f.partial_bytes = partial_bytes_of(ir);
   return f;
+}
+
+std::int64_t partial_bytes_of(const KernelIR& ir) {
+  const bool wide = std::any_of(ir.code.begin(), ir.code.end(),
+                                [](const Instr& in) { return in.op == IrOp::Accumulate && itemsize(in.dtype) > 8; });
+  return wide ? kWidePartialBytes : kPartialBytes;
 }
 
 namespace {
@@ -92,7 +99,7 @@ LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const Devic
     // Column partials are folded by one thread each (keep them few), row partials by a whole block.
     const std::int64_t cap = column ? kMaxColumnSplits : kMaxSplits;
     s.splits = std::min({want, useful, cap});
-    s.partial_bytes = facts.accumulators * args.n * s.splits * kPartialBytes;
+    s.partial_bytes = facts.accumulators * args.n * s.splits * facts.partial_bytes;
     s.ticket_bytes = groups * std::int64_t(sizeof(unsigned));
     s.tickets_offset = ceil_div(s.partial_bytes, 256) * 256;
     s.grid = groups * s.splits;

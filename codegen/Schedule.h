@@ -39,8 +39,11 @@ inline std::int64_t row_cache_elements(std::int64_t reduced) {
 }
 /// Most dynamic shared memory a launch gives a row cache (the default per-block limit, no opt-in needed).
 inline constexpr std::int64_t kMaxRowCacheBytes = 48 * 1024;
-/// Bytes of scratch per partial result of a split reduction (a value and, for arg reductions, its index).
+/// Bytes of scratch per partial result of a split reduction (a value and, for arg reductions, its index at
+/// kPartialBytes / 2), or kWidePartialBytes in kernels with a 16-byte (complex128) accumulator (the index then at
+/// 16): see partial_bytes_of.
 inline constexpr std::int64_t kPartialBytes = 16;
+inline constexpr std::int64_t kWidePartialBytes = 32;
 
 // ---- Device capabilities ----------------------------------------------------------------------------------------
 
@@ -95,7 +98,12 @@ struct KernelLaunchFacts {
   bool resident_grid = false;
   std::int64_t row_cache_bytes_per_element = 0; ///< KernelIR::row_cache.bytes_per_element()
   std::int64_t accumulators = 0;                ///< split kernels: one partial per accumulator
+  std::int64_t partial_bytes = kPartialBytes;   ///< split kernels: bytes of one partial (partial_bytes_of)
 };
+
+/// Bytes of one partial of `ir`'s split reductions: kPartialBytes, or kWidePartialBytes when an accumulator's value
+/// takes 16 bytes.
+std::int64_t partial_bytes_of(const KernelIR& ir);
 
 /// Computes the facts of `ir`.
 KernelLaunchFacts launch_facts(const KernelIR& ir);

@@ -155,32 +155,58 @@ NodePtr make_buffer(std::shared_ptr<Storage> storage, DType type, Shape shape, s
   return intern(proto(NodeKind::Buffer, type, std::move(shape)), {}, std::move(view));
 }
 
-NodePtr make_fill(Shape shape, DType type, double f, std::int64_t i) {
+namespace {
+// `x` rounded to float type t (as the op semantics convert a double), as a double.
+double round_to(DType t, double x) {
+  return visit_opmath_type(
+      t, [&]<class T>() { return lazyfuse_opmath::lf_cast<double, T>(lazyfuse_opmath::lf_cast<T, double>(x)); });
+}
+
+// A Fill node's value as op-semantics type T (its own type's).
+template <class T> T fill_value(const Node& n) {
+  return opmath_value<T>(n.fvalue, n.ivalue, n.fimag);
+}
+
+// A fill of value y, of op-semantics type T.
+template <class T> NodePtr fill_of(Shape shape, DType type, T y) {
+  using namespace lazyfuse_opmath;
+  if constexpr (is_opmath_complex<T>)
+    return make_fill(std::move(shape), type, double(y.re), 0, double(y.im));
+  else if constexpr (std::is_integral_v<T>)
+    return make_fill(std::move(shape), type, 0, std::int64_t(y));
+  else
+    return make_fill(std::move(shape), type, lf_cast<double, T>(y), 0);
+}
+} // namespace
+
+NodePtr make_fill(Shape shape, DType type, double f, std::int64_t i, double imag) {
   for (auto d : shape)
     if (d < 0) throw ShapeError("full: negative dimensions are not allowed: shape " + format_shape(shape));
   NodeSpec n = proto(NodeKind::Fill, type, std::move(shape));
-  // The value as the type holds it: floats rounded to the type, integers wrapped to its width (an unsigned 64-bit
-  // value keeps its bits in ivalue), bools 0 or 1.
-  visit_dtype(type, [&]<class T>() {
-    if constexpr (std::is_floating_point_v<T>)
-      n.fvalue = double(T(f));
-    else
-      n.ivalue = std::int64_t(T(i));
-  });
+  // The value as the type holds it: floats (and complex parts) rounded to the type, integers wrapped to its width
+  // (an unsigned 64-bit value keeps its bits in ivalue), bools 0 or 1.
+  if (is_inexact(type)) {
+    n.fvalue = round_to(real_type_of(type), f);
+    if (is_complex(type)) n.fimag = round_to(real_type_of(type), imag);
+  } else {
+    visit_dtype(type, [&]<class T>() {
+      if constexpr (std::is_integral_v<T>) n.ivalue = std::int64_t(T(i));
+    });
+  }
   return intern(std::move(n), {});
+}
+
+NodePtr make_fill_as(Shape shape, const Node& fill) {
+  LAZYFUSE_ASSERT(fill.kind == NodeKind::Fill, "make_fill_as: not a Fill node");
+  return make_fill(std::move(shape), fill.dtype, fill.fvalue, fill.ivalue, fill.fimag);
 }
 
 namespace {
 // A constant converted as astype converts it in a kernel (lf_cast: saturating, NaN -> 0), so that folding a cast
-// of a constant gives the same bits as the kernel would.
+// of a constant gives the same bits as the kernel would. From: an op-semantics type.
 template <class From> NodePtr cast_fill(Shape shape, From x, DType type) {
-  return visit_dtype(type, [&]<class To>() {
-    const To y = lazyfuse_opmath::lf_cast<To, From>(x);
-    if constexpr (std::is_floating_point_v<To>)
-      return make_fill(std::move(shape), type, double(y), 0);
-    else
-      return make_fill(std::move(shape), type, 0, std::int64_t(y));
-  });
+  return visit_opmath_type(
+      type, [&]<class To>() { return fill_of(std::move(shape), type, lazyfuse_opmath::lf_cast<To, From>(x)); });
 }
 } // namespace
 
@@ -221,12 +247,7 @@ NodePtr make_cast(const NodePtr& a, DType type) {
   if (a->dtype == type) return a;
   // A cast of a fill is a fill: keeps scalars out of kernels' inputs.
   if (a->kind == NodeKind::Fill && !a->materialized())
-    return visit_dtype(a->dtype, [&]<class From>() {
-      if constexpr (std::is_floating_point_v<From>)
-        return cast_fill(a->shape, From(a->fvalue), type);
-      else
-        return cast_fill(a->shape, From(a->ivalue), type);
-    });
+    return visit_opmath_type(a->dtype, [&]<class From>() { return cast_fill(a->shape, fill_value<From>(*a), type); });
   NodeSpec n = proto(NodeKind::Cast, type, a->shape);
   return intern(std::move(n), {a});
 }
@@ -251,7 +272,7 @@ NodePtr make_unary(UnaryOp op, const NodePtr& a) {
   auto types = unary_types(op, a->dtype);
   if (!types)
     throw DTypeError(std::string(name_of(op)) + ": not defined for " + describe("operand", *a) + "; " +
-                     std::string(name_of(op)) + " takes " + valid_types(rule_of(op)) + " (astype converts)");
+                     std::string(name_of(op)) + " takes " + valid_types(op) + " (astype converts)");
   if (op == UnaryOp::Negative || op == UnaryOp::Erf)
     if (auto x = negated_operand(a); x && a->dtype == types->compute)
       return op == UnaryOp::Negative ? x : make_unary(UnaryOp::Negative, make_unary(UnaryOp::Erf, x));
@@ -285,7 +306,7 @@ NodePtr broadcast_to(const NodePtr& a, const Shape& shape, std::string_view op) 
   if (a->kind == NodeKind::Fill && !a->materialized()) {
     for (std::size_t k = 0; k < na; ++k)
       if (a->shape[k] != 1 && a->shape[k] != shape[k + n - na]) throw fail();
-    return make_fill(shape, a->dtype, a->fvalue, a->ivalue);
+    return make_fill_as(shape, *a);
   }
   std::vector<AxisEntry> entries(na);
   for (std::size_t d = 0; d < na; ++d) {
@@ -303,8 +324,7 @@ NodePtr broadcast_to(const NodePtr& a, const Shape& shape, std::string_view op) 
 namespace {
 std::string binary_type_error(BinaryOp op, const std::string& operands, DType promoted) {
   std::string m = std::string(name_of(op)) + ": not defined for " + operands + " (promoted to " +
-                  std::string(dtype_name(promoted)) + "); " + std::string(name_of(op)) + " takes " +
-                  valid_types(rule_of(op));
+                  std::string(dtype_name(promoted)) + "); " + std::string(name_of(op)) + " takes " + valid_types(op);
   if (promoted == DType::Bool) m += " (logical_xor computes on booleans; astype converts)";
   return m;
 }
@@ -373,7 +393,7 @@ int outside_range(const detail::WeakScalar& s, DType t) {
 } // namespace
 
 NodePtr make_weak_fill(const detail::WeakScalar& s, DType t, std::string_view op_name, Shape shape) {
-  if (is_floating(t)) return make_fill(std::move(shape), t, s.f, 0);
+  if (is_inexact(t)) return make_fill(std::move(shape), t, s.f, 0, s.im);
   if (s.kind == ScalarKind::Float) return make_fill_like(std::move(shape), t, s.f);
   if (outside_range(s, t) != 0)
     throw DTypeError(std::string(op_name) + ": the C++ integer " +
@@ -423,8 +443,7 @@ NodePtr make_axis_map(const NodePtr& a, Shape view_shape, std::vector<AxisEntry>
   LAZYFUSE_ASSERT(entries.size() == a->shape.size(), "axis map rank differs from its source's");
   if (is_identity_map(*a, view_shape, entries)) return a;
   // A view of a fill is a fill.
-  if (a->kind == NodeKind::Fill && !a->materialized())
-    return make_fill(std::move(view_shape), a->dtype, a->fvalue, a->ivalue);
+  if (a->kind == NodeKind::Fill && !a->materialized()) return make_fill_as(std::move(view_shape), *a);
   // A view of memory is memory: fold the map into the buffer's offset and strides.
   if (auto buf = a->buffer()) {
     std::int64_t offset = buf->offset;
@@ -482,7 +501,7 @@ NodePtr reshape(const NodePtr& a, Shape shape) {
                      " into shape " + format_shape(shape) + " (size " + std::to_string(known) + ")");
   }
   if (shape == a->shape) return a;
-  if (a->kind == NodeKind::Fill && !a->materialized()) return make_fill(shape, a->dtype, a->fvalue, a->ivalue);
+  if (a->kind == NodeKind::Fill && !a->materialized()) return make_fill_as(shape, *a);
   if (auto buf = a->buffer()) {
     if (is_contiguous(*buf, a->shape))
       return make_buffer(buf->storage, a->dtype, shape, buf->offset, contiguous_strides(shape));
@@ -708,6 +727,12 @@ std::vector<std::int32_t> reduction_axes(std::string_view op, const std::optiona
 }
 
 NodePtr make_reduce(ReduceOp op, const NodePtr& a, const std::optional<std::vector<int>>& axes, bool keepdims) {
+  // float16 and bfloat16 accumulate in float32 and round once, at the end (as NumPy's float16 sum and mean do
+  // in effect; each op rounding would lose the sum of more than a few thousand elements).
+  if (dtype_bits(a->dtype) == 16 && is_floating(a->dtype) && rule_of(op) != ReduceRule::Logical) {
+    NodePtr wide = make_reduce(op, make_cast(a, DType::Float32), axes, keepdims);
+    return rule_of(op) == ReduceRule::Index ? wide : make_cast(wide, a->dtype);
+  }
   const std::string_view name = name_of(op);
   auto raxes = reduction_axes(name, axes, a->ndim());
   const DType result = reduce_result_type(op, a->dtype);

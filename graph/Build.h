@@ -12,8 +12,10 @@ namespace lazyfuse::graph {
 
 NodePtr make_buffer(std::shared_ptr<Storage> storage, DType type, Shape shape, std::int64_t offset,
                     std::vector<std::int64_t> strides);
-/// `value` as the type's C++ value: f for float types, i for integer and bool types.
-NodePtr make_fill(Shape shape, DType type, double f, std::int64_t i);
+/// `value` as the type's C++ value: f for float types, f + imag i for complex types, i for integer and bool types.
+NodePtr make_fill(Shape shape, DType type, double f, std::int64_t i, double imag = 0);
+/// A fill of `fill`'s value (a Fill node) at another shape.
+NodePtr make_fill_as(Shape shape, const Node& fill);
 NodePtr make_fill_like(Shape shape, DType type, double value);
 /// value = start + step * coordinate[axis], computed in `type`.
 NodePtr make_iota(Shape shape, DType type, int axis, double start, double step);

@@ -58,7 +58,8 @@ bool same_double(double a, double b) {
 bool same_structure(const Node& a, const NodeSpec& b, const std::array<std::uint64_t, Node::kMaxSources>& b_src_serials,
                     const BufferView* buffer_b) {
   if (a.kind != b.kind || a.dtype != b.dtype || a.op != b.op || a.shape != b.shape) return false;
-  if (!same_double(a.fvalue, b.fvalue) || a.ivalue != b.ivalue || !same_double(a.fstep, b.fstep) || a.shift != b.shift)
+  if (!same_double(a.fvalue, b.fvalue) || !same_double(a.fimag, b.fimag) || a.ivalue != b.ivalue ||
+      !same_double(a.fstep, b.fstep) || a.shift != b.shift)
     return false;
   if (a.axes != b.axes || a.region != b.region || a.reduce_axes != b.reduce_axes || a.src_serials != b_src_serials)
     return false;
@@ -78,6 +79,7 @@ std::uint64_t structural_hash(const NodeSpec& n, std::span<const NodePtr> srcs, 
         std::uint64_t(n.shape.size()) << 48);
   for (auto d : n.shape) h.add(std::uint64_t(d));
   h.add_double(n.fvalue);
+  h.add_double(n.fimag);
   h.add(std::uint64_t(n.ivalue));
   h.add_double(n.fstep);
   h.add(std::uint64_t(n.shift));

@@ -86,10 +86,11 @@ struct NodeSpec {
   NodeKind kind = NodeKind::Fill;
   DType dtype = DType::Float32;
   Shape shape;
-  int op = 0;                            // UnaryOp / BinaryOp
-  double fvalue = 0;                     // Fill value (float types), Iota start, Random's first parameter
+  int op = 0;                            // UnaryOp / BinaryOp / RandomDist
+  double fvalue = 0;                     // Fill value (float types; complex: the real part), Iota start, Random p0
+  double fimag = 0;                      // Fill value's imaginary part (complex types)
   std::int64_t ivalue = 0;               // Fill value (integer types), Iota/Roll axis, Random's integer range
-  double fstep = 0;                      // Iota step, Random's second parameter
+  double fstep = 0;                      // Iota step, Random p1
   std::int64_t shift = 0;                // Roll
   std::vector<AxisEntry> axes;           // AxisMap: one per source axis
   std::vector<RegionAxis> region;        // SetSlice: one per base axis

@@ -26,21 +26,23 @@ enum class ReduceOp {
 /// How an op's types are derived from its operand type t (for binary ops, the operands' promoted type).
 enum class ResultRule {
   Arith,          // computes and returns t
+  Real,           // as Arith; a complex t returns its parts' type (abs, real, imag)
   ArithNoBool,    // as Arith; bool operands are a DTypeError (NumPy: negative/subtract/sign of booleans)
   ArithBoolToInt, // as Arith; bool operands compute in int8, as NumPy's do
   Float,          // floats unchanged; bool and integers compute in the smallest float holding them (float_type_of);
                   // a binary op promotes its operands' float types, as NumPy's loop search does
-  Divide,         // floats unchanged; bool and integers compute in float64 (NumPy's true_divide)
+  FloatReal,      // as Float; a complex t returns its parts' type (angle)
+  Divide,         // float and complex unchanged; bool and integers compute in float64 (NumPy's true_divide)
   Predicate,      // computes in t, returns bool
   Compare,        // computes in t, returns bool
   Logical,        // computes and returns bool
-  Bitwise,        // integers and bool compute and return t; floats are a DTypeError (on bool: logical)
-  Shift,          // integers compute and return t; bool computes in int8; floats are a DTypeError
+  Bitwise,        // integers and bool compute and return t; float and complex are a DTypeError (on bool: logical)
+  Shift,          // integers compute and return t; bool computes in int8; float and complex are a DTypeError
 };
 
 /// A reduction's result type (see lazyfuse/ops.def).
 enum class ReduceRule {
-  Sum,     // floats keep their type; bool and signed integers -> int64; unsigned -> uint64 (NumPy's sum and prod)
+  Sum,     // float and complex keep their type; bool and signed integers -> int64; unsigned -> uint64 (NumPy's)
   Same,    // the input's type
   Index,   // int64 (an index into the reduced elements)
   Logical, // bool
@@ -79,15 +81,22 @@ struct OpTypes {
   DType compute; // operands are cast to this
   DType result;
 };
-/// Types of a unary op on operand type t, or nullopt when the op is not defined for t.
+/// Types of a unary op on operand type t, or nullopt when the op is not defined for t (its rule refuses t, or
+/// graph/OpMath.inc has no lf_<name> for the compute type).
 std::optional<OpTypes> unary_types(UnaryOp op, DType t);
 /// Types of a binary op on operands of types a and b (the same type for an array with a weak scalar).
 std::optional<OpTypes> binary_types(BinaryOp op, DType a, DType b);
-/// The float type a float function computes an operand of type t in: t itself for floats; for bool and integers
-/// the smallest float whose significand holds all their values (NumPy's float16 for bool, int8 and uint8 is float32
-/// here: lazyfuse has no float16), float64 from 32 bits on.
+/// The type a float function computes an operand of type t in: t itself for float and complex types; for bool and
+/// integers the smallest float whose significand holds all their values (NumPy's: float16 for bool, int8 and uint8,
+/// float32 for 16 bits, float64 from 32 bits on).
 DType float_type_of(DType t);
-/// The operand types a rule accepts, as text for error messages ("int8, int16, ...").
-std::string valid_types(ResultRule rule);
+/// The complex type with parts of float type t (float16 and bfloat16 -> complex64, as NumPy's float16 * 1j); a
+/// complex type itself.
+DType complex_of(DType t);
+/// The type of a complex type's parts (complex64 -> float32); any other type itself.
+DType real_type_of(DType t);
+/// The operand types an op accepts, as text for error messages ("int8, int16, ...").
+std::string valid_types(UnaryOp op);
+std::string valid_types(BinaryOp op);
 
 } // namespace lazyfuse::graph

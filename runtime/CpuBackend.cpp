@@ -27,11 +27,13 @@ namespace {
 // Elements evaluated together: each instruction runs over a column of this many values, so the interpreter's
 // dispatch is paid once per column, not once per element.
 constexpr int kChunk = 256;
+// Bytes of one element of a column: the widest type (complex128).
+constexpr std::size_t kSlotBytes = 16;
 
 class Interpreter {
 public:
   Interpreter(const KernelIR& ir, const KernelArgs& args)
-      : ir_(ir), args_(args), columns_(ir.code.size() * kChunk * sizeof(std::int64_t)) {}
+      : ir_(ir), args_(args), columns_(ir.code.size() * kChunk * kSlotBytes) {}
 
   void run(std::int64_t begin, std::int64_t end) {
     for (std::int64_t i0 = begin; i0 < end; i0 += kChunk) chunk(i0, int(std::min<std::int64_t>(kChunk, end - i0)));
@@ -39,7 +41,7 @@ public:
 
 private:
   template <class T> T* col(int id) {
-    return reinterpret_cast<T*>(columns_.data() + std::size_t(id) * kChunk * sizeof(std::int64_t));
+    return reinterpret_cast<T*>(columns_.data() + std::size_t(id) * kChunk * kSlotBytes);
   }
 
   void chunk(std::int64_t i0, int len) {
@@ -78,7 +80,7 @@ private:
 
   // Makes an outer value readable at every position of a column, as loop instructions read it.
   void broadcast(std::size_t id) {
-    auto* c = columns_.data() + id * kChunk * sizeof(std::int64_t);
+    auto* c = columns_.data() + id * kChunk * kSlotBytes;
     const std::size_t w = value_width(ir_.code[id]);
     for (int e = 1; e < kChunk; ++e) std::memcpy(c + std::size_t(e) * w, c, w);
   }
@@ -104,9 +106,13 @@ private:
     bool used[64] = {};
     T combine(T a, T b) const {
       switch (op) {
+// (Logical reductions combine bools only: no other type instantiates theirs.)
 #define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost)                                                           \
   case graph::ReduceOp::Enum:                                                                                          \
-    LAZYFUSE_COMBINE_##kind(name) break;
+    if constexpr (graph::ReduceRule::rule != graph::ReduceRule::Logical || std::is_same_v<T, bool>) {                  \
+      LAZYFUSE_COMBINE_##kind(name)                                                                                    \
+    }                                                                                                                  \
+    break;
 #define LAZYFUSE_COMBINE_Combine(name) return lazyfuse_opmath::lf_##name##_combine(a, b);
 #define LAZYFUSE_COMBINE_Arg(name)
 #include <lazyfuse/ops.def>
@@ -120,7 +126,10 @@ private:
       switch (op) {
 // clang-format off
 #define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) \
-  case graph::ReduceOp::Enum: return lazyfuse_opmath::lf_##name##_identity<T>();
+  case graph::ReduceOp::Enum: \
+    if constexpr (graph::ReduceRule::rule != graph::ReduceRule::Logical || std::is_same_v<T, bool>) \
+      return lazyfuse_opmath::lf_##name##_identity<T>(); \
+    break;
 #include <lazyfuse/ops.def>
         // clang-format on
       }
@@ -160,7 +169,10 @@ private:
       switch (op) {
 // clang-format off
 #define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) \
-  case graph::ReduceOp::Enum: return lazyfuse_opmath::lf_##name##_identity<T>();
+  case graph::ReduceOp::Enum: \
+    if constexpr (graph::ReduceRule::rule != graph::ReduceRule::Logical || std::is_same_v<T, bool>) \
+      return lazyfuse_opmath::lf_##name##_identity<T>(); \
+    break;
 #include <lazyfuse/ops.def>
         // clang-format on
       }
@@ -206,7 +218,7 @@ private:
     for (std::size_t k = begin + 1; k < end; ++k) {
       const Instr& acc = code[k];
       if (acc.op != IrOp::Accumulate) continue;
-      graph::visit_dtype(acc.dtype, [&]<class T>() {
+      graph::visit_opmath_type(acc.dtype, [&]<class T>() {
         const auto op = graph::ReduceOp(acc.fn);
         if (graph::is_arg(op))
           accs.push_back({k, std::make_unique<Arg<T>>(op)});
@@ -280,7 +292,7 @@ private:
       }
       case IrOp::Load:
       case IrOp::LoadLinear:
-        graph::visit_dtype(in.dtype, [&]<class T>() {
+        graph::visit_opmath_type(in.dtype, [&]<class T>() {
           const T* p = static_cast<const T*>(args_.inputs[std::size_t(in.slot)]);
           T* o = col<T>(j);
           if (in.op == IrOp::LoadLinear) {
@@ -292,29 +304,29 @@ private:
             for (int e = 0; e < len; ++e) o[e] = p[off[e]];
           } else {
             const bool* pred = col<bool>(in.b);
-            for (int e = 0; e < len; ++e) o[e] = pred[e] ? p[off[e]] : T(0);
+            for (int e = 0; e < len; ++e) o[e] = pred[e] ? p[off[e]] : T{};
           }
         });
         break;
       case IrOp::ScalarParam:
-        graph::visit_dtype(in.dtype, [&]<class T>() {
+        graph::visit_opmath_type(in.dtype, [&]<class T>() {
           const auto& pv = args_.params[std::size_t(in.slot)];
-          T v = is_floating(in.dtype) ? T(pv.f) : T(pv.i);
+          const T v = graph::opmath_value<T>(pv.f, pv.i, pv.im);
           std::fill_n(col<T>(j), len, v);
         });
         break;
       case IrOp::IndexToValue:
-        graph::visit_dtype(in.dtype, [&]<class T>() {
+        graph::visit_opmath_type(in.dtype, [&]<class T>() {
           const std::int64_t* a = col<std::int64_t>(in.a);
           T* o = col<T>(j);
-          for (int e = 0; e < len; ++e) o[e] = T(a[e]);
+          for (int e = 0; e < len; ++e) o[e] = lazyfuse_opmath::lf_cast<T, std::int64_t>(a[e]);
         });
         break;
       case IrOp::Unary: unary(j, in, len); break;
       case IrOp::Binary: binary(j, in, len); break;
       case IrOp::Cast: cast(j, in, len); break;
       case IrOp::Select:
-        graph::visit_dtype(in.dtype, [&]<class T>() {
+        graph::visit_opmath_type(in.dtype, [&]<class T>() {
           const bool* c = col<bool>(in.a);
           const T *b = col<T>(in.b), *d = col<T>(in.c);
           T* o = col<T>(j);
@@ -322,14 +334,14 @@ private:
         });
         break;
       case IrOp::Store:
-        graph::visit_dtype(in.dtype, [&]<class T>() {
+        graph::visit_opmath_type(in.dtype, [&]<class T>() {
           T* out = static_cast<T*>(args_.outputs[std::size_t(in.slot)]);
           const T* v = col<T>(in.a);
           std::copy_n(v, len, out + i0);
         });
         break;
       case IrOp::StoreAt:
-        graph::visit_dtype(in.dtype, [&]<class T>() {
+        graph::visit_opmath_type(in.dtype, [&]<class T>() {
           T* out = static_cast<T*>(args_.outputs[std::size_t(in.slot)]);
           const std::int64_t* at = col<std::int64_t>(in.a);
           const T* v = col<T>(in.b);
@@ -343,7 +355,7 @@ private:
         break;
       }
       case IrOp::Result:
-        graph::visit_dtype(in.dtype, [&]<class T>() {
+        graph::visit_opmath_type(in.dtype, [&]<class T>() {
           T value;
           std::memcpy(&value, results_[std::size_t(in.slot)].data(), sizeof(T));
           std::fill_n(col<T>(j), len, value);
@@ -378,10 +390,10 @@ private:
     switch (graph::UnaryOp(in.fn)) {
 #define LAZYFUSE_UNARY(Enum, name, rule, cost)                                                                         \
   case graph::UnaryOp::Enum:                                                                                           \
-    graph::visit_dtype(type_of(in.a), [&]<class T>() {                                                                 \
+    graph::visit_opmath_type(type_of(in.a), [&]<class T>() {                                                           \
       if constexpr (requires(T x) { lazyfuse_opmath::lf_##name(x); }) {                                                \
         using R = decltype(lazyfuse_opmath::lf_##name(T{}));                                                           \
-        LAZYFUSE_ASSERT(dtype_of<R>() == in.dtype, "unary result type differs from the IR's");                         \
+        LAZYFUSE_ASSERT(graph::opmath_dtype<R>() == in.dtype, "unary result type differs from the IR's");              \
         const T* a = col<T>(in.a);                                                                                     \
         R* o = col<R>(j);                                                                                              \
         for (int e = 0; e < len; ++e) o[e] = lazyfuse_opmath::lf_##name(a[e]);                                         \
@@ -398,10 +410,10 @@ private:
     switch (graph::BinaryOp(in.fn)) {
 #define LAZYFUSE_BINARY(Enum, name, rule, cost)                                                                        \
   case graph::BinaryOp::Enum:                                                                                          \
-    graph::visit_dtype(type_of(in.a), [&]<class T>() {                                                                 \
+    graph::visit_opmath_type(type_of(in.a), [&]<class T>() {                                                           \
       if constexpr (requires(T x) { lazyfuse_opmath::lf_##name(x, x); }) {                                             \
         using R = decltype(lazyfuse_opmath::lf_##name(T{}, T{}));                                                      \
-        LAZYFUSE_ASSERT(dtype_of<R>() == in.dtype, "binary result type differs from the IR's");                        \
+        LAZYFUSE_ASSERT(graph::opmath_dtype<R>() == in.dtype, "binary result type differs from the IR's");             \
         const T *a = col<T>(in.a), *b = col<T>(in.b);                                                                  \
         R* o = col<R>(j);                                                                                              \
         for (int e = 0; e < len; ++e) o[e] = lazyfuse_opmath::lf_##name(a[e], b[e]);                                   \
@@ -415,8 +427,8 @@ private:
   }
 
   void cast(int j, const Instr& in, int len) {
-    graph::visit_dtype(type_of(in.a), [&]<class From>() {
-      graph::visit_dtype(in.dtype, [&]<class To>() {
+    graph::visit_opmath_type(type_of(in.a), [&]<class From>() {
+      graph::visit_opmath_type(in.dtype, [&]<class To>() {
         const From* a = col<From>(in.a);
         To* o = col<To>(j);
         for (int e = 0; e < len; ++e) o[e] = lazyfuse_opmath::lf_cast<To, From>(a[e]);

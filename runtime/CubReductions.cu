@@ -25,6 +25,18 @@ namespace lazyfuse_cub_opmath {
 #define LF_HD __host__ __device__ inline
 #define LF_INF_F __builtin_huge_valf()
 #define LF_INF_D __builtin_huge_val()
+// (nvcc compiles the text twice: for the device with CUDA's intrinsics, for the host with GCC's builtin)
+#ifdef __CUDA_ARCH__
+#define LF_F32_BITS(x) __float_as_uint(x)
+#define LF_F32_FROM_BITS(u) __uint_as_float(u)
+#define LF_F64_BITS(x) ((unsigned long long)__double_as_longlong(x))
+#define LF_F64_FROM_BITS(u) __longlong_as_double((long long)(u))
+#else
+#define LF_F32_BITS(x) __builtin_bit_cast(unsigned int, (float)(x))
+#define LF_F32_FROM_BITS(u) __builtin_bit_cast(float, (unsigned int)(u))
+#define LF_F64_BITS(x) __builtin_bit_cast(unsigned long long, (double)(x))
+#define LF_F64_FROM_BITS(u) __builtin_bit_cast(double, (unsigned long long)(u))
+#endif
 #include "graph/OpMathTypes.inc"
 // (before the op semantics, which use these names)
 // nvcc hands the host compiler expanded macros, so GCC sees LF_ORDERED's NaN test `a != a` on integers (which it
@@ -36,6 +48,10 @@ namespace lazyfuse_cub_opmath {
 #undef LF_HD
 #undef LF_INF_F
 #undef LF_INF_D
+#undef LF_F32_BITS
+#undef LF_F32_FROM_BITS
+#undef LF_F64_BITS
+#undef LF_F64_FROM_BITS
 } // namespace lazyfuse_cub_opmath
 
 namespace lazyfuse::runtime::cub_kernels {

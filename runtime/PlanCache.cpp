@@ -169,7 +169,7 @@ void bind(RecordedKernel& rk, const GraphSignature& sig) {
   for (int id : rk.read_ids) k.input_nodes.push_back(sig.nodes[std::size_t(id)]->shared_from_this());
   for (auto [slot, id] : rk.scalars) {
     const Node* fill = sig.nodes[std::size_t(id)];
-    k.args.params[slot] = {fill->ivalue, fill->fvalue};
+    k.args.params[slot] = {fill->ivalue, fill->fvalue, fill->fimag};
   }
 }
 

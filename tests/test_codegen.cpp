@@ -228,12 +228,12 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
     auto a = random_array({6, 10}, t), b = random_array({10}, t);
     if (t != DType::Bool) {
       samples.push_back(a + b * a - b);
-      samples.push_back(floor_divide(a, b) + remainder(a, b));
+      if (!is_complex(t)) samples.push_back(floor_divide(a, b) + remainder(a, b));
       samples.push_back(where(a > b, minimum(a, b), maximum(a, b)));
       samples.push_back(power(a, b) + abs(-a) + sign(a) + square(a));
     }
-    if (!is_floating(t)) samples.push_back((a & b) | (a ^ ~b));
-    if (!is_floating(t)) samples.push_back(left_shift(a, b) + right_shift(a, b));
+    if (!is_inexact(t)) samples.push_back((a & b) | (a ^ ~b));
+    if (!is_inexact(t)) samples.push_back(left_shift(a, b) + right_shift(a, b));
     samples.push_back(logical_xor(a > 1, b < 2) && !isnan(a.astype(DType::Float32)));
     samples.push_back(a(slice(0, none), slice(1, none)) * a(slice(0, none), slice(0, -1))); // shifted views
     for (DType u : types) samples.push_back(a.astype(u));

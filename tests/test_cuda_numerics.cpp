@@ -366,11 +366,21 @@ template <class T> std::int64_t first_difference(const Result& gpu, const Result
     std::memcpy(&c, cpu.bytes.data() + i * sizeof(T), sizeof(T));
     if constexpr (std::is_floating_point_v<T>) {
       if (std::isnan(g) && std::isnan(c)) continue;
+    } else if constexpr (std::is_same_v<T, lazyfuse::float16> || std::is_same_v<T, lazyfuse::bfloat16>) {
+      if (std::isnan(float(g)) && std::isnan(float(c))) continue;
+    } else if constexpr (lazyfuse::detail::is_std_complex<T>) {
+      if ((std::isnan(g.real()) || std::isnan(g.imag())) && (std::isnan(c.real()) || std::isnan(c.imag()))) continue;
     }
     if (std::memcmp(&g, &c, sizeof(T)) != 0) {
       char buf[160];
       if constexpr (std::is_floating_point_v<T>)
         std::snprintf(buf, sizeof buf, "gpu %a, cpu %a", double(g), double(c));
+      else if constexpr (std::is_same_v<T, lazyfuse::float16> || std::is_same_v<T, lazyfuse::bfloat16>)
+        std::snprintf(buf, sizeof buf, "gpu %a (0x%04x), cpu %a (0x%04x)", double(float(g)), unsigned(g.bits),
+                      double(float(c)), unsigned(c.bits));
+      else if constexpr (lazyfuse::detail::is_std_complex<T>)
+        std::snprintf(buf, sizeof buf, "gpu %a%+ai, cpu %a%+ai", double(g.real()), double(g.imag()), double(c.real()),
+                      double(c.imag()));
       else
         std::snprintf(buf, sizeof buf, "gpu %lld, cpu %lld", (long long)g, (long long)c);
       what = buf;

@@ -143,7 +143,14 @@ std::string name(DType t) {
 template <class T> T parse(const std::string& s) {
   if constexpr (std::is_same_v<T, bool>)
     return s != "0";
-  else if constexpr (std::is_floating_point_v<T>)
+  else if constexpr (std::is_same_v<T, lf::float16> || std::is_same_v<T, lf::bfloat16>)
+    return T(std::strtod(s.c_str(), nullptr)); // exact: NumPy's values of T, in hex
+  else if constexpr (lf::detail::is_std_complex<T>) {
+    // "re,im", each exact in hex
+    const auto comma = s.find(',');
+    using R = typename T::value_type;
+    return T(R(std::strtod(s.substr(0, comma).c_str(), nullptr)), R(std::strtod(s.substr(comma + 1).c_str(), nullptr)));
+  } else if constexpr (std::is_floating_point_v<T>)
     return T(std::strtod(s.c_str(), nullptr)); // exact: NumPy's values of T, in hex
   else if constexpr (std::is_signed_v<T>)
     return T(std::strtoll(s.c_str(), nullptr, 10));
@@ -157,6 +164,10 @@ template <class T> std::string show(T v) {
     os.precision(std::is_same_v<T, float> ? 9 : 17);
     os << v;
     return os.str();
+  } else if constexpr (std::is_same_v<T, lf::float16> || std::is_same_v<T, lf::bfloat16>) {
+    return show(float(v));
+  } else if constexpr (lf::detail::is_std_complex<T>) {
+    return show(v.real()) + (std::signbit(v.imag()) ? "" : "+") + show(v.imag()) + "j";
   } else {
     return std::to_string(v);
   }
@@ -186,7 +197,15 @@ const std::set<std::string> kApproximate = {
 constexpr double kUlps = 16;
 
 template <class T> bool close(T got, T want, bool approximate) {
-  if constexpr (std::is_floating_point_v<T>) {
+  if constexpr (std::is_same_v<T, lf::float16> || std::is_same_v<T, lf::bfloat16>) {
+    if (std::isnan(float(want))) return std::isnan(float(got));
+    if (got.bits == want.bits) return true;
+    // Approximate ops: a float32 result a few ulps from NumPy's may round to the neighbouring half value.
+    return approximate && std::abs(int(got.bits & 0x7fff) - int(want.bits & 0x7fff)) <= 1 &&
+           (got.bits & 0x8000) == (want.bits & 0x8000);
+  } else if constexpr (lf::detail::is_std_complex<T>) {
+    return close(got.real(), want.real(), approximate) && close(got.imag(), want.imag(), approximate);
+  } else if constexpr (std::is_floating_point_v<T>) {
     if (std::isnan(want)) return std::isnan(got);
     if (got == want) return true;
     if (!approximate || std::isinf(want) || std::isinf(got) || std::isnan(got)) return false;
@@ -223,7 +242,10 @@ testing::AssertionResult same(const Array& got, const std::string& numpy_type, c
 /// A constant (a fill, which astype folds on the host) of type t and shape {1} holding v exactly.
 Array constant_of_type(DType t, const std::string& v) {
   return lf::graph::visit_dtype(t, [&]<class T>() {
-    return lf::detail::ApiAccess::adopt(lf::graph::make_weak_fill(lf::detail::weak(parse<T>(v)), t, "scalar", {1}));
+    if constexpr (std::is_same_v<T, lf::float16> || std::is_same_v<T, lf::bfloat16>)
+      return lf::detail::ApiAccess::adopt(lf::graph::make_fill({1}, t, double(float(parse<T>(v))), 0));
+    else
+      return lf::detail::ApiAccess::adopt(lf::graph::make_weak_fill(lf::detail::weak(parse<T>(v)), t, "scalar", {1}));
   });
 }
 

@@ -35,9 +35,10 @@ struct ApiAccess; // the library's own access to an Array's graph node (api/ApiA
 
 using Shape = std::vector<std::int64_t>;
 
-/// A C++ number usable as a weak scalar in expressions (`x * 2.0` keeps float32 arrays float32).
+/// A C++ number usable as a weak scalar in expressions (`x * 2.0` keeps float32 arrays float32; `x * 1i`, a
+/// std::complex, makes a float32 x complex64).
 template <class S>
-concept Scalar = std::is_arithmetic_v<S>;
+concept Scalar = std::is_arithmetic_v<S> || detail::is_std_complex<S>;
 
 class Array;
 

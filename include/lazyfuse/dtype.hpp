@@ -1,6 +1,9 @@
 // Element types and NumPy 2 type promotion.
 #pragma once
 
+#include <lazyfuse/half.hpp>
+
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -21,7 +24,7 @@ inline constexpr int kNumDTypes = 0
     ;
 
 /// What promotion and the op rules look at: a type's kind and its width.
-enum class DTypeKind : std::uint8_t { Bool, Signed, Unsigned, Float };
+enum class DTypeKind : std::uint8_t { Bool, Signed, Unsigned, Float, Complex };
 
 constexpr DTypeKind dtype_kind(DType t) {
   switch (t) {
@@ -63,8 +66,17 @@ constexpr std::string_view dtype_name(DType t) {
   return "?";
 }
 
+/// A real floating-point type (float16, bfloat16, float32, float64).
 constexpr bool is_floating(DType t) {
   return dtype_kind(t) == DTypeKind::Float;
+}
+/// complex64 or complex128.
+constexpr bool is_complex(DType t) {
+  return dtype_kind(t) == DTypeKind::Complex;
+}
+/// Floating or complex (NumPy's np.inexact): the types whose values are not exact integers.
+constexpr bool is_inexact(DType t) {
+  return is_floating(t) || is_complex(t);
 }
 /// Signed or unsigned integer (not bool).
 constexpr bool is_integer(DType t) {
@@ -79,13 +91,15 @@ constexpr bool is_unsigned_integer(DType t) {
 
 /// The kind of a C++ scalar in an expression. Scalars are "weak" as in NumPy 2 (NEP 50): they do
 /// not widen an array's type unless they are of a higher kind (a float scalar with an int array).
-enum class ScalarKind : std::uint8_t { Bool, Int, Float };
+enum class ScalarKind : std::uint8_t { Bool, Int, Float, Complex };
 
-/// NumPy 2 promotion of two array types, e.g. int32 + float32 -> float64, bool + int32 -> int32.
+/// NumPy 2 promotion of two array types, e.g. int32 + float32 -> float64, bool + int32 -> int32,
+/// float16 + int16 -> float32, complex64 + float64 -> complex128. bfloat16, which NumPy lacks, promotes as in
+/// ml_dtypes and JAX: bfloat16 + float16 -> float32, bfloat16 + int8 -> bfloat16, bfloat16 + int16 -> float32.
 DType promote_types(DType a, DType b);
 
 /// Promotion of an array type with a weak C++ scalar: float32 * 2.0 -> float32, int32 * 2.0 -> float64,
-/// bool + 1 -> int64, int32 + 1 -> int32.
+/// bool + 1 -> int64, int32 + 1 -> int32, float32 * 1i -> complex64, int32 * 1i -> complex128.
 DType promote_weak(DType array_type, ScalarKind scalar);
 
 /// The C++ type of each DType (the table's host_type), and back.

@@ -41,7 +41,8 @@ Array minimum(Operand a, Operand b);
 Array maximum(Operand a, Operand b);
 /// -a (a DTypeError on bools; wraps on unsigned types).
 Array negative(const Array& a);
-/// |a| (the identity on unsigned types).
+/// |a| (the identity on unsigned types); of a complex number its magnitude, of its parts' type (complex64 ->
+/// float32), without overflow.
 Array abs(const Array& a);
 /// abs(a).
 Array absolute(const Array& a);
@@ -145,8 +146,26 @@ Array sinh(const Array& a);
 Array cosh(const Array& a);
 /// Hyperbolic tangent.
 Array tanh(const Array& a);
+/// Inverse hyperbolic sine (NumPy's arcsinh).
+Array asinh(const Array& a);
+/// Inverse hyperbolic cosine (NumPy's arccosh), NaN below 1 for real numbers.
+Array acosh(const Array& a);
+/// Inverse hyperbolic tangent (NumPy's arctanh), NaN outside [-1, 1] for real numbers.
+Array atanh(const Array& a);
 /// The error function (SciPy's special.erf).
 Array erf(const Array& a);
+
+// ---- complex numbers (docs/semantics.md, "Complex numbers") -----------------------------------------------------
+/// The complex conjugate; a real array itself.
+Array conj(const Array& a);
+/// The real part, of the parts' type (complex64 -> float32); a real array itself. Computed where it is used: no
+/// copy is made unless it is evaluated on its own.
+Array real(const Array& a);
+/// The imaginary part, of the parts' type; zeros of a real array's type.
+Array imag(const Array& a);
+/// The angle of a complex number in radians, atan2(imag, real), of the parts' type; of a real number 0 or pi
+/// (NumPy's angle: bool and integers give float types as float functions do).
+Array angle(const Array& a);
 
 // ---- rounding -------------------------------------------------------------------------------------------------
 /// Rounds toward -inf (keeps integers and bools as they are).

@@ -11,7 +11,7 @@ typedef unsigned char lf_u8;
 typedef unsigned short lf_u16;
 typedef unsigned int lf_u32;
 typedef unsigned long long lf_u64;
-// <the op prelude: graph/OpMath.inc's lf_isnan lf_min_identity lf_argmin_better lf_argmin_identity>
+// <the op prelude: graph/OpMath.inc's lf_isnan lf_equal lf_less lf_min_identity lf_argmin_better lf_argmin_identity>
 
 template <class T> __device__ __forceinline__ T lf_shfl_down(T v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
 template <> __device__ __forceinline__ bool lf_shfl_down<bool>(bool v, int off) { return __shfl_down_sync(0xffffffffu, (int)v, off) != 0; }
@@ -116,7 +116,7 @@ typedef unsigned char lf_u8;
 typedef unsigned short lf_u16;
 typedef unsigned int lf_u32;
 typedef unsigned long long lf_u64;
-// <the op prelude: graph/OpMath.inc's lf_add lf_isnan lf_max_identity lf_argmax_better lf_argmax_identity>
+// <the op prelude: graph/OpMath.inc's lf_add lf_isnan lf_equal lf_greater lf_max_identity lf_argmax_better lf_argmax_identity>
 
 template <class T> __device__ __forceinline__ T lf_shfl_down(T v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
 template <> __device__ __forceinline__ bool lf_shfl_down<bool>(bool v, int off) { return __shfl_down_sync(0xffffffffu, (int)v, off) != 0; }

@@ -698,6 +698,11 @@ TEST(RandomCuda, EveryDistributionRendersWithTheKeyAsAnArgumentAndCompiles) {
       every = every + d.draw(all, {1000}, t).astype(DType::Float64);
     }
   }
+  // A kernel carries the transformations it calls, not the others.
+  const std::string uniform = cuda_source(g.random({1000}, DType::Float32) * 2);
+  for (const char* absent : {"lf_rand_gamma", "lf_rand_log(", "lf_rand_poisson", "lf_rand_refill"})
+    EXPECT_EQ(uniform.find(absent), std::string::npos) << absent;
+  EXPECT_NE(cuda_source(g.standard_gamma(2, {1000})).find("lf_rand_gamma_ge1("), std::string::npos);
   // One kernel with every distribution in both widths: one NVRTC compile (seconds) instead of one per draw.
   const std::string text = cuda_source(every);
   try {

@@ -398,6 +398,14 @@ template <class T> double ulps(T got, long double want) {
   return (double)(std::fabs((long double)got - want) / ulp);
 }
 
+// |got - want| in units in the last place (in T) of `scale`, a positive magnitude (normwise errors).
+template <class T> double ulps_of_scale(long double got, long double want, long double scale) {
+  int e = 0;
+  std::frexp((double)scale, &e);
+  e = std::max(e, std::numeric_limits<T>::min_exponent);
+  return (double)(std::fabs(got - want) / std::ldexp(1.0L, e - std::numeric_limits<T>::digits));
+}
+
 struct Worst {
   double ulps = 0;
   std::string where;
@@ -458,8 +466,10 @@ Worst check_function(const std::string& name, Fn<T> f, double bound, const std::
         const long double modulus = std::hypot(want[0], want[1]);
         err = ulps<T>((T)std::hypot((long double)got[0], (long double)got[1]), modulus) / 4;
       } else if (metric == Metric::Normwise && !std::isnan((double)want[part]) && !std::isinf((double)want[part])) {
-        const long double larger = std::max(std::fabs(want[0]), std::fabs(want[1]));
-        err = ulps<T>((T)(larger + ((long double)got[part] - want[part])), larger);
+        const long double other = want[1 - part];
+        const long double scale =
+            std::isfinite((double)other) ? std::max(std::fabs(want[0]), std::fabs(want[1])) : std::fabs(want[part]);
+        err = ulps_of_scale<T>(got[part], want[part], scale);
       } else {
         err = ulps<T>(got[part], want[part]);
       }
@@ -707,8 +717,8 @@ template <class T> double check_power(double bound) {
       const C w = op::lf_multiply(b, op::lf_log(a));
       const long double larger = std::max(std::fabs(want[0]), std::fabs(want[1]));
       for (int part = 0; part < 2; ++part)
-        err = std::max(err, ulps<T>((T)(larger + ((long double)got[part] - want[part])), larger) /
-                                (1 + std::hypot((double)w.re, (double)w.im)));
+        err = std::max(err,
+                       ulps_of_scale<T>(got[part], want[part], larger) / (1 + std::hypot((double)w.re, (double)w.im)));
     } else { // overflow or underflow at the edge: NaN-ness must agree
       for (int part = 0; part < 2; ++part)
         if (std::isnan((double)got[part]) != std::isnan(np_part[part])) err = 1e30;

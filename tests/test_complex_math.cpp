@@ -10,6 +10,8 @@
 #include "codegen/Nvrtc.h"
 #include "graph/HostOps.h"
 
+#include <lazyfuse/error.hpp>
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -17,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -24,6 +27,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace op = lazyfuse_opmath;
 using op::lf_c128;
@@ -169,7 +174,7 @@ for tname, ct in [('c64', np.complex64), ('c128', np.complex128)]:
     split(np.abs(L)).tofile(os.path.join(d, tname + '_absolute.ref'))
     split(np.arctan2(L.imag, L.real)).tofile(os.path.join(d, tname + '_angle.ref'))
     # reductions over rows of 7 (argmax, argmin: first NaN wins; min, max; nanmin, nanmax where a row has a number)
-    rows = a[: (len(a) // 7) * 7].reshape(-1, 7)
+    rows = np.fromfile(os.path.join(d, tname + '_rows.in'), dtype=np.complex128).astype(ct).reshape(-1, 7)
     np.argmax(rows, axis=1).astype(np.int64).tofile(os.path.join(d, tname + '_argmax.np'))
     np.argmin(rows, axis=1).astype(np.int64).tofile(os.path.join(d, tname + '_argmin.np'))
     np.max(rows, axis=1).astype(np.complex128).tofile(os.path.join(d, tname + '_max.np'))
@@ -184,8 +189,18 @@ for tname, ct in [('c64', np.complex64), ('c128', np.complex128)]:
 print('ok')
 )PY";
 
+// One folder per process (ctest runs the tests of this file as parallel processes), removed at exit.
+struct WorkDir {
+  std::filesystem::path path = std::filesystem::path("complex_math_oracle_" + std::to_string(getpid()));
+  ~WorkDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
+
 std::string work_dir() {
-  return "complex_math_oracle";
+  static const WorkDir dir;
+  return dir.path.string();
 }
 
 void write_file(const std::string& path, const void* data, std::size_t bytes) {
@@ -219,7 +234,8 @@ template <class T> std::vector<T> special_values() {
 
 template <class T> struct Inputs {
   std::vector<std::complex<double>> unary, a, b, cast;
-  std::size_t grid = 0; // unary[0, grid) is the special-value grid
+  std::vector<std::complex<double>> rows; // rows of 7 for the reductions
+  std::size_t grid = 0;                   // unary[0, grid) is the special-value grid
 };
 
 template <class T> Inputs<T> make_inputs() {
@@ -277,6 +293,18 @@ template <class T> Inputs<T> make_inputs() {
     else
       in.b.push_back(as_t(sgn() * mag(-6, 3), sgn() * mag(-6, 3)));
   }
+  // rows of small integers (ties), special values and NaN in either part, for the reductions
+  for (int k = 0; k < 7 * 1500; ++k) {
+    const double pick = u01(rng);
+    if (pick < 0.15) {
+      in.rows.emplace_back(sv[std::size_t(u01(rng) * sv.size())], sv[std::size_t(u01(rng) * sv.size())]);
+    } else {
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      const double re = pick < 0.18 ? nan : std::floor(u01(rng) * 5) - 2,
+                   im = pick > 0.97 ? nan : std::floor(u01(rng) * 5) - 2;
+      in.rows.emplace_back(re, im);
+    }
+  }
   for (int k = 0; k < 200; ++k) {
     const double re = std::floor(u01(rng) * 200) * 0.5, im = u01(rng) < 0.3 ? 0.0 : sgn() * mag(-10, 10);
     in.cast.push_back(as_t(re, im));
@@ -306,9 +334,10 @@ Oracle run_oracle() {
     o.why_not = "LAZYFUSE_TEST_PYTHON is not set (the Python interpreter with NumPy 2 that answers for NumPy)";
     return o;
   }
-  std::string mk = "mkdir -p '" + work_dir() + "'";
-  if (std::system(mk.c_str()) != 0) {
-    o.why_not = "cannot create " + work_dir();
+  std::error_code error;
+  std::filesystem::create_directories(work_dir(), error);
+  if (error) {
+    o.why_not = "cannot create " + work_dir() + ": " + error.message();
     return o;
   }
   auto write_inputs = [&](const std::string& type, const auto& in) {
@@ -316,6 +345,7 @@ Oracle run_oracle() {
     write_file(file(type, "a.in"), in.a.data(), in.a.size() * sizeof(in.a[0]));
     write_file(file(type, "b.in"), in.b.data(), in.b.size() * sizeof(in.b[0]));
     write_file(file(type, "cast.in"), in.cast.data(), in.cast.size() * sizeof(in.cast[0]));
+    write_file(file(type, "rows.in"), in.rows.data(), in.rows.size() * sizeof(in.rows[0]));
   };
   write_inputs("c64", inputs<float>());
   write_inputs("c128", inputs<double>());
@@ -733,7 +763,221 @@ template <class T> double check_power(double bound) {
   return worst;
 }
 
+// complex -> every type as NumPy's astype (values every target holds), and the real -> complex direction.
+template <class T> void check_casts() {
+  using C = typename Ops<T>::C;
+  const std::string type = Ops<T>::name;
+  const auto& in = inputs<T>().cast;
+  auto expect = [&](const char* target, auto cast) {
+    const auto want = read_file<std::complex<double>>(file(type, std::string("cast_") + target + ".np"));
+    ASSERT_EQ(want.size(), in.size()) << target;
+    for (std::size_t k = 0; k < in.size(); ++k) {
+      const std::complex<double> got = cast(to_c<T>(in[k]));
+      EXPECT_TRUE(same_value(got.real(), want[k].real()) && same_value(got.imag(), want[k].imag()))
+          << type << " -> " << target << show(in[k].real(), in[k].imag()) << " = " << show(got.real(), got.imag())
+          << ", NumPy " << show(want[k].real(), want[k].imag());
+    }
+  };
+  expect("bool", [](C z) { return std::complex<double>(op::lf_cast<bool, C>(z), 0); });
+  expect("int8", [](C z) { return std::complex<double>(op::lf_cast<op::lf_i8, C>(z), 0); });
+  expect("int16", [](C z) { return std::complex<double>(op::lf_cast<op::lf_i16, C>(z), 0); });
+  expect("int32", [](C z) { return std::complex<double>(op::lf_cast<op::lf_i32, C>(z), 0); });
+  expect("int64", [](C z) { return std::complex<double>((double)op::lf_cast<op::lf_i64, C>(z), 0); });
+  expect("uint8", [](C z) { return std::complex<double>(op::lf_cast<op::lf_u8, C>(z), 0); });
+  expect("uint16", [](C z) { return std::complex<double>(op::lf_cast<op::lf_u16, C>(z), 0); });
+  expect("uint32", [](C z) { return std::complex<double>(op::lf_cast<op::lf_u32, C>(z), 0); });
+  expect("uint64", [](C z) { return std::complex<double>((double)op::lf_cast<op::lf_u64, C>(z), 0); });
+  expect("float32", [](C z) { return std::complex<double>(op::lf_cast<float, C>(z), 0); });
+  expect("float64", [](C z) { return std::complex<double>(op::lf_cast<double, C>(z), 0); });
+  expect("complex64", [](C z) {
+    const lf_c64 r = op::lf_cast<lf_c64, C>(z);
+    return std::complex<double>(r.re, r.im);
+  });
+  expect("complex128", [](C z) {
+    const lf_c128 r = op::lf_cast<lf_c128, C>(z);
+    return std::complex<double>(r.re, r.im);
+  });
+}
+
+// Folds a row as the CPU backend does: from the identity, in index order.
+template <class C> std::int64_t arg_fold(const std::vector<C>& row, bool max) {
+  C best = max ? op::lf_argmax_identity<C>() : op::lf_argmin_identity<C>();
+  std::int64_t best_index = INT64_MAX;
+  for (std::size_t i = 0; i < row.size(); ++i) {
+    const bool better = max ? op::lf_argmax_better<C>(row[i], (op::lf_i64)i, best, best_index)
+                            : op::lf_argmin_better<C>(row[i], (op::lf_i64)i, best, best_index);
+    if (better) best = row[i], best_index = (std::int64_t)i;
+  }
+  return best_index;
+}
+
+// min, max, nanmin, nanmax, argmin and argmax of rows of 7 (special values and random ones) as NumPy's; sum and prod
+// start from identities that change nothing.
+template <class T> void check_reductions() {
+  using C = typename Ops<T>::C;
+  const std::string type = Ops<T>::name;
+  const auto& a = inputs<T>().rows;
+  const std::size_t rows = a.size() / 7;
+  const auto argmax = read_file<std::int64_t>(file(type, "argmax.np"));
+  const auto argmin = read_file<std::int64_t>(file(type, "argmin.np"));
+  const auto max = read_file<std::complex<double>>(file(type, "max.np"));
+  const auto min = read_file<std::complex<double>>(file(type, "min.np"));
+  const auto nanmax = read_file<std::complex<double>>(file(type, "nanmax.np"));
+  const auto nanmin = read_file<std::complex<double>>(file(type, "nanmin.np"));
+  ASSERT_EQ(argmax.size(), rows);
+  ASSERT_EQ(nanmin.size(), rows);
+  int failures = 0;
+  auto same = [](C got, std::complex<double> want) {
+    return same_value(got.re, want.real()) && same_value(got.im, want.imag());
+  };
+  for (std::size_t r = 0; r < rows && failures < 10; ++r) {
+    std::vector<C> row;
+    for (std::size_t k = 0; k < 7; ++k) row.push_back(to_c<T>(a[7 * r + k]));
+    // the same index whichever way the tree combines: forwards (the CPU backend) and backwards
+    std::vector<C> reversed(row.rbegin(), row.rend());
+    const std::int64_t am = arg_fold(row, true), an = arg_fold(row, false);
+    C mx = op::lf_max_identity<C>(), mn = op::lf_min_identity<C>();
+    C nmx = op::lf_nanmax_identity<C>(), nmn = op::lf_nanmin_identity<C>();
+    bool all_nan = true;
+    for (const C& z : row) {
+      mx = op::lf_max_combine(mx, z);
+      mn = op::lf_min_combine(mn, z);
+      nmx = op::lf_nanmax_combine(nmx, z);
+      nmn = op::lf_nanmin_combine(nmn, z);
+      all_nan = all_nan && op::lf_isnan(z);
+    }
+    const bool ok = am == argmax[r] && an == argmin[r] && same(mx, max[r]) && same(mn, min[r]) &&
+                    (all_nan ? op::lf_isnan(nmx) && op::lf_isnan(nmn) : same(nmx, nanmax[r]) && same(nmn, nanmin[r]));
+    if (!ok) {
+      ++failures;
+      std::ostringstream row_text;
+      for (const C& z : row) row_text << show(z.re, z.im) << " ";
+      ADD_FAILURE() << type << " row " << row_text.str() << ": argmax " << am << " (NumPy " << argmax[r] << "), argmin "
+                    << an << " (" << argmin[r] << "), max " << show(mx.re, mx.im) << " ("
+                    << show(max[r].real(), max[r].imag()) << "), min " << show(mn.re, mn.im) << " ("
+                    << show(min[r].real(), min[r].imag()) << "), nanmax " << show(nmx.re, nmx.im) << " ("
+                    << show(nanmax[r].real(), nanmax[r].imag()) << "), nanmin " << show(nmn.re, nmn.im) << " ("
+                    << show(nanmin[r].real(), nanmin[r].imag()) << ")";
+    }
+    // backwards, indices mirrored: the winner is the same element (ties and NaN go to the lower index)
+    const std::int64_t am_back = arg_fold(reversed, true), an_back = arg_fold(reversed, false);
+    const auto tie_first = [&](std::int64_t forward, std::int64_t backward) {
+      return backward == 6 - forward ||
+             (op::lf_equal(row[(std::size_t)forward], row[(std::size_t)(6 - backward)]) ||
+              (op::lf_isnan(row[(std::size_t)forward]) && op::lf_isnan(row[(std::size_t)(6 - backward)])));
+    };
+    EXPECT_TRUE(tie_first(am, am_back) && tie_first(an, an_back)) << type << " row " << r;
+  }
+  EXPECT_EQ(failures, 0);
+  // sum and prod: the identities leave every finite value as it is
+  for (std::size_t k = 0; k < inputs<T>().unary.size(); ++k) {
+    const C z = to_c<T>(inputs<T>().unary[k]);
+    if (!op::lf_isfinite(z)) continue;
+    const C s = op::lf_sum_combine(op::lf_sum_identity<C>(), z), p = op::lf_prod_combine(op::lf_prod_identity<C>(), z);
+    EXPECT_TRUE(s.re == z.re && s.im == z.im && p.re == z.re && p.im == z.im) << type << show(z.re, z.im);
+  }
+}
+
+// A kernel calling every complex function of both types, as a generated kernel would (the op library's functions
+// by name, the type names of the kernel's prelude).
+std::string every_complex_function_kernel() {
+  const char* const unary[] = {"negative", "square", "reciprocal", "conj",  "rint", "sign",  "exp",   "exp2", "expm1",
+                               "log",      "log2",   "log10",      "log1p", "sqrt", "sin",   "cos",   "tan",  "asin",
+                               "acos",     "atan",   "sinh",       "cosh",  "tanh", "asinh", "acosh", "atanh"};
+  const char* const binary[] = {"add", "subtract", "multiply", "true_divide", "power", "minimum", "maximum"};
+  const char* const predicates[] = {"isnan", "isinf", "isfinite"};
+  const char* const comparisons[] = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"};
+  const char* const reals[] = {"abs", "angle", "real", "imag"};
+  const char* const others[] = {"bool",   "lf_i8",  "lf_i16", "lf_i32", "lf_i64", "lf_u8",
+                                "lf_u16", "lf_u32", "lf_u64", "float",  "double"};
+  std::string k = "extern \"C\" __global__ void lf_every_complex_function(const lf_c64* a64, lf_c64* o64, "
+                  "const lf_c128* a128, lf_c128* o128, bool* flags, double* reals, long long* index) {\n"
+                  "  const int i = threadIdx.x;\n";
+  for (const std::string t : {"lf_c64", "lf_c128"}) {
+    const std::string in = t == "lf_c64" ? "a64" : "a128", out = t == "lf_c64" ? "o64" : "o128";
+    k += "  {\n    " + t + " x = " + in + "[i], y = " + in + "[i + 1], r = lf_sum_identity<" + t + ">();\n";
+    for (const char* f : unary) k += std::string("    r = lf_add(r, lf_") + f + "(x));\n";
+    for (const char* f : binary) k += std::string("    r = lf_add(r, lf_") + f + "(x, y));\n";
+    for (const char* f : predicates) k += std::string("    flags[i] ^= lf_") + f + "(x);\n";
+    for (const char* f : comparisons) k += std::string("    flags[i] ^= lf_") + f + "(x, y);\n";
+    for (const char* f : reals) k += std::string("    reals[i] += (double)lf_") + f + "(x);\n";
+    for (const std::string o : others) {
+      k += "    reals[i] += (double)lf_cast<" + o + ", " + t + ">(x);\n";
+      k += "    r = lf_add(r, lf_cast<" + t + ", " + o + ">((" + o + ")i));\n";
+    }
+    k += "    r = lf_add(r, lf_cast<" + t + ", lf_c64>(a64[i]));\n";
+    k += "    r = lf_add(r, lf_cast<" + t + ", lf_c128>(a128[i]));\n";
+    for (const std::string red : {"sum", "prod", "min", "max", "nanmin", "nanmax"})
+      k += "    r = lf_" + red + "_combine(r, lf_" + red + "_identity<" + t + ">());\n";
+    k += "    if (lf_argmax_better(x, (lf_i64)i, lf_argmax_identity<" + t + ">(), (lf_i64)0)) index[i] = i;\n";
+    k += "    if (lf_argmin_better(x, (lf_i64)i, lf_argmin_identity<" + t + ">(), (lf_i64)0)) index[i] = -i;\n";
+    k += "    " + out + "[i] = r;\n  }\n";
+  }
+  return k + "}\n";
+}
+
 } // namespace
+
+// The op library's text of the complex functions is device code: no std::, no host-only function. NVRTC compiles on
+// the CPU, so this runs without a GPU.
+TEST(ComplexMath, EveryFunctionCompilesWithNvrtc) {
+  const std::string kernel = every_complex_function_kernel();
+  // What the CUDA printer puts before the op prelude (codegen/CudaPrinter.cpp, kPreludeDefinitions).
+  const std::string prelude =
+      "#define LF_HD __device__ __forceinline__\n"
+      "#define LF_INF_F __int_as_float(0x7f800000)\n"
+      "#define LF_INF_D __longlong_as_double(0x7ff0000000000000LL)\n"
+      "typedef signed char lf_i8;\ntypedef short lf_i16;\ntypedef int lf_i32;\n"
+      "typedef long long lf_i64;\ntypedef unsigned char lf_u8;\ntypedef unsigned short lf_u16;\n"
+      "typedef unsigned int lf_u32;\ntypedef unsigned long long lf_u64;\n";
+  const std::string library = lazyfuse::codegen::op_library().select(kernel);
+  for (const char* f : {"lf_c64", "lf_c128", "lf_cx_asin_quadrant", "lf_cx_multiply_c99", "lf_cx_cis_ln2"})
+    EXPECT_NE(library.find(f), std::string::npos) << f << " was not selected";
+  try {
+    const auto compiled =
+        lazyfuse::codegen::compile_cuda(prelude + library + kernel, "lf_every_complex_function.cu", {});
+    EXPECT_FALSE(compiled.image.empty());
+  } catch (const lazyfuse::CompileError& e) {
+    FAIL() << e.what() << "\n" << e.log();
+  }
+}
+
+TEST(ComplexMath, CastsAreNumPysAstype) {
+  NEED_NUMPY();
+  check_casts<float>();
+  check_casts<double>();
+}
+
+TEST(ComplexMath, CastsFromRealTypesAndSaturation) {
+  // Real -> complex: the value, imaginary part +0; complex -> integer: the real part by the float -> integer rule
+  // (saturating, NaN to 0: docs/semantics.md), whatever the imaginary part.
+  const lf_c64 from_int = op::lf_cast<lf_c64, op::lf_i32>(-7);
+  EXPECT_EQ(from_int.re, -7.0f);
+  EXPECT_EQ(from_int.im, 0.0f);
+  EXPECT_FALSE(std::signbit(from_int.im));
+  const lf_c64 from_u64 = op::lf_cast<lf_c64, op::lf_u64>(18446744073709551615ull);
+  EXPECT_EQ(from_u64.re, 18446744073709551616.0f);
+  const lf_c128 from_bool = op::lf_cast<lf_c128, bool>(true);
+  EXPECT_EQ(from_bool.re, 1.0);
+  const lf_c128 from_float = op::lf_cast<lf_c128, float>(0.1f);
+  EXPECT_EQ(from_float.re, (double)0.1f);
+  EXPECT_EQ((op::lf_cast<op::lf_i8, lf_c64>(lf_c64{1000.0f, 5.0f})), 127);
+  EXPECT_EQ((op::lf_cast<op::lf_i8, lf_c64>(lf_c64{-1000.0f, 5.0f})), -128);
+  EXPECT_EQ((op::lf_cast<op::lf_u16, lf_c128>(lf_c128{-3.0, 5.0})), 0);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ((op::lf_cast<op::lf_i32, lf_c128>(lf_c128{nan, 1.0})), 0);
+  EXPECT_TRUE((op::lf_cast<bool, lf_c128>(lf_c128{0.0, -0.0})) == false);
+  EXPECT_TRUE((op::lf_cast<bool, lf_c128>(lf_c128{0.0, 1e-300})));
+  EXPECT_TRUE((op::lf_cast<bool, lf_c128>(lf_c128{nan, 0.0})));
+  const lf_c64 narrowed = op::lf_cast<lf_c64, lf_c128>(lf_c128{1e300, -1e-300});
+  EXPECT_TRUE(std::isinf(narrowed.re) && narrowed.im == 0 && std::signbit(narrowed.im));
+}
+
+TEST(ComplexMath, ReductionsAreNumPys) {
+  NEED_NUMPY();
+  check_reductions<float>();
+  check_reductions<double>();
+}
 
 TEST(ComplexMath, ArithmeticComparisonsAndPredicatesAreNumPys) {
   NEED_NUMPY();

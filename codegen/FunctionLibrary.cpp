@@ -128,6 +128,7 @@ FunctionLibrary::FunctionLibrary(std::string_view library) : text_(without_comme
     });
     chunks_.push_back(c);
   }
+  index_chunks();
 }
 
 FunctionLibrary::FunctionLibrary(const Prebuilt& prebuilt)
@@ -137,6 +138,17 @@ FunctionLibrary::FunctionLibrary(const Prebuilt& prebuilt)
   for (std::size_t n = 0; n < names_.size(); ++n)
     uses_of_[n].assign(prebuilt.uses.begin() + prebuilt.uses_begin[n],
                        prebuilt.uses.begin() + prebuilt.uses_begin[n + 1]);
+  index_chunks();
+}
+
+void FunctionLibrary::index_chunks() {
+  chunks_of_.assign(names_.size(), {});
+  is_struct_.assign(names_.size(), false);
+  for (std::size_t k = 0; k < chunks_.size(); ++k) {
+    const auto name = std::size_t(chunks_[k].name);
+    chunks_of_[name].push_back(int(k));
+    if (chunks_[k].text.substr(0, 7) == "struct ") is_struct_[name] = true;
+  }
 }
 
 std::string FunctionLibrary::to_cpp(std::string_view function) const {
@@ -174,40 +186,58 @@ int FunctionLibrary::find_name(std::string_view name) const {
 }
 
 std::vector<bool> FunctionLibrary::closure(std::string_view source) const {
-  std::vector<bool> used(names_.size(), false);
-  std::vector<int> work;
+  std::vector<bool> in_source(names_.size(), false), used(names_.size(), false), taken(chunks_.size(), false);
+  std::vector<int> work, names;
   auto want = [&](int n) {
     if (n >= 0 && !used[std::size_t(n)]) {
       used[std::size_t(n)] = true;
       work.push_back(n);
     }
   };
-  for_each_lf_identifier(source, [&](std::string_view id) { want(find_name(id)); });
+  for_each_lf_identifier(source, [&](std::string_view id) {
+    const int n = find_name(id);
+    if (n >= 0) in_source[std::size_t(n)] = true;
+    want(n);
+  });
   while (!work.empty()) {
     const int n = work.back();
     work.pop_back();
-    for (int u : uses_of_[std::size_t(n)]) want(u);
+    for (int k : chunks_of_[std::size_t(n)]) {
+      names.clear();
+      bool allowed = true;
+      for_each_lf_identifier(chunks_[std::size_t(k)].text, [&](std::string_view id) {
+        const int m = find_name(id);
+        if (m < 0 || m == n) return;
+        if (is_struct_[std::size_t(m)] && !in_source[std::size_t(m)]) allowed = false;
+        names.push_back(m);
+      });
+      if (!allowed) continue;
+      taken[std::size_t(k)] = true;
+      for (int m : names) want(m);
+    }
   }
-  return used;
+  return taken;
 }
 
 std::string FunctionLibrary::select(std::string_view source) const {
-  const auto used = closure(source);
+  const auto taken = closure(source);
   std::string out;
-  for (auto& c : chunks_)
-    if (used[std::size_t(c.name)]) out.append(c.text).append("\n");
+  for (std::size_t k = 0; k < chunks_.size(); ++k)
+    if (taken[k]) out.append(chunks_[k].text).append("\n");
   return out;
 }
 
 std::vector<std::string> FunctionLibrary::select_names(std::string_view source) const {
-  const auto used = closure(source);
+  const auto taken = closure(source);
   std::vector<std::string> out;
   std::vector<bool> listed(names_.size(), false);
-  for (auto& c : chunks_)
-    if (used[std::size_t(c.name)] && !listed[std::size_t(c.name)]) {
-      listed[std::size_t(c.name)] = true;
-      out.emplace_back(names_[std::size_t(c.name)]);
+  for (std::size_t k = 0; k < chunks_.size(); ++k) {
+    const auto name = std::size_t(chunks_[k].name);
+    if (taken[k] && !listed[name]) {
+      listed[name] = true;
+      out.emplace_back(names_[name]);
     }
+  }
   return out;
 }
 

@@ -13,7 +13,9 @@ namespace lazyfuse::codegen {
 /// structs; each whole: up to its `{ ... }` body or a `;`), split into one chunk per declaration. A chunk's name is
 /// what it declares (the identifier before its parameter list or body, template arguments aside); the chunks it
 /// uses are those named by the lf_ identifiers in its text. Nothing is written by hand: a new function in the text is
-/// found, and so are the functions it calls.
+/// found, and so are the functions it calls. A declaration that names a struct of the library (other than the one it
+/// declares) is taken only for a source that names that struct itself: the overloads of a name for a struct type
+/// (lf_add on lf_c64) go only into kernels that use the type, not into every kernel that calls lf_add.
 class FunctionLibrary {
 public:
   /// One declaration: its text and what it declares (an index into the names).
@@ -55,13 +57,16 @@ public:
   std::size_t size() const { return chunks_.size(); }
 
 private:
-  std::vector<bool> closure(std::string_view source) const;
+  std::vector<bool> closure(std::string_view source) const; // per chunk: taken
+  void index_chunks();
   int find_name(std::string_view name) const;
 
   std::string text_; // the parsed text the views point into (empty for a Prebuilt library)
   std::vector<Chunk> chunks_;
-  std::vector<std::string_view> names_;   // sorted
-  std::vector<std::vector<int>> uses_of_; // per name: the names its declarations use
+  std::vector<std::string_view> names_;     // sorted
+  std::vector<std::vector<int>> uses_of_;   // per name: the names its declarations use
+  std::vector<std::vector<int>> chunks_of_; // per name: its declarations (chunk indices)
+  std::vector<bool> is_struct_;             // per name: declared by a struct
 };
 
 /// graph/OpMath.inc as kernels compile it: macro-expanded at build time by the host preprocessor with

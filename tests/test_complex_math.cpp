@@ -878,6 +878,16 @@ template <class T> void check_reductions() {
   }
 }
 
+// What the CUDA printer puts before the op prelude (codegen/CudaPrinter.cpp, kPreludeDefinitions).
+std::string kernel_prelude() {
+  return "#define LF_HD __device__ __forceinline__\n"
+         "#define LF_INF_F __int_as_float(0x7f800000)\n"
+         "#define LF_INF_D __longlong_as_double(0x7ff0000000000000LL)\n"
+         "typedef signed char lf_i8;\ntypedef short lf_i16;\ntypedef int lf_i32;\ntypedef long long lf_i64;\n"
+         "typedef unsigned char lf_u8;\ntypedef unsigned short lf_u16;\ntypedef unsigned int lf_u32;\n"
+         "typedef unsigned long long lf_u64;\n";
+}
+
 // A kernel calling every complex function of both types, as a generated kernel would (the op library's functions
 // by name, the type names of the kernel's prelude).
 std::string every_complex_function_kernel() {
@@ -922,14 +932,7 @@ std::string every_complex_function_kernel() {
 // the CPU, so this runs without a GPU.
 TEST(ComplexMath, EveryFunctionCompilesWithNvrtc) {
   const std::string kernel = every_complex_function_kernel();
-  // What the CUDA printer puts before the op prelude (codegen/CudaPrinter.cpp, kPreludeDefinitions).
-  const std::string prelude =
-      "#define LF_HD __device__ __forceinline__\n"
-      "#define LF_INF_F __int_as_float(0x7f800000)\n"
-      "#define LF_INF_D __longlong_as_double(0x7ff0000000000000LL)\n"
-      "typedef signed char lf_i8;\ntypedef short lf_i16;\ntypedef int lf_i32;\n"
-      "typedef long long lf_i64;\ntypedef unsigned char lf_u8;\ntypedef unsigned short lf_u16;\n"
-      "typedef unsigned int lf_u32;\ntypedef unsigned long long lf_u64;\n";
+  const std::string prelude = kernel_prelude();
   const std::string library = lazyfuse::codegen::op_library().select(kernel);
   for (const char* f : {"lf_c64", "lf_c128", "lf_cx_asin_quadrant", "lf_cx_multiply_c99", "lf_cx_cis_ln2"})
     EXPECT_NE(library.find(f), std::string::npos) << f << " was not selected";
@@ -937,6 +940,34 @@ TEST(ComplexMath, EveryFunctionCompilesWithNvrtc) {
     const auto compiled =
         lazyfuse::codegen::compile_cuda(prelude + library + kernel, "lf_every_complex_function.cu", {});
     EXPECT_FALSE(compiled.image.empty());
+  } catch (const lazyfuse::CompileError& e) {
+    FAIL() << e.what() << "\n" << e.log();
+  }
+}
+
+// Kernels take complex code only for the complex types they name (codegen/FunctionLibrary.h): a float kernel none,
+// a complex64 kernel no complex128 code, and what it takes compiles.
+TEST(ComplexMath, KernelsTakeOnlyTheComplexTypesTheyUse) {
+  const auto& library = lazyfuse::codegen::op_library();
+  const std::string real_kernel = "float v = lf_add(lf_sin(a), lf_cast<float, double>(lf_exp(b))); "
+                                  "bool p = lf_less(a, v); float m = lf_min_combine(v, lf_min_identity<float>());";
+  const std::string real_text = library.select(real_kernel);
+  for (const char* f : {"lf_c64", "lf_c128", "lf_cx_"})
+    EXPECT_EQ(real_text.find(f), std::string::npos) << f << " in a float kernel's prelude:\n" << real_text;
+  EXPECT_NE(real_text.find("lf_sin("), std::string::npos);
+
+  const std::string kernel = "extern \"C\" __global__ void lf_c64_only(const lf_c64* a, lf_c64* o, float* r) {\n"
+                             "  const int i = threadIdx.x;\n"
+                             "  const lf_c64 x = a[i], y = lf_exp2(x);\n"
+                             "  o[i] = lf_add(lf_power(x, y), lf_asin(lf_cast<lf_c64, float>(lf_abs(y))));\n"
+                             "  r[i] = lf_cast<float, lf_c64>(lf_max_combine(x, lf_max_identity<lf_c64>()));\n"
+                             "}\n";
+  const std::string text = library.select(kernel);
+  EXPECT_EQ(text.find("lf_c128"), std::string::npos) << "complex128 code in a complex64 kernel's prelude";
+  EXPECT_NE(text.find("lf_cx_cis_ln2_parts"), std::string::npos);
+  const std::string prelude = kernel_prelude();
+  try {
+    EXPECT_FALSE(lazyfuse::codegen::compile_cuda(prelude + text + kernel, "lf_c64_only.cu", {}).image.empty());
   } catch (const lazyfuse::CompileError& e) {
     FAIL() << e.what() << "\n" << e.log();
   }

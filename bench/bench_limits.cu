@@ -1,4 +1,5 @@
-// Hand-written CUDA kernels for the workloads of shared/PERF_TARGETS.md: the practical limit lazyfuse's generated
+// Hand-written CUDA kernels for the workloads of shared/PERF_TARGETS.md and of issue 14's element types (float16,
+// bfloat16, complex64; section "The element types" below): the practical limit lazyfuse's generated
 // kernels are measured against. Each workload is registered in several variants (elements per thread, grid shape,
 // streaming cache hints, threads per row) so the fastest shows up in the table; the peers' timing method and the
 // counters are those of bench/timing.h (20 back-to-back launches + one synchronize, manual time, `event_ms`,
@@ -12,6 +13,8 @@
 #include "timing.h"
 
 #include <benchmark/benchmark.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -24,6 +27,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -64,11 +68,24 @@ __global__ void fill_uniform(float* p, std::int64_t n, std::uint64_t seed, float
     p[i] = uniform_at(seed, std::uint64_t(i), lo, hi);
 }
 
-__global__ void count_nonfinite(const float* p, std::int64_t n, unsigned long long* count) {
+__device__ inline bool finite_element(float v) {
+  return isfinite(v);
+}
+__device__ inline bool finite_element(__half v) {
+  return isfinite(__half2float(v));
+}
+__device__ inline bool finite_element(__nv_bfloat16 v) {
+  return isfinite(__bfloat162float(v));
+}
+__device__ inline bool finite_element(float2 v) { // a complex64 element
+  return isfinite(v.x) && isfinite(v.y);
+}
+
+template <class T> __global__ void count_nonfinite(const T* p, std::int64_t n, unsigned long long* count) {
   unsigned long long local = 0;
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
        i += std::int64_t(gridDim.x) * blockDim.x)
-    local += !isfinite(p[i]);
+    local += !finite_element(p[i]);
   if (local) atomicAdd(count, local);
 }
 
@@ -137,23 +154,31 @@ bool has_gpu(benchmark::State& state) {
 // Buffers are allocated once per name and kept until the process exits: repetitions and variants share inputs,
 // and freeing during static destruction would race the runtime's own teardown. A request for more elements than a
 // name holds replaces its buffer (only ever between launches, after a synchronize).
-float* buffer(const std::string& name, std::int64_t n) {
+void* raw_buffer(const std::string& name, std::size_t bytes) {
   struct Held {
-    float* p;
-    std::int64_t n;
+    void* p;
+    std::size_t bytes;
   };
   static auto* buffers = new std::map<std::string, Held>;
   auto it = buffers->find(name);
-  if (it != buffers->end() && it->second.n >= n) return it->second.p;
+  if (it != buffers->end() && it->second.bytes >= bytes) return it->second.p;
   if (it != buffers->end()) {
     check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     cudaFree(it->second.p);
     buffers->erase(it);
   }
   void* p = nullptr;
-  check_cuda(cudaMalloc(&p, std::size_t(n) * sizeof(float)), ("cudaMalloc " + name).c_str());
-  buffers->emplace(name, Held{static_cast<float*>(p), n});
-  return static_cast<float*>(p);
+  check_cuda(cudaMalloc(&p, bytes), ("cudaMalloc " + name).c_str());
+  buffers->emplace(name, Held{p, bytes});
+  return p;
+}
+
+template <class T> T* typed_buffer(const std::string& name, std::int64_t n) {
+  return static_cast<T*>(raw_buffer(name, std::size_t(n) * sizeof(T)));
+}
+
+float* buffer(const std::string& name, std::int64_t n) {
+  return typed_buffer<float>(name, n);
 }
 
 float* input(const std::string& name, std::int64_t n, const InputSpec& spec) {
@@ -174,11 +199,12 @@ float* input(const std::string& name, std::int64_t n, const InputSpec& spec) {
   return p;
 }
 
-void poison(float* p, std::int64_t n) {
-  check_cuda(cudaMemsetAsync(p, 0xFF, std::size_t(n) * sizeof(float), stream()), "cudaMemset"); // NaN
+// All bits set is a NaN in every floating type here (float, float16, bfloat16, both parts of a complex).
+template <class T> void poison(T* p, std::int64_t n) {
+  check_cuda(cudaMemsetAsync(p, 0xFF, std::size_t(n) * sizeof(T), stream()), "cudaMemset");
 }
 
-std::string nonfinite_error(const float* p, std::int64_t n, const char* what) {
+template <class T> std::string nonfinite_error(const T* p, std::int64_t n, const char* what) {
   unsigned long long* count = nullptr;
   check_cuda(cudaMalloc(&count, sizeof *count), "cudaMalloc");
   check_cuda(cudaMemsetAsync(count, 0, sizeof *count, stream()), "cudaMemset");
@@ -193,9 +219,9 @@ std::string nonfinite_error(const float* p, std::int64_t n, const char* what) {
          " elements not finite (unwritten or wrong)";
 }
 
-std::vector<float> download(const float* p, std::int64_t start, std::int64_t count) {
-  std::vector<float> h(static_cast<std::size_t>(count));
-  check_cuda(cudaMemcpy(h.data(), p + start, std::size_t(count) * sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
+template <class T> std::vector<T> download(const T* p, std::int64_t start, std::int64_t count) {
+  std::vector<T> h(static_cast<std::size_t>(count));
+  check_cuda(cudaMemcpy(h.data(), p + start, std::size_t(count) * sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy");
   return h;
 }
 
@@ -977,6 +1003,461 @@ void BM_LimitRowVar(benchmark::State& state) {
   run_limit(state, variant_name(state, "rowvar", 2), launch, check, 4.0 * double(nn) + 4.0 * kRows);
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// The element types of issue 14: float16 and bfloat16 chains and sums, complex64 multiply-add.
+//
+// Halves follow lazyfuse's semantics (docs/semantics.md): every op computes in float32 and rounds its result to the
+// storage type, so the chain is computed op by op with __float2half_rn / __float2bfloat16_rn after each function
+// and the _rn forms of multiply, add and subtract (which ptxas may not contract into an FMA: lazyfuse's kernels
+// round every product too). Pairs of elements may use the paired instructions (__hmul2_rn...): the same rounding of
+// each element, half the instructions. Sums accumulate in float32 and round once.
+// ---------------------------------------------------------------------------------------------------------------
+__host__ __device__ inline float to_float(__half h) {
+  return __half2float(h);
+}
+__host__ __device__ inline float to_float(__nv_bfloat16 h) {
+  return __bfloat162float(h);
+}
+template <class H> __host__ __device__ inline H round_to(float f) {
+  if constexpr (std::is_same_v<H, __half>)
+    return __float2half_rn(f);
+  else
+    return __float2bfloat16_rn(f);
+}
+template <class H> using Pair = std::conditional_t<std::is_same_v<H, __half>, __half2, __nv_bfloat162>;
+__device__ inline __half2 pair_of(__half a, __half b) {
+  return __halves2half2(a, b);
+}
+__device__ inline __nv_bfloat162 pair_of(__nv_bfloat16 a, __nv_bfloat16 b) {
+  return __halves2bfloat162(a, b);
+}
+
+template <class H> constexpr const char* half_name() {
+  return std::is_same_v<H, __half> ? "float16" : "bfloat16";
+}
+
+// The value of element i of a half input: the float input rounded to the type, on both sides.
+template <class H> __global__ void fill_uniform_half(H* p, std::int64_t n, std::uint64_t seed, float lo, float hi) {
+  for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x)
+    p[i] = round_to<H>(uniform_at(seed, std::uint64_t(i), lo, hi));
+}
+
+template <class H> H* half_input(const std::string& name, std::int64_t n, const InputSpec& spec) {
+  static auto* filled = new std::map<std::string, bool>;
+  H* p = typed_buffer<H>(name, n);
+  if (!(*filled)[name]) {
+    fill_uniform_half<H><<<4 * device_info().sms, 256, 0, stream()>>>(p, n, spec.seed, spec.lo, spec.hi);
+    check_cuda(cudaGetLastError(), "fill_uniform_half");
+    check_cuda(cudaStreamSynchronize(stream()), "fill_uniform_half");
+    for (std::int64_t i : {std::int64_t(0), n / 3, n - 1}) {
+      const H got = download(p, i, 1)[0];
+      if (to_float(got) != to_float(round_to<H>(spec.at(i))))
+        throw CudaFailure{"host and device input generators disagree at " + name};
+    }
+    (*filled)[name] = true;
+  }
+  return p;
+}
+
+template <bool kStream> __device__ __forceinline__ uint4 load16(const void* p) {
+  if constexpr (kStream)
+    return __ldcs(reinterpret_cast<const uint4*>(p));
+  else
+    return __ldg(reinterpret_cast<const uint4*>(p));
+}
+template <bool kStream> __device__ __forceinline__ void store16(void* p, uint4 v) {
+  if constexpr (kStream)
+    __stcs(reinterpret_cast<uint4*>(p), v);
+  else
+    *reinterpret_cast<uint4*>(p) = v;
+}
+
+template <bool kPaired, class P> __device__ __forceinline__ P mul_rn(P a, P b) {
+  if constexpr (kPaired)
+    return __hmul2_rn(a, b);
+  else
+    return pair_of(__hmul_rn(a.x, b.x), __hmul_rn(a.y, b.y));
+}
+template <bool kPaired, class P> __device__ __forceinline__ P add_rn(P a, P b) {
+  if constexpr (kPaired)
+    return __hadd2_rn(a, b);
+  else
+    return pair_of(__hadd_rn(a.x, b.x), __hadd_rn(a.y, b.y));
+}
+template <bool kPaired, class P> __device__ __forceinline__ P sub_rn(P a, P b) {
+  if constexpr (kPaired)
+    return __hsub2_rn(a, b);
+  else
+    return pair_of(__hsub_rn(a.x, b.x), __hsub_rn(a.y, b.y));
+}
+
+// sqrt(abs(sin(x)*cos(y) + x*y*0.5 - exp(-x*x))) on two elements, each op rounded to the half type.
+template <bool kPaired, class P> __device__ __forceinline__ P half_chain_pair(P x, P y) {
+  using H = decltype(x.x);
+  auto each = [](P v, auto f) { return pair_of(round_to<H>(f(to_float(v.x))), round_to<H>(f(to_float(v.y)))); };
+  const P s = each(x, [](float v) { return sinf(v); });
+  const P c = each(y, [](float v) { return cosf(v); });
+  const H h = round_to<H>(0.5f);
+  const P xyh = mul_rn<kPaired>(mul_rn<kPaired>(x, y), pair_of(h, h));
+  const P sum = add_rn<kPaired>(mul_rn<kPaired>(s, c), xyh);
+  const P e = each(mul_rn<kPaired>(__hneg2(x), x), [](float v) { return expf(v); });
+  return each(sub_rn<kPaired>(sum, e), [](float v) { return sqrtf(fabsf(v)); });
+}
+
+// V 16-byte vectors (8 elements) of each input per thread, all loads of a chunk issued before the arithmetic.
+template <class H, int V, bool kStream, bool kPaired>
+__global__ void __launch_bounds__(kThreads)
+    half_chain(const H* __restrict__ x, const H* __restrict__ y, H* __restrict__ out, std::int64_t n) {
+  using P = Pair<H>;
+  const std::int64_t n8 = n / 8;
+  const std::int64_t chunks = (n8 + kThreads * V - 1) / (kThreads * V);
+  for (std::int64_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
+    const std::int64_t first = chunk * (kThreads * V) + threadIdx.x;
+    uint4 a[V], b[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      const std::int64_t k = first + v * kThreads;
+      if (k < n8) {
+        a[v] = load16<kStream>(x + 8 * k);
+        b[v] = load16<kStream>(y + 8 * k);
+      }
+    }
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      const std::int64_t k = first + v * kThreads;
+      if (k >= n8) break;
+      uint4 r;
+      const P* pa = reinterpret_cast<const P*>(&a[v]);
+      const P* pb = reinterpret_cast<const P*>(&b[v]);
+      P* pr = reinterpret_cast<P*>(&r);
+#pragma unroll
+      for (int c = 0; c < 4; ++c) pr[c] = half_chain_pair<kPaired>(pa[c], pb[c]);
+      store16<kStream>(out + 8 * k, r);
+    }
+  }
+  // The last n % 8 elements, if any (as a pair with itself).
+  if (blockIdx.x == 0 && threadIdx.x < n - 8 * n8) {
+    const std::int64_t k = 8 * n8 + threadIdx.x;
+    out[k] = half_chain_pair<kPaired>(pair_of(x[k], x[k]), pair_of(y[k], y[k])).x;
+  }
+}
+
+// The host's version of the chain with the same per-op rounding: each op exact (or correctly rounded) in double,
+// then rounded to float and to the half type, as the kernel's float32 op and its rounding. The two roundings give
+// the once-rounded value for +, -, * of halves (float's 24 bits are at least twice a half's plus 2); for sin, cos,
+// exp CUDA's float functions may differ from the correctly rounded float by an ulp, which rarely changes the half.
+template <class H> double half_chain_reference(float xf, float yf) {
+  auto r = [](double v) { return double(to_float(round_to<H>(float(v)))); };
+  const double x = xf, y = yf;
+  const double s = r(std::sin(x)), c = r(std::cos(y));
+  const double sum = r(r(s * c) + r(r(x * y) * 0.5));
+  const double e = r(std::exp(r(-x * x)));
+  return r(std::sqrt(std::fabs(r(sum - e))));
+}
+
+template <class H> using HalfChainKernel = void (*)(const H*, const H*, H*, std::int64_t);
+
+template <class H, bool kPaired> HalfChainKernel<H> pick_half_chain_paired(int ept, bool cs) {
+  switch (ept) {
+  case 8: return cs ? half_chain<H, 1, true, kPaired> : half_chain<H, 1, false, kPaired>;
+  case 16: return cs ? half_chain<H, 2, true, kPaired> : half_chain<H, 2, false, kPaired>;
+  case 32: return cs ? half_chain<H, 4, true, kPaired> : half_chain<H, 4, false, kPaired>;
+  default: return nullptr;
+  }
+}
+template <class H> HalfChainKernel<H> pick_half_chain(int ept, bool cs, bool paired) {
+  return paired ? pick_half_chain_paired<H, true>(ept, cs) : pick_half_chain_paired<H, false>(ept, cs);
+}
+
+// Args: grid (0 = a block per chunk, k = k blocks per SM), ept (elements per thread per input: 8, 16, 32), cs,
+// paired (1: the paired half instructions for *, +, -).
+template <class H> void half_chain_limit(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const std::int64_t n = std::int64_t(1) << 26;
+  const int grid_arg = int(state.range(0)), ept = int(state.range(1));
+  const bool cs = state.range(2) != 0, paired = state.range(3) != 0;
+  const auto kernel = pick_half_chain<H>(ept, cs, paired);
+  if (!kernel) {
+    state.SkipWithError("ept must be 8, 16 or 32");
+    return;
+  }
+  const std::string name = std::string("chain_") + half_name<H>();
+  const InputSpec sx{1, -2, 2}, sy{2, -2, 2}; // the float32 chain's inputs, rounded to the type
+  H *x = nullptr, *y = nullptr, *out = nullptr;
+  try {
+    x = half_input<H>(name + ".x", n, sx);
+    y = half_input<H>(name + ".y", n, sy);
+    out = typed_buffer<H>(name + ".out", n);
+  } catch (const CudaFailure& f) {
+    state.SkipWithError(f.what.c_str());
+    return;
+  }
+  const std::int64_t chunks = (n / 8 + std::int64_t(kThreads) * (ept / 8) - 1) / (std::int64_t(kThreads) * (ept / 8));
+  const unsigned grid = grid_for(chunks, grid_arg);
+  auto launch = [&] { kernel<<<grid, kThreads, 0, stream()>>>(x, y, out, n); };
+  auto check = [&]() -> std::string {
+    poison(out, n);
+    launch();
+    check_cuda(cudaGetLastError(), "launch");
+    check_cuda(cudaStreamSynchronize(stream()), "kernel");
+    if (auto e = nonfinite_error(out, n, name.c_str()); !e.empty()) return e;
+    // Every element is compared (the whole output fits the host easily): bit-identical to the per-op reference
+    // but for rare one-ulp differences of CUDA's sinf/cosf/expf, and close to it in any case.
+    const auto got = download(out, 0, n);
+    std::int64_t differ = 0;
+    L2 l2;
+    for (std::int64_t i = 0; i < n; i += (i < n - 4099 ? 61 : 1)) {
+      const double want = half_chain_reference<H>(to_float(round_to<H>(sx.at(i))), to_float(round_to<H>(sy.at(i))));
+      const double g = to_float(got[std::size_t(i)]);
+      differ += g != want;
+      l2.add(g, want);
+    }
+    const std::int64_t checked = n / 61 + 4099;
+    if (differ * 100 > checked) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf,
+                    "%s: %lld of ~%lld checked elements differ from the per-op rounded reference (more than 1%%)",
+                    name.c_str(), (long long)differ, (long long)checked);
+      return buf;
+    }
+    return l2_error(l2, std::is_same_v<H, __half> ? 1e-3 : 1e-2, name.c_str());
+  };
+  kernel_counters(state, kernel, kThreads);
+  run_limit(state, variant_name(state, name.c_str(), 4), launch, check, 3.0 * 2.0 * double(n));
+}
+
+void BM_LimitChainF16(benchmark::State& state) {
+  half_chain_limit<__half>(state);
+}
+void BM_LimitChainBF16(benchmark::State& state) {
+  half_chain_limit<__nv_bfloat16>(state);
+}
+
+// sum of a half array: float32 accumulation, one launch; the last block (integer ticket) adds the partials in index
+// order and rounds once, so the result has the same bits on every run.
+template <class H, int V, bool kStream>
+__global__ void __launch_bounds__(kThreads)
+    half_sum(const H* __restrict__ x, std::int64_t n, float* __restrict__ partials, unsigned* __restrict__ ticket,
+             H* __restrict__ result) {
+  using P = Pair<H>;
+  const std::int64_t n8 = n / 8;
+  const std::int64_t chunks = (n8 + kThreads * V - 1) / (kThreads * V);
+  float acc[V] = {};
+  for (std::int64_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
+    const std::int64_t first = chunk * (kThreads * V) + threadIdx.x;
+    uint4 a[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      const std::int64_t k = first + v * kThreads;
+      a[v] = k < n8 ? load16<kStream>(x + 8 * k) : make_uint4(0, 0, 0, 0); // all-zero bits: +0 in both types
+    }
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      const P* pa = reinterpret_cast<const P*>(&a[v]);
+#pragma unroll
+      for (int c = 0; c < 4; ++c) acc[v] += to_float(pa[c].x) + to_float(pa[c].y);
+    }
+  }
+  float s = 0;
+#pragma unroll
+  for (int v = 0; v < V; ++v) s += acc[v];
+  if (blockIdx.x == 0 && threadIdx.x < n - 8 * n8) s += to_float(x[8 * n8 + threadIdx.x]);
+  s = block_reduce<kThreads>(s, SumOp{}, 0.0f);
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = s;
+    __threadfence();
+    last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  float t = 0;
+  for (unsigned i = threadIdx.x; i < gridDim.x; i += kThreads) t += __ldcg(partials + i);
+  t = block_reduce<kThreads>(t, SumOp{}, 0.0f);
+  if (threadIdx.x == 0) {
+    *result = round_to<H>(t);
+    *ticket = 0;
+  }
+}
+
+template <class H> using HalfSumKernel = void (*)(const H*, std::int64_t, float*, unsigned*, H*);
+template <class H> HalfSumKernel<H> pick_half_sum(int ept, bool cs) {
+  switch (ept) {
+  case 16: return cs ? half_sum<H, 2, true> : half_sum<H, 2, false>;
+  case 32: return cs ? half_sum<H, 4, true> : half_sum<H, 4, false>;
+  case 64: return cs ? half_sum<H, 8, true> : half_sum<H, 8, false>;
+  default: return nullptr;
+  }
+}
+
+// Args: grid (0 = a block per chunk, k = k blocks per SM), ept (16, 32, 64), cs. Inputs in [-1, 1): the sum of
+// 2^26 of them stays far inside float16's range (a sum of [0, 1) values would overflow it).
+template <class H> void half_sum_limit(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const std::int64_t n = std::int64_t(1) << 26;
+  const int grid_arg = int(state.range(0)), ept = int(state.range(1));
+  const bool cs = state.range(2) != 0;
+  const auto kernel = pick_half_sum<H>(ept, cs);
+  if (!kernel) {
+    state.SkipWithError("ept must be 16, 32 or 64");
+    return;
+  }
+  const std::string name = std::string("sum_") + half_name<H>();
+  const InputSpec spec{16, -1, 1};
+  const std::int64_t chunks = (n / 8 + std::int64_t(kThreads) * (ept / 8) - 1) / (std::int64_t(kThreads) * (ept / 8));
+  const unsigned grid = grid_for(chunks, grid_arg);
+  H *x = nullptr, *result = nullptr;
+  float* partials = nullptr;
+  unsigned* ticket = nullptr;
+  try {
+    x = half_input<H>(name + ".x", n, spec);
+    partials = buffer(name + ".partials", grid);
+    result = typed_buffer<H>(name + ".result", 1);
+    ticket = static_cast<unsigned*>(raw_buffer(name + ".ticket", sizeof(unsigned)));
+    check_cuda(cudaMemset(ticket, 0, sizeof(unsigned)), "cudaMemset");
+  } catch (const CudaFailure& f) {
+    state.SkipWithError(f.what.c_str());
+    return;
+  }
+  auto launch = [&] { kernel<<<grid, kThreads, 0, stream()>>>(x, n, partials, ticket, result); };
+  auto check = [&]() -> std::string {
+    static const std::pair<double, double> reference = [&] { // once per type, not per variant: 2^26 conversions
+      double w = 0, m = 0;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const double v = to_float(round_to<H>(spec.at(i)));
+        w += v;
+        m += std::fabs(v);
+      }
+      return std::pair<double, double>(w, m);
+    }();
+    const double want = reference.first, magnitude = reference.second;
+    H got[2];
+    for (H& g : got) {
+      poison(result, 1);
+      launch();
+      check_cuda(cudaGetLastError(), "launch");
+      check_cuda(cudaStreamSynchronize(stream()), "kernel");
+      g = download(result, 0, 1)[0];
+    }
+    if (std::memcmp(&got[0], &got[1], sizeof(H)) != 0) return name + ": two runs gave different bits";
+    // The float32 accumulation's error plus the final rounding to the type (half an ulp: 2^-11 or 2^-8 relative).
+    const double g = to_float(got[0]), eps = std::is_same_v<H, __half> ? 0x1p-11 : 0x1p-8;
+    const double tol = eps * std::fabs(want) + 1e-6 * magnitude;
+    if (std::isfinite(g) && std::fabs(g - want) <= tol) return "";
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%s: got %.9g, want %.9g (float64 of the same inputs), tolerance %.3g", name.c_str(),
+                  g, want, tol);
+    return buf;
+  };
+  kernel_counters(state, kernel, kThreads);
+  state.counters["grid"] = grid;
+  run_limit(state, variant_name(state, name.c_str(), 3), launch, check, 2.0 * double(n));
+}
+
+void BM_LimitSumF16(benchmark::State& state) {
+  half_sum_limit<__half>(state);
+}
+void BM_LimitSumBF16(benchmark::State& state) {
+  half_sum_limit<__nv_bfloat16>(state);
+}
+
+// complex64 a * b + c: a float4 holds two elements (re, im, re, im). The product is (ar*br - ai*bi, ar*bi + ai*br)
+// with every product rounded (the _rn intrinsics: no FMA contraction, as lazyfuse compiles with --fmad=false).
+__device__ __forceinline__ float2 complex_madd(float2 a, float2 b, float2 c) {
+  const float re = __fsub_rn(__fmul_rn(a.x, b.x), __fmul_rn(a.y, b.y));
+  const float im = __fadd_rn(__fmul_rn(a.x, b.y), __fmul_rn(a.y, b.x));
+  return make_float2(__fadd_rn(re, c.x), __fadd_rn(im, c.y));
+}
+
+template <int V, bool kStream>
+__global__ void __launch_bounds__(kThreads)
+    complex_madd_kernel(const float2* __restrict__ a, const float2* __restrict__ b, const float2* __restrict__ c,
+                        float2* __restrict__ out, std::int64_t n) {
+  const std::int64_t n2 = n / 2; // float4s
+  const std::int64_t chunks = (n2 + kThreads * V - 1) / (kThreads * V);
+  for (std::int64_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
+    const std::int64_t first = chunk * (kThreads * V) + threadIdx.x;
+    float4 va[V], vb[V], vc[V];
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      const std::int64_t k = first + v * kThreads;
+      if (k < n2) {
+        va[v] = load4<kStream>(reinterpret_cast<const float*>(a + 2 * k));
+        vb[v] = load4<kStream>(reinterpret_cast<const float*>(b + 2 * k));
+        vc[v] = load4<kStream>(reinterpret_cast<const float*>(c + 2 * k));
+      }
+    }
+#pragma unroll
+    for (int v = 0; v < V; ++v) {
+      const std::int64_t k = first + v * kThreads;
+      if (k >= n2) break;
+      const float2 r0 =
+          complex_madd(make_float2(va[v].x, va[v].y), make_float2(vb[v].x, vb[v].y), make_float2(vc[v].x, vc[v].y));
+      const float2 r1 =
+          complex_madd(make_float2(va[v].z, va[v].w), make_float2(vb[v].z, vb[v].w), make_float2(vc[v].z, vc[v].w));
+      store4<kStream>(reinterpret_cast<float*>(out + 2 * k), make_float4(r0.x, r0.y, r1.x, r1.y));
+    }
+  }
+  if (blockIdx.x == 0 && threadIdx.x == 0 && n % 2) out[n - 1] = complex_madd(a[n - 1], b[n - 1], c[n - 1]);
+}
+
+using ComplexMaddKernel = void (*)(const float2*, const float2*, const float2*, float2*, std::int64_t);
+ComplexMaddKernel pick_complex_madd(int ept, bool cs) {
+  switch (ept) {
+  case 2: return cs ? complex_madd_kernel<1, true> : complex_madd_kernel<1, false>;
+  case 4: return cs ? complex_madd_kernel<2, true> : complex_madd_kernel<2, false>;
+  case 8: return cs ? complex_madd_kernel<4, true> : complex_madd_kernel<4, false>;
+  default: return nullptr;
+  }
+}
+
+// Args: grid (0 = a block per chunk, k = k blocks per SM), ept (complex elements per thread per input: 2, 4, 8), cs.
+void BM_LimitComplexMaddC64(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const std::int64_t n = std::int64_t(1) << 25;
+  const int grid_arg = int(state.range(0)), ept = int(state.range(1));
+  const bool cs = state.range(2) != 0;
+  const auto kernel = pick_complex_madd(ept, cs);
+  if (!kernel) {
+    state.SkipWithError("ept must be 2, 4 or 8");
+    return;
+  }
+  // Interleaved parts: element i is (spec.at(2i), spec.at(2i + 1)).
+  const InputSpec sa{21, -2, 2}, sb{22, -2, 2}, sc{23, -2, 2};
+  float2 *a = nullptr, *b = nullptr, *c = nullptr, *out = nullptr;
+  try {
+    a = reinterpret_cast<float2*>(input("cmadd.a", 2 * n, sa));
+    b = reinterpret_cast<float2*>(input("cmadd.b", 2 * n, sb));
+    c = reinterpret_cast<float2*>(input("cmadd.c", 2 * n, sc));
+    out = typed_buffer<float2>("cmadd.out", n);
+  } catch (const CudaFailure& f) {
+    state.SkipWithError(f.what.c_str());
+    return;
+  }
+  const std::int64_t chunks = (n / 2 + std::int64_t(kThreads) * (ept / 2) - 1) / (std::int64_t(kThreads) * (ept / 2));
+  const unsigned grid = grid_for(chunks, grid_arg);
+  auto launch = [&] { kernel<<<grid, kThreads, 0, stream()>>>(a, b, c, out, n); };
+  auto check = [&]() -> std::string {
+    poison(out, n);
+    launch();
+    check_cuda(cudaGetLastError(), "launch");
+    check_cuda(cudaStreamSynchronize(stream()), "kernel");
+    if (auto e = nonfinite_error(out, n, "complex64 madd"); !e.empty()) return e;
+    const auto got = download(out, 0, n);
+    L2 l2;
+    for (std::int64_t i = 0; i < n; i += (i < n - 4099 ? 61 : 1)) {
+      const double ar = sa.at(2 * i), ai = sa.at(2 * i + 1), br = sb.at(2 * i), bi = sb.at(2 * i + 1);
+      l2.add(got[std::size_t(i)].x, ar * br - ai * bi + double(sc.at(2 * i)));
+      l2.add(got[std::size_t(i)].y, ar * bi + ai * br + double(sc.at(2 * i + 1)));
+    }
+    return l2_error(l2, 1e-5, "complex64 madd");
+  };
+  kernel_counters(state, kernel, kThreads);
+  run_limit(state, variant_name(state, "cmadd_c64", 3), launch, check, 4.0 * 8.0 * double(n));
+}
+
 // (grid, ept) pairs, each with and without streaming hints.
 void elementwise_args(benchmark::internal::Benchmark* b, std::initializer_list<std::pair<int, int>> grid_ept) {
   b->ArgNames({"grid", "ept", "cs"});
@@ -1094,6 +1575,31 @@ BENCHMARK(BM_LimitRowVar)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 
+BENCHMARK(BM_LimitChainF16)
+    ->ArgNames({"grid", "ept", "cs", "paired"})
+    ->ArgsProduct({{0}, {8, 16, 32}, {0, 1}, {0, 1}})
+    ->Args({8, 16, 1, 1})
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LimitChainBF16)
+    ->ArgNames({"grid", "ept", "cs", "paired"})
+    ->ArgsProduct({{0}, {8, 16, 32}, {0, 1}, {0, 1}})
+    ->Args({8, 16, 1, 1})
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LimitSumF16)
+    ->Apply([](auto* b) {
+      elementwise_args(b, {{0, 64}, {4, 32}, {4, 64}, {8, 16}, {8, 32}, {8, 64}});
+    }) -> UseManualTime() -> Iterations(1) -> Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LimitSumBF16)
+    ->Apply([](auto* b) {
+      elementwise_args(b, {{0, 64}, {4, 32}, {4, 64}, {8, 16}, {8, 32}, {8, 64}});
+    }) -> UseManualTime() -> Iterations(1) -> Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LimitComplexMaddC64)->Apply([](auto* b) {
+                                   elementwise_args(b, {{0, 2}, {0, 4}, {0, 8}, {8, 4}});
+                                 }) -> UseManualTime() -> Iterations(1) -> Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LimitWriteOnly)->Apply([](auto* b) {
                               elementwise_args(b, {{0, 4}, {0, 8}, {0, 16}, {8, 4}, {8, 8}});
                             }) -> UseManualTime() -> Iterations(1) -> Unit(benchmark::kMillisecond);

@@ -111,9 +111,9 @@ template <class S> __device__ __forceinline__ S lf_block_reduce(S s, S* shared) 
 // Any trivially copyable type (the complex structs), 32 bits at a time.
 template <class T> __device__ __forceinline__ T lf_shfl_down_words(T v, int off) {
   unsigned int w[sizeof(T) / 4];
-  __builtin_memcpy(w, &v, sizeof(T));
+  memcpy(w, &v, sizeof(T));
   for (int k = 0; k < (int)(sizeof(T) / 4); ++k) w[k] = __shfl_down_sync(0xffffffffu, w[k], off);
-  __builtin_memcpy(&v, w, sizeof(T));
+  memcpy(&v, w, sizeof(T));
   return v;
 }
 // Partials of other blocks: read from L2 (cache-global), never from a stale L1 line.
@@ -123,7 +123,7 @@ template <class T> __device__ __forceinline__ T lf_load_partial_words(const unsi
   unsigned int w[sizeof(T) / 4];
   for (int k = 0; k < (int)(sizeof(T) / 4); ++k) w[k] = __ldcg(reinterpret_cast<const unsigned int*>(p) + k);
   T v;
-  __builtin_memcpy(&v, w, sizeof(T));
+  memcpy(&v, w, sizeof(T));
   return v;
 }
 )";

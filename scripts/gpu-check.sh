@@ -12,10 +12,13 @@
 #   examples  every program in build/gpu/examples at full size (each checks its own result), one log
 #   peers     the peers' table and figure (bench/peers/run_peers.py) with this run's lazyfuse JSON: measures CuPy,
 #             PyTorch and JAX, or with PEERS_FROM_JSON=<peers.json of an earlier run> only re-renders (peers.md,
-#             peers.png next to the archive). Not part of "all": name it.
+#             peers.png next to the archive); then the element types' table (--workloads types: peers-types.md next
+#             to the archive, its figure and JSON inside), or with PEERS_TYPES_FROM_JSON only re-renders it.
+#             PEERS_TABLES=f32 or types runs one of the two. Not part of "all": name it.
 #   bench     every program in build/gpu/bench, JSON results (5 repetitions, aggregates only): the lazyfuse
-#             workloads (bench_workloads, bench_reductions), the compile times (bench_compile, which re-runs
-#             itself through /proc/self/exe) and the hand-written CUDA limits (bench_limits, when nvcc was found)
+#             workloads (bench_workloads, bench_reductions), the element types (bench_types: float16, bfloat16,
+#             complex), the compile times (bench_compile, which re-runs itself through /proc/self/exe) and the
+#             hand-written CUDA limits (bench_limits, when nvcc was found)
 #
 # Every log goes to a folder (build/gpu-check-logs) that is packed, after each stage, into ONE archive
 # $LOG_DIR/gpu-check.tar.gz. Next to it: summary.txt and at most 6 bench-<name>.json (8 files at most, all the
@@ -69,7 +72,7 @@ else
 fi
 
 rm -rf "$WORK" && mkdir -p "$WORK"
-rm -f "$LOG_DIR"/gpu-check.tar.gz "$LOG_DIR"/summary.txt "$LOG_DIR"/bench-*.json "$LOG_DIR"/peers.*
+rm -f "$LOG_DIR"/gpu-check.tar.gz "$LOG_DIR"/summary.txt "$LOG_DIR"/bench-*.json "$LOG_DIR"/peers.* "$LOG_DIR"/peers-types.*
 
 declare -a S_NAME=() S_STATUS=() S_SECS=() S_NOTE=()
 FAILED=0
@@ -311,17 +314,33 @@ fi
 if [[ -n ${WANT[peers]:-} ]]; then
   echo "== peers"
   t=$SECONDS log=$WORK/peers.log
-  lf_json=() limits_json=()
+  lf_json=() limits_json=() types_json=() rc=0 done_tables=()
   for f in "$WORK"/bench-bench_workloads.json "$WORK"/bench-bench_reductions.json; do [[ -f $f ]] && lf_json+=("$f"); done
+  [[ -f $WORK/bench-bench_types.json ]] && types_json=("$WORK/bench-bench_types.json")
   [[ -f $WORK/bench-bench_limits.json ]] && limits_json=("$WORK/bench-bench_limits.json")
-  args=(--out-md "$LOG_DIR/peers.md" --out-png "$LOG_DIR/peers.png" --out-json "$WORK/peers.json")
-  ((${#lf_json[@]})) && args+=(--lazyfuse-json "${lf_json[@]}")
-  ((${#limits_json[@]})) && args+=(--limits-json "${limits_json[@]}")
-  [[ -n ${PEERS_FROM_JSON:-} ]] && args+=(--from-json "$PEERS_FROM_JSON")
-  rc=0
-  run_limited 540 "$log" python3 "$ROOT/bench/peers/run_peers.py" "${args[@]}" || rc=$?
+  if [[ ${PEERS_TABLES:-f32,types} == *f32* ]]; then
+    args=(--out-md "$LOG_DIR/peers.md" --out-png "$LOG_DIR/peers.png" --out-json "$WORK/peers.json")
+    ((${#lf_json[@]})) && args+=(--lazyfuse-json "${lf_json[@]}")
+    ((${#limits_json[@]})) && args+=(--limits-json "${limits_json[@]}")
+    [[ -n ${PEERS_FROM_JSON:-} ]] && args+=(--from-json "$PEERS_FROM_JSON")
+    run_limited 540 "$log" python3 "$ROOT/bench/peers/run_peers.py" "${args[@]}" || rc=$?
+    done_tables+=(f32)
+  fi
+  # The element types: a table of their own (the per-system time limit applies to each table's workloads).
+  if [[ ${PEERS_TABLES:-f32,types} == *types* ]] && ((rc == 0)); then
+    args=(--workloads types --out-md "$LOG_DIR/peers-types.md" --out-png "$WORK/peers-types.png"
+      --out-json "$WORK/peers-types.json")
+    ((${#types_json[@]})) && args+=(--lazyfuse-json "${types_json[@]}")
+    ((${#limits_json[@]})) && args+=(--limits-json "${limits_json[@]}")
+    [[ -n ${PEERS_TYPES_FROM_JSON:-} ]] && args+=(--from-json "$PEERS_TYPES_FROM_JSON")
+    run_limited 540 "$log" python3 "$ROOT/bench/peers/run_peers.py" "${args[@]}" || rc=$?
+    cp "$LOG_DIR/peers-types.md" "$WORK/" 2>/dev/null || true
+    done_tables+=(types)
+  fi
   cp "$LOG_DIR/peers.md" "$WORK/" 2>/dev/null || true
-  if ((rc == 0)); then record peers OK $((SECONDS - t)) "${PEERS_FROM_JSON:+re-rendered from $PEERS_FROM_JSON}"; else
+  if ((rc == 0)); then
+    record peers OK $((SECONDS - t)) "tables: ${done_tables[*]}${PEERS_FROM_JSON:+; re-rendered from $PEERS_FROM_JSON}"
+  else
     show_tail "$log"
     record peers FAIL $((SECONDS - t)) "exit $rc"
   fi

@@ -35,6 +35,13 @@ import time
 import traceback
 
 WORKLOADS = ["chain", "blackscholes", "sumsq", "softmax", "rowvar", "heat2d", "tiny-chain"]
+# Issue 14's element types (--workloads types): the chain on float16 and bfloat16, sums of halves, complex a*b + c,
+# and a float16 -> float32 -> float16 round trip around one op.
+TYPE_WORKLOADS = ["chain-f16", "chain-bf16", "sum-f16", "sum-bf16", "cmadd-c64", "cmadd-c128", "astype-f16"]
+ALL_WORKLOADS = WORKLOADS + TYPE_WORKLOADS
+WORKLOAD_GROUPS = {"f32": WORKLOADS, "types": TYPE_WORKLOADS, "all": ALL_WORKLOADS}
+HALF_CHAINS = {"chain-f16": "float16", "chain-bf16": "bfloat16"}
+BF16_WORKLOADS = ("chain-bf16", "sum-bf16")
 SYSTEMS = ["cupy", "cupy_fused", "torch", "torch_compile", "jax"]
 TEST_SYSTEMS = ["numpy"]  # CPU self-test of the pipeline; not a peer, never run by default
 LABELS = {
@@ -51,8 +58,15 @@ LABELS = {
 COLORS = {"lazyfuse": "#1f4e9c", "lazyfuse_eager": "#9ab8e6", "limit": "#555555", "cupy": "#ffbb78",
           "cupy_fused": "#ff7f0e", "torch": "#98df8a", "torch_compile": "#2ca02c", "jax": "#9467bd", "numpy": "#8c564b"}
 # "–" in PERF_TARGETS.md: no fused CuPy variant for these.
-NOT_APPLICABLE = {("cupy_fused", "softmax"), ("cupy_fused", "rowvar"), ("cupy_fused", "heat2d")}
-FUSED_HOW = {"chain": "cupy.fuse", "blackscholes": "ElementwiseKernel", "sumsq": "cupy.fuse", "tiny-chain": "cupy.fuse"}
+# CuPy has no bfloat16 dtype: its eager column has no bfloat16 rows (the fused column runs them on the bits).
+NOT_APPLICABLE = {("cupy_fused", "softmax"), ("cupy_fused", "rowvar"), ("cupy_fused", "heat2d"),
+                  ("cupy", "chain-bf16"), ("cupy", "sum-bf16")}
+FUSED_HOW = {"chain": "cupy.fuse", "blackscholes": "ElementwiseKernel", "sumsq": "cupy.fuse", "tiny-chain": "cupy.fuse",
+             "chain-f16": "cupy.fuse", "chain-bf16": "ElementwiseKernel on uint16 bits",
+             "sum-f16": "ReductionKernel, float32 accumulator", "sum-bf16": "ReductionKernel, float32 accumulator",
+             "cmadd-c64": "cupy.fuse", "cmadd-c128": "cupy.fuse", "astype-f16": "cupy.fuse"}
+TOL_HALF_CHAIN = {"chain-f16": 5e-3, "chain-bf16": 4e-2}  # against float64: every op is rounded to the type
+HALF_EPS = {"sum-f16": 2.0 ** -11, "sum-bf16": 2.0 ** -8}  # half an ulp, relative: the final rounding of a sum
 
 WARMUP, TRIALS, CALLS = 3, 5, 20
 COPY_BYTES = 256 << 20
@@ -74,6 +88,13 @@ def sizes(quick: bool) -> dict:
         "rowvar": {"rows": 16384 // d, "cols": 4096},
         "heat2d": {"n": 8192 // 4 if quick else 8192},
         "tiny-chain": {"n": 1024},
+        "chain-f16": {"n": (1 << 26) // d},
+        "chain-bf16": {"n": (1 << 26) // d},
+        "sum-f16": {"n": (1 << 26) // d},
+        "sum-bf16": {"n": (1 << 26) // d},
+        "cmadd-c64": {"n": (1 << 25) // d},
+        "cmadd-c128": {"n": (1 << 24) // d},
+        "astype-f16": {"n": (1 << 26) // d},
     }
 
 
@@ -101,6 +122,16 @@ def minimal_bytes(w: str, s: dict):
         return 4 * s["rows"] * s["cols"]
     if w == "heat2d":
         return 2 * 4 * s["n"] * s["n"]
+    if w in HALF_CHAINS:
+        return 3 * 2 * s["n"]
+    if w in ("sum-f16", "sum-bf16"):
+        return 2 * s["n"]
+    if w == "cmadd-c64":
+        return 4 * 8 * s["n"]
+    if w == "cmadd-c128":
+        return 4 * 16 * s["n"]
+    if w == "astype-f16":
+        return 2 * 2 * s["n"]
     return None  # tiny-chain: the cost of one call, not bandwidth
 
 
@@ -131,8 +162,34 @@ class NotAvailable(Exception):
     pass
 
 
+def round_bf16(np, a):
+    """float32 values rounded to the nearest bfloat16, ties to even (no NaNs here), still as float32."""
+    u = np.asarray(a, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
+    return u.astype(np.uint32).view(np.float32)
+
+
+def round_half(np, w: str, a):
+    """float32 values rounded to the half type of workload w, as float32."""
+    if w in BF16_WORKLOADS:
+        return round_bf16(np, a)
+    return np.asarray(a, dtype=np.float32).astype(np.float16).astype(np.float32)
+
+
+def half_values(np, a):
+    """A half result as float64: float16, ml_dtypes' bfloat16 (jax), float32, or bfloat16 bits in uint16 (CuPy)."""
+    a = np.asarray(a)
+    if a.dtype == np.uint16:
+        return (a.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    if a.dtype.name == "bfloat16":
+        return a.astype(np.float32).astype(np.float64)
+    return a.astype(np.float64)
+
+
 def make_inputs(np, w: str, s: dict) -> list:
-    rng = np.random.default_rng(20261130 + WORKLOADS.index(w))
+    """Host inputs. bfloat16 ones are float32 arrays holding bfloat16 values (numpy has no bfloat16); run_cell
+    converts them on the device (backend.as_bf16), exactly."""
+    rng = np.random.default_rng(20261130 + ALL_WORKLOADS.index(w))
 
     def u(shape, lo, hi):
         return rng.uniform(lo, hi, size=shape).astype(np.float32)
@@ -148,6 +205,20 @@ def make_inputs(np, w: str, s: dict) -> list:
         return [u((s["rows"], s["cols"]), -3, 3)]
     if w == "heat2d":
         return [u((s["n"], s["n"]), 0, 1)]
+    if w == "chain-f16":
+        return [u(s["n"], -2, 2).astype(np.float16), u(s["n"], -2, 2).astype(np.float16)]
+    if w == "chain-bf16":
+        return [round_bf16(np, u(s["n"], -2, 2)), round_bf16(np, u(s["n"], -2, 2))]
+    # Sums of [-1, 1) values: a sum of 2^26 [0, 1) values would overflow float16.
+    if w == "sum-f16":
+        return [u(s["n"], -1, 1).astype(np.float16)]
+    if w == "sum-bf16":
+        return [round_bf16(np, u(s["n"], -1, 1))]
+    if w in ("cmadd-c64", "cmadd-c128"):
+        t = np.complex64 if w == "cmadd-c64" else np.complex128
+        return [(rng.uniform(-2, 2, s["n"]) + 1j * rng.uniform(-2, 2, s["n"])).astype(t) for _ in range(3)]
+    if w == "astype-f16":
+        return [u(s["n"], -2, 2).astype(np.float16)]
     raise ValueError(w)
 
 
@@ -207,6 +278,30 @@ def check(np, w: str, inputs: list, outs, small_run=None) -> dict:
         full_err = rel_l2(np, np.asarray(outs).reshape(1), np.asarray([full_ref]))
         return {"check": "ok" if err <= tol else "WRONG", "rel_err": err, "tol": tol,
                 "check_on": f"n={SUMSQ_CHECK_N}", "full_size_rel_err": full_err}
+    elif w in HALF_CHAINS:
+        return check_half_chain(np, w, inputs, outs)
+    elif w in ("sum-f16", "sum-bf16"):
+        x = f64(inputs[0])
+        want = float(np.sum(x))
+        got = float(half_values(np, outs).reshape(-1)[0])
+        tol = HALF_EPS[w] + 1e-6 * float(np.sum(np.abs(x))) / abs(want)
+        err = abs(got - want) / abs(want) if math.isfinite(got) else float("inf")
+        return {"check": "ok" if err <= tol else "WRONG", "rel_err": err, "tol": tol,
+                "check_on": "same data, whole sum; tolerance = half an ulp of the type + float32 accumulation"}
+    elif w in ("cmadd-c64", "cmadd-c128"):
+        st = 61
+        a, b, c = (np.asarray(t[::st], dtype=np.complex128) for t in inputs)
+        ref = a * b + c
+        got = np.asarray(outs).ravel()[::st].astype(np.complex128)
+        tol = 1e-5 if w == "cmadd-c64" else 1e-12
+        err = rel_l2(np, np.concatenate([got.real, got.imag]), np.concatenate([ref.real, ref.imag]))
+    elif w == "astype-f16":
+        tol = 0.0  # x * 2 is exact in float32 and back in float16
+        x = f64(inputs[0])
+        got = np.asarray(outs)
+        err = rel_l2(np, got.astype(np.float64), 2.0 * x)
+        if got.dtype != np.float16:
+            err = float("inf")
     elif w in ("softmax", "rowvar"):
         rows = slice(None, None, 61)
         m = f64(inputs[0][rows])
@@ -233,6 +328,73 @@ def check(np, w: str, inputs: list, outs, small_run=None) -> dict:
     else:
         raise ValueError(w)
     return {"check": "ok" if err <= tol else "WRONG", "rel_err": err, "tol": tol, "check_on": "same data, subsampled"}
+
+
+def half_chain_references(np, w: str, x, y):
+    """Two float32 arrays of half values: the chain with every op rounded to the type (lazyfuse's and NumPy's
+    float16 semantics: each op in float32, then rounded) and the chain computed in float32 and rounded once."""
+    r = lambda a: round_half(np, w, a)  # noqa: E731
+    x, y = np.asarray(x, dtype=np.float32), np.asarray(y, dtype=np.float32)
+    h = np.float32(0.5)
+    total = r(r(r(np.sin(x)) * r(np.cos(y))) + r(r(x * y) * h))
+    per_op = r(np.sqrt(np.abs(r(total - r(np.exp(r(-x * x)))))))
+    once = r(np.sqrt(np.abs(np.sin(x) * np.cos(y) + x * y * h - np.exp(-x * x))))
+    return per_op, once
+
+
+def check_half_chain(np, w: str, inputs: list, outs) -> dict:
+    """Checks a half chain against float64 (loosely: the type's precision) and says which arithmetic the system did:
+    the share of elements equal to the per-op rounded reference and to the rounded-once one."""
+    st = 61
+    x = np.asarray(inputs[0][::st], dtype=np.float32)
+    y = np.asarray(inputs[1][::st], dtype=np.float32)
+    got = half_values(np, np.asarray(outs).ravel()[::st])
+    xd, yd = x.astype(np.float64), y.astype(np.float64)
+    exact = np.sqrt(np.abs(np.sin(xd) * np.cos(yd) + xd * yd * 0.5 - np.exp(-xd * xd)))
+    err = rel_l2(np, got, exact)
+    per_op, once = half_chain_references(np, w, x, y)
+    m_op = float(np.mean(got == per_op.astype(np.float64)))
+    m_once = float(np.mean(got == once.astype(np.float64)))
+    if m_op >= 0.99:
+        precision = "per-op rounding (each op rounded to the type)"
+    elif m_once >= 0.99:
+        precision = "computed in float32, rounded once"
+    else:
+        precision = "neither: some roundings kept, others not"
+    precision += f"; equal to per-op reference {100 * m_op:.1f}%, to rounded-once {100 * m_once:.1f}%"
+    tol = TOL_HALF_CHAIN[w]
+    return {"check": "ok" if err <= tol else "WRONG", "rel_err": err, "tol": tol, "check_on": "same data, subsampled",
+            "per_op_match": m_op, "rounded_once_match": m_once, "precision": precision}
+
+
+def bf16_elementwise_kernel(cp):
+    """The bfloat16 chain for CuPy, which has no bfloat16 dtype: an ElementwiseKernel on the bits (uint16), each op
+    rounded to bfloat16 as NumPy semantics would (ops in float32; _rn products and sums: no FMA contraction)."""
+    k = cp.ElementwiseKernel(
+        "uint16 xb, uint16 yb", "uint16 ob",
+        """
+        const __nv_bfloat16 x = __ushort_as_bfloat16(xb), y = __ushort_as_bfloat16(yb);
+        const __nv_bfloat16 s = __float2bfloat16_rn(sinf(__bfloat162float(x)));
+        const __nv_bfloat16 c = __float2bfloat16_rn(cosf(__bfloat162float(y)));
+        const __nv_bfloat16 h = __hmul_rn(__hmul_rn(x, y), __float2bfloat16_rn(0.5f));
+        const __nv_bfloat16 a = __hadd_rn(__hmul_rn(s, c), h);
+        const __nv_bfloat16 e = __float2bfloat16_rn(expf(__bfloat162float(__hmul_rn(__hneg(x), x))));
+        const __nv_bfloat16 d = __hsub_rn(a, e);
+        ob = __bfloat16_as_ushort(__float2bfloat16_rn(sqrtf(fabsf(__bfloat162float(d)))));
+        """, "peers_chain_bf16", preamble="#include <cuda_bf16.h>")
+    return k
+
+
+def half_sum_reduction_kernel(cp, bf16: bool):
+    """sum of halves with a float32 accumulator, rounded once, on the bits (uint16; CuPy has no bfloat16)."""
+    if bf16:
+        to_f, from_f, inc = "__bfloat162float(__ushort_as_bfloat16(x))", \
+            "__bfloat16_as_ushort(__float2bfloat16_rn(a))", "#include <cuda_bf16.h>"
+    else:
+        to_f, from_f, inc = "__half2float(__ushort_as_half(x))", "__half_as_ushort(__float2half_rn(a))", \
+            "#include <cuda_fp16.h>"
+    return cp.ReductionKernel("uint16 x", "uint16 y", to_f, "a + b", f"y = {from_f}", "0",
+                              "peers_sum_bf16" if bf16 else "peers_sum_f16", reduce_type="float32", preamble=inc)
 
 
 class CupyBackend:
@@ -262,6 +424,10 @@ class CupyBackend:
 
     def to_dev(self, a):
         return self.cp.asarray(a)
+
+    def as_bf16(self, d):
+        # bfloat16 values held in float32: their upper 16 bits are the bfloat16 (the lower ones are zero).
+        return (d.view(self.cp.uint32) >> 16).astype(self.cp.uint16)
 
     def to_np(self, a):
         if isinstance(a, (tuple, list)):
@@ -308,9 +474,36 @@ class CupyBackend:
                     """, "peers_blackscholes")
                 r, v = self.np.float32(0.02), self.np.float32(0.30)
                 return lambda S, K, T: k(S, K, T, r, v)
+            if w == "chain-f16":
+                def peers_chain_f16(x, y):
+                    return cp.sqrt(cp.abs(cp.sin(x) * cp.cos(y) + x * y * 0.5 - cp.exp(-x * x)))
+                return cp.fuse(kernel_name="peers_chain_f16")(peers_chain_f16)
+            if w == "chain-bf16":
+                return bf16_elementwise_kernel(cp)
+            if w == "sum-f16":
+                k16 = half_sum_reduction_kernel(cp, bf16=False)
+                return lambda x: k16(x.view(cp.uint16)).view(cp.float16)
+            if w == "sum-bf16":
+                return half_sum_reduction_kernel(cp, bf16=True)
+            if w in ("cmadd-c64", "cmadd-c128"):
+                def peers_cmadd(a, b, c):
+                    return a * b + c
+                return cp.fuse(kernel_name="peers_cmadd")(peers_cmadd)
+            if w == "astype-f16":
+                def peers_astype(x):
+                    return (x.astype(cp.float32) * 2).astype(cp.float16)
+                return cp.fuse(kernel_name="peers_astype")(peers_astype)
             raise NotAvailable("no fused CuPy variant")
-        if w in ("chain", "tiny-chain"):
+        if w in ("chain", "tiny-chain", "chain-f16"):
             return lambda x, y: cp.sqrt(cp.abs(cp.sin(x) * cp.cos(y) + x * y * 0.5 - cp.exp(-x * x)))
+        if w == "sum-f16":
+            return lambda x: cp.sum(x)
+        if w in ("cmadd-c64", "cmadd-c128"):
+            return lambda a, b, c: a * b + c
+        if w == "astype-f16":
+            return lambda x: (x.astype(cp.float32) * 2).astype(cp.float16)
+        if w in BF16_WORKLOADS:
+            raise NotAvailable("CuPy has no bfloat16 dtype")
         if w == "blackscholes":
             def bs(S, K, T):
                 r, v = 0.02, 0.30
@@ -382,8 +575,31 @@ def make_torch_fns(torch) -> dict:
         out[1:-1, 1:-1] = c + 0.1 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4.0 * c)
         return out
 
+    def t_chain_f16(x, y):
+        return torch.sqrt(torch.abs(torch.sin(x) * torch.cos(y) + x * y * 0.5 - torch.exp(-x * x)))
+
+    def t_chain_bf16(x, y):
+        return torch.sqrt(torch.abs(torch.sin(x) * torch.cos(y) + x * y * 0.5 - torch.exp(-x * x)))
+
+    def t_sum_f16(x):
+        return torch.sum(x)
+
+    def t_sum_bf16(x):
+        return torch.sum(x)
+
+    def t_cmadd_c64(a, b, c):
+        return a * b + c
+
+    def t_cmadd_c128(a, b, c):
+        return a * b + c
+
+    def t_astype_f16(x):
+        return (x.to(torch.float32) * 2).to(torch.float16)
+
     return {"chain": t_chain, "tiny-chain": t_tiny_chain, "blackscholes": t_blackscholes, "sumsq": t_sumsq,
-            "softmax": t_softmax, "rowvar": t_rowvar, "heat2d": t_heat2d}
+            "softmax": t_softmax, "rowvar": t_rowvar, "heat2d": t_heat2d, "chain-f16": t_chain_f16,
+            "chain-bf16": t_chain_bf16, "sum-f16": t_sum_f16, "sum-bf16": t_sum_bf16, "cmadd-c64": t_cmadd_c64,
+            "cmadd-c128": t_cmadd_c128, "astype-f16": t_astype_f16}
 
 
 class TorchBackend:
@@ -403,15 +619,30 @@ class TorchBackend:
             except Exception as e:
                 pk["triton"] = f"not importable ({type(e).__name__})"
         self.meta = {"packages": pk, "device": torch.cuda.get_device_name(0), "torch_cuda": torch.version.cuda}
+        if compiled:
+            # The settings that decide how inductor computes halves (upcast to float32 inside a fused kernel; whether
+            # it emulates the roundings of the eager ops): recorded, the half chains' checks measure the effect.
+            try:
+                import torch._inductor.config as ic
+                self.meta["inductor"] = {"triton.codegen_upcast_to_fp32": getattr(ic.triton, "codegen_upcast_to_fp32",
+                                                                                  "absent"),
+                                         "emulate_precision_casts": getattr(ic, "emulate_precision_casts", "absent")}
+            except Exception as e:
+                self.meta["inductor"] = f"config not readable ({type(e).__name__})"
         self.dev = torch.device("cuda", 0)
         self.fns = make_torch_fns(torch)
 
     def to_dev(self, a):
         return self.torch.from_numpy(a).to(self.dev)
 
+    def as_bf16(self, d):
+        return d.to(self.torch.bfloat16)  # exact: the values are bfloat16 values
+
     def to_np(self, a):
         if isinstance(a, (tuple, list)):
             return [self.to_np(t) for t in a]
+        if a.dtype == self.torch.bfloat16:  # numpy has no bfloat16: exact in float32
+            a = a.float()
         return a.detach().cpu().numpy()
 
     def sync(self):
@@ -459,11 +690,17 @@ class JaxBackend:
             pk["jaxlib"] = jaxlib.__version__
         except Exception:
             pass
-        self.meta = {"packages": pk, "device": getattr(self.dev, "device_kind", str(self.dev))}
+        self.meta = {"packages": pk, "device": getattr(self.dev, "device_kind", str(self.dev)),
+                     # XLA's default xla_allow_excess_precision=true lets it drop roundings to halves inside a
+                     # fusion; the half chains' checks measure what it did.
+                     "XLA_FLAGS": os.environ.get("XLA_FLAGS", "")}
         self.last = None
 
     def to_dev(self, a):
         return self.jax.device_put(a, self.dev)
+
+    def as_bf16(self, d):
+        return d.astype(self.jnp.bfloat16)  # exact: the values are bfloat16 values
 
     def to_np(self, a):
         if isinstance(a, (tuple, list)):
@@ -510,8 +747,22 @@ class JaxBackend:
             c = u[1:-1, 1:-1]
             return u.at[1:-1, 1:-1].set(c + 0.1 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4.0 * c))
 
+        def chain_half(x, y):
+            return jnp.sqrt(jnp.abs(jnp.sin(x) * jnp.cos(y) + x * y * 0.5 - jnp.exp(-x * x)))
+
+        def half_sum(x):
+            return jnp.sum(x)
+
+        def cmadd(a, b, c):
+            return a * b + c
+
+        def astype_f16(x):
+            return (x.astype(jnp.float32) * 2).astype(jnp.float16)
+
         f = {"chain": chain, "tiny-chain": tiny_chain, "blackscholes": bs, "sumsq": sumsq, "softmax": softmax,
-             "rowvar": rowvar, "heat2d": heat2d}[w]
+             "rowvar": rowvar, "heat2d": heat2d, "chain-f16": chain_half, "chain-bf16": chain_half,
+             "sum-f16": half_sum, "sum-bf16": half_sum, "cmadd-c64": cmadd, "cmadd-c128": cmadd,
+             "astype-f16": astype_f16}[w]
         return jax.jit(f)
 
     def extras(self, w):
@@ -527,6 +778,9 @@ class NumpyBackend:
 
     def to_dev(self, a):
         return a
+
+    def as_bf16(self, d):
+        return d  # bfloat16 values stay in float32; fn emulates bfloat16 arithmetic on them
 
     def to_np(self, a):
         return a
@@ -546,6 +800,18 @@ class NumpyBackend:
         np = self.np
         if w in ("chain", "tiny-chain"):
             return lambda x, y: np.sqrt(np.abs(np.sin(x) * np.cos(y) + x * y * np.float32(0.5) - np.exp(-x * x)))
+        if w == "chain-f16":  # NumPy's float16: each op in float32, rounded (0.5 is a weak scalar)
+            return lambda x, y: np.sqrt(np.abs(np.sin(x) * np.cos(y) + x * y * 0.5 - np.exp(-x * x)))
+        if w == "chain-bf16":
+            return lambda x, y: half_chain_references(np, w, x, y)[0]
+        if w == "sum-f16":
+            return lambda x: np.sum(x, dtype=np.float32).astype(np.float16)
+        if w == "sum-bf16":
+            return lambda x: round_bf16(np, np.sum(x, dtype=np.float32))
+        if w in ("cmadd-c64", "cmadd-c128"):
+            return lambda a, b, c: a * b + c
+        if w == "astype-f16":
+            return lambda x: (x.astype(np.float32) * 2).astype(np.float16)
         if w == "blackscholes":
             def bs(S, K, T):
                 r, v = np.float32(0.02), np.float32(0.30)
@@ -620,6 +886,8 @@ def measure_copy(be) -> dict:
 def run_cell(be, np, w: str, s: dict, quick: bool) -> dict:
     host = make_inputs(np, w, s)
     dev = [be.to_dev(a) for a in host]
+    if w in BF16_WORKLOADS:
+        dev = [be.as_bf16(d) for d in dev]
     be.sync()
     f = be.fn(w)
     holder = [None]
@@ -818,8 +1086,11 @@ def run_worker(system: str, args, workloads: list, tmpdir: str, timeout: float) 
     return res
 
 
+# bench_types' families: BM_ChainF16, BM_SumBF16, BM_ComplexMaddC64, BM_AstypeRoundTripF16, ...
+TYPE_FAMILIES = {"chainf16": "chain-f16", "chainbf16": "chain-bf16", "sumf16": "sum-f16", "sumbf16": "sum-bf16",
+                 "complexmaddc64": "cmadd-c64", "complexmaddc128": "cmadd-c128", "astyperoundtripf16": "astype-f16"}
 LF_FAMILIES = {"chain": "chain", "blackscholes": "blackscholes", "sumsq": "sumsq", "softmax": "softmax",
-               "rowvar": "rowvar", "heat2d": "heat2d", "tinychain": "tiny-chain"}
+               "rowvar": "rowvar", "heat2d": "heat2d", "tinychain": "tiny-chain", **TYPE_FAMILIES}
 UNIT_S = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -880,7 +1151,8 @@ def copy_from(entries: list):
 
 
 LIMIT_FAMILIES = {"chain": "chain", "blackscholes": "blackscholes", "sumsq": "sumsq", "softmax": "softmax",
-                  "rowvar": "rowvar", "heat2d": "heat2d"}
+                  "rowvar": "rowvar", "heat2d": "heat2d", "chainf16": "chain-f16", "chainbf16": "chain-bf16",
+                  "sumf16": "sum-f16", "sumbf16": "sum-bf16", "complexmaddc64": "cmadd-c64"}
 
 
 def parse_limits(files: list) -> dict:
@@ -962,7 +1234,7 @@ def parse_lazyfuse(files: list) -> dict:
 
 def lazyfuse_bytes(w: str, argv: dict):
     full = sizes(False)[w]
-    if "n" in argv and w in ("chain", "blackscholes", "sumsq", "tiny-chain"):
+    if "n" in argv and w in ("chain", "blackscholes", "sumsq", "tiny-chain", *TYPE_WORKLOADS):
         full = {"n": argv["n"]}
     elif "n" in argv and w == "heat2d":
         full = {"n": argv["n"]}
@@ -1070,6 +1342,14 @@ def write_markdown(report: dict, path: str) -> None:
                  f"back-to-back calls followed by one device synchronize, divided by {CALLS}. Cells: time per call "
                  f"(% of the copy reference = (minimal bytes / time) / copy bandwidth), then ok/WRONG: relative L2 "
                  f"error against float64 numpy (≤ {TOL_ELEMENTWISE:g} arrays, ≤ {TOL_SUM:g} sums).")
+    if any(w in TYPE_WORKLOADS for w in report["workloads"]):
+        lines.append("")
+        lines.append("Element types: the half chains are checked against float64 within the type's precision (≤ "
+                     + ", ".join(f"{TOL_HALF_CHAIN[w]:g} {w}" for w in HALF_CHAINS) + "), and each cell's note "
+                     "says which arithmetic the system did: the share of elements equal to the chain with every op "
+                     "rounded to the type (NumPy's and lazyfuse's semantics) and to the chain computed in float32 "
+                     "and rounded once. Half sums: within half an ulp of the type plus float32 accumulation; "
+                     "complex64 a*b + c within 1e-5, complex128 within 1e-12; the float16 round trip exactly.")
     lines.append("")
     hdr = ["workload", "size", "minimal bytes", "copy ref."] + [LABELS[c] for c in cols]
     lines.append("| " + " | ".join(hdr) + " |")
@@ -1124,6 +1404,8 @@ def write_markdown(report: dict, path: str) -> None:
                                            f"{cell.get('tol'):g} (checked on {cell.get('check_on')})")
             if c == "cupy_fused" and w in FUSED_HOW:
                 txt += f" ({FUSED_HOW[w]})"
+            if cell.get("precision"):
+                txt += note(f"{LABELS[c]}, {w}: {cell['precision']}")
             for xn, x in (cell.get("extras") or {}).items():
                 if "time_s" in x:
                     txt += note(f"{LABELS[c]}, {w}, `{xn}`: {fmt_time(x['time_s'])}{pct(b, x['time_s'])} "
@@ -1269,7 +1551,9 @@ def main() -> int:
     ap.add_argument("--out-json", default="peers.json")
     ap.add_argument("--systems", default=",".join(SYSTEMS),
                     help="comma list of " + ",".join(SYSTEMS) + " ('numpy' = CPU self-test of the harness)")
-    ap.add_argument("--workloads", default=",".join(WORKLOADS))
+    ap.add_argument("--workloads", default=",".join(WORKLOADS),
+                    help="comma list of " + ",".join(ALL_WORKLOADS) + ", or a group: f32 (the default), types "
+                         "(issue 14's: " + ",".join(TYPE_WORKLOADS) + "), all")
     ap.add_argument("--quick", action="store_true", help="1/16 sizes: a smoke test")
     ap.add_argument("--lazyfuse-json", nargs="*", default=[], metavar="FILE",
                     help="Google Benchmark JSON of lazyfuse's bench programs (--benchmark_out_format=json)")
@@ -1301,11 +1585,15 @@ def main() -> int:
         return 0
 
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
-    workloads = [w.strip() for w in args.workloads.split(",") if w.strip()]
-    bad = [s for s in systems if s not in SYSTEMS + TEST_SYSTEMS] + [w for w in workloads if w not in WORKLOADS]
+    workloads = []
+    for w in (w.strip() for w in args.workloads.split(",")):
+        for x in WORKLOAD_GROUPS.get(w, [w] if w else []):
+            if x not in workloads:
+                workloads.append(x)
+    bad = [s for s in systems if s not in SYSTEMS + TEST_SYSTEMS] + [w for w in workloads if w not in ALL_WORKLOADS]
     if bad:
         ap.error(f"unknown system/workload: {', '.join(bad)} (systems: {', '.join(SYSTEMS)}; "
-                 f"workloads: {', '.join(WORKLOADS)})")
+                 f"workloads: {', '.join(ALL_WORKLOADS)}, or {', '.join(WORKLOAD_GROUPS)})")
     for p in (args.out_md, args.out_png, args.out_json):
         os.makedirs(os.path.dirname(os.path.abspath(p)), exist_ok=True)
     t_start = time.time()

@@ -27,15 +27,32 @@ std::string format_float(double v, int digits) {
   if (t.find_first_of(".e") == std::string::npos) t += ".";
   return t;
 }
-// A half value with the fewest digits that read back as the same value (NumPy's repr of float16).
+// A half value with the fewest digits that read back as the same value (NumPy's repr of float16): positional
+// ("100.", "0.1") from 1e-4 up to 1e3 (NumPy's bound for float16, whose values have 3 to 4 digits), else scientific
+// with NumPy's mantissa ("6.e-08", "6.104e-05", "2.048e+03").
 template <class H> std::string format_half(H v) {
   const float x = float(v);
-  for (int digits = 1; digits < 9; ++digits) {
+  if (std::isnan(x) || std::isinf(x) || x == 0) return format_float(x, 1);
+  int digits = 1;
+  std::string shortest;
+  for (; digits < 9; ++digits) {
     std::ostringstream s;
-    s << std::setprecision(digits) << x;
-    if (H(std::stod(s.str())).bits == v.bits) return format_float(x, digits);
+    s << std::setprecision(digits - 1) << std::scientific << x;
+    shortest = s.str();
+    if (H(std::stod(shortest)).bits == v.bits) break;
   }
-  return format_float(x, 9);
+  std::ostringstream s;
+  if (std::fabs(x) < 1e-4f || std::fabs(x) >= 1e3f) {
+    s << std::setprecision(digits - 1) << std::scientific << x;
+    std::string t = s.str();
+    if (digits == 1) t.insert(t.find('e'), ".");
+    return t;
+  }
+  const int exponent = std::stoi(shortest.substr(shortest.find('e') + 1)); // of the rounded digits
+  s << std::setprecision(std::max(0, digits - 1 - exponent)) << std::fixed << x;
+  std::string t = s.str();
+  if (t.find('.') == std::string::npos) t += ".";
+  return t;
 }
 std::string format_element(float16 v) {
   return format_half(v);

@@ -117,20 +117,26 @@ Array nanprod(const Array& a, Axes axes, bool keepdims) {
 
 Array nanmean(const Array& a, Axes axes, bool keepdims) {
   const DType t = a.dtype();
-  if (!is_floating(t)) return mean(a, std::move(axes), keepdims);
-  // NumPy divides the float sum by the int64 count (in float64) into the array's type; no element gives 0 / 0 = NaN.
-  return (nansum(a, axes, keepdims) / non_nan_count(a, axes, keepdims)).astype(t);
+  if (!is_inexact(t)) return mean(a, std::move(axes), keepdims);
+  // As mean: halves in float32. NumPy divides the sum by the int64 count (in float64) into the array's type; no
+  // element gives 0 / 0 = NaN.
+  const Array x = a.astype(detail::mean_type(t));
+  return (nansum(x, axes, keepdims) / non_nan_count(x, axes, keepdims)).astype(detail::mean_result_type(t));
 }
 
 Array nanvar(const Array& a, Axes axes, int ddof, bool keepdims) {
   const DType t = a.dtype();
-  if (!is_floating(t)) return var(a, std::move(axes), ddof, keepdims);
+  if (!is_inexact(t)) return var(a, std::move(axes), ddof, keepdims);
   // NumPy's two passes: squared deviations from the NaN-ignoring mean, NaN elements as 0, over count - ddof; NaN
-  // where that is not positive (NumPy also warns).
-  const Array m = nanmean(a, axes, true);
-  const Array squares = sum(square(nan_to(a - m, 0)), axes, keepdims);
-  const Array dof = non_nan_count(a, axes, keepdims) - std::int64_t(ddof);
-  return where(dof > 0, (squares / dof).astype(t), std::numeric_limits<double>::quiet_NaN());
+  // where that is not positive (NumPy also warns). As var: halves in float32, a complex deviation's squared
+  // magnitude (real).
+  const Array x = a.astype(detail::mean_type(t));
+  const Array m = nanmean(x, axes, true);
+  const Array d = nan_to(x - m, 0);
+  const Array squares = is_complex(x.dtype()) ? square(real(d)) + square(imag(d)) : square(d);
+  const DType result = is_complex(x.dtype()) ? squares.dtype() : detail::mean_result_type(t);
+  const Array dof = non_nan_count(x, axes, keepdims) - std::int64_t(ddof);
+  return where(dof > 0, (sum(squares, axes, keepdims) / dof).astype(result), std::numeric_limits<double>::quiet_NaN());
 }
 
 Array nanstd(const Array& a, Axes axes, int ddof, bool keepdims) {

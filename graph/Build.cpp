@@ -395,6 +395,11 @@ int outside_range(const detail::WeakScalar& s, DType t) {
 NodePtr make_weak_fill(const detail::WeakScalar& s, DType t, std::string_view op_name, Shape shape) {
   if (is_inexact(t)) return make_fill(std::move(shape), t, s.f, 0, s.im);
   if (s.kind == ScalarKind::Float) return make_fill_like(std::move(shape), t, s.f);
+  // Only the logical ops take a complex scalar into a non-complex type: its truth, either part nonzero.
+  if (s.kind == ScalarKind::Complex) {
+    LAZYFUSE_ASSERT(t == DType::Bool, "a complex scalar converted to a real type other than bool");
+    return make_fill(std::move(shape), t, 0, (s.f != 0 || s.im != 0) ? 1 : 0);
+  }
   if (outside_range(s, t) != 0)
     throw DTypeError(std::string(op_name) + ": the C++ integer " +
                      (s.beyond_int64 ? std::to_string(std::uint64_t(s.i)) : std::to_string(s.i)) +

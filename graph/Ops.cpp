@@ -212,7 +212,11 @@ std::optional<OpTypes> types_for(ResultRule rule, DType t) {
   switch (rule) {
   case ResultRule::Arith: return OpTypes{t, t};
   case ResultRule::Real: return OpTypes{t, real_type_of(t)};
-  case ResultRule::FloatReal: return OpTypes{float_type_of(t), real_type_of(float_type_of(t))};
+  case ResultRule::FloatReal: {
+    // NumPy's angle of a real x is arctan2(0, x): the Python 0 makes a bool array int64, so float64.
+    const DType f = t == DType::Bool ? DType::Float64 : float_type_of(t);
+    return OpTypes{f, real_type_of(f)};
+  }
   case ResultRule::ArithNoBool:
     if (t == DType::Bool) return std::nullopt;
     return OpTypes{t, t};
@@ -273,7 +277,10 @@ std::optional<OpTypes> binary_types(BinaryOp op, DType a, DType b) {
   // uint8 computes in float16, not in float32 by way of int16.
   std::optional<OpTypes> types;
   if (rule_of(op) == ResultRule::Float) {
-    const DType f = promote_types(float_type_of(a), float_type_of(b));
+    // Where the promoted type is inexact, the loop is its own (bfloat16 with int8 stays bfloat16, as ml_dtypes',
+    // though int8 alone computes in float16).
+    const DType p = promote_types(a, b);
+    const DType f = is_inexact(p) ? p : promote_types(float_type_of(a), float_type_of(b));
     types = OpTypes{f, f};
   } else {
     types = types_for(rule_of(op), promote_types(a, b));

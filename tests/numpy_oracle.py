@@ -17,8 +17,6 @@ bit-exact); NaN must be at the same places, infinities equal. Each disagreement 
 Python that reproduces it.
 
 `nx` below is NumPy with exactly the differences docs/semantics.md documents for lazyfuse, and nothing more:
-  * no float16: float functions of bool (and int8/uint8, not generated here) operands, which NumPy gives in
-    float16, give float32;
   * float -> int conversions (astype, and at().set of float values into an integer array) truncate toward zero,
     saturate at the integer type's limits and map NaN to 0 (docs/semantics.md, "Integer and conversion corner
     cases"), where NumPy's result is platform-dependent; values in range convert as NumPy converts them;
@@ -35,18 +33,11 @@ import numpy as np
 
 
 
-def _is_bool_array(a):
-    return isinstance(a, np.ndarray) and a.dtype == np.bool_
-
-
 def _wrap(name):
     f = getattr(np, name)
 
     def call(*args):
-        r = np.asarray(f(*args))
-        if r.dtype == np.float16:
-            return f(*[a.astype(np.float32) if _is_bool_array(a) else a for a in args])
-        return r
+        return np.asarray(f(*args))
 
     call.__name__ = name
     return call

@@ -4,7 +4,11 @@
 // compositions, and every op the accuracy table calls exact or correctly rounded must give identical bits (a NaN
 // only has to be a NaN: its sign and payload are not part of the policy). The math library functions and float
 // reductions may differ; for them the test prints the largest difference in ulps without asserting it (their
-// accuracy is tests/test_accuracy.cpp's subject).
+// accuracy is tests/test_accuracy.cpp's subject). float16 and bfloat16: conversions and every op computed in float32
+// and rounded once (+ - * / sqrt, comparisons, rounding) are identical; a math library function, computed in float32
+// by each backend's library and rounded to the half type, may differ by one unit in the half type's last place
+// (asserted). complex64 and complex128: arithmetic, reciprocal, comparisons, predicates and casts are identical
+// (docs/semantics.md, "Complex numbers"); the elementary functions, abs and the general power are reported per part.
 //
 // Without a CUDA backend the test skips, unless LAZYFUSE_TEST_REQUIRE_GPU=1. The child is this binary run again (fork +
 // exec, never a bare fork after CUDA is initialized) with LAZYFUSE_BACKEND=cpu and
@@ -148,7 +152,7 @@ Inputs make_inputs() {
 
 // ---- the expressions -------------------------------------------------------------------------------------------
 
-enum class Expect { Identical, Report };
+enum class Expect { Identical, Report, WithinOneUlp };
 
 struct Expr {
   std::string name;
@@ -160,6 +164,72 @@ std::vector<Expr> expressions(const Inputs& in) {
   std::vector<Expr> out;
   auto same = [&](const std::string& name, Array a) { out.push_back({name, Expect::Identical, std::move(a)}); };
   auto report = [&](const std::string& name, Array a) { out.push_back({name, Expect::Report, std::move(a)}); };
+  auto within_one_ulp = [&](const std::string& name, Array a) {
+    out.push_back({name, Expect::WithinOneUlp, std::move(a)});
+  };
+
+  // The half types: inputs are the float32 ones rounded (a conversion both backends do bit for bit).
+  for (const DType h : {DType::Float16, DType::BFloat16}) {
+    const std::string t = std::string(" ") + std::string(lf::dtype_name(h));
+    const Array x = in.x32.astype(h), y = in.y32.astype(h), z = in.z32.astype(h), pos = in.pos32.astype(h);
+    same("f32 -> half" + t, x);
+    same("f64 -> half" + t, in.x64.astype(h));
+    same("i64 -> half" + t, in.i64a.astype(h));
+    same("half -> f32" + t, x.astype(DType::Float32));
+    same("half -> i32" + t, x.astype(DType::Int32));
+    same("x * y + z" + t, x * y + z);
+    same("(x + y) * (x - y) / z" + t, (x + y) * (x - y) / z);
+    same("sqrt(x * x + y * y)" + t, lf::sqrt(x * x + y * y));
+    same("x * 2.5 + 1 (scalars)" + t, x * 2.5 + 1);
+    same("reciprocal" + t, lf::reciprocal(x));
+    same("abs, negative" + t, -lf::abs(x));
+    same("minimum" + t, lf::minimum(x, y));
+    same("x < y" + t, x < y);
+    same("floor, rint" + t, lf::floor(x) + lf::rint(y));
+    same("isnan" + t, lf::isnan(x / y));
+    same("max" + t, lf::max(x));
+    same("argmin" + t, lf::argmin(x));
+    within_one_ulp("exp" + t, lf::exp(x));
+    within_one_ulp("log" + t, lf::log(pos));
+    within_one_ulp("sin" + t, lf::sin(x));
+    within_one_ulp("tanh" + t, lf::tanh(x));
+    within_one_ulp("erf" + t, lf::erf(x));
+    within_one_ulp("power" + t, lf::power(pos, y));
+    within_one_ulp("atan2" + t, lf::atan2(x, y));
+    report("sum (float32 order differs)" + t, lf::sum(x));
+    report("mean (float32 order differs)" + t, lf::mean(x));
+  }
+
+  // The complex types: x + iy from the float inputs.
+  for (const DType c : {DType::Complex64, DType::Complex128}) {
+    const std::string t = std::string(" ") + std::string(lf::dtype_name(c));
+    const bool wide = c == DType::Complex128;
+    const Array x = (wide ? in.x64 : in.x32), y = (wide ? in.y64 : in.y32), z = (wide ? in.z64 : in.z32);
+    const Array u = x.astype(c) + y.astype(c) * std::complex<double>(0, 1);
+    const Array v = z.astype(c) + x.astype(c) * std::complex<double>(0, -0.5);
+    same("x + iy" + t, u);
+    same("u * v + u" + t, u * v + u);
+    same("u - v" + t, u - v);
+    same("u / v" + t, u / v);
+    same("reciprocal" + t, lf::reciprocal(u));
+    same("square" + t, lf::square(u));
+    same("conj, real, imag" + t, lf::conj(u) + lf::real(v) - lf::imag(v));
+    same("u == v, u < v" + t, (u == v) | (u < v));
+    same("minimum" + t, lf::minimum(u, v));
+    same("isfinite" + t, lf::isfinite(u / v));
+    same("power 3" + t, lf::power(u, 3));
+    same("-> other complex" + t, u.astype(wide ? DType::Complex64 : DType::Complex128));
+    same("-> float32" + t, u.astype(DType::Float32));
+    same("max, argmax" + t, lf::max(u) + lf::argmax(v).astype(c));
+    report("abs" + t, lf::abs(u));
+    report("exp" + t, lf::exp(u));
+    report("log" + t, lf::log(u));
+    report("sqrt" + t, lf::sqrt(u));
+    report("sin" + t, lf::sin(u));
+    report("atanh" + t, lf::atanh(u));
+    report("power" + t, lf::power(u, v));
+    report("sum (order differs)" + t, lf::sum(u));
+  }
 
   struct F {
     const char* t;
@@ -392,11 +462,19 @@ template <class T> std::int64_t first_difference(const Result& gpu, const Result
 
 // Largest distance in ulps (floats between the two results) over the elements, and how many elements are NaN on one
 // side only.
+// T is float, double, or a half type; a complex result is compared part by part as its part type.
 template <class T> std::pair<double, std::int64_t> ulp_difference(const Result& gpu, const Result& cpu) {
-  using B = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
+  using B =
+      std::conditional_t<sizeof(T) == 2, std::int16_t, std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>>;
   auto ordered = [](T x) {
     const B b = std::bit_cast<B>(x);
     return b < 0 ? -std::int64_t(b & std::numeric_limits<B>::max()) : std::int64_t(b);
+  };
+  auto isnan = [](T x) {
+    if constexpr (std::is_floating_point_v<T>)
+      return std::isnan(x);
+    else
+      return std::isnan(float(x));
   };
   double worst = 0;
   std::int64_t nan_mismatch = 0;
@@ -405,8 +483,8 @@ template <class T> std::pair<double, std::int64_t> ulp_difference(const Result& 
     T g, c;
     std::memcpy(&g, gpu.bytes.data() + i * sizeof(T), sizeof(T));
     std::memcpy(&c, cpu.bytes.data() + i * sizeof(T), sizeof(T));
-    if (std::isnan(g) || std::isnan(c)) {
-      nan_mismatch += std::isnan(g) != std::isnan(c);
+    if (isnan(g) || isnan(c)) {
+      nan_mismatch += isnan(g) != isnan(c);
       continue;
     }
     worst = std::max(worst, double(std::llabs(ordered(g) - ordered(c))));
@@ -467,8 +545,19 @@ TEST(CudaNumerics, GpuAndCpuBackendGiveTheSameBits) {
       EXPECT_EQ(at, -1) << e.name << ": element " << at << " differs: " << what << " (seed " << seed() << ")";
       identical += at == -1;
     } else {
-      const auto [ulps, nan_mismatch] =
-          g.type == DType::Float32 ? ulp_difference<float>(g, c) : ulp_difference<double>(g, c);
+      std::pair<double, std::int64_t> d;
+      switch (g.type) {
+      case DType::Float16: d = ulp_difference<lf::float16>(g, c); break;
+      case DType::BFloat16: d = ulp_difference<lf::bfloat16>(g, c); break;
+      case DType::Float32:
+      case DType::Complex64: d = ulp_difference<float>(g, c); break;
+      default: d = ulp_difference<double>(g, c); break;
+      }
+      const auto [ulps, nan_mismatch] = d;
+      if (e.expect == Expect::WithinOneUlp) {
+        EXPECT_LE(ulps, 1) << e.name << " (seed " << seed() << ")";
+        EXPECT_EQ(nan_mismatch, 0) << e.name << " (seed " << seed() << ")";
+      }
       std::printf("[ numerics ] %-26s max difference %8.0f ulps%s\n", e.name.c_str(), ulps,
                   nan_mismatch ? (", " + std::to_string(nan_mismatch) + " NaN on one side only").c_str() : "");
     }

@@ -47,7 +47,11 @@ std::string name(DType t) {
   return std::string(lf::dtype_name(t));
 }
 bool is_float(DType t) {
-  return t == DType::Float32 || t == DType::Float64;
+  return t == DType::Float16 || t == DType::Float32 || t == DType::Float64;
+}
+/// x rounded to float16 (float functions of bool compute in float16, as NumPy's).
+ld to_float16(ld x) {
+  return ld(float(lf::float16(double(x))));
 }
 bool is_int(DType t) {
   return lf::is_integer(t);
@@ -118,7 +122,8 @@ Host read(const Array& a) {
   case DType::Bool: h.v = read_typed<bool>(a); break;
   case DType::Int32: h.v = read_typed<std::int32_t>(a); break;
   case DType::Int64: h.v = read_typed<i64>(a); break;
-  case DType::Int8: h.v = read_typed<std::int8_t>(a); break; // bool operands of BoolToInt ops compute in int8
+  case DType::Int8: h.v = read_typed<std::int8_t>(a); break;    // bool operands of BoolToInt ops compute in int8
+  case DType::Float16: h.v = read_typed<lf::float16>(a); break; // float functions of bool
   case DType::Float32: h.v = read_typed<float>(a); break;
   case DType::Float64: h.v = read_typed<double>(a); break;
   default: break; // a type this test does not generate
@@ -196,7 +201,7 @@ enum class Rule {
   Arith,     // computes and returns t
   NoBool,    // as Arith; bool operands are a DTypeError
   BoolToInt, // as Arith; bool computes in int8, as in NumPy
-  Float,     // float types as they are; integers -> float64; bool -> float32 (NumPy: float16, which lazyfuse lacks)
+  Float,     // float types as they are; integers -> float64; bool -> float16 (NumPy's)
   Divide,    // true_divide: float types as they are; bool and integers -> float64
   Rounding,  // floor, ceil, trunc: every type unchanged (NumPy >= 2.1 keeps integers and bools)
   Predicate, // computes in t, returns bool
@@ -214,7 +219,7 @@ std::optional<Types> expected_types(Rule r, DType t) {
     return Types{t, t};
   case Rule::BoolToInt: return t == DType::Bool ? Types{DType::Int8, DType::Int8} : Types{t, t};
   case Rule::Float:
-    if (t == DType::Bool) return Types{DType::Float32, DType::Float32};
+    if (t == DType::Bool) return Types{DType::Float16, DType::Float16};
     if (is_int(t)) return Types{DType::Float64, DType::Float64};
     return Types{t, t};
   case Rule::Divide:
@@ -234,6 +239,7 @@ ld to_compute(ld x, DType c) {
   case DType::Int8:
   case DType::Int32:
   case DType::Int64: return x;
+  case DType::Float16: return to_float16(x);
   case DType::Float32: return ld(float(x));
   case DType::Float64: return ld(double(x));
   default: break; // a type this test does not generate
@@ -258,10 +264,13 @@ enum class Tol {
 };
 
 ld max_rel(DType t, Tol tol) {
+  // float16: within one unit in its last place (2^-10 relative) for every op, which computes in float32 and rounds.
+  if (t == DType::Float16) return ld(0x1p-10);
   if (tol == Tol::Ulp) return t == DType::Float32 ? ld(1.2e-7) : ld(2.3e-16);
   return t == DType::Float32 ? ld(4e-6) : ld(1e-14);
 }
 ld max_l2(DType t, Tol tol) {
+  if (t == DType::Float16) return ld(0x1p-11);
   if (tol == Tol::Ulp) return t == DType::Float32 ? ld(1e-7) : ld(2e-16);
   return t == DType::Float32 ? ld(1e-6) : ld(1e-15);
 }
@@ -277,6 +286,7 @@ std::string fmt(ld x) {
 ld round_to(DType t, ld x) {
   switch (t) {
   case DType::Bool: return x != 0 ? 1 : 0;
+  case DType::Float16: return to_float16(x);
   case DType::Float32: return ld(float(x));
   case DType::Float64: return ld(double(x));
   default: return x;
@@ -292,7 +302,9 @@ testing::AssertionResult matches(const Host& out, const std::vector<ld>& ref, To
   const DType t = out.dtype;
   const bool exact = !is_float(t) || tol == Tol::Exact;
   const ld rtol = exact ? 0 : max_rel(t, tol);
-  const ld tiny = t == DType::Float32 ? ld(std::numeric_limits<float>::min()) : ld(std::numeric_limits<double>::min());
+  const ld tiny = t == DType::Float16   ? ld(0x1p-14)
+                  : t == DType::Float32 ? ld(std::numeric_limits<float>::min())
+                                        : ld(std::numeric_limits<double>::min());
   std::size_t bad = 0;
   ld worst = 0, err2 = 0, ref2 = 0;
   std::ostringstream msg;
@@ -635,7 +647,7 @@ TEST(UnaryOps, EveryOpEveryDTypeMatchesReference) {
 TEST(UnaryOps, ResultDTypes) {
   Array i32 = lf::asarray<std::int32_t>({4, 9}), b = lf::asarray({true, false}), f32 = lf::asarray({4.0f, 9.0f});
   EXPECT_EQ(lf::sqrt(i32).dtype(), DType::Float64);
-  EXPECT_EQ(lf::sqrt(b).dtype(), DType::Float32);
+  EXPECT_EQ(lf::sqrt(b).dtype(), DType::Float16); // NumPy's float16 for bool, int8 and uint8
   EXPECT_EQ(lf::sqrt(f32).dtype(), DType::Float32);
   EXPECT_EQ(lf::floor(i32).dtype(), DType::Int32);
   EXPECT_EQ(lf::floor(b).dtype(), DType::Bool);
@@ -980,7 +992,7 @@ TEST(BinaryOps, ResultDTypes) {
   EXPECT_EQ((b + b).dtype(), DType::Bool);
   EXPECT_EQ((b / b).dtype(), DType::Float64);
   EXPECT_EQ(lf::floor_divide(b, b).dtype(), DType::Int8);
-  EXPECT_EQ(lf::atan2(b, b).dtype(), DType::Float32);
+  EXPECT_EQ(lf::atan2(b, b).dtype(), DType::Float16);
   EXPECT_EQ(lf::atan2(i32, i32).dtype(), DType::Float64);
   EXPECT_EQ(lf::atan2(f32, b).dtype(), DType::Float32);
   for (auto z : {i32 < f32, i32 == i32, b != b, f32 >= i64a}) EXPECT_EQ(z.dtype(), DType::Bool);

@@ -86,6 +86,7 @@ std::string py_dtype(DType t) {
   case DType::Bool: return "np.bool_";
   case DType::Int32: return "np.int32";
   case DType::Int64: return "np.int64";
+  case DType::Float16: return "np.float16";
   case DType::Float32: return "np.float32";
   case DType::Float64: return "np.float64";
   default: break; // a type these graphs do not generate
@@ -1669,6 +1670,11 @@ bool Case::check(const Val& v, const std::string& how) {
   case DType::Int64: {
     auto h = a.get<std::int64_t>();
     for (std::size_t i = 0; i < got.size(); ++i) got[i] = double(h[i]);
+    break;
+  }
+  case DType::Float16: {
+    auto h = a.get<lf::float16>();
+    for (std::size_t i = 0; i < got.size(); ++i) got[i] = double(float(h[i]));
     break;
   }
   case DType::Float32: {

@@ -42,8 +42,16 @@ constexpr i64 kMaxElements = 300000;
 // dtype rules of NumPy 2 (written out independently of the library)
 // ---------------------------------------------------------------------------------------------------------
 
+// float16 appears as a result only (float functions of bool, NumPy's), never as a leaf.
 inline bool isf(DType t) {
-  return t == DType::Float32 || t == DType::Float64;
+  return t == DType::Float16 || t == DType::Float32 || t == DType::Float64;
+}
+// Significand bits (the unit roundoff is 2^-precision) and the smallest subnormal's exponent of a float type.
+inline int precision_of(DType t) {
+  return t == DType::Float16 ? 11 : (t == DType::Float32 ? 24 : 53);
+}
+inline int min_exponent_of(DType t) {
+  return t == DType::Float16 ? -24 : (t == DType::Float32 ? -149 : -1074);
 }
 inline bool isi(DType t) {
   return t == DType::Int32 || t == DType::Int64;
@@ -54,6 +62,7 @@ inline const char* dname(DType t) {
   case DType::Bool: return "bool";
   case DType::Int32: return "int32";
   case DType::Int64: return "int64";
+  case DType::Float16: return "float16";
   case DType::Float32: return "float32";
   case DType::Float64: return "float64";
   default: break; // a type this test does not generate
@@ -65,6 +74,7 @@ inline const char* dcpp(DType t) {
   case DType::Bool: return "lf::DType::Bool";
   case DType::Int32: return "lf::DType::Int32";
   case DType::Int64: return "lf::DType::Int64";
+  case DType::Float16: return "lf::DType::Float16";
   case DType::Float32: return "lf::DType::Float32";
   case DType::Float64: return "lf::DType::Float64";
   default: break; // a type this test does not generate
@@ -74,6 +84,11 @@ inline const char* dcpp(DType t) {
 
 // np.result_type of two array dtypes.
 inline DType promote(DType a, DType b) {
+  if (a == DType::Float16 || b == DType::Float16) {
+    const DType o = a == DType::Float16 ? b : a;
+    if (o == DType::Bool || o == DType::Float16) return DType::Float16;
+    return isi(o) ? DType::Float64 : o; // float16 holds no int32 or int64; float32 and float64 hold it
+  }
   // rows/cols: bool, int32, int64, float32, float64
   static const DType table[5][5] = {
       {DType::Bool, DType::Int32, DType::Int64, DType::Float32, DType::Float64},
@@ -99,11 +114,11 @@ inline DType promote_weak(DType t, Kind k) {
   return t;
 }
 
-// Result of a float function (sqrt, exp, true_divide, ...) on an input type. NumPy gives float16 for bool inputs
-// of unary float functions; lazyfuse has no float16 and documents float32 there (the smallest float it has).
+// Result of a float function (sqrt, exp, true_divide, ...) on an input type: float16 for bool inputs of unary
+// float functions (NumPy's; true_divide of bools is float64).
 inline DType float_of(DType t, bool unary) {
   if (isf(t)) return t;
-  if (t == DType::Bool) return unary ? DType::Float32 : DType::Float64;
+  if (t == DType::Bool) return unary ? DType::Float16 : DType::Float64;
   return DType::Float64;
 }
 
@@ -156,6 +171,7 @@ inline double rnd(DType t, double x) {
   case DType::Bool: return x != 0 ? 1.0 : 0.0;
   case DType::Int32: return wrap32(x);
   case DType::Int64: return x;
+  case DType::Float16: return double(float(lazyfuse::float16(x))); // rounded once from double, as NumPy
   case DType::Float32: return double(float(x));
   case DType::Float64: return x;
   default: break; // a type this test does not generate
@@ -167,6 +183,10 @@ inline double rnd(DType t, double x) {
 inline double ulp(DType t, double x) {
   x = std::fabs(x);
   if (!std::isfinite(x)) return kInf;
+  if (t == DType::Float16) {
+    if (x > 65504) return kInf;
+    return std::ldexp(1.0, std::max(std::ilogb(std::max(x, 0x1p-14)) - 10, -24));
+  }
   if (t == DType::Float32) {
     float f = float(x);
     if (!std::isfinite(f)) return kInf;
@@ -340,7 +360,7 @@ inline HT ref_unary(U op, const HT& x0) {
       } else {
         double p = v * v;
         out = rnd(c, p);
-        bool exact = c == DType::Float32 ? out == p : std::fma(v, v, -p) == 0;
+        bool exact = c != DType::Float64 ? out == p : std::fma(v, v, -p) == 0;
         err = finish(c, out, e == 0 ? 0 : (2 * std::fabs(v) + e) * e, exact);
       }
       break;
@@ -502,7 +522,7 @@ inline HT ref_binary_t(B op, const HT& a0, const HT& b0, DType t) {
       case B::Mul: {
         const double p = x * y;
         out = rnd(c, p);
-        const bool exact = c == DType::Float32 ? out == p : std::fma(x, y, -p) == 0;
+        const bool exact = c != DType::Float64 ? out == p : std::fma(x, y, -p) == 0;
         err = finish(c, out, exact_in ? 0 : std::fabs(x) * ey + std::fabs(y) * ex + ex * ey, exact);
         break;
       }
@@ -898,7 +918,7 @@ inline i64 sum_depth(i64 n) {
 
 // gamma(d) = d u / (1 - d u), u the unit roundoff of t.
 inline double gamma_of(DType t, i64 d) {
-  const double u = t == DType::Float32 ? 0x1p-24 : 0x1p-53;
+  const double u = std::ldexp(1.0, -precision_of(t));
   const double du = double(d) * u;
   return du / (1 - du);
 }
@@ -931,8 +951,8 @@ inline bool sum_is_exact(DType t, const std::vector<double>& xs) {
     total += std::fabs(x);
   }
   if (total == 0) return true;
-  const int p = t == DType::Float32 ? 24 : 53;
-  return std::ldexp(total, -k) < std::ldexp(1.0, p) && k > (t == DType::Float32 ? -149 : -1074);
+  const int p = precision_of(t);
+  return std::ldexp(total, -k) < std::ldexp(1.0, p) && k > min_exponent_of(t);
 }
 
 // A sum or product with a NaN or an infinity among its terms: NaN, or an infinity, whatever the order (inf - inf
@@ -999,7 +1019,7 @@ inline void ref_fprod(DType t, const std::vector<double>& x, const std::vector<d
       double m;
       odd_part(x[i], ex, m);
       odd *= m;
-      if (ex < (t == DType::Float32 ? -100 : -900)) oddbits_ok = 0;
+      if (ex < (t == DType::Float16 ? -10 : (t == DType::Float32 ? -100 : -900))) oddbits_ok = 0;
     }
   }
   out = rnd(t, p);
@@ -1012,12 +1032,12 @@ inline void ref_fprod(DType t, const std::vector<double>& x, const std::vector<d
     err = kInf;
     return;
   }
-  const int prec = t == DType::Float32 ? 24 : 53;
+  const int prec = precision_of(t);
   if (exact_in && (x.size() <= 1 || (oddbits_ok && odd < std::ldexp(1.0, prec)))) {
     err = 0;
     return;
   }
-  const double tiny = t == DType::Float32 ? 0x1p-149 : 0x1p-1074;
+  const double tiny = std::ldexp(1.0, min_exponent_of(t));
   const double bound =
       (hi - lo) * kSafety + gamma_of(t, i64(x.size())) * hi * kSafety + double(x.size()) * tiny * std::max(1.0, hi);
   err = bound + ulp(t, std::fabs(p) + bound);

@@ -52,6 +52,17 @@ std::vector<std::uint64_t> bits(const Array& a) {
   }
 }
 
+// |a - b| / |b| over all elements (float32 arrays of one shape), in float64.
+double relative_l2(const Array& a, const Array& b) {
+  const auto x = a.get<float>(), y = b.get<float>();
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    num += (double(x[i]) - double(y[i])) * (double(x[i]) - double(y[i]));
+    den += double(y[i]) * double(y[i]);
+  }
+  return std::sqrt(num / den);
+}
+
 std::uint64_t fnv1a(const std::vector<std::uint64_t>& v) {
   std::uint64_t h = 0xcbf29ce484222325ull;
   for (auto x : v)
@@ -164,8 +175,11 @@ TEST_F(CudaRandom, ValuesDoNotDependOnFusionViewsLaunchShapeOrStream) {
   EXPECT_EQ(bits(fresh().T() * 1), bits(stored.T() * 1));
   EXPECT_EQ(bits(fresh()(slice(3, none, 7), slice(none, none, -1)) * 1),
             bits(stored(slice(3, none, 7), slice(none, none, -1)) * 1));
-  EXPECT_EQ(bits(sum(fresh(), 1)), bits(sum(stored, 1)));
-  EXPECT_EQ(bits(sum(fresh(), 0)), bits(sum(stored, 0)));
+  // A sum of the same elements: the reduction of a stored buffer may take another order (vector loads of aligned
+  // rows, CUB for plain reductions of buffers: measured on the H200, the row sums differed in the last bits), so
+  // the sums agree to rounding, not bit for bit; the elements themselves are compared bit for bit above.
+  EXPECT_LT(relative_l2(sum(fresh(), 1), sum(stored, 1)), 1e-6);
+  EXPECT_LT(relative_l2(sum(fresh(), 0), sum(stored, 0)), 1e-6);
   // Another shape of the same counters (another launch shape and unravelling).
   EXPECT_EQ(bits(random::Generator(5).standard_normal({rows * cols}, DType::Float32)),
             bits(stored.reshape({rows * cols})));

@@ -12,6 +12,8 @@
 
 #include <lazyfuse/error.hpp>
 
+#include "tests/test_util.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -400,15 +402,7 @@ const Oracle& oracle() {
   return o;
 }
 
-#define NEED_NUMPY()                                                                                                   \
-  do {                                                                                                                 \
-    const auto& why = oracle().why_not;                                                                                \
-    if (!why.empty()) {                                                                                                \
-      const char* ci = std::getenv("CI");                                                                              \
-      if (ci && std::string(ci) == "true") FAIL() << "CI=true and NumPy cannot answer: " << why;                       \
-      GTEST_SKIP() << why;                                                                                             \
-    }                                                                                                                  \
-  } while (0)
+#define NEED_NUMPY() LAZYFUSE_NEED_NUMPY(oracle().why_not)
 
 // ---- comparing -----------------------------------------------------------------------------------------------
 

@@ -10,6 +10,8 @@
 #include "graph/Build.h"
 #include "graph/DTypeVisit.h"
 
+#include "tests/test_util.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -106,15 +108,7 @@ const Answers& answers() {
 }
 
 // Skips (or, in CI, fails) when NumPy cannot answer.
-#define NEED_NUMPY()                                                                                                   \
-  do {                                                                                                                 \
-    const auto& why = answers().why_not;                                                                               \
-    if (!why.empty()) {                                                                                                \
-      const char* ci = std::getenv("CI");                                                                              \
-      if (ci && std::string(ci) == "true") FAIL() << "CI=true and NumPy cannot answer: " << why;                       \
-      GTEST_SKIP() << why;                                                                                             \
-    }                                                                                                                  \
-  } while (0)
+#define NEED_NUMPY() LAZYFUSE_NEED_NUMPY(answers().why_not)
 
 std::vector<const Line*> lines_of(const std::string& kind) {
   std::vector<const Line*> out;

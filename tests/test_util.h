@@ -1,4 +1,5 @@
-// Helpers shared by the test programs: the run's random seed and uniform random fills. (Running this program again
+// Helpers shared by the test programs: the run's random seed, uniform random fills, and the skip of tests whose
+// NumPy oracle cannot answer. (Running this program again
 // in a child process: tests/child_process.h; skipping without a GPU: tests/gpu_test.h.)
 #pragma once
 
@@ -38,3 +39,15 @@ template <class T> std::vector<T> uniform_values(std::mt19937_64& rng, std::size
 }
 
 } // namespace lazyfuse_test
+
+/// Skips the test when its NumPy oracle cannot answer (`why` says why; empty: it can), and fails it instead under
+/// CI=true, where the oracle must be there (.ci/run installs it).
+#define LAZYFUSE_NEED_NUMPY(why)                                                                                       \
+  do {                                                                                                                 \
+    const std::string lf_why = (why);                                                                                  \
+    if (!lf_why.empty()) {                                                                                             \
+      const char* lf_ci = std::getenv("CI");                                                                           \
+      if (lf_ci && std::string(lf_ci) == "true") FAIL() << "CI=true and NumPy cannot answer: " << lf_why;              \
+      GTEST_SKIP() << lf_why;                                                                                          \
+    }                                                                                                                  \
+  } while (0)

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """NumPy as the second oracle of tests/test_random_graphs.cpp.
 
-    numpy_oracle.py BATCH.jsonl      (exit 0: every program agrees; 1: some disagree; 2: the batch is unreadable)
+    numpy_oracle.py BATCH.jsonl [PID]  (exit 0: every program agrees; 1: some disagree; 2: the batch is unreadable,
+                                        or process PID ended before the batch appeared)
+
+With PID the batch need not exist yet: the test starts this script before it writes the batch (the imports take
+most of a second), and it waits for the file while process PID lives.
 
 Each line of BATCH.jsonl is one random program that lazyfuse has run:
     {"case": N, "seed": "<how to rerun it>", "data": [[...], ...],        # the leaves' exact values (D[k])
@@ -20,17 +24,31 @@ Python that reproduces it.
   * float -> int conversions (astype, and at().set of float values into an integer array) truncate toward zero,
     saturate at the integer type's limits and map NaN to 0 (docs/semantics.md, "Integer and conversion corner
     cases"), where NumPy's result is platform-dependent; values in range convert as NumPy converts them;
-  * erf, which NumPy lacks: math.erf per element, in the dtype of NumPy's float functions (as sqrt's).
+  * erf, which NumPy lacks: math.erf per element, in the dtype of NumPy's float functions (as sqrt's);
+  * sum, prod, mean, var and std of float16 and bfloat16 arrays accumulate in float32 and round once at the end
+    (docs/semantics.md, "Half-precision types"), where NumPy's float16 reductions along a strided axis and
+    ml_dtypes' bfloat16 ones round every partial sum;
+  * where and clip with a bfloat16 array and Python scalars keep bfloat16, as every other op does (NEP 50's weak
+    scalars, docs/semantics.md); NumPy's np.where(c, 2.5, x) and np.clip(x, 1, 2.5) make those float32;
+  * complex -> real conversions (astype, and at().set of complex values into a real array) take the real part
+    (NumPy's too, with a ComplexWarning; ml_dtypes has no complex -> bfloat16 cast).
+bfloat16 is ml_dtypes' (`ml_dtypes.bfloat16`), whose ufunc loops compute in float32 and round every result, as
+lazyfuse. Complex leaves come as interleaved real and imaginary parts (nx.complex_array); a complex result's
+record has "got_im" besides "got", and its bound is on the modulus: |lazyfuse - numpy| <= 2 * bound, with NaN
+and infinities per part at the same places.
 Everything else in the programs is plain NumPy (np.*).
 """
 import json
 import math
+import os
 import sys
 import time
 import warnings
 
+import ml_dtypes
 import numpy as np
 
+_HALVES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 
 
 def _wrap(name):
@@ -46,6 +64,8 @@ def _wrap(name):
 def _to_int(value, dtype):
     """value converted to integer dtype: NumPy's conversion, except lazyfuse's documented NaN and saturation."""
     v = np.asarray(value)
+    if v.dtype.kind == "c":
+        v = v.real
     if v.dtype.kind != "f":
         return v.astype(dtype)
     info = np.iinfo(dtype)
@@ -72,12 +92,64 @@ class _NX:
     def astype(x, dtype):
         if np.dtype(dtype).kind == "i":
             return _to_int(x, dtype)
-        return np.asarray(x).astype(dtype)
+        x = np.asarray(x)
+        if x.dtype.kind == "c" and np.dtype(dtype).kind != "c" and np.dtype(dtype) != np.bool_:
+            x = x.real
+        return x.astype(dtype)
+
+    @staticmethod
+    def where(cond, a, b):
+        a_bf, b_bf = (np.asarray(v).dtype == ml_dtypes.bfloat16 for v in (a, b))
+        if a_bf and isinstance(b, (bool, int, float)):
+            b = np.asarray(b).astype(ml_dtypes.bfloat16)
+        if b_bf and isinstance(a, (bool, int, float)):
+            a = np.asarray(a).astype(ml_dtypes.bfloat16)
+        return np.asarray(np.where(cond, a, b))
+
+    @staticmethod
+    def clip(x, lo, hi):
+        x = np.asarray(x)
+        if x.dtype == ml_dtypes.bfloat16:
+            return np.asarray(np.minimum(np.maximum(x, lo), hi))
+        return np.asarray(np.clip(x, lo, hi))
+
+    @staticmethod
+    def complex_array(parts, dtype):
+        """A complex array from interleaved real and imaginary parts."""
+        parts = np.asarray(parts, dtype=np.float64)
+        out = np.empty(parts.size // 2, dtype=dtype)
+        out.real = parts[0::2]
+        out.imag = parts[1::2]
+        return out
+
+    @staticmethod
+    def _accumulating(name, x, **kw):
+        x = np.asarray(x)
+        if x.dtype in _HALVES:
+            return np.asarray(getattr(np, name)(x, dtype=np.float32, **kw)).astype(x.dtype)
+        return np.asarray(getattr(np, name)(x, **kw))
+
+    def sum(self, x, **kw):
+        return self._accumulating("sum", x, **kw)
+
+    def prod(self, x, **kw):
+        return self._accumulating("prod", x, **kw)
+
+    def mean(self, x, **kw):
+        return self._accumulating("mean", x, **kw)
+
+    def var(self, x, **kw):
+        return self._accumulating("var", x, **kw)
+
+    def std(self, x, **kw):
+        return self._accumulating("std", x, **kw)
 
     @staticmethod
     def set(base, index, value):
         """lazyfuse's base.at(index).set(value): a new array (NumPy's setitem casting, 'unsafe')."""
         out = np.array(base, copy=True)
+        if out.dtype.kind != "c" and out.dtype != np.bool_ and np.asarray(value).dtype.kind == "c":
+            value = np.asarray(value).real
         if out.dtype.kind == "i" and np.asarray(value).dtype.kind == "f":
             value = _to_int(value, out.dtype)
         out[index] = value
@@ -107,7 +179,7 @@ def _show(values, limit=64):
 
 def reproduction(rec):
     """The program as standalone Python (inputs inline when small)."""
-    lines = ["import numpy as np", "import sys; sys.path.insert(0, 'tests'); from numpy_oracle import nx"]
+    lines = ["import ml_dtypes, numpy as np", "import sys; sys.path.insert(0, 'tests'); from numpy_oracle import nx"]
     lines.append("D = [" + ", ".join(_show(d, 10**9) if len(d) <= 64 else "<%d values: see the batch file>" % len(d)
                                      for d in rec["data"]) + "]")
     lines += rec["py"]
@@ -121,35 +193,43 @@ def compare(rec, chk, value):
         return ["dtype: lazyfuse %s, NumPy %s" % (chk["dtype"], a.dtype)]
     if list(a.shape) != chk["shape"]:
         return ["shape: lazyfuse %s, NumPy %s" % (tuple(chk["shape"]), a.shape)]
+    complex_ = "got_im" in chk
     got = np.array(chk["got"], dtype=np.float64)
+    got_im = np.array(chk["got_im"] if complex_ else np.zeros(got.size), dtype=np.float64)
     bound = np.array(chk["bound"], dtype=np.float64)
-    ref = a.astype(np.float64).ravel()
-    if got.size != ref.size or bound.size != ref.size:
+    ref = (a.real if complex_ else a).astype(np.float64).ravel()
+    ref_im = a.imag.astype(np.float64).ravel() if complex_ else np.zeros(ref.size)
+    if got.size != ref.size or bound.size != ref.size or got_im.size != ref.size:
         return ["the record has %d values and %d bounds for %d elements" % (got.size, bound.size, ref.size)]
     certain = np.isfinite(bound)
-    nan_got, nan_ref = np.isnan(got), np.isnan(ref)
-    bad = certain & (nan_got != nan_ref)
-    both = certain & ~nan_got & ~nan_ref
-    inf = both & (np.isinf(got) | np.isinf(ref))
-    bad |= inf & (got != ref)
-    fin = both & ~inf
+    bad = np.zeros(ref.size, dtype=bool)
+    diff2 = np.zeros(ref.size)
     with np.errstate(all="ignore"):
-        # bound_lazyfuse + bound_numpy: NumPy's error is taken as the reference's bound.
-        bad |= fin & ~(np.abs(got - ref) <= 2 * bound)
+        # Per part: NaN at the same places, the same infinities; the finite parts' difference (its modulus for
+        # complex values) within bound_lazyfuse + bound_numpy, NumPy's error taken as the reference's bound.
+        for g, r in ((got, ref), (got_im, ref_im)):
+            nan_g, nan_r = np.isnan(g), np.isnan(r)
+            bad |= certain & (nan_g != nan_r)
+            inf = ~nan_g & ~nan_r & (np.isinf(g) | np.isinf(r))
+            bad |= certain & inf & (g != r)
+            fin = ~nan_g & ~nan_r & ~inf
+            diff2 += np.where(fin, (g - r) ** 2, 0.0)
+        bad |= certain & ~(np.sqrt(diff2) <= 2 * bound)
     if not bad.any():
         return []
     out = ["%d of %d elements differ (%d certain):" % (int(bad.sum()), ref.size, int(certain.sum()))]
     for flat in np.flatnonzero(bad)[:8]:
         idx = np.unravel_index(flat, a.shape) if a.shape else ()
+        g = complex(got[flat], got_im[flat]) if complex_ else float(got[flat])
+        r = complex(ref[flat], ref_im[flat]) if complex_ else float(ref[flat])
         out.append("  [%s] lazyfuse %r, NumPy %r, |diff| %r, allowed %r" % (
-            ", ".join(str(int(i)) for i in idx), float(got[flat]), float(ref[flat]),
-            float(abs(got[flat] - ref[flat])), float(2 * bound[flat])))
+            ", ".join(str(int(i)) for i in idx), g, r, float(np.sqrt(diff2[flat])), float(2 * bound[flat])))
     return out
 
 
 def run_program(rec):
     """Runs one program; returns (elements compared, problems)."""
-    ns = {"np": np, "nx": nx, "D": rec["data"]}
+    ns = {"np": np, "nx": nx, "ml_dtypes": ml_dtypes, "D": rec["data"]}
     for line in rec["py"]:
         try:
             exec(line, ns)
@@ -170,9 +250,25 @@ def run_program(rec):
     return elements, problems
 
 
+def _wait_for(path, pid):
+    """True once `path` exists; False when process `pid` ends first."""
+    while not os.path.exists(path):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            pass
+        time.sleep(0.005)
+    return True
+
+
 def main(argv):
-    if len(argv) != 2:
+    if len(argv) not in (2, 3):
         print(__doc__)
+        return 2
+    if len(argv) == 3 and not _wait_for(argv[1], int(argv[2])):
+        print("process %s ended before the batch %s appeared" % (argv[2], argv[1]))
         return 2
     t0 = time.time()
     np.seterr(all="ignore")

@@ -1,7 +1,8 @@
 // The NumPy oracle's driver for tests/test_random_graphs.cpp: programs are written in batches to a JSON-lines file
 // (one program a line: its Python text, its inputs' exact values, and per checked array lazyfuse's dtype, shape,
 // values and the reference's error bounds), and one Python process per batch runs tests/numpy_oracle.py over it
-// while the test generates the next batch.
+// while the test generates the next batch. Each process starts before its batch is written (importing NumPy
+// and ml_dtypes takes most of a second), and waits for the batch file to appear.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -128,7 +129,7 @@ public:
   static constexpr std::int64_t kBatchPrograms = 400;
   static constexpr std::size_t kBatchBytes = std::size_t(48) << 20;
 
-  explicit NumpyOracle(std::string label) : label_(std::move(label)) {}
+  explicit NumpyOracle(std::string label) : label_(std::move(label)) { pending_ = start(); }
   NumpyOracle(const NumpyOracle&) = delete;
   NumpyOracle& operator=(const NumpyOracle&) = delete;
   ~NumpyOracle() { finish(); }
@@ -138,12 +139,12 @@ public:
     buffer_ += record;
     buffer_ += '\n';
     programs_[case_no] = cpp;
-    if (std::int64_t(programs_.size()) >= kBatchPrograms || buffer_.size() >= kBatchBytes) flush();
+    if (std::int64_t(programs_.size()) >= kBatchPrograms || buffer_.size() >= kBatchBytes) flush(true);
   }
 
-  // Waits for every batch.
+  // Waits for every batch (a process started for a batch that never came gets an empty one).
   void finish() {
-    if (!programs_.empty()) flush();
+    if (!programs_.empty() || pending_) flush(false);
     collect();
   }
 
@@ -167,40 +168,57 @@ private:
   std::string label_;
   std::string buffer_;
   std::map<std::int64_t, std::string> programs_;
-  std::optional<Running> running_;
+  std::optional<Running> running_, pending_; // pending_: started, waiting for its batch file
   int batches_ = 0;
   bool keep_failed_ = true;
   std::int64_t programs_checked_ = 0, mismatches_ = 0, elements_ = 0;
   std::vector<std::pair<std::int64_t, std::vector<std::string>>> mismatching_labels_;
   double python_seconds_ = 0;
 
-  // Writes the batch and starts its Python process (after the previous one has finished: one at a time).
-  void flush() {
-    collect();
+  // Starts the Python process of the next batch: it imports NumPy, then waits for the batch file (and exits if
+  // this process is gone).
+  std::optional<Running> start() {
     Running r;
     const std::string stem =
         "random_graphs_numpy_" + std::to_string(getpid()) + "_" + label_ + "_" + std::to_string(batches_++);
     r.in = stem + ".jsonl";
     r.out = stem + ".out";
+    std::remove(r.in.c_str());
+    const std::string cmd = shell_quote(numpy_availability().python) + " " +
+                            shell_quote(std::string(LAZYFUSE_TEST_SOURCE_DIR) + "/numpy_oracle.py") + " " +
+                            shell_quote(r.in) + " " + std::to_string(getpid()) + " >" + shell_quote(r.out) +
+                            " 2>&1; echo \"exit $?\"";
+    r.pipe = popen(cmd.c_str(), "r");
+    if (!r.pipe) {
+      ADD_FAILURE() << "cannot start the NumPy oracle: " << cmd;
+      return std::nullopt;
+    }
+    return r;
+  }
+
+  // Hands the batch to its (started) Python process, after the previous one has finished: one batch at a time.
+  // `more`: more programs follow, so the next batch's process starts now.
+  void flush(bool more) {
+    collect();
+    if (!pending_) pending_ = start();
+    if (!pending_) return;
+    Running r = std::move(*pending_);
+    pending_.reset();
     {
-      std::ofstream f(r.in, std::ios::binary);
+      // Written whole under another name, then renamed: the process never reads a partial batch.
+      const std::string part = r.in + ".part";
+      std::ofstream f(part, std::ios::binary);
       f << buffer_;
-      if (!f) {
+      f.close();
+      if (!f || std::rename(part.c_str(), r.in.c_str()) != 0) {
         ADD_FAILURE() << "cannot write the NumPy oracle's batch file " << r.in;
         return;
       }
     }
     buffer_.clear();
     r.programs.swap(programs_);
-    const std::string cmd = shell_quote(numpy_availability().python) + " " +
-                            shell_quote(std::string(LAZYFUSE_TEST_SOURCE_DIR) + "/numpy_oracle.py") + " " +
-                            shell_quote(r.in) + " >" + shell_quote(r.out) + " 2>&1; echo \"exit $?\"";
-    r.pipe = popen(cmd.c_str(), "r");
-    if (!r.pipe) {
-      ADD_FAILURE() << "cannot start the NumPy oracle: " << cmd;
-      return;
-    }
     running_ = std::move(r);
+    if (more) pending_ = start();
   }
 
   // Waits for the running batch and reports what it found.

@@ -1,11 +1,10 @@
 #!/usr/bin/env python3
 """NumPy as the second oracle of tests/test_random_graphs.cpp.
 
-    numpy_oracle.py BATCH.jsonl [PID]  (exit 0: every program agrees; 1: some disagree; 2: the batch is unreadable,
-                                        or process PID ended before the batch appeared)
-
-With PID the batch need not exist yet: the test starts this script before it writes the batch (the imports take
-most of a second), and it waits for the file while process PID lives.
+    numpy_oracle.py BATCH.jsonl      (exit 0: every program agrees; 1: some disagree; 2: the batch is unreadable)
+    numpy_oracle.py --serve          (reads "BATCH.jsonl REPORT" lines on stdin, writes each batch's report to
+                                      REPORT and answers "exit N" on stdout, until stdin ends: the test keeps one
+                                      such process, since importing NumPy and ml_dtypes takes most of a second)
 
 Each line of BATCH.jsonl is one random program that lazyfuse has run:
     {"case": N, "seed": "<how to rerun it>", "data": [[...], ...],        # the leaves' exact values (D[k])
@@ -38,10 +37,11 @@ record has "got_im" besides "got", and its bound is on the modulus: |lazyfuse - 
 and infinities per part at the same places.
 Everything else in the programs is plain NumPy (np.*).
 """
+import contextlib
 import json
 import math
-import os
 import sys
+import traceback
 import time
 import warnings
 
@@ -250,31 +250,37 @@ def run_program(rec):
     return elements, problems
 
 
-def _wait_for(path, pid):
-    """True once `path` exists; False when process `pid` ends first."""
-    while not os.path.exists(path):
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            pass
-        time.sleep(0.005)
-    return True
+def serve():
+    """Checks batches named on stdin, one at a time (see the module's docstring)."""
+    for line in sys.stdin:
+        batch, report = line.split()
+        with open(report, "w", encoding="utf-8") as out:
+            try:
+                with contextlib.redirect_stdout(out):
+                    rc = check_batch(batch)
+            except Exception:  # a broken batch: its report says why, and the next batch still runs
+                traceback.print_exc(file=out)
+                rc = 2
+        print("exit %d" % rc, flush=True)
+    return 0
 
 
 def main(argv):
-    if len(argv) not in (2, 3):
+    if argv[1:] == ["--serve"]:
+        return serve()
+    if len(argv) != 2:
         print(__doc__)
         return 2
-    if len(argv) == 3 and not _wait_for(argv[1], int(argv[2])):
-        print("process %s ended before the batch %s appeared" % (argv[2], argv[1]))
-        return 2
+    return check_batch(argv[1])
+
+
+def check_batch(path):
+    """Checks every program of the batch file; 0 when all agree with NumPy, 1 when some do not."""
     t0 = time.time()
     np.seterr(all="ignore")
     warnings.simplefilter("ignore")
     programs = elements = bad = 0
-    with open(argv[1], encoding="utf-8") as f:
+    with open(path, encoding="utf-8") as f:
         for line in f:
             if not line.strip():
                 continue

@@ -49,10 +49,10 @@
 //    maximum, min, max, argmin and argmax are lexicographic (real parts first) and certain when the real parts
 //    are farther apart than their bounds (or all inputs are exact); sums bound the modulus by gamma(depth) times
 //    the sum of the moduli, products by gamma(3 n) of the largest possible product. The generator makes the
-//    complex ops the reference models (arithmetic, abs, exp, square, comparisons, logical ops, where, casts to
-//    and from every type, views, joins, assignments, sum, prod, mean, min, max, argmin, argmax, any, all,
-//    count_nonzero) and no sin, cos, tanh, var or std of complex values; floor, ceil and trunc of complex values
-//    must throw DTypeError (NumPy raises TypeError).
+//    complex ops the reference models (arithmetic, abs, exp, square, real, imag, conj (also of real arrays),
+//    comparisons, logical ops, where, casts to and from every type, views, joins, assignments, sum, prod, mean,
+//    min, max, argmin, argmax, any, all, count_nonzero) and no sin, cos, tanh, var or std of complex values;
+//    floor, ceil and trunc of complex values must throw DTypeError (NumPy raises TypeError).
 //
 // Environment: LAZYFUSE_TEST_RANDOM_GRAPHS = number of cases (default 300), LAZYFUSE_TEST_RANDOM_SEED = base seed
 // (default: random, printed), LAZYFUSE_TEST_RANDOM_CASE = run only that case number (to reproduce one failure),
@@ -689,9 +689,20 @@ private:
 bool Case::op_unary(std::size_t xi) {
   const Val x = pool_[xi];
   const double m = maxabs(x.r);
-  const int k = int(uni(0, 15));
+  const int k = int(uni(0, 18));
   const DType t = x.r.dt;
   const std::string& xn = x.name;
+  if (k >= 16) { // real, imag, conj (of every type: a real array's own parts)
+    if (k == 16) {
+      add(lf::real(x.a), ref_real(x.r), "lf::real(" + xn + ")", "np.real(" + xn + ")");
+    } else if (k == 17) {
+      add(lf::imag(x.a), ref_imag(x.r), "lf::imag(" + xn + ")", "np.imag(" + xn + ")");
+    } else {
+      if (t == DType::Bool) return false; // int8, as NumPy's
+      add(lf::conj(x.a), ref_conj(x.r), "lf::conj(" + xn + ")", "np.conj(" + xn + ")");
+    }
+    return true;
+  }
   if (isc(t) && k >= 6 && k <= 12) {
     // Not generated on complex values: sin, cos, tanh (the reference has no complex functions but exp); erf,
     // floor, ceil and trunc have no complex loop in NumPy, so lazyfuse refuses them (checked here for the last three).

@@ -557,6 +557,28 @@ inline HT ref_unary(U op, const HT& x0) {
   return r;
 }
 
+// real, imag and conj: exact (a real array is its own real part and conjugate; its imaginary part is 0).
+inline HT ref_real(const HT& x) {
+  if (!isc(x.dt)) return x;
+  HT r = make_ht(real_of(x.dt), x.shape);
+  r.v = x.v;
+  r.e = x.e;
+  return r;
+}
+inline HT ref_imag(const HT& x) {
+  HT r = make_ht(real_of(x.dt), x.shape);
+  if (isc(x.dt)) {
+    r.v = x.im;
+    r.e = x.e;
+  }
+  return r;
+}
+inline HT ref_conj(const HT& x) {
+  HT r = x;
+  for (auto& y : r.im) y = -y;
+  return r;
+}
+
 // ---- binary ops ----
 
 enum class B { Add, Sub, Mul, Div, Min, Max, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Xor, FloorDiv, Rem };
@@ -1374,8 +1396,10 @@ struct ReduceSpec {
 inline HT ref_reduce(const ReduceSpec& spec, const HT& x0);
 
 // mean, var, std: composed from the reference's own ops, as the library and NumPy compute them.
+// Those of float16 and bfloat16 compute in float32 and round once, at the end (so also a count above the half
+// type's range divides as the library divides).
 inline HT ref_moment(const ReduceSpec& spec, const HT& x0) {
-  const DType t = reduce_type(R::Mean, x0.dt);
+  const DType result = reduce_type(R::Mean, x0.dt), t = accumulator_of(result);
   const HT x = ref_cast(x0, t);
   const auto ax = reduced_axes(x.shape, spec.axes);
   i64 n = 1;
@@ -1420,6 +1444,7 @@ inline HT ref_moment(const ReduceSpec& spec, const HT& x0) {
     }
   }
   if (!spec.keepdims) out.shape = reduce_shape(x.shape, ax, false);
+  if (result != t) out = ref_cast(out, result);
   return out;
 }
 

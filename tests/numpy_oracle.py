@@ -28,9 +28,9 @@ Python that reproduces it.
     (docs/semantics.md, "Half-precision types"), where NumPy's float16 reductions along a strided axis and
     ml_dtypes' bfloat16 ones round every partial sum;
   * where and clip with a bfloat16 array and Python scalars keep bfloat16, as every other op does (NEP 50's weak
-    scalars, docs/semantics.md); NumPy's np.where(c, 2.5, x) and np.clip(x, 1, 2.5) make those float32;
-  * complex -> real conversions (astype, and at().set of complex values into a real array) take the real part
-    (NumPy's too, with a ComplexWarning; ml_dtypes has no complex -> bfloat16 cast).
+    scalars, docs/semantics.md); NumPy's np.where(c, 2.5, x) and np.clip(x, 1, 2.5) make those float32.
+Complex -> real conversions take the real part in both (NumPy warns, ComplexWarning, which is ignored here); to
+an integer type the real part then converts as a float does (the first difference above).
 bfloat16 is ml_dtypes' (`ml_dtypes.bfloat16`), whose ufunc loops compute in float32 and round every result, as
 lazyfuse. Complex leaves come as interleaved real and imaginary parts (nx.complex_array); a complex result's
 record has "got_im" besides "got", and its bound is on the modulus: |lazyfuse - numpy| <= 2 * bound, with NaN
@@ -92,10 +92,7 @@ class _NX:
     def astype(x, dtype):
         if np.dtype(dtype).kind == "i":
             return _to_int(x, dtype)
-        x = np.asarray(x)
-        if x.dtype.kind == "c" and np.dtype(dtype).kind != "c" and np.dtype(dtype) != np.bool_:
-            x = x.real
-        return x.astype(dtype)
+        return np.asarray(x).astype(dtype)
 
     @staticmethod
     def where(cond, a, b):
@@ -148,9 +145,7 @@ class _NX:
     def set(base, index, value):
         """lazyfuse's base.at(index).set(value): a new array (NumPy's setitem casting, 'unsafe')."""
         out = np.array(base, copy=True)
-        if out.dtype.kind != "c" and out.dtype != np.bool_ and np.asarray(value).dtype.kind == "c":
-            value = np.asarray(value).real
-        if out.dtype.kind == "i" and np.asarray(value).dtype.kind == "f":
+        if out.dtype.kind == "i" and np.asarray(value).dtype.kind in "fc":
             value = _to_int(value, out.dtype)
         out[index] = value
         return out

@@ -202,9 +202,9 @@ struct Val {
   std::optional<ReduceSpec> spec; // and how it was reduced
 };
 
-// Per result dtype: elements checked, uncertain ones skipped, and the largest error / tolerance.
+// Per result dtype: ops that made it, elements checked, uncertain ones skipped, and the largest error / tolerance.
 struct TypeStats {
-  i64 checked = 0, uncertain = 0;
+  i64 ops = 0, checked = 0, uncertain = 0;
   double worst_ratio = 0;
   std::string worst_where;
 };
@@ -377,6 +377,7 @@ private:
     emit("auto " + v.name + " = " + expr + ";  // " + dname(v.r.dt) + " " + shape_str(v.r.shape));
     py_.push_back(v.name + " = " + py);
     ++stats_.ops;
+    ++stats_.per_type[dname(v.r.dt)].ops;
     pool_.push_back(std::move(v));
     return pool_.back();
   }
@@ -2143,15 +2144,16 @@ void run_cases(std::uint64_t base_seed, i64 count, const char* label, NumpyOracl
               100.0 * double(stats.uncertain) / double(std::max<i64>(1, stats.checked + stats.uncertain)),
               static_cast<long long>(stats.blind_cases), stats.worst_ratio, secs);
   if (stats.worst_ratio > 0.5) std::printf("(the largest error / tolerance: %s)\n", stats.worst_where.c_str());
-  // Per dtype: the programs with a leaf of it, and the results of it.
-  std::printf("%-11s %9s %12s %10s %12s\n", "dtype", "programs", "elements", "uncertain", "err / tol");
+  // Per dtype: the programs with a leaf of it, the ops (of both runs) that made it, and the checked results of it.
+  std::printf("%-11s %9s %9s %12s %10s %12s\n", "dtype", "programs", "ops", "elements", "uncertain", "err / tol");
   for (const char* t :
        {"bool", "int32", "int64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128"}) {
     auto l = stats.leaf_types.find(t);
     auto p = stats.per_type.find(t);
     const TypeStats ts = p == stats.per_type.end() ? TypeStats{} : p->second;
-    std::printf("%-11s %9lld %12lld %9.3f%% %12.3f\n", t,
-                static_cast<long long>(l == stats.leaf_types.end() ? 0 : l->second), static_cast<long long>(ts.checked),
+    std::printf("%-11s %9lld %9lld %12lld %9.3f%% %12.3f\n", t,
+                static_cast<long long>(l == stats.leaf_types.end() ? 0 : l->second), static_cast<long long>(ts.ops),
+                static_cast<long long>(ts.checked),
                 100.0 * double(ts.uncertain) / double(std::max<i64>(1, ts.checked + ts.uncertain)), ts.worst_ratio);
   }
   if (verbose)

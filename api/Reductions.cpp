@@ -75,8 +75,10 @@ Array mean(const Array& a, Axes axes, bool keepdims) {
   return m.astype(detail::mean_result_type(a.dtype()));
 }
 
-Array var(const Array& a, Axes axes, int ddof, bool keepdims) {
-  detail::require_valid(a, "var");
+namespace {
+
+// The variance in the type it is computed in (mean_type; a complex input's parts' type).
+Array variance(const Array& a, const Axes& axes, int ddof, bool keepdims) {
   const DType t = detail::mean_type(a.dtype());
   const Array x = a.astype(t);
   const std::int64_t n = reduced_count(a, axes);
@@ -86,13 +88,26 @@ Array var(const Array& a, Axes axes, int ddof, bool keepdims) {
   const Array d = x - m;
   // A complex deviation's squared magnitude (real), as NumPy's x * conj(x): re^2 + im^2.
   const Array squares = is_complex(t) ? square(real(d)) + square(imag(d)) : square(d);
-  const Array v = sum(squares, axes, keepdims) / denom;
-  return is_complex(t) ? v : v.astype(detail::mean_result_type(a.dtype()));
+  return sum(squares, axes, keepdims) / denom;
+}
+
+// var's or (root) std's result from a variance v in its compute type: a half input's is rounded once, after the
+// square root, so that std of a float16 array whose variance exceeds float16's range is not inf.
+Array moment_result(const Array& v, DType input, bool root) {
+  const Array r = root ? sqrt(v) : v;
+  return is_complex(input) ? r : r.astype(detail::mean_result_type(input));
+}
+
+} // namespace
+
+Array var(const Array& a, Axes axes, int ddof, bool keepdims) {
+  detail::require_valid(a, "var");
+  return moment_result(variance(a, axes, ddof, keepdims), a.dtype(), false);
 }
 
 Array stddev(const Array& a, Axes axes, int ddof, bool keepdims) {
   detail::require_valid(a, "stddev");
-  return sqrt(var(a, std::move(axes), ddof, keepdims));
+  return moment_result(variance(a, axes, ddof, keepdims), a.dtype(), true);
 }
 
 // ---- NaN-ignoring reductions: NumPy's nansum ... nanstd. On bool and integers (no NaN) they are the plain ones. ----
@@ -124,9 +139,10 @@ Array nanmean(const Array& a, Axes axes, bool keepdims) {
   return (nansum(x, axes, keepdims) / non_nan_count(x, axes, keepdims)).astype(detail::mean_result_type(t));
 }
 
-Array nanvar(const Array& a, Axes axes, int ddof, bool keepdims) {
+namespace {
+// nanvar in its compute type (nanvar and nanstd round a half input's result once, as var and std).
+Array nan_variance(const Array& a, const Axes& axes, int ddof, bool keepdims) {
   const DType t = a.dtype();
-  if (!is_inexact(t)) return var(a, std::move(axes), ddof, keepdims);
   // NumPy's two passes: squared deviations from the NaN-ignoring mean, NaN elements as 0, over count - ddof; NaN
   // where that is not positive (NumPy also warns). As var: halves in float32, a complex deviation's squared
   // magnitude (real).
@@ -134,13 +150,21 @@ Array nanvar(const Array& a, Axes axes, int ddof, bool keepdims) {
   const Array m = nanmean(x, axes, true);
   const Array d = nan_to(x - m, 0);
   const Array squares = is_complex(x.dtype()) ? square(real(d)) + square(imag(d)) : square(d);
-  const DType result = is_complex(x.dtype()) ? squares.dtype() : detail::mean_result_type(t);
   const Array dof = non_nan_count(x, axes, keepdims) - std::int64_t(ddof);
-  return where(dof > 0, (sum(squares, axes, keepdims) / dof).astype(result), std::numeric_limits<double>::quiet_NaN());
+  // (The int64 count would make the quotient float64: it stays in the squares' type.)
+  const Array v = (sum(squares, axes, keepdims) / dof).astype(squares.dtype());
+  return where(dof > 0, v, std::numeric_limits<double>::quiet_NaN());
+}
+} // namespace
+
+Array nanvar(const Array& a, Axes axes, int ddof, bool keepdims) {
+  if (!is_inexact(a.dtype())) return var(a, std::move(axes), ddof, keepdims);
+  return moment_result(nan_variance(a, axes, ddof, keepdims), a.dtype(), false);
 }
 
 Array nanstd(const Array& a, Axes axes, int ddof, bool keepdims) {
-  return sqrt(nanvar(a, std::move(axes), ddof, keepdims));
+  if (!is_inexact(a.dtype())) return stddev(a, std::move(axes), ddof, keepdims);
+  return moment_result(nan_variance(a, axes, ddof, keepdims), a.dtype(), true);
 }
 
 Array logsumexp(const Array& a, Axes axes, bool keepdims) {

@@ -2,6 +2,9 @@
 """NumPy as the second oracle of tests/test_random_graphs.cpp.
 
     numpy_oracle.py BATCH.jsonl      (exit 0: every program agrees; 1: some disagree; 2: the batch is unreadable)
+    numpy_oracle.py --serve          (reads "BATCH.jsonl REPORT" lines on stdin, writes each batch's report to
+                                      REPORT and answers "exit N" on stdout, until stdin ends: the test keeps one
+                                      such process, since importing NumPy and ml_dtypes takes most of a second)
 
 Each line of BATCH.jsonl is one random program that lazyfuse has run:
     {"case": N, "seed": "<how to rerun it>", "data": [[...], ...],        # the leaves' exact values (D[k])
@@ -20,17 +23,32 @@ Python that reproduces it.
   * float -> int conversions (astype, and at().set of float values into an integer array) truncate toward zero,
     saturate at the integer type's limits and map NaN to 0 (docs/semantics.md, "Integer and conversion corner
     cases"), where NumPy's result is platform-dependent; values in range convert as NumPy converts them;
-  * erf, which NumPy lacks: math.erf per element, in the dtype of NumPy's float functions (as sqrt's).
+  * erf, which NumPy lacks: math.erf per element, in the dtype of NumPy's float functions (as sqrt's);
+  * sum, prod, mean, var and std of float16 and bfloat16 arrays accumulate in float32 and round once at the end
+    (docs/semantics.md, "Half-precision types"), where NumPy's float16 reductions along a strided axis and
+    ml_dtypes' bfloat16 ones round every partial sum;
+  * where and clip with a bfloat16 array and Python scalars keep bfloat16, as every other op does (NEP 50's weak
+    scalars, docs/semantics.md); NumPy's np.where(c, 2.5, x) and np.clip(x, 1, 2.5) make those float32.
+Complex -> real conversions take the real part in both (NumPy warns, ComplexWarning, which is ignored here); to
+an integer type the real part then converts as a float does (the first difference above).
+bfloat16 is ml_dtypes' (`ml_dtypes.bfloat16`), whose ufunc loops compute in float32 and round every result, as
+lazyfuse. Complex leaves come as interleaved real and imaginary parts (nx.complex_array); a complex result's
+record has "got_im" besides "got", and its bound is on the modulus: |lazyfuse - numpy| <= 2 * bound, with NaN
+and infinities per part at the same places.
 Everything else in the programs is plain NumPy (np.*).
 """
+import contextlib
 import json
 import math
 import sys
+import traceback
 import time
 import warnings
 
+import ml_dtypes
 import numpy as np
 
+_HALVES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 
 
 def _wrap(name):
@@ -46,6 +64,8 @@ def _wrap(name):
 def _to_int(value, dtype):
     """value converted to integer dtype: NumPy's conversion, except lazyfuse's documented NaN and saturation."""
     v = np.asarray(value)
+    if v.dtype.kind == "c":
+        v = v.real
     if v.dtype.kind != "f":
         return v.astype(dtype)
     info = np.iinfo(dtype)
@@ -75,10 +95,57 @@ class _NX:
         return np.asarray(x).astype(dtype)
 
     @staticmethod
+    def where(cond, a, b):
+        a_bf, b_bf = (np.asarray(v).dtype == ml_dtypes.bfloat16 for v in (a, b))
+        if a_bf and isinstance(b, (bool, int, float)):
+            b = np.asarray(b).astype(ml_dtypes.bfloat16)
+        if b_bf and isinstance(a, (bool, int, float)):
+            a = np.asarray(a).astype(ml_dtypes.bfloat16)
+        return np.asarray(np.where(cond, a, b))
+
+    @staticmethod
+    def clip(x, lo, hi):
+        x = np.asarray(x)
+        if x.dtype == ml_dtypes.bfloat16:
+            return np.asarray(np.minimum(np.maximum(x, lo), hi))
+        return np.asarray(np.clip(x, lo, hi))
+
+    @staticmethod
+    def complex_array(parts, dtype):
+        """A complex array from interleaved real and imaginary parts."""
+        parts = np.asarray(parts, dtype=np.float64)
+        out = np.empty(parts.size // 2, dtype=dtype)
+        out.real = parts[0::2]
+        out.imag = parts[1::2]
+        return out
+
+    @staticmethod
+    def _accumulating(name, x, **kw):
+        x = np.asarray(x)
+        if x.dtype in _HALVES:
+            return np.asarray(getattr(np, name)(x, dtype=np.float32, **kw)).astype(x.dtype)
+        return np.asarray(getattr(np, name)(x, **kw))
+
+    def sum(self, x, **kw):
+        return self._accumulating("sum", x, **kw)
+
+    def prod(self, x, **kw):
+        return self._accumulating("prod", x, **kw)
+
+    def mean(self, x, **kw):
+        return self._accumulating("mean", x, **kw)
+
+    def var(self, x, **kw):
+        return self._accumulating("var", x, **kw)
+
+    def std(self, x, **kw):
+        return self._accumulating("std", x, **kw)
+
+    @staticmethod
     def set(base, index, value):
         """lazyfuse's base.at(index).set(value): a new array (NumPy's setitem casting, 'unsafe')."""
         out = np.array(base, copy=True)
-        if out.dtype.kind == "i" and np.asarray(value).dtype.kind == "f":
+        if out.dtype.kind == "i" and np.asarray(value).dtype.kind in "fc":
             value = _to_int(value, out.dtype)
         out[index] = value
         return out
@@ -107,7 +174,7 @@ def _show(values, limit=64):
 
 def reproduction(rec):
     """The program as standalone Python (inputs inline when small)."""
-    lines = ["import numpy as np", "import sys; sys.path.insert(0, 'tests'); from numpy_oracle import nx"]
+    lines = ["import ml_dtypes, numpy as np", "import sys; sys.path.insert(0, 'tests'); from numpy_oracle import nx"]
     lines.append("D = [" + ", ".join(_show(d, 10**9) if len(d) <= 64 else "<%d values: see the batch file>" % len(d)
                                      for d in rec["data"]) + "]")
     lines += rec["py"]
@@ -121,35 +188,43 @@ def compare(rec, chk, value):
         return ["dtype: lazyfuse %s, NumPy %s" % (chk["dtype"], a.dtype)]
     if list(a.shape) != chk["shape"]:
         return ["shape: lazyfuse %s, NumPy %s" % (tuple(chk["shape"]), a.shape)]
+    complex_ = "got_im" in chk
     got = np.array(chk["got"], dtype=np.float64)
+    got_im = np.array(chk["got_im"] if complex_ else np.zeros(got.size), dtype=np.float64)
     bound = np.array(chk["bound"], dtype=np.float64)
-    ref = a.astype(np.float64).ravel()
-    if got.size != ref.size or bound.size != ref.size:
+    ref = (a.real if complex_ else a).astype(np.float64).ravel()
+    ref_im = a.imag.astype(np.float64).ravel() if complex_ else np.zeros(ref.size)
+    if got.size != ref.size or bound.size != ref.size or got_im.size != ref.size:
         return ["the record has %d values and %d bounds for %d elements" % (got.size, bound.size, ref.size)]
     certain = np.isfinite(bound)
-    nan_got, nan_ref = np.isnan(got), np.isnan(ref)
-    bad = certain & (nan_got != nan_ref)
-    both = certain & ~nan_got & ~nan_ref
-    inf = both & (np.isinf(got) | np.isinf(ref))
-    bad |= inf & (got != ref)
-    fin = both & ~inf
+    bad = np.zeros(ref.size, dtype=bool)
+    diff2 = np.zeros(ref.size)
     with np.errstate(all="ignore"):
-        # bound_lazyfuse + bound_numpy: NumPy's error is taken as the reference's bound.
-        bad |= fin & ~(np.abs(got - ref) <= 2 * bound)
+        # Per part: NaN at the same places, the same infinities; the finite parts' difference (its modulus for
+        # complex values) within bound_lazyfuse + bound_numpy, NumPy's error taken as the reference's bound.
+        for g, r in ((got, ref), (got_im, ref_im)):
+            nan_g, nan_r = np.isnan(g), np.isnan(r)
+            bad |= certain & (nan_g != nan_r)
+            inf = ~nan_g & ~nan_r & (np.isinf(g) | np.isinf(r))
+            bad |= certain & inf & (g != r)
+            fin = ~nan_g & ~nan_r & ~inf
+            diff2 += np.where(fin, (g - r) ** 2, 0.0)
+        bad |= certain & ~(np.sqrt(diff2) <= 2 * bound)
     if not bad.any():
         return []
     out = ["%d of %d elements differ (%d certain):" % (int(bad.sum()), ref.size, int(certain.sum()))]
     for flat in np.flatnonzero(bad)[:8]:
         idx = np.unravel_index(flat, a.shape) if a.shape else ()
+        g = complex(got[flat], got_im[flat]) if complex_ else float(got[flat])
+        r = complex(ref[flat], ref_im[flat]) if complex_ else float(ref[flat])
         out.append("  [%s] lazyfuse %r, NumPy %r, |diff| %r, allowed %r" % (
-            ", ".join(str(int(i)) for i in idx), float(got[flat]), float(ref[flat]),
-            float(abs(got[flat] - ref[flat])), float(2 * bound[flat])))
+            ", ".join(str(int(i)) for i in idx), g, r, float(np.sqrt(diff2[flat])), float(2 * bound[flat])))
     return out
 
 
 def run_program(rec):
     """Runs one program; returns (elements compared, problems)."""
-    ns = {"np": np, "nx": nx, "D": rec["data"]}
+    ns = {"np": np, "nx": nx, "ml_dtypes": ml_dtypes, "D": rec["data"]}
     for line in rec["py"]:
         try:
             exec(line, ns)
@@ -170,15 +245,37 @@ def run_program(rec):
     return elements, problems
 
 
+def serve():
+    """Checks batches named on stdin, one at a time (see the module's docstring)."""
+    for line in sys.stdin:
+        batch, report = line.split()
+        with open(report, "w", encoding="utf-8") as out:
+            try:
+                with contextlib.redirect_stdout(out):
+                    rc = check_batch(batch)
+            except Exception:  # a broken batch: its report says why, and the next batch still runs
+                traceback.print_exc(file=out)
+                rc = 2
+        print("exit %d" % rc, flush=True)
+    return 0
+
+
 def main(argv):
+    if argv[1:] == ["--serve"]:
+        return serve()
     if len(argv) != 2:
         print(__doc__)
         return 2
+    return check_batch(argv[1])
+
+
+def check_batch(path):
+    """Checks every program of the batch file; 0 when all agree with NumPy, 1 when some do not."""
     t0 = time.time()
     np.seterr(all="ignore")
     warnings.simplefilter("ignore")
     programs = elements = bad = 0
-    with open(argv[1], encoding="utf-8") as f:
+    with open(path, encoding="utf-8") as f:
         for line in f:
             if not line.strip():
                 continue

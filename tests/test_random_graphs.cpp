@@ -5,8 +5,8 @@
 //  * NumPy 2 (tests/numpy_oracle.py), which decides dtypes, shapes, promotion, indexing and NaN rules on its own:
 //    each program is also written as Python and evaluated by NumPy, in batches of programs per Python process.
 //
-// Each case makes 1-4 random leaves (float32, float64, int32, int64, bool; rank 0-4; sometimes large so the CPU
-// backend's chunking and threading run), then either
+// Each case makes 1-4 random leaves (float32, float64, int32, int64, bool, float16, bfloat16, complex64,
+// complex128; rank 0-4; sometimes large so the CPU backend's chunking and threading run), then either
 //  * (an "elementwise/view" program) applies 3-25 random operations: elementwise ops with broadcasting and weak
 //    C++ scalars, astype, views, concatenate / stack / pad / at().set, eval() of intermediates; or
 //  * (a reduction program) a few random operations, then 2-4 reductions (sum, prod, min, max, mean, var, std with
@@ -38,6 +38,22 @@
 // results within a bound that is a few ulps per op. NumPy's own error is taken as that same bound: the oracle
 // accepts |lazyfuse - numpy| <= 2 * bound, skips uncertain elements, and requires NaN at the same places.
 //
+// The new types (docs/semantics.md, "Half-precision types" and "Complex numbers"):
+//  * float16 and bfloat16 values are rounded to the type after every op (the reference rounds the op's exact
+//    result once; the library computes in float32 and rounds, which the op's one ulp covers); their sums and
+//    products accumulate in float32 (gamma of float32's unit roundoff) and round once (one ulp of the half type);
+//  * complex values are pairs of parts, computed in long double and rounded per part, with ONE bound per element
+//    on the modulus of the error, |z_library - z_reference| <= bound (NaN and infinities compared per part):
+//    + and - add 2 ulps of the part type at the result's modulus, * and square 3 (at |x| |y|), true_divide 12
+//    (Smith's quotient with a rounded reciprocal, normwise), exp 8, abs 2; ordering comparisons, minimum,
+//    maximum, min, max, argmin and argmax are lexicographic (real parts first) and certain when the real parts
+//    are farther apart than their bounds (or all inputs are exact); sums bound the modulus by gamma(depth) times
+//    the sum of the moduli, products by gamma(3 n) of the largest possible product. The generator makes the
+//    complex ops the reference models (arithmetic, abs, exp, square, real, imag, conj (also of real arrays),
+//    comparisons, logical ops, where, casts to and from every type, views, joins, assignments, sum, prod, mean,
+//    min, max, argmin, argmax, any, all, count_nonzero) and no sin, cos, tanh, var or std of complex values;
+//    floor, ceil and trunc of complex values must throw DTypeError (NumPy raises TypeError).
+//
 // Environment: LAZYFUSE_TEST_RANDOM_GRAPHS = number of cases (default 300), LAZYFUSE_TEST_RANDOM_SEED = base seed
 // (default: random, printed), LAZYFUSE_TEST_RANDOM_CASE = run only that case number (to reproduce one failure),
 // LAZYFUSE_TEST_RANDOM_VERBOSE=1 prints every case's program, LAZYFUSE_TEST_PYTHON = a Python with NumPy >= 2
@@ -53,6 +69,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -87,8 +104,11 @@ std::string py_dtype(DType t) {
   case DType::Int32: return "np.int32";
   case DType::Int64: return "np.int64";
   case DType::Float16: return "np.float16";
+  case DType::BFloat16: return "ml_dtypes.bfloat16";
   case DType::Float32: return "np.float32";
   case DType::Float64: return "np.float64";
+  case DType::Complex64: return "np.complex64";
+  case DType::Complex128: return "np.complex128";
   default: break; // a type these graphs do not generate
   }
   return "?";
@@ -182,12 +202,21 @@ struct Val {
   std::optional<ReduceSpec> spec; // and how it was reduced
 };
 
+// Per result dtype: ops that made it, elements checked, uncertain ones skipped, and the largest error / tolerance.
+struct TypeStats {
+  i64 ops = 0, checked = 0, uncertain = 0;
+  double worst_ratio = 0;
+  std::string worst_where;
+};
+
 struct Stats {
   i64 cases = 0, blind_cases = 0, ops = 0, checked = 0, uncertain = 0, float32_checked = 0, exact_checked = 0;
   double worst_ratio = 0;                        // largest |library - reference| / tolerance seen
   std::string worst_where;                       // and where
   std::map<std::string, i64> categories, failed; // programs per category, and those that failed
   std::map<std::string, i64> reductions;         // programs per reduction function
+  std::map<std::string, TypeStats> per_type;     // per result dtype
+  std::map<std::string, i64> leaf_types;         // cases with a leaf of each dtype
 };
 
 bool env_flag(const char* name) {
@@ -241,6 +270,8 @@ public:
   // The categories and reduction functions this program exercised (so far, if it failed).
   const std::set<std::string>& categories() const { return categories_; }
   const std::set<std::string>& reductions() const { return reductions_; }
+  // The dtypes of this program's leaves.
+  const std::set<std::string>& leaf_types() const { return leaf_types_; }
   // What the crash handler says about this case: how to rerun it, and what it was checking.
   void set_note(std::string repro) {
     repro_ = std::move(repro);
@@ -267,7 +298,7 @@ private:
   std::vector<std::string> py_;     // Python statements
   std::vector<std::string> data_;   // JSON arrays: the leaves' values (D[k] in the Python text)
   std::vector<std::string> checks_; // JSON objects: lazyfuse's results with the reference's bounds
-  std::set<std::string> categories_, reductions_;
+  std::set<std::string> categories_, reductions_, leaf_types_;
   std::vector<std::pair<std::size_t, Label>> roots_;               // values to check, one at a time
   std::vector<std::pair<std::vector<std::size_t>, Label>> groups_; // to evaluate together with lazyfuse::eval
   Label current_;                // what the result being evaluated or checked belongs to
@@ -308,10 +339,11 @@ private:
   template <class T> const T& pick(const std::vector<T>& v) { return v[std::size_t(uni(0, i64(v.size()) - 1))]; }
 
   DType rand_dtype() {
-    static const DType all[] = {DType::Float32, DType::Float64, DType::Int32, DType::Int64, DType::Bool};
-    static const int weights[] = {30, 25, 17, 14, 14};
+    static const DType all[] = {DType::Float32, DType::Float64,  DType::Int32,     DType::Int64,     DType::Bool,
+                                DType::Float16, DType::BFloat16, DType::Complex64, DType::Complex128};
+    static const int weights[] = {24, 19, 13, 11, 11, 6, 6, 6, 4};
     int w = int(uni(0, 99));
-    for (int k = 0; k < 5; ++k) {
+    for (int k = 0; k < 9; ++k) {
       if (w < weights[k]) return all[k];
       w -= weights[k];
     }
@@ -345,6 +377,7 @@ private:
     emit("auto " + v.name + " = " + expr + ";  // " + dname(v.r.dt) + " " + shape_str(v.r.shape));
     py_.push_back(v.name + " = " + py);
     ++stats_.ops;
+    ++stats_.per_type[dname(v.r.dt)].ops;
     pool_.push_back(std::move(v));
     return pool_.back();
   }
@@ -371,27 +404,35 @@ private:
       return double(x);
     }
     double mag = wide ? unif(0.5, 100) : unif(0.1, 4);
-    return rnd(t, chance(0.5) ? mag : -mag);
+    return rnd(part_of(t), chance(0.5) ? mag : -mag);
   }
 
-  std::string values_text(const HT& h) {
-    if (h.size() > 48) return "/* " + std::to_string(h.size()) + " values */";
+  // The leaves' values for the program text (complex ones as (re, im) pairs).
+  static std::string value_text(DType t, double re, double im) {
     std::ostringstream os;
     os.precision(17);
-    for (i64 i = 0; i < h.size(); ++i) {
-      double x = h.v[std::size_t(i)];
-      os << (i ? ", " : "");
-      if (h.dt == DType::Bool)
-        os << (x != 0 ? "true" : "false");
-      else if (h.dt == DType::Float32)
-        os << float(x) << "f";
-      else
-        os << x;
+    switch (t) {
+    case DType::Bool: os << (re != 0 ? "true" : "false"); break;
+    case DType::Float32: os << float(re) << "f"; break;
+    case DType::Float16: os << "lf::float16(" << re << ")"; break;
+    case DType::BFloat16: os << "lf::bfloat16(" << re << ")"; break;
+    case DType::Complex64: os << "{" << float(re) << "f, " << float(im) << "f}"; break;
+    case DType::Complex128: os << "{" << re << ", " << im << "}"; break;
+    default: os << re; break;
     }
     return os.str();
   }
 
+  std::string values_text(const HT& h) {
+    if (h.size() > 48) return "/* " + std::to_string(h.size()) + " values */";
+    std::string out;
+    for (std::size_t i = 0; i < h.v.size(); ++i)
+      out += (i ? ", " : "") + value_text(h.dt, h.v[i], h.im.empty() ? 0.0 : h.im[i]);
+    return out;
+  }
+
   Val& leaf(Shape shape, DType t) {
+    if (record_) leaf_types_.insert(dname(t));
     const i64 n = numel(shape);
     HT h = make_ht(t, shape);
     const int kind = int(uni(0, 99));
@@ -405,7 +446,8 @@ private:
       return add(lf::full(shape, c, t), h, os.str(),
                  "np.full(" + py_tuple(shape) + ", " + py_float(c) + ", dtype=" + py_dtype(t) + ")");
     }
-    if (kind < 15 && t != DType::Bool) {
+    if (kind < 15 && t != DType::Bool && !isc(t) && (!is_half(t) || n <= 64)) {
+      // (Halves: at most 64 values, which both half types hold exactly.)
       // arange(...).reshape(shape): an iota node.
       const double step = isf(t) ? 0.25 : 1,
                    start = isf(t) ? -0.375 * double(std::min<i64>(n, 16)) : double(uni(-5, 5));
@@ -417,11 +459,17 @@ private:
       const std::string args = isf(t)
                                    ? py_float(start) + ", " + py_float(start + double(n) * step) + ", " + py_float(step)
                                    : std::to_string(i64(start)) + ", " + std::to_string(i64(start) + n);
+      // NumPy's arange has no bfloat16 loop: the (exact) float64 values converted.
+      const std::string py = is_half(t) ? "np.arange(" + args + ").astype(" + py_dtype(t) + ")"
+                                        : "np.arange(" + args + ", dtype=" + py_dtype(t) + ")";
       return add(lf::arange(start, start + double(n) * step, step, t).reshape(shape), h, os.str(),
-                 "np.arange(" + args + ", dtype=" + py_dtype(t) + ").reshape(" + py_tuple(shape) + ")");
+                 py + ".reshape(" + py_tuple(shape) + ")");
     }
     const bool wide = chance(0.3);
     for (auto& x : h.v) x = rand_value(t, wide);
+    // Complex: an imaginary part of its own (sometimes 0, so that real-valued complex numbers come too).
+    const bool real_valued = chance(0.15);
+    for (auto& y : h.im) y = real_valued ? 0.0 : rand_value(t, wide);
     Array a;
     std::string text = values_text(h);
     std::string expr;
@@ -455,18 +503,53 @@ private:
       expr = "lf::asarray(std::vector<double>{" + text + "}, " + shape_str(shape) + ")";
       break;
     }
+    case DType::Float16: {
+      std::vector<lf::float16> d;
+      for (double x : h.v) d.push_back(lf::float16(x));
+      a = lf::asarray(d, shape);
+      expr = "lf::asarray(std::vector<lf::float16>{" + text + "}, " + shape_str(shape) + ")";
+      break;
+    }
+    case DType::BFloat16: {
+      std::vector<lf::bfloat16> d;
+      for (double x : h.v) d.push_back(lf::bfloat16(x));
+      a = lf::asarray(d, shape);
+      expr = "lf::asarray(std::vector<lf::bfloat16>{" + text + "}, " + shape_str(shape) + ")";
+      break;
+    }
+    case DType::Complex64: {
+      std::vector<std::complex<float>> d;
+      for (std::size_t i = 0; i < h.v.size(); ++i) d.push_back({float(h.v[i]), float(h.im[i])});
+      a = lf::asarray(d, shape);
+      expr = "lf::asarray(std::vector<std::complex<float>>{" + text + "}, " + shape_str(shape) + ")";
+      break;
+    }
+    case DType::Complex128: {
+      std::vector<std::complex<double>> d;
+      for (std::size_t i = 0; i < h.v.size(); ++i) d.push_back({h.v[i], h.im[i]});
+      a = lf::asarray(d, shape);
+      expr = "lf::asarray(std::vector<std::complex<double>>{" + text + "}, " + shape_str(shape) + ")";
+      break;
+    }
     default: ADD_FAILURE() << "a leaf of type " << lf::dtype_name(t) << ", which these graphs do not generate"; break;
     }
+    // A complex leaf's data interleaves real and imaginary parts (JSON has no complex numbers).
     std::string json = "[";
     for (std::size_t i = 0; i < h.v.size(); ++i) {
       if (i) json += ',';
       json_number(json, h.v[i]);
+      if (!h.im.empty()) {
+        json += ',';
+        json_number(json, h.im[i]);
+      }
     }
     json += "]";
     data_.push_back(std::move(json));
+    const std::string d = "D[" + std::to_string(data_.size() - 1) + "]";
     return add(a, h, expr,
-               "np.array(D[" + std::to_string(data_.size() - 1) + "], dtype=" + py_dtype(t) + ").reshape(" +
-                   py_tuple(shape) + ")");
+               (isc(t) ? "nx.complex_array(" + d + ", " + py_dtype(t) + ")"
+                       : "np.array(" + d + ", dtype=" + py_dtype(t) + ")") +
+                   ".reshape(" + py_tuple(shape) + ")");
   }
 
   // A shape that broadcasts against s (drops leading axes, sets some to 1, sometimes adds a leading axis).
@@ -607,9 +690,36 @@ private:
 bool Case::op_unary(std::size_t xi) {
   const Val x = pool_[xi];
   const double m = maxabs(x.r);
-  const int k = int(uni(0, 15));
+  const int k = int(uni(0, 18));
   const DType t = x.r.dt;
   const std::string& xn = x.name;
+  if (k >= 16) { // real, imag, conj (of every type: a real array's own parts)
+    if (k == 16) {
+      add(lf::real(x.a), ref_real(x.r), "lf::real(" + xn + ")", "np.real(" + xn + ")");
+    } else if (k == 17) {
+      add(lf::imag(x.a), ref_imag(x.r), "lf::imag(" + xn + ")", "np.imag(" + xn + ")");
+    } else {
+      if (t == DType::Bool) return false; // int8, as NumPy's
+      add(lf::conj(x.a), ref_conj(x.r), "lf::conj(" + xn + ")", "np.conj(" + xn + ")");
+    }
+    return true;
+  }
+  if (isc(t) && k >= 6 && k <= 12) {
+    // Not generated on complex values: sin, cos, tanh (the reference has no complex functions but exp); erf,
+    // floor, ceil and trunc have no complex loop in NumPy, so lazyfuse refuses them (checked here for the last three).
+    if (k <= 9) return false;
+    static const char* names[] = {"floor", "ceil", "trunc"};
+    bool threw = false;
+    try {
+      k == 10 ? lf::floor(x.a) : (k == 11 ? lf::ceil(x.a) : lf::trunc(x.a));
+    } catch (const lf::DTypeError&) {
+      threw = true;
+    }
+    EXPECT_TRUE(threw) << "lf::" << names[k - 10] << " of " << dname(t) << " must throw lazyfuse::DTypeError";
+    emit(std::string("// lf::") + names[k - 10] + "(" + xn + ") throws lazyfuse::DTypeError");
+    py_.push_back(std::string("nx.expect_error(lambda: np.") + names[k - 10] + "(" + xn + "))");
+    return false;
+  }
   switch (k) {
   case 0:
     if (t == DType::Bool) {
@@ -624,10 +734,11 @@ bool Case::op_unary(std::size_t xi) {
     if (m > 1000 || x.r.dt == DType::Bool) return false;
     add(lf::square(x.a), ref_unary(U::Square, x.r), "lf::square(" + xn + ")", "nx.square(" + xn + ")");
     return true;
-  case 3: { // sqrt(abs(x) + 1)
+  case 3: {                      // sqrt(abs(x) + 1)
+    const DType at = real_of(t); // abs's type
     HT r = ref_unary(U::Sqrt, ref_binary_t(B::Add, ref_unary(U::Abs, x.r),
-                                           scalar_ht(Sc{1, false, 1, 0}, promote_weak(t, Kind::Int)),
-                                           promote_weak(t, Kind::Int)));
+                                           scalar_ht(Sc{1, false, 1, 0}, promote_weak(at, Kind::Int)),
+                                           promote_weak(at, Kind::Int)));
     add(lf::sqrt(lf::abs(x.a) + 1), r, "lf::sqrt(lf::abs(" + xn + ") + 1)", "nx.sqrt(nx.add(nx.abs(" + xn + "), 1))");
     return true;
   }
@@ -636,11 +747,11 @@ bool Case::op_unary(std::size_t xi) {
     HT c = ref_binary_t(B::Max, x.r, scalar_ht(Sc{3, false, 0, -8.0}, w), w);
     c = ref_binary_t(B::Min, c, scalar_ht(Sc{3, false, 0, 8.0}, w), w);
     add(lf::exp(lf::clip(x.a, -8.0, 8.0)), ref_unary(U::Exp, c), "lf::exp(lf::clip(" + xn + ", -8.0, 8.0))",
-        "nx.exp(np.clip(" + xn + ", -8.0, 8.0))");
+        "nx.exp(nx.clip(" + xn + ", -8.0, 8.0))");
     return true;
   }
   case 5: { // log(abs(x) + 1.5)
-    const DType w = promote_weak(t, Kind::Float);
+    const DType w = promote_weak(real_of(t), Kind::Float);
     HT r = ref_unary(U::Log, ref_binary_t(B::Add, ref_unary(U::Abs, x.r), scalar_ht(Sc{3, false, 0, 1.5}, w), w));
     add(lf::log(lf::abs(x.a) + 1.5), r, "lf::log(lf::abs(" + xn + ") + 1.5)",
         "nx.log(nx.add(nx.abs(" + xn + "), 1.5))");
@@ -715,13 +826,13 @@ bool Case::op_binary(std::size_t xi, std::optional<std::size_t> with) {
     return true;
   case 6:
   case 7: { // a / (abs(b) + 1), or a / b when b is bounded away from zero
-    if (isf(b.r.dt) && minabs(b.r) >= 0.5 && chance(0.5)) {
+    if ((isf(b.r.dt) || isc(b.r.dt)) && minabs(b.r) >= 0.5 && chance(0.5)) {
       if (ma / minabs(b.r) > kMaxMagnitude) return false;
       add(lf::true_divide(a.a, b.a), ref_binary(B::Div, a.r, b.r), "lf::true_divide(" + an + ", " + bn + ")",
           py("true_divide"));
       return true;
     }
-    const DType w = promote_weak(b.r.dt, Kind::Int);
+    const DType w = promote_weak(real_of(b.r.dt), Kind::Int);
     HT d = ref_binary_t(B::Add, ref_unary(U::Abs, b.r), scalar_ht(Sc{1, false, 1, 0}, w), w);
     add(a.a / (lf::abs(b.a) + 1), ref_binary(B::Div, a.r, d), an + " / (lf::abs(" + bn + ") + 1)",
         "nx.true_divide(" + an + ", nx.add(nx.abs(" + bn + "), 1))");
@@ -807,7 +918,7 @@ bool Case::op_scalar(std::size_t xi) {
       return true;
     }
     // s / (abs(x) + 0.5)
-    const DType w = promote_weak(x.r.dt, Kind::Float);
+    const DType w = promote_weak(real_of(x.r.dt), Kind::Float);
     HT d = ref_binary_t(B::Add, ref_unary(U::Abs, x.r), scalar_ht(Sc{3, false, 0, 0.5}, w), w);
     const DType t2 = promote_weak(d.dt, s.kind());
     Array out = s.apply([&](auto c) { return c / (lf::abs(x.a) + 0.5); });
@@ -855,7 +966,7 @@ bool Case::op_scalar(std::size_t xi) {
     c = ref_binary_t(B::Min, c, scalar_ht(hi, t2), t2);
     Array out = lo.apply([&](auto l) { return hi.apply([&](auto h) { return lf::clip(x.a, l, h); }); });
     add(out, c, "lf::clip(" + xn + ", " + lo.text() + ", " + hi.text() + ")",
-        "np.clip(" + xn + ", " + lo.py() + ", " + hi.py() + ")");
+        "nx.clip(" + xn + ", " + lo.py() + ", " + hi.py() + ")");
     return true;
   }
   default: { // compound assignment: rebinds the handle to x + s (its dtype may change)
@@ -885,7 +996,7 @@ bool Case::op_where(std::size_t xi) {
     if (!s2 || numel(*s2) > kMaxElements) return false;
     add(lf::where(c.a, a.a, b.a), ref_where_t(c.r, a.r, b.r, promote(a.r.dt, b.r.dt)),
         "lf::where(" + c.name + ", " + a.name + ", " + b.name + ")",
-        "np.where(" + c.name + ", " + a.name + ", " + b.name + ")");
+        "nx.where(" + c.name + ", " + a.name + ", " + b.name + ")");
     return true;
   }
   if (kind == 1) { // array and scalar
@@ -897,7 +1008,7 @@ bool Case::op_where(std::size_t xi) {
     HT r = left ? ref_where_t(c.r, scalar_ht(s, t), a.r, promote(t, a.r.dt))
                 : ref_where_t(c.r, a.r, scalar_ht(s, t), promote(a.r.dt, t));
     add(out, r, "lf::where(" + c.name + ", " + (left ? s.text() + ", " + a.name : a.name + ", " + s.text()) + ")",
-        "np.where(" + c.name + ", " + (left ? s.py() + ", " + a.name : a.name + ", " + s.py()) + ")");
+        "nx.where(" + c.name + ", " + (left ? s.py() + ", " + a.name : a.name + ", " + s.py()) + ")");
     return true;
   }
   // two scalars: they promote between themselves
@@ -906,7 +1017,7 @@ bool Case::op_where(std::size_t xi) {
   Array out = p.apply([&](auto u) { return q.apply([&](auto v) { return lf::where(c.a, u, v); }); });
   add(out, ref_where_t(c.r, scalar_ht(p, t), scalar_ht(q, t), t),
       "lf::where(" + c.name + ", " + p.text() + ", " + q.text() + ")",
-      "np.where(" + c.name + ", " + p.py() + ", " + q.py() + ")");
+      "nx.where(" + c.name + ", " + p.py() + ", " + q.py() + ")");
   return true;
 }
 
@@ -1175,6 +1286,11 @@ bool Case::op_combine(std::size_t xi, int set) {
 
 // Brings a value's magnitude down (used when the op generators keep refusing).
 void Case::tame(std::size_t xi) {
+  if (isc(pool_[xi].r.dt)) { // tanh of its modulus
+    const Val z = pool_[xi];
+    add(lf::abs(z.a), ref_unary(U::Abs, z.r), "lf::abs(" + z.name + ")", "nx.abs(" + z.name + ")");
+    xi = pool_.size() - 1;
+  }
   const Val x = pool_[xi];
   add(lf::tanh(x.a), ref_unary(U::Tanh, x.r), "lf::tanh(" + x.name + ")", "nx.tanh(" + x.name + ")");
 }
@@ -1201,6 +1317,8 @@ std::optional<std::size_t> Case::op_reduce(std::size_t xi, std::optional<RKind> 
                           R::ArgMin, R::ArgMax, R::Any, R::All, R::Mean, R::CountNonzero, R::Sum};
   ReduceSpec spec;
   spec.op = ops[uni(0, i64(std::size(ops)) - 1)];
+  // var and std of complex values are real (of |x - mean|^2): not modelled by the reference, so a mean instead.
+  if (isc(x.r.dt) && (spec.op == R::Var || spec.op == R::Std)) spec.op = R::Mean;
   spec.keepdims = kind == RKind::Keepdims;
   spec.ddof = int(uni(0, 1));
   bool int_form = false; // one axis written as an int rather than a list
@@ -1247,6 +1365,7 @@ std::optional<std::size_t> Case::op_reduce(std::size_t xi, std::optional<RKind> 
   if (want && kind != *want) return std::nullopt;
   i64 count = 1;
   for (int a : ax) count *= s[std::size_t(a)];
+  if (isc(x.r.dt) && op == R::Mean && count == 0) return std::nullopt; // nan + nanj: not modelled
 
   // The C++ and the Python call.
   std::string cpp_axes, py_axes;
@@ -1273,7 +1392,9 @@ std::optional<std::size_t> Case::op_reduce(std::size_t xi, std::optional<RKind> 
   if (spec.keepdims) py_rest += ", keepdims=True";
   const std::string cpp =
       std::string("lf::") + (op == R::Std ? "stddev" : rname(op)) + "(" + x.name + cpp_axes + cpp_rest + ")";
-  const std::string py = std::string("np.") + rname(op) + "(" + x.name + py_axes + py_rest + ")";
+  // nx: sums, products and moments of float16 and bfloat16 accumulate in float32 (numpy_oracle.py).
+  const bool accumulates = op == R::Sum || op == R::Prod || op == R::Mean || moment;
+  const std::string py = std::string(accumulates ? "nx." : "np.") + rname(op) + "(" + x.name + py_axes + py_rest + ")";
 
   const lf::Axes axes_arg = spec.axes ? lf::Axes(*spec.axes) : lf::Axes();
   const std::optional<int> axis_arg = is_arg(op) && spec.axes ? std::optional<int>((*spec.axes)[0]) : std::nullopt;
@@ -1655,7 +1776,7 @@ bool Case::check(const Val& v, const std::string& how) {
                   << dname(v.r.dt) << " " << shape_str(v.r.shape);
     return false;
   }
-  std::vector<double> got(v.r.v.size());
+  std::vector<double> got(v.r.v.size()), got_im; // got_im: imaginary parts of a complex result
   switch (v.r.dt) {
   case DType::Bool: {
     auto h = a.get<bool>();
@@ -1677,6 +1798,23 @@ bool Case::check(const Val& v, const std::string& how) {
     for (std::size_t i = 0; i < got.size(); ++i) got[i] = double(float(h[i]));
     break;
   }
+  case DType::BFloat16: {
+    auto h = a.get<lf::bfloat16>();
+    for (std::size_t i = 0; i < got.size(); ++i) got[i] = double(float(h[i]));
+    break;
+  }
+  case DType::Complex64: {
+    auto h = a.get<std::complex<float>>();
+    got_im.resize(got.size());
+    for (std::size_t i = 0; i < got.size(); ++i) got[i] = double(h[i].real()), got_im[i] = double(h[i].imag());
+    break;
+  }
+  case DType::Complex128: {
+    auto h = a.get<std::complex<double>>();
+    got_im.resize(got.size());
+    for (std::size_t i = 0; i < got.size(); ++i) got[i] = h[i].real(), got_im[i] = h[i].imag();
+    break;
+  }
   case DType::Float32: {
     auto h = a.get<float>();
     for (std::size_t i = 0; i < got.size(); ++i) got[i] = double(h[i]);
@@ -1692,7 +1830,7 @@ bool Case::check(const Val& v, const std::string& how) {
     return false;
   }
   int failures = 0;
-  // The float64 view of the same value must be the exact conversion.
+  // The float64 view of the same value must be the exact conversion (of the real part of a complex value).
   if (chance(0.3)) {
     auto h = a.astype(DType::Float64).get<double>();
     for (std::size_t i = 0; i < got.size(); ++i)
@@ -1703,24 +1841,41 @@ bool Case::check(const Val& v, const std::string& how) {
         break;
       }
   }
+  TypeStats& per_type = stats_.per_type[dname(v.r.dt)];
+  const bool complex = !got_im.empty();
   for (std::size_t i = 0; i < got.size(); ++i) {
     const double ref = v.r.v[i], err = v.r.e[i], out = got[i];
     if (std::isinf(err)) {
       ++stats_.uncertain;
+      ++per_type.uncertain;
       continue;
     }
     ++stats_.checked;
+    ++per_type.checked;
     if (v.r.dt == DType::Float32) ++stats_.float32_checked;
     if (err == 0) ++stats_.exact_checked;
-    const double diff = std::fabs(out - ref);
-    // NaN where the reference is NaN, the same infinity where it is infinite, else within the bound.
-    const bool ok = std::isnan(ref) ? std::isnan(out) : (std::isinf(ref) ? out == ref : diff <= err);
-    if (err > 0 && std::isfinite(diff) && diff / err > stats_.worst_ratio) {
-      stats_.worst_ratio = diff / err;
-      char detail[200];
-      std::snprintf(detail, sizeof detail, "[%zu] (%s): library %.17g, reference %.17g, tolerance %.3g", i,
-                    dname(v.r.dt), out, ref, err);
-      stats_.worst_where = v.name + detail + " in " + repro_;
+    // NaN where the reference is NaN, the same infinity where it is infinite, else within the bound (complex:
+    // each part's NaN and infinity so, and the modulus of the difference of the finite parts within the bound).
+    auto part_ok = [](double o, double r) { return std::isnan(r) ? std::isnan(o) : (!std::isinf(r) || o == r); };
+    auto part_diff = [](double o, double r) { return std::isfinite(r) ? o - r : 0.0; };
+    const double ref_im = complex ? v.r.im[i] : 0, out_im = complex ? got_im[i] : 0;
+    const double diff =
+        complex ? std::hypot(part_diff(out, ref), part_diff(out_im, ref_im)) : std::fabs(part_diff(out, ref));
+    const bool ok = part_ok(out, ref) && part_ok(out_im, ref_im) && diff <= err;
+    if (err > 0 && std::isfinite(diff) && diff / err > std::min(stats_.worst_ratio, per_type.worst_ratio)) {
+      char lib[80], re[80], detail[300];
+      std::snprintf(lib, sizeof lib, complex ? "%.17g%+.17gj" : "%.17g", out, out_im);
+      std::snprintf(re, sizeof re, complex ? "%.17g%+.17gj" : "%.17g", ref, ref_im);
+      std::snprintf(detail, sizeof detail, "[%zu] (%s): library %s, reference %s, tolerance %.3g", i, dname(v.r.dt),
+                    lib, re, err);
+      if (diff / err > stats_.worst_ratio) {
+        stats_.worst_ratio = diff / err;
+        stats_.worst_where = v.name + detail + " in " + repro_;
+      }
+      if (diff / err > per_type.worst_ratio) {
+        per_type.worst_ratio = diff / err;
+        per_type.worst_where = v.name + detail + " in " + repro_;
+      }
     }
     if (!ok) {
       if (++failures <= 8) {
@@ -1730,8 +1885,16 @@ bool Case::check(const Val& v, const std::string& how) {
           idx[std::size_t(k)] = rem % v.r.shape[std::size_t(k)];
           rem /= v.r.shape[std::size_t(k)];
         }
+        std::ostringstream lib, re;
+        lib << std::setprecision(17) << out;
+        re << std::setprecision(17) << ref;
+        if (complex) {
+          lib << std::showpos << out_im << "j";
+          re << std::showpos << ref_im << "j";
+        }
         ADD_FAILURE() << std::setprecision(17) << v.name << "[" << shape_str(idx) << "] (" << dname(v.r.dt)
-                      << "): library " << out << ", reference " << ref << ", |diff| " << diff << " > tolerance " << err;
+                      << "): library " << lib.str() << ", reference " << re.str() << ", |diff| " << diff
+                      << " > tolerance " << err;
       }
     }
   }
@@ -1746,6 +1909,13 @@ bool Case::check(const Val& v, const std::string& how) {
     for (std::size_t i = 0; i < got.size(); ++i) {
       if (i) j += ',';
       json_number(j, got[i]);
+    }
+    if (complex) {
+      j += "],\"got_im\":[";
+      for (std::size_t i = 0; i < got_im.size(); ++i) {
+        if (i) j += ',';
+        json_number(j, got_im[i]);
+      }
     }
     j += "],\"bound\":[";
     for (std::size_t i = 0; i < got.size(); ++i) {
@@ -1929,6 +2099,7 @@ void run_cases(std::uint64_t base_seed, i64 count, const char* label, NumpyOracl
     }
     for (auto& cat : k.categories()) ++stats.categories[cat];
     for (auto& r : k.reductions()) ++stats.reductions[r];
+    for (auto& t : k.leaf_types()) ++stats.leaf_types[t];
     if (case_failed) {
       ++failed;
       // The categories of the results that failed (in either run); all of the program's when none was named.
@@ -1973,6 +2144,21 @@ void run_cases(std::uint64_t base_seed, i64 count, const char* label, NumpyOracl
               100.0 * double(stats.uncertain) / double(std::max<i64>(1, stats.checked + stats.uncertain)),
               static_cast<long long>(stats.blind_cases), stats.worst_ratio, secs);
   if (stats.worst_ratio > 0.5) std::printf("(the largest error / tolerance: %s)\n", stats.worst_where.c_str());
+  // Per dtype: the programs with a leaf of it, the ops (of both runs) that made it, and the checked results of it.
+  std::printf("%-11s %9s %9s %12s %10s %12s\n", "dtype", "programs", "ops", "elements", "uncertain", "err / tol");
+  for (const char* t :
+       {"bool", "int32", "int64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128"}) {
+    auto l = stats.leaf_types.find(t);
+    auto p = stats.per_type.find(t);
+    const TypeStats ts = p == stats.per_type.end() ? TypeStats{} : p->second;
+    std::printf("%-11s %9lld %9lld %12lld %9.3f%% %12.3f\n", t,
+                static_cast<long long>(l == stats.leaf_types.end() ? 0 : l->second), static_cast<long long>(ts.ops),
+                static_cast<long long>(ts.checked),
+                100.0 * double(ts.uncertain) / double(std::max<i64>(1, ts.checked + ts.uncertain)), ts.worst_ratio);
+  }
+  if (verbose)
+    for (auto& [t, ts] : stats.per_type)
+      if (ts.worst_ratio > 0.5) std::printf("(%s: largest error / tolerance %s)\n", t.c_str(), ts.worst_where.c_str());
   {
     const auto k = lazyfuse::kernel_cache_stats();
     std::printf("[%s] kernels (process so far): %llu launched, %llu compiled (%.1f s), %llu memory hits, %llu disk "

@@ -1,13 +1,15 @@
 // The NumPy oracle's driver for tests/test_random_graphs.cpp: programs are written in batches to a JSON-lines file
 // (one program a line: its Python text, its inputs' exact values, and per checked array lazyfuse's dtype, shape,
-// values and the reference's error bounds), and one Python process per batch runs tests/numpy_oracle.py over it
-// while the test generates the next batch.
+// values and the reference's error bounds), and a Python process (tests/numpy_oracle.py --serve) checks each batch
+// while the test generates the next one. One such process serves the whole test process (OracleServer):
+// importing NumPy and ml_dtypes takes most of a second.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cctype>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -123,12 +125,89 @@ inline bool ci_requires_numpy() {
   return ci && std::string(ci) == "true";
 }
 
+// The Python process that runs tests/numpy_oracle.py --serve: one per test process, started by the first oracle
+// (importing NumPy and ml_dtypes takes most of a second, paid once and while the first programs are generated).
+// It reads "BATCH OUT" lines on its stdin, writes each batch's report to OUT and answers "exit N" on its stdout;
+// it ends when its stdin closes (also when this process dies).
+class OracleServer {
+public:
+  static OracleServer& get() {
+    static OracleServer server;
+    return server;
+  }
+  // Sends a batch; false (after reporting) when the server is not running.
+  bool send(const std::string& in, const std::string& out) {
+    if (!to_) {
+      ADD_FAILURE() << "the NumPy oracle's Python process is not running: " << why_;
+      return false;
+    }
+    const std::string line = in + " " + out + "\n";
+    if (std::fputs(line.c_str(), to_) < 0 || std::fflush(to_) != 0) {
+      ADD_FAILURE() << "cannot send a batch to the NumPy oracle's Python process (it ended?)";
+      return false;
+    }
+    return true;
+  }
+  // The answer to the oldest batch sent: "exit N", or empty when the process ended.
+  std::string receive() {
+    char buf[256];
+    if (!from_ || !std::fgets(buf, sizeof buf, from_)) return "";
+    return buf;
+  }
+  OracleServer(const OracleServer&) = delete;
+  OracleServer& operator=(const OracleServer&) = delete;
+
+private:
+  FILE* to_ = nullptr;
+  FILE* from_ = nullptr;
+  pid_t pid_ = -1;
+  std::string why_;
+
+  OracleServer() {
+    // A write to a process that ended is an error to report, not a signal that ends the test.
+    std::signal(SIGPIPE, SIG_IGN);
+    int to[2], from[2];
+    if (pipe(to) != 0 || pipe(from) != 0) {
+      why_ = "pipe() failed";
+      return;
+    }
+    const std::string python = numpy_availability().python;
+    const std::string script = std::string(LAZYFUSE_TEST_SOURCE_DIR) + "/numpy_oracle.py";
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(to[0], 0);
+      dup2(from[1], 1);
+      close(to[0]);
+      close(to[1]);
+      close(from[0]);
+      close(from[1]);
+      execlp(python.c_str(), python.c_str(), script.c_str(), "--serve", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(to[0]);
+    close(from[1]);
+    if (pid_ < 0) {
+      why_ = "fork() failed";
+      close(to[1]);
+      close(from[0]);
+      return;
+    }
+    to_ = fdopen(to[1], "w");
+    from_ = fdopen(from[0], "r");
+  }
+  ~OracleServer() {
+    if (to_) std::fclose(to_); // end of input: the server exits
+    if (from_) std::fclose(from_);
+    if (pid_ > 0) waitpid(pid_, nullptr, 0);
+  }
+};
+
 class NumpyOracle {
 public:
   static constexpr std::int64_t kBatchPrograms = 400;
   static constexpr std::size_t kBatchBytes = std::size_t(48) << 20;
 
-  explicit NumpyOracle(std::string label) : label_(std::move(label)) {}
+  explicit NumpyOracle(std::string label) : label_(std::move(label)) { OracleServer::get(); }
   NumpyOracle(const NumpyOracle&) = delete;
   NumpyOracle& operator=(const NumpyOracle&) = delete;
   ~NumpyOracle() { finish(); }
@@ -160,7 +239,6 @@ public:
 
 private:
   struct Running {
-    FILE* pipe = nullptr;
     std::string in, out;
     std::map<std::int64_t, std::string> programs;
   };
@@ -174,7 +252,8 @@ private:
   std::vector<std::pair<std::int64_t, std::vector<std::string>>> mismatching_labels_;
   double python_seconds_ = 0;
 
-  // Writes the batch and starts its Python process (after the previous one has finished: one at a time).
+  // Writes the batch and hands it to the Python process (after the previous one is done: one at a time, so
+  // that the test generates the next batch while Python checks this one).
   void flush() {
     collect();
     Running r;
@@ -185,6 +264,7 @@ private:
     {
       std::ofstream f(r.in, std::ios::binary);
       f << buffer_;
+      f.close();
       if (!f) {
         ADD_FAILURE() << "cannot write the NumPy oracle's batch file " << r.in;
         return;
@@ -192,14 +272,7 @@ private:
     }
     buffer_.clear();
     r.programs.swap(programs_);
-    const std::string cmd = shell_quote(numpy_availability().python) + " " +
-                            shell_quote(std::string(LAZYFUSE_TEST_SOURCE_DIR) + "/numpy_oracle.py") + " " +
-                            shell_quote(r.in) + " >" + shell_quote(r.out) + " 2>&1; echo \"exit $?\"";
-    r.pipe = popen(cmd.c_str(), "r");
-    if (!r.pipe) {
-      ADD_FAILURE() << "cannot start the NumPy oracle: " << cmd;
-      return;
-    }
+    if (!OracleServer::get().send(r.in, r.out)) return;
     running_ = std::move(r);
   }
 
@@ -208,11 +281,7 @@ private:
     if (!running_) return;
     Running r = std::move(*running_);
     running_.reset();
-    std::string status;
-    char buf[256];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, r.pipe)) > 0) status.append(buf, n);
-    pclose(r.pipe);
+    const std::string status = OracleServer::get().receive();
     std::ifstream f(r.out, std::ios::binary);
     std::stringstream ss;
     ss << f.rdbuf();

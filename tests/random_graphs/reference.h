@@ -42,16 +42,33 @@ constexpr i64 kMaxElements = 300000;
 // dtype rules of NumPy 2 (written out independently of the library)
 // ---------------------------------------------------------------------------------------------------------
 
-// float16 appears as a result only (float functions of bool, NumPy's), never as a leaf.
+// The real floating types (float16 and bfloat16 round every op's result to the type, docs/semantics.md).
 inline bool isf(DType t) {
-  return t == DType::Float16 || t == DType::Float32 || t == DType::Float64;
+  return t == DType::Float16 || t == DType::BFloat16 || t == DType::Float32 || t == DType::Float64;
 }
-// Significand bits (the unit roundoff is 2^-precision) and the smallest subnormal's exponent of a float type.
+inline bool is_half(DType t) {
+  return t == DType::Float16 || t == DType::BFloat16;
+}
+// The complex types; a complex value is a pair of values of its part type, each part rounded on its own.
+inline bool isc(DType t) {
+  return t == DType::Complex64 || t == DType::Complex128;
+}
+inline DType part_of(DType t) {
+  return t == DType::Complex64 ? DType::Float32 : (t == DType::Complex128 ? DType::Float64 : t);
+}
+// What abs (and real, imag) gives for t: the part type of a complex type, t itself otherwise.
+inline DType real_of(DType t) {
+  return part_of(t);
+}
+// Significand bits (the unit roundoff is 2^-precision) and the smallest subnormal's exponent of a float type
+// (of its parts for a complex type).
 inline int precision_of(DType t) {
-  return t == DType::Float16 ? 11 : (t == DType::Float32 ? 24 : 53);
+  t = part_of(t);
+  return t == DType::Float16 ? 11 : (t == DType::BFloat16 ? 8 : (t == DType::Float32 ? 24 : 53));
 }
 inline int min_exponent_of(DType t) {
-  return t == DType::Float16 ? -24 : (t == DType::Float32 ? -149 : -1074);
+  t = part_of(t);
+  return t == DType::Float16 ? -24 : (t == DType::BFloat16 ? -133 : (t == DType::Float32 ? -149 : -1074));
 }
 inline bool isi(DType t) {
   return t == DType::Int32 || t == DType::Int64;
@@ -63,8 +80,11 @@ inline const char* dname(DType t) {
   case DType::Int32: return "int32";
   case DType::Int64: return "int64";
   case DType::Float16: return "float16";
+  case DType::BFloat16: return "bfloat16";
   case DType::Float32: return "float32";
   case DType::Float64: return "float64";
+  case DType::Complex64: return "complex64";
+  case DType::Complex128: return "complex128";
   default: break; // a type this test does not generate
   }
   return "?";
@@ -75,29 +95,41 @@ inline const char* dcpp(DType t) {
   case DType::Int32: return "lf::DType::Int32";
   case DType::Int64: return "lf::DType::Int64";
   case DType::Float16: return "lf::DType::Float16";
+  case DType::BFloat16: return "lf::DType::BFloat16";
   case DType::Float32: return "lf::DType::Float32";
   case DType::Float64: return "lf::DType::Float64";
+  case DType::Complex64: return "lf::DType::Complex64";
+  case DType::Complex128: return "lf::DType::Complex128";
   default: break; // a type this test does not generate
   }
   return "?";
 }
 
-// np.result_type of two array dtypes.
+// np.result_type of two array dtypes (bfloat16: ml_dtypes'; the lattice of docs/semantics.md, written out).
 inline DType promote(DType a, DType b) {
-  if (a == DType::Float16 || b == DType::Float16) {
-    const DType o = a == DType::Float16 ? b : a;
-    if (o == DType::Bool || o == DType::Float16) return DType::Float16;
-    return isi(o) ? DType::Float64 : o; // float16 holds no int32 or int64; float32 and float64 hold it
-  }
-  // rows/cols: bool, int32, int64, float32, float64
-  static const DType table[5][5] = {
-      {DType::Bool, DType::Int32, DType::Int64, DType::Float32, DType::Float64},
-      {DType::Int32, DType::Int32, DType::Int64, DType::Float64, DType::Float64},
-      {DType::Int64, DType::Int64, DType::Int64, DType::Float64, DType::Float64},
-      {DType::Float32, DType::Float64, DType::Float64, DType::Float32, DType::Float64},
-      {DType::Float64, DType::Float64, DType::Float64, DType::Float64, DType::Float64},
+  static const DType types[] = {DType::Bool,    DType::Int32,   DType::Int64,     DType::Float16,   DType::BFloat16,
+                                DType::Float32, DType::Float64, DType::Complex64, DType::Complex128};
+  auto row = [&](DType t) {
+    for (int k = 0; k < 9; ++k)
+      if (types[k] == t) return k;
+    throw std::logic_error("promote: a type these graphs do not generate");
   };
-  return table[int(a)][int(b)];
+  constexpr DType b_ = DType::Bool, i32 = DType::Int32, i64_ = DType::Int64, f16 = DType::Float16,
+                  bf16 = DType::BFloat16, f32 = DType::Float32, f64 = DType::Float64, c64 = DType::Complex64,
+                  c128 = DType::Complex128;
+  static const DType table[9][9] = {
+      // bool  int32  int64  f16   bf16  f32   f64   c64   c128
+      {b_, i32, i64_, f16, bf16, f32, f64, c64, c128},       // bool
+      {i32, i32, i64_, f64, f64, f64, f64, c128, c128},      // int32
+      {i64_, i64_, i64_, f64, f64, f64, f64, c128, c128},    // int64
+      {f16, f64, f64, f16, f32, f32, f64, c64, c128},        // float16
+      {bf16, f64, f64, f32, bf16, f32, f64, c64, c128},      // bfloat16
+      {f32, f64, f64, f32, f32, f32, f64, c64, c128},        // float32
+      {f64, f64, f64, f64, f64, f64, f64, c128, c128},       // float64
+      {c64, c128, c128, c64, c64, c64, c128, c64, c128},     // complex64
+      {c128, c128, c128, c128, c128, c128, c128, c128, c128} // complex128
+  };
+  return table[row(a)][row(b)];
 }
 
 // A weak C++ scalar (NEP 50): bool, integer or floating kind.
@@ -109,7 +141,7 @@ inline DType promote_weak(DType t, Kind k) {
   switch (k) {
   case Kind::Bool: return t;
   case Kind::Int: return t == DType::Bool ? DType::Int64 : t;
-  case Kind::Float: return isf(t) ? t : DType::Float64;
+  case Kind::Float: return isf(t) || isc(t) ? t : DType::Float64;
   }
   return t;
 }
@@ -117,7 +149,7 @@ inline DType promote_weak(DType t, Kind k) {
 // Result of a float function (sqrt, exp, true_divide, ...) on an input type: float16 for bool inputs of unary
 // float functions (NumPy's; true_divide of bools is float64).
 inline DType float_of(DType t, bool unary) {
-  if (isf(t)) return t;
+  if (isf(t) || isc(t)) return t;
   if (t == DType::Bool) return unary ? DType::Float16 : DType::Float64;
   return DType::Float64;
 }
@@ -144,10 +176,12 @@ inline std::string shape_str(const Shape& s) {
   return out + "}";
 }
 
+// A complex tensor keeps its real parts in v and its imaginary parts in im (empty for the other types); its
+// bound e is on the modulus of the error, |z_library - z_reference| <= e.
 struct HT {
   DType dt = DType::Float64;
   Shape shape;
-  std::vector<double> v, e;
+  std::vector<double> v, e, im;
   i64 size() const { return i64(v.size()); }
 };
 
@@ -158,7 +192,14 @@ inline HT make_ht(DType dt, Shape shape) {
   auto n = std::size_t(numel(r.shape));
   r.v.assign(n, 0.0);
   r.e.assign(n, 0.0);
+  if (isc(dt)) r.im.assign(n, 0.0);
   return r;
+}
+// Element i of `from` into element j of `to` (same complexness).
+inline void copy_element(HT& to, std::size_t j, const HT& from, std::size_t i) {
+  to.v[j] = from.v[i];
+  to.e[j] = from.e[i];
+  if (!to.im.empty()) to.im[j] = from.im[i];
 }
 
 inline double wrap32(double x) {
@@ -171,21 +212,30 @@ inline double rnd(DType t, double x) {
   case DType::Bool: return x != 0 ? 1.0 : 0.0;
   case DType::Int32: return wrap32(x);
   case DType::Int64: return x;
-  case DType::Float16: return double(float(lazyfuse::float16(x))); // rounded once from double, as NumPy
+  case DType::Float16: return double(float(lazyfuse::float16(x)));          // rounded once from double, as NumPy
+  case DType::BFloat16: return double(float(lazyfuse::bfloat16(float(x)))); // through float32, as ml_dtypes
   case DType::Float32: return double(float(x));
   case DType::Float64: return x;
+  case DType::Complex64: return double(float(x)); // a part
+  case DType::Complex128: return x;
   default: break; // a type this test does not generate
   }
   return x;
 }
 
 // One unit in the last place at magnitude |x| (0 for exact types).
+// For a complex type: of its part type at magnitude |x| (a bound on either part's ulp when |x| is the modulus).
 inline double ulp(DType t, double x) {
+  t = part_of(t);
   x = std::fabs(x);
   if (!std::isfinite(x)) return kInf;
   if (t == DType::Float16) {
     if (x > 65504) return kInf;
     return std::ldexp(1.0, std::max(std::ilogb(std::max(x, 0x1p-14)) - 10, -24));
+  }
+  if (t == DType::BFloat16) {
+    if (x > 3.3895313892515355e38) return kInf;
+    return std::ldexp(1.0, std::max(std::ilogb(std::max(x, 0x1p-126)) - 7, -133));
   }
   if (t == DType::Float32) {
     float f = float(x);
@@ -219,8 +269,7 @@ inline HT affine(const HT& a, const Shape& out, i64 offset, const std::vector<i6
   std::vector<i64> idx(out.size(), 0);
   i64 src = offset;
   for (i64 i = 0; i < n; ++i) {
-    r.v[std::size_t(i)] = a.v[std::size_t(src)];
-    r.e[std::size_t(i)] = a.e[std::size_t(src)];
+    copy_element(r, std::size_t(i), a, std::size_t(src));
     for (int k = rank - 1; k >= 0; --k) {
       auto K = std::size_t(k);
       ++idx[K];
@@ -254,17 +303,39 @@ inline HT ref_broadcast(const HT& a, const Shape& s) {
   return affine(a, s, 0, strides);
 }
 
+// |z| of element i (the absolute value of a real one).
+inline double modulus(const HT& a, std::size_t i) {
+  return a.im.empty() ? std::fabs(a.v[i]) : std::hypot(a.v[i], a.im[i]);
+}
+
 inline HT ref_cast(const HT& a, DType to) {
   if (a.dt == to) return a;
   HT r = a;
   r.dt = to;
+  if (isc(to)) {
+    // Each part rounded to the part type (a real value is x + 0j); the bound stays on the modulus.
+    r.im = a.im.empty() ? std::vector<double>(a.v.size(), 0.0) : a.im;
+    for (std::size_t i = 0; i < a.v.size(); ++i) {
+      const double e = a.e[i];
+      r.v[i] = rnd(part_of(to), a.v[i]);
+      r.im[i] = rnd(part_of(to), r.im[i]);
+      const bool same = r.v[i] == a.v[i] && r.im[i] == (a.im.empty() ? 0.0 : a.im[i]);
+      r.e[i] = e == 0 && (same || !std::isfinite(modulus(r, i)))
+                   ? 0
+                   : (std::isfinite(e) ? e * kSafety + ulp(to, modulus(r, i) + e) : kInf);
+    }
+    return r;
+  }
+  r.im.clear();
   for (std::size_t i = 0; i < a.v.size(); ++i) {
+    // complex -> real: its real part, then the real rule (docs/semantics.md); -> bool: z != 0.
     const double v = a.v[i], e = a.e[i];
     if (to == DType::Bool) {
-      r.v[i] = v != 0 ? 1 : 0;
-      r.e[i] = (e > 0 && std::fabs(v) <= e * kSafety) ? kInf : 0;
+      const double m = modulus(a, i);
+      r.v[i] = (v != 0 || (!a.im.empty() && a.im[i] != 0)) ? 1 : 0;
+      r.e[i] = (e > 0 && !(m > e * kSafety)) ? kInf : 0;
     } else if (isi(to)) {
-      if (isf(a.dt)) {
+      if (isf(a.dt) || isc(a.dt)) {
         // Truncation toward zero, saturating, NaN to 0 (docs/semantics.md; values here stay far from the limits).
         double lo = to == DType::Int32 ? -2147483648.0 : -9.2e18, hi = to == DType::Int32 ? 2147483647.0 : 9.2e18;
         r.v[i] = std::isnan(v) ? 0.0 : rnd(to, std::clamp(std::trunc(v), lo, hi));
@@ -292,7 +363,7 @@ inline std::optional<std::pair<DType, DType>> unary_types(U op, DType t) {
   case U::Neg:
     if (t == DType::Bool) return std::nullopt;
     return std::pair{t, t};
-  case U::Abs: return std::pair{t, t};
+  case U::Abs: return std::pair{t, real_of(t)};
   case U::Square:
     // int8 for bool, as in NumPy (not generated: int8 is not one of the types these graphs model).
     if (t == DType::Bool) return std::pair{DType::Int8, DType::Int8};
@@ -314,11 +385,102 @@ inline std::optional<std::pair<DType, DType>> unary_types(U op, DType t) {
   return std::nullopt;
 }
 
+// ---- complex values: computed in long double and rounded per part; bounds on the modulus of the error ----
+
+// Ulps of the part type at the result's modulus allowed for one complex op (library and reference together; a
+// part's ulp at most the modulus's): + and - round each part once (0.71 ulp of the modulus each side);
+// multiply rounds a product and the fused sum of each part (1.42); Smith's quotient (true_divide) rounds r,
+// the denominator, its reciprocal and each part's numerator and product (under 8 u |q| a part; the long double
+// reference's error is far below); exp calls exp, cos and sin
+// of the part type (NumPy's and lazyfuse's within 2 ulps a part, docs/semantics.md "Complex numbers"; CUDA's a
+// few more), so 8.
+constexpr double kComplexAddUlps = 2, kComplexMulUlps = 3, kComplexDivUlps = 12, kComplexExpUlps = 8;
+
+inline bool finite_parts(const HT& a, std::size_t i) {
+  return std::isfinite(a.v[i]) && std::isfinite(a.im[i]);
+}
+inline bool has_nan(const HT& a, std::size_t i) {
+  return std::isnan(a.v[i]) || (!a.im.empty() && std::isnan(a.im[i]));
+}
+
+// a * b + c * d when double holds it exactly (then `out` is it and the result is true).
+inline bool exact_dot(double a, double b, double c, double d, double& out) {
+  const double p = a * b, q = c * d;
+  if (std::fma(a, b, -p) != 0 || std::fma(c, d, -q) != 0) return false;
+  const double s = p + q, bb = s - p;
+  if ((p - (s - bb)) + (q - bb) != 0) return false;
+  out = s;
+  return std::isfinite(s);
+}
+
+// The complex unary ops the generator makes: negative, abs, square, exp (and logical_not, through bool).
+inline HT ref_complex_unary(U op, const HT& x, DType result) {
+  HT r = make_ht(result, x.shape);
+  const DType c = x.dt;
+  for (std::size_t i = 0; i < x.v.size(); ++i) {
+    const long double re = x.v[i], im = x.im[i];
+    const double e = x.e[i], m = modulus(x, i);
+    const bool finite = finite_parts(x, i);
+    switch (op) {
+    case U::Neg:
+      r.v[i] = -x.v[i];
+      r.im[i] = -x.im[i];
+      r.e[i] = e;
+      break;
+    case U::Abs: {
+      // hypot, within 1 ulp (the reference's own rounding adds half of one): |abs(z) - abs(z')| <= |z - z'|;
+      // exact for a real or imaginary z.
+      r.v[i] = rnd(result, double(std::hypot(re, im)));
+      const bool exact = x.v[i] == 0 || x.im[i] == 0;
+      r.e[i] = e == 0 && (exact || !std::isfinite(r.v[i]))
+                   ? 0
+                   : (std::isfinite(e) ? e * kSafety + 2 * ulp(result, r.v[i] + e) : kInf);
+      break;
+    }
+    case U::Square: {
+      r.v[i] = rnd(c, double(re * re - im * im));
+      r.im[i] = rnd(c, double(2 * re * im));
+      double pr = 0, pi = 0;
+      const bool exact = finite && exact_dot(x.v[i], x.v[i], -x.im[i], x.im[i], pr) &&
+                         exact_dot(x.v[i], x.im[i], x.im[i], x.v[i], pi) && rnd(c, pr) == pr && rnd(c, pi) == pi;
+      if (!finite || exact) {
+        r.e[i] = e == 0 ? 0 : kInf;
+      } else if (std::isfinite(e)) {
+        const double prop = (2 * m + e) * e;
+        r.e[i] = prop * kSafety + kComplexMulUlps * ulp(c, m * m + prop);
+      } else {
+        r.e[i] = kInf;
+      }
+      break;
+    }
+    case U::Exp: {
+      // |exp(z) - exp(z')| <= |exp(z)| expm1(|z - z'|).
+      const long double w = std::exp(re);
+      r.v[i] = rnd(c, double(w * std::cos(im)));
+      r.im[i] = rnd(c, double(w * std::sin(im)));
+      const double mw = double(w);
+      if (!finite)
+        r.e[i] = kInf;
+      else if (x.v[i] == 0 && x.im[i] == 0 && e == 0)
+        r.e[i] = 0; // exp(0) = 1 + 0j everywhere
+      else if (std::isfinite(e))
+        r.e[i] = mw * std::expm1(e) * kSafety + kComplexExpUlps * ulp(c, mw * std::exp(e));
+      else
+        r.e[i] = kInf;
+      break;
+    }
+    default: throw std::logic_error("ref_unary: a complex op the generator does not make");
+    }
+  }
+  return r;
+}
+
 inline HT ref_unary(U op, const HT& x0) {
   auto types = unary_types(op, x0.dt);
   if (!types) throw std::logic_error("ref_unary: invalid dtype");
   const DType c = types->first;
   HT x = ref_cast(x0, c);
+  if (isc(c)) return ref_complex_unary(op, x, types->second);
   HT r = make_ht(types->second, x.shape);
   for (std::size_t i = 0; i < x.v.size(); ++i) {
     const double v = x.v[i], e = x.e[i];
@@ -395,6 +557,28 @@ inline HT ref_unary(U op, const HT& x0) {
   return r;
 }
 
+// real, imag and conj: exact (a real array is its own real part and conjugate; its imaginary part is 0).
+inline HT ref_real(const HT& x) {
+  if (!isc(x.dt)) return x;
+  HT r = make_ht(real_of(x.dt), x.shape);
+  r.v = x.v;
+  r.e = x.e;
+  return r;
+}
+inline HT ref_imag(const HT& x) {
+  HT r = make_ht(real_of(x.dt), x.shape);
+  if (isc(x.dt)) {
+    r.v = x.im;
+    r.e = x.e;
+  }
+  return r;
+}
+inline HT ref_conj(const HT& x) {
+  HT r = x;
+  for (auto& y : r.im) y = -y;
+  return r;
+}
+
 // ---- binary ops ----
 
 enum class B { Add, Sub, Mul, Div, Min, Max, Eq, Ne, Lt, Le, Gt, Ge, And, Or, Xor, FloorDiv, Rem };
@@ -448,6 +632,115 @@ inline void bool_logic(B op, double a, double ea, double b, double eb, double& o
   }
 }
 
+// z < w lexicographically (real parts first), false when a part is NaN (NumPy's array loops).
+inline bool lex_less(double ar, double ai, double br, double bi) {
+  if (std::isnan(ar) || std::isnan(ai) || std::isnan(br) || std::isnan(bi)) return false;
+  return ar < br || (ar == br && ai < bi);
+}
+
+// Element i of a complex op (operands converted to the complex type c): value (re, im) and bound.
+inline void complex_binary(B op, DType c, const HT& a, const HT& b, std::size_t i, double& re, double& im,
+                           double& err) {
+  const double xr = a.v[i], xi = a.im[i], yr = b.v[i], yi = b.im[i], ex = a.e[i], ey = b.e[i];
+  const double mx = modulus(a, i), my = modulus(b, i);
+  const bool exact_in = ex == 0 && ey == 0, finite = finite_parts(a, i) && finite_parts(b, i);
+  const double tol = ex + ey;
+  re = im = 0;
+  err = 0;
+  if (is_compare(op)) {
+    const double dist = std::hypot(xr - yr, xi - yi);
+    switch (op) {
+    case B::Eq:
+    case B::Ne:
+      re = (xr == yr && xi == yi) == (op == B::Eq);
+      err = tol == 0 ? 0 : (!(dist > tol * kSafety) ? kInf : 0);
+      return;
+    case B::Lt: re = lex_less(xr, xi, yr, yi); break;
+    case B::Gt: re = lex_less(yr, yi, xr, xi); break;
+    case B::Le: re = !has_nan(a, i) && !has_nan(b, i) && !lex_less(yr, yi, xr, xi); break;
+    default: re = !has_nan(a, i) && !has_nan(b, i) && !lex_less(xr, xi, yr, yi); break;
+    }
+    // Decided by the real parts alone, unless the bounds let them meet.
+    err = tol == 0 ? 0 : (!(std::fabs(xr - yr) > tol * kSafety) ? kInf : 0);
+    return;
+  }
+  const DType p = part_of(c);
+  switch (op) {
+  case B::Add:
+  case B::Sub: {
+    const double s = op == B::Add ? 1 : -1;
+    const double sr = xr + s * yr, si = xi + s * yi;
+    re = rnd(p, sr);
+    im = rnd(p, si);
+    // Exact when double holds both sums and the part type holds them.
+    const double br = sr - xr, bi = si - xi;
+    const bool exact =
+        (xr - (sr - br)) + (s * yr - br) == 0 && (xi - (si - bi)) + (s * yi - bi) == 0 && re == sr && im == si;
+    if (exact_in && (exact || !finite)) return;
+    err = !finite || !std::isfinite(tol) ? kInf : tol * kSafety + kComplexAddUlps * ulp(c, std::hypot(sr, si) + tol);
+    return;
+  }
+  case B::Mul: {
+    const long double Xr = xr, Xi = xi, Yr = yr, Yi = yi;
+    re = rnd(p, double(Xr * Yr - Xi * Yi));
+    im = rnd(p, double(Xr * Yi + Xi * Yr));
+    double pr = 0, pi = 0;
+    const bool exact = finite && exact_dot(xr, yr, -xi, yi, pr) && exact_dot(xr, yi, xi, yr, pi) && rnd(p, pr) == pr &&
+                       rnd(p, pi) == pi;
+    if (exact_in && (exact || !finite)) return;
+    const double prop = exact_in ? 0 : mx * ey + my * ex + ex * ey;
+    err = !finite || !std::isfinite(prop) ? kInf : prop * kSafety + kComplexMulUlps * ulp(c, mx * my + prop);
+    return;
+  }
+  case B::Div: {
+    // Smith's algorithm, as the library and NumPy, in long double.
+    const long double Xr = xr, Xi = xi, Yr = yr, Yi = yi;
+    long double qr, qi;
+    if (std::fabs(Yr) >= std::fabs(Yi)) {
+      const long double rr = Yi / Yr, den = Yr + Yi * rr;
+      qr = (Xr + Xi * rr) / den;
+      qi = (Xi - Xr * rr) / den;
+    } else {
+      const long double rr = Yr / Yi, den = Yi + Yr * rr;
+      qr = (Xr * rr + Xi) / den;
+      qi = (Xi * rr - Xr) / den;
+    }
+    re = rnd(p, double(qr));
+    im = rnd(p, double(qi));
+    // The library (and NumPy's loop) multiplies by the rounded 1 / denominator: with a real divisor, exact when
+    // that reciprocal is (a power of two) and so are both products.
+    const double scale = yr != 0 ? rnd(p, 1 / yr) : 0;
+    const bool exact = finite && yi == 0 && yr != 0 && std::fma(scale, yr, -1) == 0 &&
+                       rnd(p, xr * scale) == xr * scale && rnd(p, xi * scale) == xi * scale;
+    if (exact_in && (exact || !finite)) return;
+    const double mq = std::hypot(double(qr), double(qi));
+    double prop = 0;
+    if (!exact_in) prop = my > ey * kSafety ? (ex + mq * ey) / (my - ey * kSafety) : kInf;
+    err = !finite || !std::isfinite(prop) ? kInf : prop * kSafety + kComplexDivUlps * ulp(c, mq + prop);
+    return;
+  }
+  case B::Min:
+  case B::Max: {
+    // Lexicographic; an operand with a NaN part propagates, the first one's first.
+    const bool pick_b = has_nan(a, i)   ? false
+                        : has_nan(b, i) ? true
+                                        : (op == B::Max ? lex_less(xr, xi, yr, yi) : lex_less(yr, yi, xr, xi));
+    re = pick_b ? yr : xr;
+    im = pick_b ? yi : xi;
+    if (exact_in) return;
+    if (has_nan(a, i) || has_nan(b, i) || !std::isfinite(tol)) {
+      err = kInf;
+      return;
+    }
+    // Decided by the real parts, the library picks the same operand; otherwise either one.
+    err = std::fabs(xr - yr) > tol * kSafety ? (pick_b ? ey : ex)
+                                             : std::max(ex, ey) + std::hypot(xr - yr, xi - yi) * kSafety;
+    return;
+  }
+  default: throw std::logic_error("ref_binary: a complex op the generator does not make");
+  }
+}
+
 // The op on operands already promoted to `t` (array-array: promote(a, b); array-scalar: promote_weak).
 inline HT ref_binary_t(B op, const HT& a0, const HT& b0, DType t) {
   auto types = binary_types(op, t);
@@ -460,6 +753,14 @@ inline HT ref_binary_t(B op, const HT& a0, const HT& b0, DType t) {
   for (std::size_t i = 0; i < a.v.size(); ++i) {
     const double x = a.v[i], ex = a.e[i], y = b.v[i], ey = b.e[i];
     double out = 0, err = 0;
+    if (isc(c)) {
+      double out_im = 0;
+      complex_binary(op, c, a, b, i, out, out_im, err);
+      r.v[i] = out;
+      r.e[i] = err;
+      if (!r.im.empty()) r.im[i] = out_im;
+      continue;
+    }
     if (is_compare(op)) {
       switch (op) {
       case B::Eq: out = x == y; break;
@@ -564,11 +865,11 @@ inline HT ref_where_t(const HT& c0, const HT& a0, const HT& b0, DType t) {
   HT r = make_ht(t, *s);
   for (std::size_t i = 0; i < r.v.size(); ++i) {
     if (c.e[i] == 0) {
-      r.v[i] = c.v[i] != 0 ? a.v[i] : b.v[i];
-      r.e[i] = c.v[i] != 0 ? a.e[i] : b.e[i];
+      copy_element(r, i, c.v[i] != 0 ? a : b, i);
     } else {
-      r.v[i] = a.v[i];
-      r.e[i] = (a.v[i] == b.v[i] && a.e[i] == 0 && b.e[i] == 0) ? 0 : kInf;
+      copy_element(r, i, a, i);
+      const bool same = a.v[i] == b.v[i] && (a.im.empty() || a.im[i] == b.im[i]);
+      r.e[i] = (same && a.e[i] == 0 && b.e[i] == 0) ? 0 : kInf;
     }
   }
   return r;
@@ -678,8 +979,7 @@ inline HT ref_set(const HT& base, const std::vector<lf::Index>& idx, const HT& v
   HT v = ref_broadcast(ref_cast(value, base.dt), pos.shape);
   HT r = base;
   for (std::size_t i = 0; i < pos.v.size(); ++i) {
-    r.v[std::size_t(pos.v[i])] = v.v[i];
-    r.e[std::size_t(pos.v[i])] = v.e[i];
+    copy_element(r, std::size_t(pos.v[i]), v, i);
   }
   return r;
 }
@@ -717,8 +1017,7 @@ inline HT ref_roll(const HT& a, i64 shift, std::optional<int> axis) {
       i64 src = (((j - shift) % len) + len) % len;
       for (i64 in = 0; in < inner; ++in) {
         auto d = std::size_t((o * len + j) * inner + in), s = std::size_t((o * len + src) * inner + in);
-        r.v[d] = a.v[s];
-        r.e[d] = a.e[s];
+        copy_element(r, d, a, s);
       }
     }
   return r;
@@ -743,8 +1042,7 @@ inline HT ref_concat(const std::vector<HT>& xs, int axis) {
     for (i64 o = 0; o < outer; ++o)
       for (i64 j = 0; j < len * inner; ++j) {
         auto d = std::size_t((o * out[ax] + off) * inner + j), s = std::size_t(o * len * inner + j);
-        r.v[d] = x.v[s];
-        r.e[d] = x.e[s];
+        copy_element(r, d, x, s);
       }
     off += len;
   }
@@ -767,8 +1065,7 @@ inline HT ref_stack(const std::vector<HT>& xs, int axis) {
     for (i64 o = 0; o < outer; ++o)
       for (i64 j = 0; j < inner; ++j) {
         auto d = std::size_t((o * i64(xs.size()) + i64(m)) * inner + j), s = std::size_t(o * inner + j);
-        r.v[d] = x.v[s];
-        r.e[d] = x.e[s];
+        copy_element(r, d, x, s);
       }
   }
   return r;
@@ -794,14 +1091,15 @@ inline HT ref_pad(const HT& a, const std::vector<std::pair<i64, i64>>& w, double
   return ref_set(base, idx, a);
 }
 
+// The largest and smallest magnitude (modulus for complex values).
 inline double maxabs(const HT& a) {
   double m = 0;
-  for (double x : a.v) m = std::max(m, std::fabs(x));
+  for (std::size_t i = 0; i < a.v.size(); ++i) m = std::max(m, modulus(a, i));
   return m;
 }
 inline double minabs(const HT& a) {
   double m = kInf;
-  for (double x : a.v) m = std::min(m, std::fabs(x));
+  for (std::size_t i = 0; i < a.v.size(); ++i) m = std::min(m, modulus(a, i));
   return m;
 }
 
@@ -827,12 +1125,12 @@ inline bool needs_elements(R op) { // no identity: reducing nothing is an error
 inline DType reduce_type(R op, DType t) {
   switch (op) {
   case R::Sum:
-  case R::Prod: return isf(t) ? t : DType::Int64;
+  case R::Prod: return isf(t) || isc(t) ? t : DType::Int64;
   case R::Min:
   case R::Max: return t;
   case R::Mean:
   case R::Var:
-  case R::Std: return isf(t) ? t : DType::Float64;
+  case R::Std: return isf(t) || isc(t) ? t : DType::Float64; // var and std of complex are not generated
   case R::ArgMin:
   case R::ArgMax:
   case R::CountNonzero: return DType::Int64;
@@ -916,11 +1214,15 @@ inline i64 sum_depth(i64 n) {
   return std::min(n - 1, std::max(cpu, gpu));
 }
 
-// gamma(d) = d u / (1 - d u), u the unit roundoff of t.
+// gamma(d) = d u / (1 - d u), u the unit roundoff of t (no bound once d u reaches 1).
 inline double gamma_of(DType t, i64 d) {
   const double u = std::ldexp(1.0, -precision_of(t));
   const double du = double(d) * u;
-  return du / (1 - du);
+  return du >= 1 ? kInf : du / (1 - du);
+}
+// The type a sum or product of t accumulates in: float32 for the half types (which round once, at the end).
+inline DType accumulator_of(DType t) {
+  return is_half(t) ? DType::Float32 : t;
 }
 
 // x = m * 2^e with m an odd integer (x != 0, finite): e, and |m| as a double.
@@ -996,7 +1298,8 @@ inline void ref_fsum(DType t, const std::vector<double>& x, const std::vector<do
     err = 0;
     return;
   }
-  const double bound = in_err * kSafety + gamma_of(t, sum_depth(i64(x.size()))) * (abs_sum + in_err) * kSafety;
+  const double bound =
+      in_err * kSafety + gamma_of(accumulator_of(t), sum_depth(i64(x.size()))) * (abs_sum + in_err) * kSafety;
   err = bound + ulp(t, std::fabs(s) + bound);
 }
 
@@ -1038,8 +1341,8 @@ inline void ref_fprod(DType t, const std::vector<double>& x, const std::vector<d
     return;
   }
   const double tiny = std::ldexp(1.0, min_exponent_of(t));
-  const double bound =
-      (hi - lo) * kSafety + gamma_of(t, i64(x.size())) * hi * kSafety + double(x.size()) * tiny * std::max(1.0, hi);
+  const double bound = (hi - lo) * kSafety + gamma_of(accumulator_of(t), i64(x.size())) * hi * kSafety +
+                       double(x.size()) * tiny * std::max(1.0, hi);
   err = bound + ulp(t, std::fabs(p) + bound);
 }
 
@@ -1093,8 +1396,10 @@ struct ReduceSpec {
 inline HT ref_reduce(const ReduceSpec& spec, const HT& x0);
 
 // mean, var, std: composed from the reference's own ops, as the library and NumPy compute them.
+// Those of float16 and bfloat16 compute in float32 and round once, at the end (so also a count above the half
+// type's range divides as the library divides).
 inline HT ref_moment(const ReduceSpec& spec, const HT& x0) {
-  const DType t = reduce_type(R::Mean, x0.dt);
+  const DType result = reduce_type(R::Mean, x0.dt), t = accumulator_of(result);
   const HT x = ref_cast(x0, t);
   const auto ax = reduced_axes(x.shape, spec.axes);
   i64 n = 1;
@@ -1109,15 +1414,14 @@ inline HT ref_moment(const ReduceSpec& spec, const HT& x0) {
         r.v[i] = std::isnan(d) || std::isnan(v) || tv == 0 ? std::numeric_limits<double>::quiet_NaN()
                                                            : (v < 0 ? -kInf : kInf);
         r.e[i] = std::isnan(d) || tv >= 0 ? 0 : kInf;
+        if (!r.im.empty()) r.im[i] = std::numeric_limits<double>::quiet_NaN(); // not generated: no empty complex mean
         continue;
       }
       HT a = make_ht(t, {}), b = make_ht(t, {});
-      a.v[0] = v;
-      a.e[0] = ev;
-      b.v[0] = rnd(t, d);
+      copy_element(a, 0, s, i);
+      b.v[0] = rnd(part_of(t), d);
       HT q = ref_binary_t(B::Div, a, b, t);
-      r.v[i] = q.v[0];
-      r.e[i] = q.e[0];
+      copy_element(r, i, q, 0);
     }
     return r;
   };
@@ -1140,15 +1444,142 @@ inline HT ref_moment(const ReduceSpec& spec, const HT& x0) {
     }
   }
   if (!spec.keepdims) out.shape = reduce_shape(x.shape, ax, false);
+  if (result != t) out = ref_cast(out, result);
   return out;
+}
+
+// A complex sum, product, min, max, argmin or argmax of the elements `group` of x (complex).
+inline void ref_complex_group(R op, DType t, const HT& x, const std::vector<i64>& group, double& re, double& im,
+                              double& err) {
+  const DType p = part_of(t);
+  bool exact_in = true, finite = true;
+  for (i64 k : group) {
+    exact_in &= x.e[std::size_t(k)] == 0;
+    finite &= finite_parts(x, std::size_t(k));
+  }
+  re = im = 0;
+  err = 0;
+  if (op == R::Sum || op == R::Prod) {
+    // Sum: each addition rounds each part by at most u |partial sum|, so the real bound (gamma(depth) times the
+    // sum of the moduli) holds for the modulus. Product: a complex multiplication's rounding is under 3 u of the
+    // product's modulus (see kComplexMulUlps), so gamma(3 n) of the largest possible product.
+    long double sr = 0, si = 0, pr = 1, pi = 0;
+    double abs_sum = 0, in_err = 0, hi = 1, lo = 1;
+    std::vector<double> res, ims;
+    bool real_only = true, certain_zero = false;
+    for (i64 k : group) {
+      const auto K = std::size_t(k);
+      const long double a = x.v[K], b = x.im[K];
+      sr += a;
+      si += b;
+      const long double nr = pr * a - pi * b, ni = pr * b + pi * a;
+      pr = nr;
+      pi = ni;
+      abs_sum += modulus(x, K);
+      in_err += x.e[K];
+      hi *= modulus(x, K) + x.e[K];
+      lo *= modulus(x, K);
+      res.push_back(x.v[K]);
+      ims.push_back(x.im[K]);
+      real_only &= x.im[K] == 0;
+      certain_zero |= x.v[K] == 0 && x.im[K] == 0 && x.e[K] == 0;
+    }
+    const bool sum = op == R::Sum;
+    re = rnd(p, double(sum ? sr : pr));
+    im = rnd(p, double(sum ? si : pi));
+    if (!finite) {
+      err = exact_in ? 0 : kInf;
+      return;
+    }
+    if (sum) {
+      if (exact_in && (group.size() <= 1 || (sum_is_exact(p, res) && sum_is_exact(p, ims)))) return;
+      if (!std::isfinite(in_err)) {
+        err = kInf;
+        return;
+      }
+      const double bound = in_err * kSafety + gamma_of(p, sum_depth(i64(group.size()))) * (abs_sum + in_err) * kSafety;
+      err = bound + kComplexAddUlps * ulp(p, std::hypot(re, im) + bound);
+      return;
+    }
+    if (certain_zero && finite) {
+      re = im = 0;
+      return;
+    }
+    if (exact_in && real_only) { // the real product's rule: exact when every partial product is
+      double out = 0, e0 = 0;
+      ref_fprod(p, res, std::vector<double>(res.size(), 0.0), out, e0);
+      if (e0 == 0) return;
+    }
+    if (!std::isfinite(hi)) {
+      err = kInf;
+      return;
+    }
+    const double tiny = std::ldexp(1.0, min_exponent_of(p));
+    const double bound = (hi - lo) * kSafety + gamma_of(p, 3 * i64(group.size())) * hi * kSafety +
+                         2 * double(group.size()) * tiny * std::max(1.0, hi);
+    err = bound + kComplexMulUlps * ulp(p, lo + bound);
+    return;
+  }
+  // min, max, argmin, argmax: lexicographic; the first element with a NaN part wins.
+  const bool is_max = op == R::Max || op == R::ArgMax;
+  std::size_t best = 0;
+  for (std::size_t j = 0; j < group.size(); ++j) {
+    const auto J = std::size_t(group[j]), Bb = std::size_t(group[best]);
+    if (has_nan(x, Bb)) break;
+    if (has_nan(x, J) ||
+        (is_max ? lex_less(x.v[Bb], x.im[Bb], x.v[J], x.im[J]) : lex_less(x.v[J], x.im[J], x.v[Bb], x.im[Bb])))
+      best = j;
+  }
+  const auto Bb = std::size_t(group[best]);
+  const bool arg = op == R::ArgMin || op == R::ArgMax;
+  if (arg)
+    re = double(best);
+  else
+    re = x.v[Bb], im = x.im[Bb];
+  if (exact_in) return;
+  bool any_nan = false;
+  for (i64 k : group) any_nan |= has_nan(x, std::size_t(k)) || !std::isfinite(x.e[std::size_t(k)]);
+  if (any_nan) {
+    err = kInf;
+    return;
+  }
+  // Candidates: elements whose real part could reach the best's within the bounds.
+  err = x.e[Bb];
+  for (std::size_t j = 0; j < group.size(); ++j) {
+    const auto J = std::size_t(group[j]);
+    if (j == best || (x.e[J] == 0 && x.e[Bb] == 0) || !(std::fabs(x.v[J] - x.v[Bb]) <= (x.e[J] + x.e[Bb]) * kSafety))
+      continue;
+    if (arg) {
+      err = kInf;
+      return;
+    }
+    err = std::max(err, x.e[J] + std::hypot(x.v[J] - x.v[Bb], x.im[J] - x.im[Bb]) * kSafety);
+  }
+  if (arg) err = 0;
 }
 
 inline HT ref_reduce(const ReduceSpec& spec, const HT& x0) {
   if (spec.op == R::Mean || spec.op == R::Var || spec.op == R::Std) return ref_moment(spec, x0);
   const R op = spec.op;
   const DType rt = reduce_type(op, x0.dt);
-  // Sums and products accumulate in their result type; the others look at the input's values.
-  const HT x = (op == R::Sum || op == R::Prod) ? ref_cast(x0, rt) : x0;
+  // Sums and products accumulate in their result type; the others look at the input's values (any, all and
+  // count_nonzero at their truth: a complex value is true when it is not 0).
+  const bool truth_op = op == R::Any || op == R::All || op == R::CountNonzero;
+  const HT x =
+      (op == R::Sum || op == R::Prod) ? ref_cast(x0, rt) : (truth_op && isc(x0.dt) ? ref_cast(x0, DType::Bool) : x0);
+  if (isc(x.dt)) {
+    const auto ax = reduced_axes(x.shape, spec.axes);
+    const auto groups = reduce_groups(x.shape, ax);
+    HT r = make_ht(rt, reduce_shape(x.shape, ax, spec.keepdims));
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      double re = 0, im = 0, err = 0;
+      ref_complex_group(op, x.dt, x, groups[g], re, im, err);
+      r.v[g] = re;
+      r.e[g] = err;
+      if (!r.im.empty()) r.im[g] = im;
+    }
+    return r;
+  }
   const auto ax = reduced_axes(x.shape, spec.axes);
   const auto groups = reduce_groups(x.shape, ax);
   HT r = make_ht(rt, reduce_shape(x.shape, ax, spec.keepdims));

@@ -47,6 +47,10 @@ void require(bool ok, const char* op, const std::string& what) {
 NodePtr with_scalar(graph::BinaryOp op, const NodePtr& a, double value) {
   return graph::make_binary(op, graph::make_fill_like(a->shape, a->dtype, value), a);
 }
+// a * scale + shift (uniform and normal from their standard draws).
+NodePtr scaled_shifted(const NodePtr& a, double scale, double shift) {
+  return with_scalar(graph::BinaryOp::Add, with_scalar(graph::BinaryOp::Multiply, a, scale), shift);
+}
 
 } // namespace
 
@@ -105,8 +109,7 @@ Array Generator::uniform(double low, double high, Shape shape, DType type) {
           "high - low overflows, got low " + number(low) + ", high " + number(high));
   const auto c = take(shape, "uniform");
   NodePtr u = graph::make_random(shape, type, RandomDist::Random, state_.key, c, 0, 0, 0);
-  return detail::wrap_node(
-      with_scalar(graph::BinaryOp::Add, with_scalar(graph::BinaryOp::Multiply, u, high - low), low));
+  return detail::wrap_node(scaled_shifted(u, high - low, low));
 }
 
 Array Generator::integers(std::int64_t low, std::optional<std::int64_t> high, Shape shape, DType type, bool endpoint) {
@@ -154,7 +157,7 @@ Array Generator::normal(double loc, double scale, Shape shape, DType type) {
   require(std::isfinite(scale) && scale >= 0, "normal", "scale must be finite and >= 0, got " + number(scale));
   const auto c = take(shape, "normal");
   NodePtr z = graph::make_random(shape, type, RandomDist::StandardNormal, state_.key, c, 0, 0, 0);
-  return detail::wrap_node(with_scalar(graph::BinaryOp::Add, with_scalar(graph::BinaryOp::Multiply, z, scale), loc));
+  return detail::wrap_node(scaled_shifted(z, scale, loc));
 }
 
 Array Generator::lognormal(double mean, double sigma, Shape shape, DType type) {

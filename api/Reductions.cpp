@@ -77,6 +77,11 @@ Array mean(const Array& a, Axes axes, bool keepdims) {
 
 namespace {
 
+// |d|^2: a complex deviation's squared magnitude (real), as NumPy's d * conj(d), re^2 + im^2; else d^2.
+Array squared_magnitude(const Array& d) {
+  return is_complex(d.dtype()) ? square(real(d)) + square(imag(d)) : square(d);
+}
+
 // The variance in the type it is computed in (mean_type; a complex input's parts' type).
 Array variance(const Array& a, const Axes& axes, int ddof, bool keepdims) {
   const DType t = detail::mean_type(a.dtype());
@@ -85,10 +90,7 @@ Array variance(const Array& a, const Axes& axes, int ddof, bool keepdims) {
   const Array m = mean(x, axes, true);
   // NumPy divides by max(n - ddof, 0): too few elements give inf (or nan for 0/0), with a warning we cannot give.
   const double denom = double(std::max<std::int64_t>(n - ddof, 0));
-  const Array d = x - m;
-  // A complex deviation's squared magnitude (real), as NumPy's x * conj(x): re^2 + im^2.
-  const Array squares = is_complex(t) ? square(real(d)) + square(imag(d)) : square(d);
-  return sum(squares, axes, keepdims) / denom;
+  return sum(squared_magnitude(x - m), axes, keepdims) / denom;
 }
 
 // var's or (root) std's result from a variance v in its compute type: a half input's is rounded once, after the
@@ -148,8 +150,7 @@ Array nan_variance(const Array& a, const Axes& axes, int ddof, bool keepdims) {
   // magnitude (real).
   const Array x = a.astype(detail::mean_type(t));
   const Array m = nanmean(x, axes, true);
-  const Array d = nan_to(x - m, 0);
-  const Array squares = is_complex(x.dtype()) ? square(real(d)) + square(imag(d)) : square(d);
+  const Array squares = squared_magnitude(nan_to(x - m, 0));
   const Array dof = non_nan_count(x, axes, keepdims) - std::int64_t(ddof);
   // (The int64 count would make the quotient float64: it stays in the squares' type.)
   const Array v = (sum(squares, axes, keepdims) / dof).astype(squares.dtype());

@@ -59,7 +59,7 @@ constexpr const char* kBitCastDefinitions = "#define LF_F32_BITS(x) __float_as_u
 // Whether the type's kernel type is one of graph/OpMath.inc's structs (half and complex types), which C casts do
 // not convert to.
 bool has_struct_kernel_type(DType t) {
-  return is_complex(t) || (is_floating(t) && dtype_bits(t) == 16);
+  return is_complex(t) || is_half(t);
 }
 
 // The zero of a type, as kernel text.

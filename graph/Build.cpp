@@ -734,7 +734,7 @@ std::vector<std::int32_t> reduction_axes(std::string_view op, const std::optiona
 NodePtr make_reduce(ReduceOp op, const NodePtr& a, const std::optional<std::vector<int>>& axes, bool keepdims) {
   // float16 and bfloat16 accumulate in float32 and round once, at the end (as NumPy's float16 sum and mean do
   // in effect; each op rounding would lose the sum of more than a few thousand elements).
-  if (dtype_bits(a->dtype) == 16 && is_floating(a->dtype) && rule_of(op) != ReduceRule::Logical) {
+  if (is_half(a->dtype) && rule_of(op) != ReduceRule::Logical) {
     NodePtr wide = make_reduce(op, make_cast(a, DType::Float32), axes, keepdims);
     return rule_of(op) == ReduceRule::Index ? wide : make_cast(wide, a->dtype);
   }

@@ -27,13 +27,18 @@ namespace {
 // Elements evaluated together: each instruction runs over a column of this many values, so the interpreter's
 // dispatch is paid once per column, not once per element.
 constexpr int kChunk = 256;
-// Bytes of one element of a column: the widest type (complex128).
-constexpr std::size_t kSlotBytes = 16;
+// Bytes of one element of a column: 8 (an index, and every type up to 64 bits), or 16 in kernels with a complex128
+// value. Narrow columns keep the common kernels' working set as it was before complex128.
+std::size_t slot_bytes_of(const KernelIR& ir) {
+  for (const Instr& in : ir.code)
+    if (!codegen::is_index_op(in.op) && !is_predicate_op(in.op) && itemsize(in.dtype) > 8) return 16;
+  return sizeof(std::int64_t);
+}
 
 class Interpreter {
 public:
   Interpreter(const KernelIR& ir, const KernelArgs& args)
-      : ir_(ir), args_(args), columns_(ir.code.size() * kChunk * kSlotBytes) {}
+      : ir_(ir), args_(args), slot_bytes_(slot_bytes_of(ir)), columns_(ir.code.size() * kChunk * slot_bytes_) {}
 
   void run(std::int64_t begin, std::int64_t end) {
     for (std::int64_t i0 = begin; i0 < end; i0 += kChunk) chunk(i0, int(std::min<std::int64_t>(kChunk, end - i0)));
@@ -41,7 +46,7 @@ public:
 
 private:
   template <class T> T* col(int id) {
-    return reinterpret_cast<T*>(columns_.data() + std::size_t(id) * kChunk * kSlotBytes);
+    return reinterpret_cast<T*>(columns_.data() + std::size_t(id) * kChunk * slot_bytes_);
   }
 
   void chunk(std::int64_t i0, int len) {
@@ -80,7 +85,7 @@ private:
 
   // Makes an outer value readable at every position of a column, as loop instructions read it.
   void broadcast(std::size_t id) {
-    auto* c = columns_.data() + id * kChunk * kSlotBytes;
+    auto* c = columns_.data() + id * kChunk * slot_bytes_;
     const std::size_t w = value_width(ir_.code[id]);
     for (int e = 1; e < kChunk; ++e) std::memcpy(c + std::size_t(e) * w, c, w);
   }
@@ -454,6 +459,7 @@ private:
 
   const KernelIR& ir_;
   const KernelArgs& args_;
+  const std::size_t slot_bytes_; // of one element of a column (slot_bytes_of)
   std::vector<std::byte> columns_;
 };
 

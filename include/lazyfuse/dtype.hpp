@@ -70,6 +70,10 @@ constexpr std::string_view dtype_name(DType t) {
 constexpr bool is_floating(DType t) {
   return dtype_kind(t) == DTypeKind::Float;
 }
+/// float16 or bfloat16: floats whose ops round to the type but compute in float32 (docs/semantics.md).
+constexpr bool is_half(DType t) {
+  return dtype_kind(t) == DTypeKind::Float && dtype_bits(t) == 16;
+}
 /// complex64 or complex128.
 constexpr bool is_complex(DType t) {
   return dtype_kind(t) == DTypeKind::Complex;

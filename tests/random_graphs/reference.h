@@ -46,9 +46,6 @@ constexpr i64 kMaxElements = 300000;
 inline bool isf(DType t) {
   return t == DType::Float16 || t == DType::BFloat16 || t == DType::Float32 || t == DType::Float64;
 }
-inline bool is_half(DType t) {
-  return t == DType::Float16 || t == DType::BFloat16;
-}
 // The complex types; a complex value is a pair of values of its part type, each part rounded on its own.
 inline bool isc(DType t) {
   return t == DType::Complex64 || t == DType::Complex128;

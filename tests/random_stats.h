@@ -105,6 +105,17 @@ inline double ks_p(std::vector<double> x, const std::function<double(double)>& c
   return kolmogorov_q((sn + 0.12 + 0.11 / sn) * d);
 }
 
+// The probability mass functions of the discrete distributions the chi-square tests check.
+inline std::function<double(std::int64_t)> poisson_pmf(double lam) {
+  return [lam](std::int64_t k) { return std::exp(-lam + double(k) * std::log(lam) - std::lgamma(double(k) + 1)); };
+}
+inline std::function<double(std::int64_t)> binomial_pmf(std::int64_t n, double p) {
+  return [n, p](std::int64_t k) {
+    return std::exp(std::lgamma(double(n) + 1) - std::lgamma(double(k) + 1) - std::lgamma(double(n - k) + 1) +
+                    double(k) * std::log(p) + double(n - k) * std::log1p(-p));
+  };
+}
+
 // The chi-square test's p-value of integer samples against `pmf`, cells merged until each expects >= 5.
 inline double chi2_p(const std::vector<double>& x, const std::function<double(std::int64_t)>& pmf, std::int64_t lo,
                      std::int64_t hi) {

@@ -284,15 +284,8 @@ TEST_F(CudaRandom, LargeSamplesPassChiSquare) {
     auto v = a.get<std::int64_t>();
     return std::vector<double>(v.begin(), v.end());
   };
-  auto poisson_pmf = [](double lam) {
-    return [lam](std::int64_t k) { return std::exp(-lam + double(k) * std::log(lam) - std::lgamma(double(k) + 1)); };
-  };
-  auto binomial_pmf = [](std::int64_t n, double p) {
-    return [n, p](std::int64_t k) {
-      return std::exp(std::lgamma(double(n) + 1) - std::lgamma(double(k) + 1) - std::lgamma(double(n - k) + 1) +
-                      double(k) * std::log(p) + double(n - k) * std::log1p(-p));
-    };
-  };
+  using lazyfuse_test::stats::binomial_pmf;
+  using lazyfuse_test::stats::poisson_pmf;
   const Shape s{kBig};
   random::Generator g(400);
   const double p[] = {

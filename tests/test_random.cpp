@@ -621,15 +621,8 @@ TEST(RandomStatistics, ContinuousDistributionsPassKolmogorovSmirnov) {
 
 TEST(RandomStatistics, DiscreteDistributionsPassChiSquare) {
   const Shape s{kSamples};
-  auto poisson_pmf = [](double lam) {
-    return [lam](std::int64_t k) { return std::exp(-lam + double(k) * std::log(lam) - std::lgamma(double(k) + 1)); };
-  };
-  auto binomial_pmf = [](std::int64_t n, double p) {
-    return [n, p](std::int64_t k) {
-      return std::exp(std::lgamma(double(n) + 1) - std::lgamma(double(k) + 1) - std::lgamma(double(n - k) + 1) +
-                      double(k) * std::log(p) + double(n - k) * std::log1p(-p));
-    };
-  };
+  using lazyfuse_test::stats::binomial_pmf;
+  using lazyfuse_test::stats::poisson_pmf;
   random::Generator g(77);
   // Tail cells beyond any plausible sample are part of the last cell's range (pmf summed up to hi).
   EXPECT_GT(chi2_p(values(g.poisson(3.5, s)), poisson_pmf(3.5), 0, 40), kAlpha);

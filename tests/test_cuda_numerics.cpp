@@ -427,9 +427,11 @@ std::map<std::string, Result> read_results(const std::string& path) {
 
 // ---- comparing ---------------------------------------------------------------------------------------------------
 
-// The first element whose bits differ (two NaNs are equal), or -1; `what` describes it.
+// The first element whose bits differ (two NaNs are equal), or -1; `what` describes the first few differences and
+// counts them all (a pattern among them -- every negative input, one lane of four -- points at the cause).
 template <class T> std::int64_t first_difference(const Result& gpu, const Result& cpu, std::string& what) {
   const std::size_t n = gpu.bytes.size() / sizeof(T);
+  std::int64_t first = -1, count = 0;
   for (std::size_t i = 0; i < n; ++i) {
     T g, c;
     std::memcpy(&g, gpu.bytes.data() + i * sizeof(T), sizeof(T));
@@ -453,11 +455,13 @@ template <class T> std::int64_t first_difference(const Result& gpu, const Result
                       double(c.imag()));
       else
         std::snprintf(buf, sizeof buf, "gpu %lld, cpu %lld", (long long)g, (long long)c);
-      what = buf;
-      return std::int64_t(i);
+      if (count < 4) what += (count ? "; element " + std::to_string(i) + ": " : std::string()) + buf;
+      if (first < 0) first = std::int64_t(i);
+      ++count;
     }
   }
-  return -1;
+  if (count > 1) what += "; " + std::to_string(count) + " of " + std::to_string(n) + " elements differ";
+  return first;
 }
 
 // Largest distance in ulps (floats between the two results) over the elements, and how many elements are NaN on one

@@ -568,7 +568,7 @@ private:
   struct Loop {
     std::size_t begin = 0, end = 0;   // LoopBegin, LoopEnd
     std::vector<const Instr*> accs;   // its accumulators
-    const RowLoop* row = nullptr;     // Row schedule only
+    const RowLoop* row = nullptr;     // Row and Split schedules only
     std::string unroll, r, step, len; // unroll count, the reduced index, the scalar loop's step, the loop's length
   };
 
@@ -844,20 +844,22 @@ private:
   // partial trip. The cached and the uncached versions are separate loops for the same reason.
   void vector_loops(const Loop& L, bool cached) {
     const std::string V = std::to_string(kElementsPerThread);
-    const std::string stride = L.unroll + " * blockDim.x * " + V;
-    w_.line("idx_t lf_r0 = (idx_t)threadIdx.x * ", V, ";");
+    // The threads walking one row: the block's, or in split kernels those of all the row's blocks.
+    const std::string threads = split_ ? "lf_splits * blockDim.x" : "blockDim.x";
+    const std::string stride = L.unroll + " * " + threads + " * " + V;
+    w_.line("idx_t lf_r0 = (idx_t)", split_ ? "(lf_s * blockDim.x + threadIdx.x)" : "threadIdx.x", " * ", V, ";");
     {
-      auto whole = w_.block("for (; lf_r0 + ", stride, " - blockDim.x * ", V, " + ", V, " <= ", L.len,
+      auto whole = w_.block("for (; lf_r0 + ", stride, " - ", threads, " * ", V, " + ", V, " <= ", L.len,
                             "; lf_r0 += ", stride, ")");
       w_.directive("#pragma unroll");
       auto trips = w_.block("for (int lf_u = 0; lf_u < ", L.unroll, "; ++lf_u)");
-      w_.line("const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * ", V, ";");
+      w_.line("const idx_t lf_rb = lf_r0 + lf_u * ", threads, " * ", V, ";");
       vector_trip(L, cached);
     }
     auto last = w_.block("if (lf_r0 < ", L.len, ")");
     w_.directive("#pragma unroll");
     auto trips = w_.block("for (int lf_u = 0; lf_u < ", L.unroll, "; ++lf_u)");
-    w_.line("const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * ", V, ";");
+    w_.line("const idx_t lf_rb = lf_r0 + lf_u * ", threads, " * ", V, ";");
     w_.line("if (lf_rb + ", V, " <= ", L.len, ") {");
     {
       auto in = w_.indent();

@@ -101,9 +101,10 @@ inline bool is_column(Schedule s) {
   return s == Schedule::Column || s == Schedule::ColumnSplit;
 }
 
-/// The shared-memory row cache of a Row-schedule kernel and the vector paths of its loops (codegen/RowCache.h).
+/// The shared-memory row cache of a Row-schedule kernel and the vector paths of its loops, and of a Split-schedule
+/// kernel's (codegen/RowCache.h).
 ///
-/// In a Row-schedule loop over r, a load at address X + r (X invariant in the loop) reads kElementsPerThread
+/// In a Row- or Split-schedule loop over r, a load at address X + r (X invariant in the loop) reads kElementsPerThread
 /// consecutive elements of a row at once; so does a StoreAt. Each thread then takes groups of elements starting at
 /// multiples of kElementsPerThread, the same groups in every loop of the kernel, which is what lets a later loop
 /// read back (from shared memory) the very values the same thread stored there in an earlier loop: no
@@ -125,7 +126,7 @@ struct RowLoop {
 };
 
 struct RowCache {
-  std::vector<RowLoop> loops;     // every loop of a Row-schedule kernel, in order (none for other schedules)
+  std::vector<RowLoop> loops;     // every loop of a Row- or Split-schedule kernel, in order (none for others)
   std::vector<int> region;        // per group: its region of shared memory (groups whose lives do not overlap share)
   std::vector<DType> region_type; // per region
   /// Bytes of the cache per reduced element (0: the kernel has no cache): the sum of the regions' item sizes.
@@ -158,7 +159,7 @@ struct KernelIR {
   /// Per instruction: a Load of an elementwise kernel whose address steps by one element with the thread's
   /// elements, read in vectors by the CUDA printer (codegen/VectorAccess.h).
   std::vector<bool> unit_step_loads;
-  /// Row schedule: the loops' vector paths and the shared-memory row cache (codegen/RowCache.h). Its
+  /// Row and Split schedules: the loops' vector paths; Row: the shared-memory row cache (codegen/RowCache.h). Its
   /// bytes_per_element() times row_cache_elements(reduced) is the launch's dynamic shared memory.
   RowCache row_cache;
   /// Set by codegen::analyze: the fields above hold its results.

@@ -26,7 +26,7 @@ std::string loop_key(const KernelIR& ir, const RowLoop& L, int id) {
 
 RowCache plan_row_cache(const KernelIR& ir) {
   RowCache rc;
-  if (ir.schedule != Schedule::Row) return rc;
+  if (ir.schedule != Schedule::Row && ir.schedule != Schedule::Split) return rc;
   auto& loops = rc.loops;
   for (std::size_t k = 0; k < ir.code.size(); ++k) {
     if (ir.code[k].op != IrOp::LoopBegin) continue;
@@ -60,6 +60,8 @@ RowCache plan_row_cache(const KernelIR& ir) {
     }
     loops.push_back(std::move(L));
   }
+  // A split kernel's loops are independent and each walks a row over several blocks: vector paths, no cache.
+  if (ir.schedule == Schedule::Split) return rc;
   // A value is cached when a later loop needs it and an earlier one with a vector path computed it: the earliest
   // such loop stores it (it computes it there itself: its operands appear no earlier). Values of the element type
   // only (loads and arithmetic; not index arithmetic), and only the largest ones a loop needs.

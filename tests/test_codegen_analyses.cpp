@@ -171,10 +171,46 @@ TEST(CodegenAnalyses, RowCacheNeedsContiguousRowsAndTheRowSchedule) {
   EXPECT_TRUE(cache.region.empty());
   EXPECT_EQ(cache.bytes_per_element(), 0);
 
-  for (auto s : {codegen::Schedule::Split, codegen::Schedule::Column, codegen::Schedule::ColumnSplit}) {
+  b.ir.schedule = codegen::Schedule::Split;
+  EXPECT_EQ(codegen::plan_row_cache(b.ir).loops.size(), 2u) << "split loops are analysed for vector paths";
+  for (auto s : {codegen::Schedule::Column, codegen::Schedule::ColumnSplit}) {
     b.ir.schedule = s;
     EXPECT_TRUE(codegen::plan_row_cache(b.ir).loops.empty());
   }
+}
+
+// A split kernel's loops each walk a row over several blocks: contiguous loads get vector paths, but nothing is
+// cached between loops (another block may hold the elements a later loop of this block needs).
+TEST(CodegenAnalyses, SplitLoopsGetVectorPathsButNoRowCache) {
+  IrBuilder b;
+  b.ir.schedule = codegen::Schedule::Split;
+  const int o = b.add(IrOp::OuterIndex);
+  const int len = b.param();
+  b.ir.inputs.push_back({DType::Float32});
+  const int row = b.add(IrOp::IMul, o, len);
+  int results[2];
+  for (int loop = 0; loop < 2; ++loop) {
+    const int r = b.add(IrOp::LoopBegin, len, -1, loop);
+    const int x = b.add(IrOp::Load, b.add(IrOp::IAdd, row, r), -1, 0, 0, DType::Float32);
+    b.add(IrOp::Accumulate, x, -1, loop, 0, DType::Float32, op(graph::ReduceOp::Sum), loop);
+    b.add(IrOp::LoopEnd, -1, -1, loop, 0, DType::Bool);
+    results[loop] = b.add(IrOp::Result, -1, -1, loop, 0, DType::Float32, op(graph::ReduceOp::Sum));
+  }
+  b.ir.outputs = {DType::Float32, DType::Float32};
+  b.add(IrOp::Store, results[0], -1, 0, 0, DType::Float32);
+  b.add(IrOp::Store, results[1], -1, 1, 0, DType::Float32);
+  b.ir.finalize();
+
+  const codegen::RowCache cache = codegen::plan_row_cache(b.ir);
+  ASSERT_EQ(cache.loops.size(), 2u);
+  for (const RowLoop& L : cache.loops) {
+    EXPECT_TRUE(L.vector);
+    EXPECT_FALSE(L.reads_cache);
+    for (int g : L.writes) EXPECT_EQ(g, -1);
+    for (int g : L.reads) EXPECT_EQ(g, -1);
+  }
+  EXPECT_TRUE(cache.region.empty());
+  EXPECT_EQ(cache.bytes_per_element(), 0);
 }
 
 // lower() runs the analyses: its IR carries their results, equal to running them again, and the hash and the

@@ -63,6 +63,43 @@ extern "C" __global__ void __launch_bounds__(256) lf_k66293f7c15ea4a1c(const dou
     for (int lf_u = 0; lf_u < 4; ++lf_u) {
       lf_acc0[lf_u] = lf_sum_identity<double>();
     }
+    const bool lf_vector0 = true && (unsigned long long)(in0) % sizeof(lf_vec<double>) == 0;
+    if (lf_vector0) {
+      idx_t lf_r0 = (idx_t)(lf_s * blockDim.x + threadIdx.x) * 4;
+      for (; lf_r0 + 4 * lf_splits * blockDim.x * 4 - lf_splits * blockDim.x * 4 + 4 <= v1; lf_r0 += 4 * lf_splits * blockDim.x * 4) {
+#pragma unroll
+        for (int lf_u = 0; lf_u < 4; ++lf_u) {
+          const idx_t lf_rb = lf_r0 + lf_u * lf_splits * blockDim.x * 4;
+          const lf_vec<double> lf_l3 = *reinterpret_cast<const lf_vec<double>*>(in0 + lf_rb);
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const idx_t v2 = lf_rb + j;
+            const double v3 = lf_l3.v[j];
+            lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v3);
+          }
+        }
+      }
+      if (lf_r0 < v1) {
+#pragma unroll
+        for (int lf_u = 0; lf_u < 4; ++lf_u) {
+          const idx_t lf_rb = lf_r0 + lf_u * lf_splits * blockDim.x * 4;
+          if (lf_rb + 4 <= v1) {
+            const lf_vec<double> lf_l3 = *reinterpret_cast<const lf_vec<double>*>(in0 + lf_rb);
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+              const idx_t v2 = lf_rb + j;
+              const double v3 = lf_l3.v[j];
+              lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v3);
+            }
+          } else {
+            for (idx_t v2 = lf_rb; v2 < v1; ++v2) {
+              const double v3 = in0[v2];
+              lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v3);
+            }
+          }
+        }
+      }
+    } else {
     const idx_t lf_step0 = lf_splits * blockDim.x;
     for (idx_t lf_r0 = lf_s * blockDim.x + threadIdx.x; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
 #pragma unroll
@@ -72,6 +109,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_k66293f7c15ea4a1c(const dou
         const double v3 = in0[v2];
         lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v3);
       }
+    }
     }
     }
     for (int lf_u = 1; lf_u < 4; ++lf_u) {

@@ -715,10 +715,9 @@ private:
     }
     for (auto& row : cache_.loops)
       if (row.begin == k) L.row = &row;
-    // Unrolled kUnroll times with independent accumulators, so that each thread has several loads in flight; the
-    // accumulators are combined in a fixed order afterwards (deterministic). Column kernels read one element per
-    // thread and row: twice the loads in flight.
-    L.unroll = std::to_string(column_ ? 2 * kUnroll : kUnroll);
+    // Unrolled with independent accumulators, so that each thread has several loads in flight (the count is a
+    // schedule rule: reduction_unroll); the accumulators are combined in a fixed order afterwards (deterministic).
+    L.unroll = std::to_string(reduction_unroll(ir_, L.row));
     L.r = v(int(k));
     L.step = "lf_step" + std::to_string(in.slot);
     L.len = v(in.a);

@@ -109,4 +109,14 @@ LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const Devic
   return s;
 }
 
+int reduction_unroll(const KernelIR& ir, const RowLoop* loop) {
+  if (is_column(ir.schedule)) return 2 * kUnroll;
+  if (ir.schedule != Schedule::Split || !loop || !loop->vector) return kUnroll;
+  std::size_t widest = 0;
+  for (std::size_t b = loop->begin + 1; b < loop->end; ++b)
+    if (loop->base[b] != -1 && ir.code[b].op == IrOp::Load) widest = std::max(widest, itemsize(ir.code[b].dtype));
+  if (widest == 0) return kUnroll;
+  return std::max(kUnroll, int(std::size_t(kSplitBytesInFlight) / (kElementsPerThread * widest)));
+}
+
 } // namespace lazyfuse::codegen

@@ -27,6 +27,10 @@ inline constexpr int kWarpSize = 32;
 /// Reduction loops run this many iterations per trip (column kernels twice as many), with as many independent
 /// accumulators.
 inline constexpr int kUnroll = 4;
+/// Bytes of vector loads each thread of a split reduction's vector path keeps in flight per trip: its unroll count is
+/// raised above kUnroll until its vectors of the narrowest types reach this (16 halves: eight trips of 8 bytes), as
+/// the hand-written half sum of bench/bench_limits.cu needs to approach the copy bandwidth.
+inline constexpr int kSplitBytesInFlight = 64;
 /// Most blocks one outer element's reduction is split over (Split schedule).
 inline constexpr int kMaxSplits = 1024;
 /// Most blocks a column tile's reductions are split over (ColumnSplit): one thread of the last block folds each
@@ -87,6 +91,11 @@ struct ReductionFacts {
 /// outputs (a split kernel combines its partials only at the end); else split rows when there are few outer
 /// elements (fusion::prefers_split) and nothing prevents it; else a block per row. Deterministic, device-independent.
 Schedule choose_reduction_schedule(const ReductionFacts& facts);
+
+/// Iterations per trip (and independent accumulators) of the reduction loop `loop` of `ir`: kUnroll; twice that in
+/// column kernels (one element per thread and row); in a split kernel's loop with a vector path, enough for
+/// kSplitBytesInFlight bytes of its widest vector loads.
+int reduction_unroll(const KernelIR& ir, const RowLoop* loop);
 
 // ---- The launch shape -------------------------------------------------------------------------------------------
 

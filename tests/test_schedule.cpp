@@ -82,6 +82,25 @@ TEST(Schedule, LoweringChoosesTheScheduleOfTheRules) {
   EXPECT_EQ(last_kernel(m - max(m, 1, true)).ir.schedule, Schedule::Row); // full-shape output
 }
 
+// Split loops reading contiguous rows keep kSplitBytesInFlight bytes of vector loads in flight per thread and trip:
+// narrow types get more iterations per trip; strided rows, row and column kernels keep their counts.
+TEST(Schedule, SplitVectorLoopsUnrollByTheBytesOfTheirLoads) {
+  auto unroll_of = [](const Array& r) {
+    const codegen::LoweredKernel k = last_kernel(r);
+    const auto& loops = k.ir.row_cache.loops;
+    return codegen::reduction_unroll(k.ir, loops.empty() ? nullptr : &loops.front());
+  };
+  using codegen::kUnroll;
+  EXPECT_EQ(unroll_of(sum(input({1 << 16}, DType::Float16))), 2 * kUnroll);
+  EXPECT_EQ(unroll_of(sum(input({1 << 16}, DType::BFloat16))), 2 * kUnroll);
+  EXPECT_EQ(unroll_of(any(input({1 << 16}, DType::Bool))), 4 * kUnroll);
+  EXPECT_EQ(unroll_of(sum(input({1 << 16}, DType::Float32))), kUnroll);
+  EXPECT_EQ(unroll_of(sum(input({1 << 16}, DType::Float64))), kUnroll);
+  EXPECT_EQ(unroll_of(sum(input({4096, 16}, DType::Float16), 0)), kUnroll) << "strided: no vector path";
+  EXPECT_EQ(unroll_of(sum(input({300, 64}, DType::Float16), 1)), kUnroll) << "a block per row";
+  EXPECT_EQ(unroll_of(sum(input({4096, 64}), 0)), 2 * kUnroll) << "columns";
+}
+
 TEST(Schedule, ReferenceDeviceIsAnH200) {
   const DeviceCaps c = DeviceCaps::reference();
   EXPECT_EQ(c.warp_size, codegen::kWarpSize);

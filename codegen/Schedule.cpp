@@ -101,7 +101,6 @@ LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const Devic
     s.splits = std::min({want, useful, cap});
     s.partial_bytes = facts.accumulators * args.n * s.splits * facts.partial_bytes;
     s.ticket_bytes = groups * std::int64_t(sizeof(unsigned));
-    s.tickets_offset = ceil_div(s.partial_bytes, 256) * 256;
     s.grid = groups * s.splits;
     break;
   }

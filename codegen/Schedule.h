@@ -117,17 +117,17 @@ std::int64_t partial_bytes_of(const KernelIR& ir);
 /// Computes the facts of `ir`.
 KernelLaunchFacts launch_facts(const KernelIR& ir);
 
-/// How to launch one kernel: grid and block, dynamic shared memory, and for split schedules the scratch the
-/// kernel's partials and tickets live in (the three arguments after the IR's parameters, see codegen/KernelAbi.h).
+/// How to launch one kernel: grid and block, dynamic shared memory, and for split schedules the sizes of its
+/// partials and tickets (the three arguments after the IR's parameters, see codegen/KernelAbi.h).
 struct LaunchShape {
   std::int64_t grid = 0; ///< blocks; may be 0 for an empty index space (launch at least one)
   int block = kBlockSize;
   unsigned shared_bytes = 0;
-  std::int64_t splits = 0;         ///< split schedules: blocks per outer element (rows) or per column tile
-  std::int64_t partial_bytes = 0;  ///< split schedules: scratch for the partials
-  std::int64_t ticket_bytes = 0;   ///< split schedules: one counter per group, zeroed before the launch
-  std::int64_t tickets_offset = 0; ///< where the tickets start in the scratch (256-byte aligned)
-  std::int64_t scratch_bytes() const { return partial_bytes + ticket_bytes + 256; }
+  std::int64_t splits = 0;        ///< split schedules: blocks per outer element (rows) or per column tile
+  std::int64_t partial_bytes = 0; ///< split schedules: scratch for the partials
+  /// Split schedules: one counter per group, zero when the launch starts; the kernel leaves them zero (the CUDA
+  /// executor keeps them in a zeroed buffer per stream).
+  std::int64_t ticket_bytes = 0;
   bool operator==(const LaunchShape&) const = default;
 };
 

@@ -51,6 +51,38 @@ TEST(CudaSchedule, SoftmaxRowsAtTheSharedMemoryLimitLaunchAndAreRight) {
 
 // Split launches (one long row, few rows, tall columns): their scratch, tickets and split count come from
 // launch_shape and reach the kernel through the ABI's last three parameters.
+// Split kernels take their tickets from a zeroed buffer kept per stream and leave them zero (no memset per launch):
+// many of them back to back, with group counts that grow the buffer, on two streams and on a stream made after
+// another was destroyed, all give the sums of the host.
+TEST(CudaSchedule, SplitTicketsStayZeroAcrossLaunchesAndStreams) {
+  LAZYFUSE_SKIP_WITHOUT_GPU();
+  // Sums over `axis` of a rows x cols matrix: axis 1 splits rows (Split, fewer than 256 of them), axis 0 splits
+  // tiles of 256 columns (ColumnSplit: more than 1024 tiles grow the first buffer of 4 KB).
+  auto check = [](std::int64_t rows, std::int64_t cols, int axis, std::uint64_t seed) {
+    const auto h = random_values(std::size_t(rows * cols), seed);
+    const auto got = sum(asarray(h, {rows, cols}).astype(DType::Float64), axis).get<double>();
+    const std::int64_t outer = axis == 1 ? rows : cols, reduced = axis == 1 ? cols : rows;
+    ASSERT_EQ(std::int64_t(got.size()), outer);
+    for (std::int64_t o = 0; o < outer; ++o) {
+      double want = 0;
+      for (std::int64_t k = 0; k < reduced; ++k)
+        want += double(h[std::size_t(axis == 1 ? o * cols + k : k * cols + o)]);
+      ASSERT_NEAR(got[std::size_t(o)], want, 1e-9 * std::max(1.0, std::abs(want)) * std::sqrt(double(reduced)))
+          << rows << " x " << cols << " axis " << axis << " at " << o;
+    }
+  };
+  for (int round = 0; round < 3; ++round) {
+    for (std::int64_t rows : {1, 3, 40, 255}) check(rows, 1 << 16, 1, std::uint64_t(rows + round));
+    check(64, 300000, 0, std::uint64_t(round));
+    {
+      Stream s;
+      StreamGuard on(s);
+      check(64, 300000, 0, std::uint64_t(10 + round));
+      for (std::int64_t rows : {255, 1, 40}) check(rows, 1 << 16, 1, std::uint64_t(7 * rows + round));
+    }
+  }
+}
+
 TEST(CudaSchedule, SplitReductionsAreRight) {
   LAZYFUSE_SKIP_WITHOUT_GPU();
   struct Case {

@@ -225,9 +225,6 @@ TEST(Schedule, SplitLaunchesBoundTheirSplitsAndSizeTheirScratch) {
     EXPECT_GE(facts.accumulators, 1);
     EXPECT_EQ(s.partial_bytes, facts.accumulators * k.args.n * s.splits * codegen::kPartialBytes);
     EXPECT_EQ(s.ticket_bytes, groups * std::int64_t(sizeof(unsigned)));
-    EXPECT_EQ(s.tickets_offset % 256, 0);
-    EXPECT_GE(s.tickets_offset, s.partial_bytes);
-    EXPECT_LE(s.tickets_offset + s.ticket_bytes, s.scratch_bytes());
   }
   // One row of 4M elements on the reference device: 4 waves of 1056 blocks want 4224 splits, 4M / 2048 elements
   // per block-part allow 2048, kMaxSplits caps them at 1024.

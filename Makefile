@@ -21,7 +21,7 @@ CTEST ?= ctest
 ARGS ?=
 CTEST_ARGS ?=
 
-DEB_PACKAGES := cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev clang-format python3-venv
+DEB_PACKAGES := cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev clang-format python3-venv libopenblas-dev
 FORMAT_DIRS := graph fusion codegen runtime api include tools examples tests bench
 # tests/golden holds generated kernels compared byte for byte: not formatted.
 FORMAT_FILES = $(shell find $(FORMAT_DIRS) -path tests/golden -prune -o -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' -o -name '*.cc' -o -name '*.cu' -o -name '*.cuh' \) -print 2>/dev/null | sort)

@@ -493,6 +493,9 @@ private:
     switch (n.kind) {
     case NodeKind::Buffer: LAZYFUSE_ASSERT(false, "a buffer node without a buffer"); break;
     case NodeKind::Reduce: LAZYFUSE_ASSERT(false, "a reduction reached outside its reduction kernel"); break;
+    case NodeKind::Matmul:
+      LAZYFUSE_ASSERT(false, "a matrix product reached inside a kernel (partition stores them)");
+      break;
     case NodeKind::Fill:
     case NodeKind::Iota: break;
     case NodeKind::Random:
@@ -580,7 +583,8 @@ private:
     const Node& n = *t.node;
     switch (n.kind) {
     case NodeKind::Buffer:
-    case NodeKind::Reduce: break;
+    case NodeKind::Reduce:
+    case NodeKind::Matmul: break;
     case NodeKind::Fill: return scalar_of(n);
     case NodeKind::Iota: {
       auto c = coords(t.frame, n.shape);

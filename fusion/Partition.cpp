@@ -4,6 +4,7 @@
 
 #include "graph/Assert.h"
 #include "graph/Config.h"
+#include "graph/Matmul.h"
 #include "graph/Ops.h"
 
 #include <algorithm>
@@ -310,6 +311,35 @@ void store_shared_or_eager(Subgraph& g, const PartitionOptions& options) {
   }
 }
 
+void store_products(Subgraph& g) {
+  std::vector<std::int64_t> strides;
+  std::int64_t offset = 0;
+  // A root stored here is no longer a root: its own plan runs before the products that read it, which the roots'
+  // plans (the last ones) would not.
+  auto store = [&](std::size_t k, std::string reason) {
+    g.info[k].stored = true;
+    g.info[k].root = false;
+    g.info[k].reason = std::move(reason);
+  };
+  for (std::size_t k = 0; k < g.order.size(); ++k) {
+    const Node& n = *g.order[k];
+    if (n.kind != NodeKind::Matmul) continue;
+    store(k, "matrix product: a library call");
+    for (const NodePtr& src : n.sources_unlocked()) {
+      const int j = g.find(src.get());
+      if (j < 0 || g.info[std::size_t(j)].stored) continue; // materialized, or already written contiguously
+      const bool is_view = src->kind == NodeKind::AxisMap || src->kind == NodeKind::Reshape;
+      const int base = is_view ? g.find(src->sources_unlocked()[0].get()) : -1;
+      const bool readable = is_view && graph::operand_strides(*src, true, strides, offset) &&
+                            graph::gemm_layout(src->shape, strides).has_value();
+      if (readable && base >= 0)
+        store(std::size_t(base), "operand of a matrix product, written contiguously (the product reads a view)");
+      else if (!readable)
+        store(std::size_t(j), "operand of a matrix product, written contiguously");
+    }
+  }
+}
+
 // Groups of roots by shape, in order of first appearance: one multi-output plan each.
 PlanOutputs group_roots_by_shape(const std::vector<NodePtr>& roots) {
   PlanOutputs groups;
@@ -446,7 +476,9 @@ std::vector<KernelPlan> make_plans(const Subgraph& g, const PlanOutputs& groups,
   std::vector<KernelPlan> plans;
   std::size_t p = 0;
   for (std::size_t k = 0; k < g.order.size(); ++k)
-    if (g.info[k].stored) plans.push_back({{g.order[k]}, g.order[k]->shape, g.info[k].reason, domains[p++]});
+    if (g.info[k].stored)
+      plans.push_back(
+          {{g.order[k]}, g.order[k]->shape, g.info[k].reason, domains[p++], g.order[k]->kind == NodeKind::Matmul});
   for (auto& grp : groups) {
     std::string why = grp.size() > 1 ? std::to_string(grp.size()) + " outputs of one shape" : "requested output";
     plans.push_back({grp, grp[0]->shape, why, domains[p++]});
@@ -473,7 +505,12 @@ std::vector<KernelPlan> partition(const std::vector<NodePtr>& roots_in, const Pa
   if (roots.empty()) return {};
   Subgraph g = collect(roots);
   store_shared_or_eager(g, options);
-  const PlanOutputs groups = group_roots_by_shape(roots);
+  store_products(g);
+  // Roots that store_products stored (products, their operands) have plans of their own.
+  std::vector<NodePtr> grouped;
+  for (auto& r : roots)
+    if (!g.info[std::size_t(g.find(r.get()))].stored) grouped.push_back(r);
+  const PlanOutputs groups = group_roots_by_shape(grouped);
   cut_to_node_budget(g, options.max_nodes);
   enforce_budgets(g, roots, groups, options);
   const auto domains = settle_reductions(g, groups);

@@ -34,6 +34,9 @@ struct KernelPlan {
   /// Set for a reduction kernel: `reduction->admits_output(shape)` holds, and every reduction it inlines is over this
   /// domain, reached with its kept axes in place.
   std::optional<ReductionDomain> reduction;
+  /// A matrix product (its one output is a graph::NodeKind::Matmul node): the runtime runs it in a library (GEMM),
+  /// nothing is lowered. Its operands are materialized or are views of materialized nodes (graph::operand_strides).
+  bool library = false;
 };
 
 struct PartitionOptions {
@@ -67,6 +70,11 @@ struct PartitionOptions {
 ///    Of the reductions a plan reaches, the first whose domain admits the plan's shape chooses its domain. With fewer
 ///    than kSplitBelowOuter outer elements (fusion/ScheduleRules.h), reductions that depend on reductions and
 ///    full-shape outputs are split apart, so that each reduction kernel can spread its reduced axis over many blocks.
+///  - Matrix products (graph::NodeKind::Matmul) are library calls: each is a plan of its own, roots included. An
+///    operand that a GEMM reads in place (graph::gemm_layout of graph::operand_strides: a materialized buffer or a
+///    view of one) stays as it is; a view of pending work that a GEMM can read becomes the work stored contiguously
+///    (one kernel) with the view left for the GEMM; any other operand is stored itself, so that its pending work and
+///    its view are one kernel writing a contiguous operand.
 ///  - Eager mode: every node that computes something is its own kernel; only fills, axis maps and reshapes (free
 ///    views, or scalars) are inlined.
 std::vector<KernelPlan> partition(const std::vector<graph::NodePtr>& roots, const PartitionOptions& options);

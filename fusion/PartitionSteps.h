@@ -65,6 +65,11 @@ Subgraph collect(const std::vector<graph::NodePtr>& roots);
 /// (kExpensiveCost) with at least two consumers of which at least one is a view. Roots are never stored here.
 void store_shared_or_eager(Subgraph& g, const PartitionOptions& options);
 
+/// Step 3b. Stores every matrix product (roots too: a product is never part of a kernel) and what its operands need
+/// stored (fusion/Partition.h, "Matrix products"). After store_shared_or_eager, whose stored nodes it reads as
+/// contiguous.
+void store_products(Subgraph& g);
+
 /// Step 4. The roots grouped by shape, groups in order of first appearance: one multi-output plan per group.
 PlanOutputs group_roots_by_shape(const std::vector<graph::NodePtr>& roots);
 

@@ -80,6 +80,8 @@ constexpr Definition kDefinitions[] = {
     {"LAZYFUSE_CPU_THREADS", "0", Kind::Count, "", "threads of the CPU backend; 0: all hardware threads"},
     {"LAZYFUSE_ACCELERATORS", "cub", Kind::Choice, "cub|",
      "cub | (empty): CUB's ahead-of-time kernels serve plain reductions of buffers (CUDA)"},
+    {"LAZYFUSE_TF32", "0", Kind::Switch, "",
+     "1: float32 matrix products on the GPU use TF32 tensor cores (10-bit mantissa inputs); 0: full FP32"},
     {"LAZYFUSE_SEED", "", Kind::Text, "",
      "seed (0 .. 2^64 - 1) of random::default_generator(); empty: from the operating system's entropy"},
 };
@@ -413,6 +415,7 @@ const Snapshot* build_locked(State& s) {
   snap->accelerators = get("LAZYFUSE_ACCELERATORS");
   snap->accelerator_cub = snap->accelerators == "cub";
   snap->seed = get("LAZYFUSE_SEED");
+  snap->tf32 = on("LAZYFUSE_TF32");
   return snap;
 }
 

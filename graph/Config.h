@@ -33,6 +33,7 @@ struct Snapshot {
   int cpu_threads = 0;         // 0: hardware concurrency
   std::string accelerators;    // "cub" or "" (LAZYFUSE_ACCELERATORS)
   bool accelerator_cub = true; // CUB's kernels serve the plain reductions they win (runtime/Accelerators.h)
+  bool tf32 = false;           // float32 products on the GPU use TF32 tensor cores (LAZYFUSE_TF32)
   std::string seed;            // LAZYFUSE_SEED as set (checked where the default generator is made)
 };
 

@@ -29,6 +29,7 @@ std::string_view kind_name(NodeKind k) {
   case NodeKind::SetSlice: return "set_slice";
   case NodeKind::Reduce: return "reduce";
   case NodeKind::Random: return "random";
+  case NodeKind::Matmul: return "matmul";
   }
   return "?";
 }

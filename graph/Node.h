@@ -36,7 +36,8 @@ enum class NodeKind : std::uint8_t {
   SetSlice, // srcs: base, value; value (of the region's shape) replaces base in a strided region
   Reduce,   // op = ReduceOp over `reduce_axes` of the source; the reduced axes are dropped (keepdims is a view)
   Random,   // op = RandomDist (graph/Random.h); srcs: key, counter offset (uint64 fills); element i from i alone
-  // Room for the later node kinds: Matmul (a library-call node), Gather/Scatter, Mask.
+  Matmul,   // srcs: a (batch..., m, k), b (batch..., k, n) of the node's type and batch shape (graph/Matmul.h)
+  // Room for the later node kinds: Gather/Scatter, Mask.
 };
 
 std::string_view kind_name(NodeKind k);

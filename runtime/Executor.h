@@ -38,7 +38,8 @@ Executor& cpu_executor();
 
 /// Counters shared by all executors.
 struct Counters {
-  std::atomic<std::uint64_t> memory_hits{0}, disk_hits{0}, misses{0}, kernels_launched{0}, plan_hits{0};
+  std::atomic<std::uint64_t> memory_hits{0}, disk_hits{0}, misses{0}, kernels_launched{0}, plan_hits{0},
+      library_calls{0};
   std::atomic<std::uint64_t> compile_nanoseconds{0};
 };
 Counters& counters();

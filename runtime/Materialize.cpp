@@ -10,6 +10,7 @@
 #include "runtime/Accelerators.h"
 #include "runtime/Executor.h"
 #include "runtime/PlanCache.h"
+#include "runtime/Products.h"
 
 #include <mutex>
 #include <span>
@@ -90,6 +91,11 @@ void materialize(const std::vector<graph::NodePtr>& roots) {
   for (auto& plan : fusion::partition(roots, opt)) {
     // Library kernels (runtime/Accelerators.h). A graph with a plan they could serve is not recorded: the setting and
     // the size limits decide anew on every call.
+    if (plan.library) { // a matrix product (runtime/Products.h); not recorded by the plan cache
+      plan.outputs[0]->set_buffer(run_product(plan));
+      cacheable = false;
+      continue;
+    }
     std::vector<std::shared_ptr<graph::BufferView>> served;
     const Accelerated accelerated = try_accelerated(plan, served);
     cacheable = cacheable && accelerated == Accelerated::NotApplicable;

@@ -46,6 +46,7 @@ KernelCacheStats kernel_cache_stats() {
   s.misses = c.misses.load();
   s.kernels_launched = c.kernels_launched.load();
   s.plan_hits = c.plan_hits.load();
+  s.library_calls = c.library_calls.load();
   s.compile_seconds = double(c.compile_nanoseconds.load()) * 1e-9;
   return s;
 }

@@ -76,6 +76,10 @@ TEST(LazyfuseInfo, ExitsZeroAndListsEverySetting) {
   EXPECT_TRUE(contains(r.out, "nvrtc")) << r.out;
   EXPECT_TRUE(contains(r.out, "Kernel cache")) << r.out;
   EXPECT_TRUE(contains(r.out, "misses")) << r.out;
+  // What runs matrix products on the CPU: BLAS when the build found one, else the blocked loop.
+  const auto cpu = lines_starting_with(r.out, "CPU ");
+  ASSERT_EQ(cpu.size(), 1u) << r.out;
+  EXPECT_TRUE(contains(cpu[0], "BLAS") || contains(cpu[0], "blocked loop")) << cpu[0];
 }
 
 TEST(LazyfuseInfo, ShowsTheBackendInUse) {

@@ -6,6 +6,8 @@
 // a machine without a GPU: "no CUDA" is a fact to report, not an error.
 #include "codegen/Nvrtc.h"
 #include "graph/Config.h"
+#include "runtime/CpuGemm.h"
+#include "runtime/CublasLt.h"
 #include "runtime/CudaApi.h"
 #include "runtime/DiskCache.h"
 #include "runtime/MemoryPool.h"
@@ -140,6 +142,17 @@ void print_nvrtc() {
   }
 }
 
+void print_products() {
+  heading("Matrix products (linalg.hpp)");
+  // cuBLASLt is loaded only where it could run: it is half a gigabyte.
+  if (cu::availability().ok)
+    row("GPU", lazyfuse::runtime::cublaslt::description() + "; generated kernel for integers and bool");
+  else
+    row("GPU", "not loaded: CUDA not available");
+  row("GPU float32", config::snapshot().tf32 ? "TF32 tensor cores (LAZYFUSE_TF32=1)" : "full FP32 (LAZYFUSE_TF32=0)");
+  row("CPU", lazyfuse::runtime::cpu_gemm::description());
+}
+
 void print_memory_pool() {
   heading("Memory pool" + (cu::availability().ok ? " (device " + std::to_string(lazyfuse::current_device()) + ")"
                                                  : std::string(" (no CUDA: all 0)")));
@@ -215,6 +228,7 @@ void print_kernel_cache() {
   std::snprintf(seconds, sizeof seconds, "%.3f s", st.compile_seconds);
   row("compile time", seconds, 4);
   row("kernels launched", std::to_string(st.kernels_launched), 4);
+  row("library calls", std::to_string(st.library_calls), 4);
 }
 
 } // namespace
@@ -244,6 +258,7 @@ int main(int argc, char** argv) {
   print_backend();
   print_cuda();
   print_nvrtc();
+  print_products();
   print_memory_pool();
   print_settings(verbose);
   print_kernel_cache();

@@ -105,6 +105,9 @@ struct KernelCacheStats {
   /// Materializations of a graph equal to an earlier one (same structure; other buffers or scalar values) that
   /// reused its kernel plans and lowered kernels, skipping partitioning and lowering.
   std::uint64_t plan_hits = 0;
+  /// Matrix products run by a library routine instead of a generated kernel: cuBLASLt calls (one each, however many
+  /// kernels cuBLAS launches inside), BLAS calls and the CPU backend's blocked loop (linalg.hpp).
+  std::uint64_t library_calls = 0;
 };
 KernelCacheStats kernel_cache_stats();
 /// Empties the in-process kernel cache (the disk cache stays), e.g. to measure a disk hit.

@@ -1,0 +1,202 @@
+#include "runtime/CpuGemm.h"
+
+#include "graph/Assert.h"
+#include "graph/Config.h"
+#include "graph/DTypeVisit.h"
+#include "graph/HostOps.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <climits>
+#include <complex>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#ifdef LAZYFUSE_HAVE_BLAS
+// The Fortran interface (column-major, every argument by address), which every BLAS has; CBLAS is not always there.
+extern "C" {
+void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*, const int*,
+            const float*, const int*, const float*, float*, const int*);
+void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*, const int*,
+            const double*, const int*, const double*, double*, const int*);
+void cgemm_(const char*, const char*, const int*, const int*, const int*, const std::complex<float>*,
+            const std::complex<float>*, const int*, const std::complex<float>*, const int*, const std::complex<float>*,
+            std::complex<float>*, const int*);
+void zgemm_(const char*, const char*, const int*, const int*, const int*, const std::complex<double>*,
+            const std::complex<double>*, const int*, const std::complex<double>*, const int*,
+            const std::complex<double>*, std::complex<double>*, const int*);
+}
+#endif
+
+namespace lazyfuse::runtime::cpu_gemm {
+
+namespace {
+
+int thread_count() {
+  const int set = config::snapshot().cpu_threads;
+  const int hw = int(std::max(1u, std::thread::hardware_concurrency()));
+  return set > 0 ? set : hw;
+}
+
+// ---- the blocked loop ------------------------------------------------------------------------------------------
+
+// What a product of T accumulates in: float for the half types (one rounding at the end, as cuBLASLt's float32
+// accumulation), unsigned integers of at least 32 bits for the integer types (wrapping, as NumPy's integer matmul,
+// with no signed overflow in between), T itself otherwise.
+template <class T> struct Accumulator { using type = T; };
+template <> struct Accumulator<bool> { using type = std::uint8_t; }; // not std::vector<bool>'s proxies
+template <> struct Accumulator<lazyfuse_opmath::lf_f16> { using type = float; };
+template <> struct Accumulator<lazyfuse_opmath::lf_bf16> { using type = float; };
+template <class T>
+requires(std::is_integral_v<T> && !std::is_same_v<T, bool>) struct Accumulator<T> {
+  using type = std::conditional_t<(sizeof(T) > 4), std::uint64_t, std::uint32_t>;
+};
+
+// The half types as graph/OpMath.inc's structs (their conversions live in the graph layer), the rest as they are.
+template <class Host>
+using Element =
+    std::conditional_t<std::is_same_v<Host, float16> || std::is_same_v<Host, bfloat16>, graph::opmath_t<Host>, Host>;
+
+template <class Host> void blocked_rows(const Gemm& g, std::int64_t first, std::int64_t last) {
+  using T = Element<Host>;
+  using Acc = typename Accumulator<T>::type;
+  const T* a = static_cast<const T*>(g.a);
+  const T* b = static_cast<const T*>(g.b);
+  T* c = static_cast<T*>(g.c);
+  // Element (r, s) of a matrix at `base` read through layout l.
+  auto at = [](const T* base, const graph::GemmLayout& l, std::int64_t r, std::int64_t s) {
+    return l.transposed ? base[s * l.ld + r] : base[r * l.ld + s];
+  };
+  auto value = [](T x) {
+    if constexpr (std::is_same_v<Acc, T>)
+      return x;
+    else if constexpr (std::is_integral_v<Acc>)
+      return Acc(x); // two's complement: the low bits are what wrapping arithmetic needs
+    else
+      return lazyfuse_opmath::lf_cast<float, T>(x);
+  };
+  std::vector<Acc> acc(std::size_t(g.n));
+  // k in blocks, so that a block of b's rows stays in cache while every row of a in the range uses it.
+  constexpr std::int64_t kBlock = 256;
+  for (std::int64_t row = first; row < last; ++row) {
+    const std::int64_t batch = row / g.m, i = row % g.m;
+    const T* ab = a + batch * g.la.batch_stride;
+    const T* bb = b + batch * g.lb.batch_stride;
+    std::fill(acc.begin(), acc.end(), Acc{});
+    for (std::int64_t l0 = 0; l0 < g.k; l0 += kBlock) {
+      const std::int64_t l1 = std::min(g.k, l0 + kBlock);
+      for (std::int64_t l = l0; l < l1; ++l) {
+        const Acc x = value(at(ab, g.la, i, l));
+        if constexpr (std::is_same_v<T, bool>) {
+          if (!x) continue;
+          for (std::int64_t j = 0; j < g.n; ++j) acc[std::size_t(j)] |= std::uint8_t(at(bb, g.lb, l, j));
+        } else if (!g.lb.transposed) {
+          const T* brow = bb + l * g.lb.ld;
+          for (std::int64_t j = 0; j < g.n; ++j) acc[std::size_t(j)] += x * value(brow[j]);
+        } else {
+          for (std::int64_t j = 0; j < g.n; ++j) acc[std::size_t(j)] += x * value(at(bb, g.lb, l, j));
+        }
+      }
+    }
+    T* crow = c + row * g.n;
+    for (std::int64_t j = 0; j < g.n; ++j) {
+      if constexpr (std::is_same_v<Acc, T>)
+        crow[j] = acc[std::size_t(j)];
+      else if constexpr (std::is_same_v<Acc, float>)
+        crow[j] = lazyfuse_opmath::lf_cast<T, float>(acc[std::size_t(j)]);
+      else
+        crow[j] = T(acc[std::size_t(j)]);
+    }
+  }
+}
+
+void blocked(const Gemm& g) {
+  const std::int64_t rows = g.batch * g.m;
+  // Threads only where each gets real work (2^20 multiply-adds and more).
+  const std::int64_t work = rows * g.n * g.k;
+  const int threads = int(std::min<std::int64_t>({thread_count(), rows, std::max<std::int64_t>(1, work >> 20)}));
+  graph::visit_dtype(g.type, [&]<class T>() {
+    if (threads <= 1) {
+      blocked_rows<T>(g, 0, rows);
+      return;
+    }
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+      const std::int64_t first = rows * t / threads, last = rows * (t + 1) / threads;
+      pool.emplace_back([&g, first, last] { blocked_rows<T>(g, first, last); });
+    }
+    for (auto& th : pool) th.join();
+  });
+}
+
+// ---- BLAS --------------------------------------------------------------------------------------------------------
+
+#ifdef LAZYFUSE_HAVE_BLAS
+// OpenBLAS' thread count, set from LAZYFUSE_CPU_THREADS when the BLAS linked in is OpenBLAS (found at run time, so
+// that any BLAS links).
+void set_blas_threads() {
+  using SetThreads = void (*)(int);
+  static const auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  static int current = -1;
+  const int want = thread_count();
+  if (set && want != current) {
+    set(want);
+    current = want;
+  }
+}
+
+// A row-major C = A B is the column-major C^T = B^T A^T: BLAS' first operand is our b, its second our a. A row-major
+// operand read column-major is its own transpose (N); a column-major one goes in transposed (T).
+template <class T, class F> bool blas_call(const Gemm& g, F gemm) {
+  const std::int64_t limits[] = {g.m, g.n, g.k, g.la.ld, g.lb.ld};
+  if (std::any_of(std::begin(limits), std::end(limits), [](std::int64_t v) { return v > INT_MAX; })) return false;
+  set_blas_threads();
+  const char ta = g.lb.transposed ? 'T' : 'N', tb = g.la.transposed ? 'T' : 'N';
+  const int m = int(g.n), n = int(g.m), k = int(g.k), lda = int(g.lb.ld), ldb = int(g.la.ld), ldc = int(g.n);
+  const T one(1), zero(0);
+  const T* a = static_cast<const T*>(g.a);
+  const T* b = static_cast<const T*>(g.b);
+  T* c = static_cast<T*>(g.c);
+  for (std::int64_t e = 0; e < g.batch; ++e)
+    gemm(&ta, &tb, &m, &n, &k, &one, b + e * g.lb.batch_stride, &lda, a + e * g.la.batch_stride, &ldb, &zero,
+         c + e * g.m * g.n, &ldc);
+  return true;
+}
+
+bool blas(const Gemm& g) {
+  switch (g.type) {
+  case DType::Float32: return blas_call<float>(g, sgemm_);
+  case DType::Float64: return blas_call<double>(g, dgemm_);
+  case DType::Complex64: return blas_call<std::complex<float>>(g, cgemm_);
+  case DType::Complex128: return blas_call<std::complex<double>>(g, zgemm_);
+  default: return false;
+  }
+}
+#endif
+
+} // namespace
+
+bool run(const Gemm& g) {
+  LAZYFUSE_ASSERT(g.batch >= 1 && g.m >= 1 && g.n >= 1 && g.k >= 1, "cpu_gemm::run: an empty product");
+#ifdef LAZYFUSE_HAVE_BLAS
+  if (blas(g)) return true;
+#endif
+  blocked(g);
+  return false;
+}
+
+std::string description() {
+#ifdef LAZYFUSE_HAVE_BLAS
+  using GetConfig = const char* (*)();
+  if (const auto get = reinterpret_cast<GetConfig>(dlsym(RTLD_DEFAULT, "openblas_get_config")))
+    return std::string(get()) +
+           " (float32, float64, complex; threads: LAZYFUSE_CPU_THREADS), blocked loop for the rest";
+  return std::string("BLAS (") + LAZYFUSE_BLAS_LIBRARIES + "; float32, float64, complex), blocked loop for the rest";
+#else
+  return "blocked loop (built without BLAS)";
+#endif
+}
+
+} // namespace lazyfuse::runtime::cpu_gemm

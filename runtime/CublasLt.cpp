@@ -1,0 +1,333 @@
+#include "runtime/CublasLt.h"
+
+#include "graph/Assert.h"
+#include "graph/Config.h"
+#include "runtime/CudaApi.h"
+
+#include <lazyfuse/error.hpp>
+
+#include <cublasLt.h> // types only: the library is loaded with dlopen
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
+
+#ifndef LAZYFUSE_CUBLASLT_DIR
+#define LAZYFUSE_CUBLASLT_DIR ""
+#endif
+
+namespace lazyfuse::runtime::cublaslt {
+
+namespace {
+
+// The entry points used, resolved from the loaded library. Member names are cuBLASLt's without "cublasLt".
+struct Api {
+  decltype(&::cublasLtCreate) Create = nullptr;
+  decltype(&::cublasLtDestroy) Destroy = nullptr;
+  decltype(&::cublasLtGetVersion) GetVersion = nullptr;
+  decltype(&::cublasLtGetStatusString) GetStatusString = nullptr;
+  decltype(&::cublasLtMatmulDescCreate) MatmulDescCreate = nullptr;
+  decltype(&::cublasLtMatmulDescDestroy) MatmulDescDestroy = nullptr;
+  decltype(&::cublasLtMatmulDescSetAttribute) MatmulDescSetAttribute = nullptr;
+  decltype(&::cublasLtMatrixLayoutCreate) MatrixLayoutCreate = nullptr;
+  decltype(&::cublasLtMatrixLayoutDestroy) MatrixLayoutDestroy = nullptr;
+  decltype(&::cublasLtMatrixLayoutSetAttribute) MatrixLayoutSetAttribute = nullptr;
+  decltype(&::cublasLtMatmulPreferenceCreate) MatmulPreferenceCreate = nullptr;
+  decltype(&::cublasLtMatmulPreferenceDestroy) MatmulPreferenceDestroy = nullptr;
+  decltype(&::cublasLtMatmulPreferenceSetAttribute) MatmulPreferenceSetAttribute = nullptr;
+  decltype(&::cublasLtMatmulAlgoGetHeuristic) MatmulAlgoGetHeuristic = nullptr;
+  decltype(&::cublasLtMatmul) Matmul = nullptr;
+};
+
+struct Library {
+  bool ok = false;
+  std::string why_not;
+  std::string path;
+  std::size_t version = 0;
+  Api api;
+};
+
+template <class F> bool resolve(void* lib, const char* name, F& f, std::string& why_not) {
+  f = reinterpret_cast<F>(dlsym(lib, name));
+  if (!f && why_not.empty()) why_not = std::string("the library has no ") + name;
+  return f != nullptr;
+}
+
+// Loaded once and never closed: handles and cached descriptors belong to it for the life of the process.
+const Library& library() {
+  static const Library* lib = [] {
+    auto* l = new Library;
+    const std::string soname = "libcublasLt.so." + std::to_string(CUBLAS_VER_MAJOR);
+    void* h = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
+    l->path = soname;
+    std::string first_error = h ? "" : dlerror();
+    if (!h && std::string(LAZYFUSE_CUBLASLT_DIR).size()) {
+      l->path = std::string(LAZYFUSE_CUBLASLT_DIR) + "/" + soname;
+      h = dlopen(l->path.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (!h) first_error += std::string("; ") + dlerror();
+    }
+    if (!h) {
+      l->why_not = first_error;
+      return l;
+    }
+    Api& a = l->api;
+    std::string& w = l->why_not;
+    bool ok = resolve(h, "cublasLtCreate", a.Create, w) && resolve(h, "cublasLtDestroy", a.Destroy, w) &&
+              resolve(h, "cublasLtGetVersion", a.GetVersion, w) &&
+              resolve(h, "cublasLtGetStatusString", a.GetStatusString, w) &&
+              resolve(h, "cublasLtMatmulDescCreate", a.MatmulDescCreate, w) &&
+              resolve(h, "cublasLtMatmulDescDestroy", a.MatmulDescDestroy, w) &&
+              resolve(h, "cublasLtMatmulDescSetAttribute", a.MatmulDescSetAttribute, w) &&
+              resolve(h, "cublasLtMatrixLayoutCreate", a.MatrixLayoutCreate, w) &&
+              resolve(h, "cublasLtMatrixLayoutDestroy", a.MatrixLayoutDestroy, w) &&
+              resolve(h, "cublasLtMatrixLayoutSetAttribute", a.MatrixLayoutSetAttribute, w) &&
+              resolve(h, "cublasLtMatmulPreferenceCreate", a.MatmulPreferenceCreate, w) &&
+              resolve(h, "cublasLtMatmulPreferenceDestroy", a.MatmulPreferenceDestroy, w) &&
+              resolve(h, "cublasLtMatmulPreferenceSetAttribute", a.MatmulPreferenceSetAttribute, w) &&
+              resolve(h, "cublasLtMatmulAlgoGetHeuristic", a.MatmulAlgoGetHeuristic, w) &&
+              resolve(h, "cublasLtMatmul", a.Matmul, w);
+    if (ok) {
+      l->version = a.GetVersion();
+      l->ok = true;
+    }
+    return l;
+  }();
+  return *lib;
+}
+
+const Api& api() {
+  return library().api;
+}
+
+void check(cublasStatus_t s, const char* what) {
+  if (s == CUBLAS_STATUS_SUCCESS) [[likely]]
+    return;
+  throw BackendError(std::string("cuBLASLt: ") + what + " failed: " + api().GetStatusString(s) + " (status " +
+                     std::to_string(int(s)) + ")");
+}
+
+// RAII over each kind of cuBLASLt object.
+struct DescDeleter {
+  void operator()(cublasLtMatmulDescOpaque_t* d) const { api().MatmulDescDestroy(d); }
+};
+struct LayoutDeleter {
+  void operator()(cublasLtMatrixLayoutOpaque_t* l) const { api().MatrixLayoutDestroy(l); }
+};
+struct PreferenceDeleter {
+  void operator()(cublasLtMatmulPreferenceOpaque_t* p) const { api().MatmulPreferenceDestroy(p); }
+};
+using Desc = std::unique_ptr<cublasLtMatmulDescOpaque_t, DescDeleter>;
+using Layout = std::unique_ptr<cublasLtMatrixLayoutOpaque_t, LayoutDeleter>;
+using Preference = std::unique_ptr<cublasLtMatmulPreferenceOpaque_t, PreferenceDeleter>;
+
+class Handle {
+public:
+  Handle() { check(api().Create(&h_), "cublasLtCreate"); }
+  ~Handle() {
+    if (h_) api().Destroy(h_);
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  cublasLtHandle_t get() const { return h_; }
+
+private:
+  cublasLtHandle_t h_ = nullptr;
+};
+
+struct Types {
+  cudaDataType_t data;
+  cudaDataType_t scale;
+  cublasComputeType_t compute;
+};
+
+std::optional<Types> types_of(DType t, bool tf32) {
+  switch (t) {
+  case DType::Float32: return Types{CUDA_R_32F, CUDA_R_32F, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F};
+  case DType::Float64: return Types{CUDA_R_64F, CUDA_R_64F, CUBLAS_COMPUTE_64F};
+  case DType::Float16: return Types{CUDA_R_16F, CUDA_R_32F, CUBLAS_COMPUTE_32F};
+  case DType::BFloat16: return Types{CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F};
+  case DType::Complex64: return Types{CUDA_C_32F, CUDA_C_32F, CUBLAS_COMPUTE_32F};
+  case DType::Complex128: return Types{CUDA_C_64F, CUDA_C_64F, CUBLAS_COMPUTE_64F};
+  default: return std::nullopt;
+  }
+}
+
+// The largest power of two (at most 256) that divides the address: cuBLASLt's heuristics pick vectorized kernels
+// only for operands aligned as they were told.
+std::uint32_t alignment_of(const void* p) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  std::uint32_t align = 256;
+  while (align > 1 && a % align != 0) align /= 2;
+  return align;
+}
+
+// Everything the algorithm and the descriptors depend on: the exact problem.
+struct Key {
+  int device = 0;
+  DType type = DType::Float32;
+  bool tf32 = false;
+  std::int64_t batch = 0, m = 0, n = 0, k = 0;
+  graph::GemmLayout la, lb;
+  std::uint32_t align_a = 0, align_b = 0, align_c = 0;
+  auto tie() const {
+    return std::tie(device, type, tf32, batch, m, n, k, la.transposed, la.ld, la.batch_stride, lb.transposed, lb.ld,
+                    lb.batch_stride, align_a, align_b, align_c);
+  }
+  bool operator<(const Key& o) const { return tie() < o.tie(); }
+};
+
+// A problem ready to run: descriptors and algorithm (or found = false: cuBLASLt has none for it).
+struct Prepared {
+  bool found = false;
+  Desc desc;
+  Layout a, b, c;
+  cublasLtMatmulAlgo_t algo{};
+};
+
+struct State {
+  std::map<int, std::unique_ptr<Handle>> handles;
+  std::map<Key, Prepared> problems;
+};
+// Never destroyed: handles outliving main would be destroyed after the driver may have gone.
+State& state() {
+  static auto* s = new State;
+  return *s;
+}
+
+std::atomic<std::uint64_t> g_queries{0};
+
+Layout make_layout(cudaDataType_t type, std::int64_t rows, std::int64_t cols, std::int64_t ld, std::int64_t batch,
+                   std::int64_t batch_stride) {
+  cublasLtMatrixLayout_t l = nullptr;
+  check(api().MatrixLayoutCreate(&l, type, std::uint64_t(rows), std::uint64_t(cols), ld), "cublasLtMatrixLayoutCreate");
+  Layout owned(l);
+  if (batch > 1) {
+    const std::int32_t count = std::int32_t(batch);
+    check(api().MatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof count),
+          "cublasLtMatrixLayoutSetAttribute(BATCH_COUNT)");
+    check(api().MatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &batch_stride,
+                                         sizeof batch_stride),
+          "cublasLtMatrixLayoutSetAttribute(STRIDED_BATCH_OFFSET)");
+  }
+  return owned;
+}
+
+// cuBLASLt is column-major. A row-major C (m x n) is a column-major C^T (n x m), and C^T = B^T A^T: cuBLASLt's first
+// operand is our b, its second our a. A row-major operand read column-major is its own transpose, so it goes in as
+// it is (N); a column-major one (GemmLayout::transposed) goes in transposed (T).
+Prepared prepare(const Key& key, const Types& t, cublasLtHandle_t handle) {
+  Prepared p;
+  cublasLtMatmulDesc_t d = nullptr;
+  check(api().MatmulDescCreate(&d, t.compute, t.scale), "cublasLtMatmulDescCreate");
+  p.desc.reset(d);
+  const cublasOperation_t op_first = key.lb.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_second = key.la.transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
+  check(api().MatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSA, &op_first, sizeof op_first),
+        "cublasLtMatmulDescSetAttribute(TRANSA)");
+  check(api().MatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSB, &op_second, sizeof op_second),
+        "cublasLtMatmulDescSetAttribute(TRANSB)");
+  // Stored shapes (rows x cols, column-major) before the op.
+  if (key.lb.transposed)
+    p.a = make_layout(t.data, key.k, key.n, key.lb.ld, key.batch, key.lb.batch_stride);
+  else
+    p.a = make_layout(t.data, key.n, key.k, key.lb.ld, key.batch, key.lb.batch_stride);
+  if (key.la.transposed)
+    p.b = make_layout(t.data, key.m, key.k, key.la.ld, key.batch, key.la.batch_stride);
+  else
+    p.b = make_layout(t.data, key.k, key.m, key.la.ld, key.batch, key.la.batch_stride);
+  p.c = make_layout(t.data, key.n, key.m, key.n, key.batch, key.m * key.n);
+
+  cublasLtMatmulPreference_t pref_raw = nullptr;
+  check(api().MatmulPreferenceCreate(&pref_raw), "cublasLtMatmulPreferenceCreate");
+  Preference pref(pref_raw);
+  const std::uint64_t ws = kWorkspaceBytes;
+  check(api().MatmulPreferenceSetAttribute(pref_raw, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
+        "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)");
+  const std::pair<cublasLtMatmulPreferenceAttributes_t, std::uint32_t> aligns[] = {
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, key.align_b}, // cuBLASLt's A is our b
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, key.align_a},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, key.align_c},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, key.align_c}};
+  for (auto& [attr, value] : aligns)
+    check(api().MatmulPreferenceSetAttribute(pref_raw, attr, &value, sizeof value),
+          "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT)");
+  cublasLtMatmulHeuristicResult_t result{};
+  int found = 0;
+  g_queries++;
+  const cublasStatus_t s =
+      api().MatmulAlgoGetHeuristic(handle, d, p.a.get(), p.b.get(), p.c.get(), p.c.get(), pref_raw, 1, &result, &found);
+  // A problem cuBLASLt declines (no kernel for these types, layouts or alignments) is computed another way; only a
+  // failure of the library itself is an error.
+  if (s == CUBLAS_STATUS_NOT_SUPPORTED || s == CUBLAS_STATUS_INVALID_VALUE ||
+      (s == CUBLAS_STATUS_SUCCESS && found == 0))
+    return p;
+  check(s, "cublasLtMatmulAlgoGetHeuristic");
+  p.algo = result.algo;
+  p.found = true;
+  return p;
+}
+
+} // namespace
+
+bool supports(DType type) {
+  return types_of(type, false).has_value();
+}
+
+bool available(std::string* why_not) {
+  const Library& l = library();
+  if (!l.ok && why_not) *why_not = l.why_not;
+  return l.ok;
+}
+
+std::string description() {
+  const Library& l = library();
+  if (!l.ok) return "cuBLASLt not loadable: " + l.why_not;
+  return "cuBLASLt " + std::to_string(l.version) + " (" + l.path + ")";
+}
+
+std::uint64_t heuristic_queries() {
+  return g_queries.load();
+}
+
+bool run(const Gemm& g, void* workspace, cudaStream_t stream) {
+  LAZYFUSE_ASSERT(available() && supports(g.type), "cublaslt::run without the library or for an unsupported type");
+  if (g.batch > std::int64_t(INT32_MAX)) return false;
+  const bool tf32 = config::snapshot().tf32;
+  const Types t = *types_of(g.type, tf32);
+  Key key;
+  LAZYFUSE_CUDA_CHECK(cudaGetDevice(&key.device));
+  key.type = g.type;
+  key.tf32 = tf32 && g.type == DType::Float32;
+  key.batch = g.batch;
+  key.m = g.m;
+  key.n = g.n;
+  key.k = g.k;
+  key.la = g.la;
+  key.lb = g.lb;
+  key.align_a = alignment_of(g.a);
+  key.align_b = alignment_of(g.b);
+  key.align_c = alignment_of(g.c);
+  State& st = state();
+  auto& handle = st.handles[key.device];
+  if (!handle) handle = std::make_unique<Handle>();
+  auto it = st.problems.find(key);
+  if (it == st.problems.end()) it = st.problems.emplace(key, prepare(key, t, handle->get())).first;
+  const Prepared& p = it->second;
+  if (!p.found) return false;
+  // alpha = 1, beta = 0 in the scale type (float, double, or their complex pairs: the imaginary part stays 0).
+  double one[2] = {1, 0}, zero[2] = {0, 0};
+  float one_f[2] = {1, 0}, zero_f[2] = {0, 0};
+  const bool scale_double = t.scale == CUDA_R_64F || t.scale == CUDA_C_64F;
+  const void* alpha = scale_double ? static_cast<const void*>(one) : one_f;
+  const void* beta = scale_double ? static_cast<const void*>(zero) : zero_f;
+  check(api().Matmul(handle->get(), p.desc.get(), alpha, g.b, p.a.get(), g.a, p.b.get(), beta, g.c, p.c.get(), g.c,
+                     p.c.get(), &p.algo, workspace, kWorkspaceBytes, stream),
+        "cublasLtMatmul");
+  return true;
+}
+
+} // namespace lazyfuse::runtime::cublaslt

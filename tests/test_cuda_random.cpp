@@ -185,6 +185,9 @@ TEST_F(CudaRandom, ValuesDoNotDependOnFusionViewsLaunchShapeOrStream) {
   EXPECT_EQ(bits(max(fresh(), 1)), bits(max(stored, 1)));
   EXPECT_EQ(bits(argmax(fresh(), 1)), bits(argmax(stored, 1)));
   EXPECT_EQ(bits(max(fresh())), bits(max(stored)));
+  EXPECT_EQ(bits(max(fresh()(slice(none, none), slice(1, none)), 1)),
+            bits(max(stored(slice(none, none), slice(1, none)), 1)))
+      << "rows starting off a group: the run-time check in the reductions' group calls";
   EXPECT_EQ(bits(argmax(fresh().reshape({rows * cols}))), bits(argmax(stored.reshape({rows * cols}))));
   // Views that start a thread's four elements off a Philox group (rows of 3001: every offset modulo 4 occurs) or on
   // one: the vector path's run-time check picks the four-element function or the element functions.

@@ -28,6 +28,11 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return z ^ (z >> 31);
 }
 
+// Words per element of a float distribution (every float distribution takes one word a float32 element).
+int float_width(DType t) {
+  return graph::random_width(RandomDist::Random, t, 0);
+}
+
 std::string number(double x) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.17g", x);
@@ -76,12 +81,14 @@ std::vector<Generator> Generator::spawn(std::size_t n) {
   return children;
 }
 
-std::uint64_t Generator::take(const Shape& shape, const char* op) {
+std::uint64_t Generator::take(const Shape& shape, int width, const char* op) {
   for (auto d : shape)
     if (d < 0)
       throw ShapeError(std::string(op) + ": negative dimensions are not allowed: shape " + graph::format_shape(shape));
+  // Whole Philox blocks of 4 / width elements each (graph/RandomMath.inc's layout).
+  const std::uint64_t lanes = std::uint64_t(4 / width);
   const std::uint64_t first = state_.counter;
-  state_.counter += std::uint64_t(graph::shape_size(shape));
+  state_.counter += (std::uint64_t(graph::shape_size(shape)) + lanes - 1) / lanes;
   return first;
 }
 
@@ -96,7 +103,7 @@ Array draw(std::uint64_t key, std::uint64_t counter, const Shape& shape, DType t
 
 Array Generator::random(Shape shape, DType type) {
   require_float_type(type, "random");
-  const auto c = take(shape, "random");
+  const auto c = take(shape, float_width(type), "random");
   return draw(state_.key, c, shape, type, RandomDist::Random);
 }
 
@@ -107,7 +114,7 @@ Array Generator::uniform(double low, double high, Shape shape, DType type) {
   require(low <= high, "uniform", "high must be at least low, got low " + number(low) + ", high " + number(high));
   require(std::isfinite(high - low), "uniform",
           "high - low overflows, got low " + number(low) + ", high " + number(high));
-  const auto c = take(shape, "uniform");
+  const auto c = take(shape, float_width(type), "uniform");
   NodePtr u = graph::make_random(shape, type, RandomDist::Random, state_.key, c, 0, 0, 0);
   return detail::wrap_node(scaled_shifted(u, high - low, low));
 }
@@ -138,8 +145,8 @@ Array Generator::integers(std::int64_t low, std::optional<std::int64_t> high, Sh
                   std::string(dtype_name(type)));
     }
   });
-  const auto c = take(shape, "integers");
   const std::uint64_t range = std::uint64_t(last) - std::uint64_t(low);
+  const auto c = take(shape, graph::random_width(RandomDist::Integers, DType::UInt64, range), "integers");
   NodePtr r = graph::make_random(shape, DType::UInt64, RandomDist::Integers, state_.key, c, 0, 0, range);
   if (low != 0) r = graph::make_binary(graph::BinaryOp::Add, r, graph::make_fill(shape, DType::UInt64, 0, low));
   return detail::wrap_node(graph::make_cast(r, type));
@@ -147,7 +154,7 @@ Array Generator::integers(std::int64_t low, std::optional<std::int64_t> high, Sh
 
 Array Generator::standard_normal(Shape shape, DType type) {
   require_float_type(type, "standard_normal");
-  const auto c = take(shape, "standard_normal");
+  const auto c = take(shape, float_width(type), "standard_normal");
   return draw(state_.key, c, shape, type, RandomDist::StandardNormal);
 }
 
@@ -155,7 +162,7 @@ Array Generator::normal(double loc, double scale, Shape shape, DType type) {
   require_float_type(type, "normal");
   require(std::isfinite(loc), "normal", "loc must be finite, got " + number(loc));
   require(std::isfinite(scale) && scale >= 0, "normal", "scale must be finite and >= 0, got " + number(scale));
-  const auto c = take(shape, "normal");
+  const auto c = take(shape, float_width(type), "normal");
   NodePtr z = graph::make_random(shape, type, RandomDist::StandardNormal, state_.key, c, 0, 0, 0);
   return detail::wrap_node(scaled_shifted(z, scale, loc));
 }
@@ -164,20 +171,20 @@ Array Generator::lognormal(double mean, double sigma, Shape shape, DType type) {
   require_float_type(type, "lognormal");
   require(std::isfinite(mean), "lognormal", "mean must be finite, got " + number(mean));
   require(std::isfinite(sigma) && sigma >= 0, "lognormal", "sigma must be finite and >= 0, got " + number(sigma));
-  const auto c = take(shape, "lognormal");
+  const auto c = take(shape, float_width(type), "lognormal");
   return draw(state_.key, c, shape, type, RandomDist::Lognormal, mean, sigma);
 }
 
 Array Generator::standard_exponential(Shape shape, DType type) {
   require_float_type(type, "standard_exponential");
-  const auto c = take(shape, "standard_exponential");
+  const auto c = take(shape, float_width(type), "standard_exponential");
   return draw(state_.key, c, shape, type, RandomDist::StandardExponential);
 }
 
 Array Generator::exponential(double scale, Shape shape, DType type) {
   require_float_type(type, "exponential");
   require(std::isfinite(scale) && scale >= 0, "exponential", "scale must be finite and >= 0, got " + number(scale));
-  const auto c = take(shape, "exponential");
+  const auto c = take(shape, float_width(type), "exponential");
   NodePtr e = graph::make_random(shape, type, RandomDist::StandardExponential, state_.key, c, 0, 0, 0);
   return detail::wrap_node(with_scalar(graph::BinaryOp::Multiply, e, scale));
 }
@@ -185,7 +192,7 @@ Array Generator::exponential(double scale, Shape shape, DType type) {
 Array Generator::standard_gamma(double k, Shape shape, DType type) {
   require_float_type(type, "standard_gamma");
   require(std::isfinite(k) && k >= 0, "standard_gamma", "shape must be finite and >= 0, got " + number(k));
-  const auto c = take(shape, "standard_gamma");
+  const auto c = take(shape, float_width(type), "standard_gamma");
   return draw(state_.key, c, shape, type, RandomDist::StandardGamma, k);
 }
 
@@ -193,7 +200,7 @@ Array Generator::gamma(double k, double scale, Shape shape, DType type) {
   require_float_type(type, "gamma");
   require(std::isfinite(k) && k >= 0, "gamma", "shape must be finite and >= 0, got " + number(k));
   require(std::isfinite(scale) && scale >= 0, "gamma", "scale must be finite and >= 0, got " + number(scale));
-  const auto c = take(shape, "gamma");
+  const auto c = take(shape, float_width(type), "gamma");
   NodePtr g = graph::make_random(shape, type, RandomDist::StandardGamma, state_.key, c, k, 0, 0);
   return detail::wrap_node(with_scalar(graph::BinaryOp::Multiply, g, scale));
 }
@@ -202,14 +209,14 @@ Array Generator::beta(double a, double b, Shape shape, DType type) {
   require_float_type(type, "beta");
   require(std::isfinite(a) && a > 0, "beta", "a must be finite and > 0, got " + number(a));
   require(std::isfinite(b) && b > 0, "beta", "b must be finite and > 0, got " + number(b));
-  const auto c = take(shape, "beta");
+  const auto c = take(shape, float_width(type), "beta");
   return draw(state_.key, c, shape, type, RandomDist::Beta, a, b);
 }
 
 Array Generator::chisquare(double df, Shape shape, DType type) {
   require_float_type(type, "chisquare");
   require(std::isfinite(df) && df > 0, "chisquare", "df must be finite and > 0, got " + number(df));
-  const auto c = take(shape, "chisquare");
+  const auto c = take(shape, float_width(type), "chisquare");
   NodePtr g = graph::make_random(shape, type, RandomDist::StandardGamma, state_.key, c, df / 2, 0, 0);
   return detail::wrap_node(with_scalar(graph::BinaryOp::Multiply, g, 2.0));
 }
@@ -217,7 +224,7 @@ Array Generator::chisquare(double df, Shape shape, DType type) {
 Array Generator::standard_t(double df, Shape shape, DType type) {
   require_float_type(type, "standard_t");
   require(std::isfinite(df) && df > 0, "standard_t", "df must be finite and > 0, got " + number(df));
-  const auto c = take(shape, "standard_t");
+  const auto c = take(shape, float_width(type), "standard_t");
   return draw(state_.key, c, shape, type, RandomDist::StandardT, df);
 }
 
@@ -225,7 +232,7 @@ Array Generator::poisson(double lam, Shape shape) {
   // NumPy's bound is about 9.2e18; the PTRS loop's cost does not grow with lam, but float64 cannot tell the
   // counts apart near there, so the bound is lower.
   require(lam >= 0 && lam <= 1e10, "poisson", "lam must be in [0, 1e10], got " + number(lam));
-  const auto c = take(shape, "poisson");
+  const auto c = take(shape, graph::random_width(RandomDist::Poisson, DType::Int64, 0), "poisson");
   return draw(state_.key, c, shape, DType::Int64, RandomDist::Poisson, lam);
 }
 
@@ -233,7 +240,7 @@ Array Generator::binomial(std::int64_t n, double p, Shape shape) {
   require(n >= 0, "binomial", "n must be >= 0, got " + std::to_string(n));
   require(n <= (std::int64_t(1) << 53), "binomial", "n must be at most 2^53, got " + std::to_string(n));
   require(p >= 0 && p <= 1, "binomial", "p must be in [0, 1], got " + number(p));
-  const auto c = take(shape, "binomial");
+  const auto c = take(shape, graph::random_width(RandomDist::Binomial, DType::Int64, 0), "binomial");
   return draw(state_.key, c, shape, DType::Int64, RandomDist::Binomial, double(n), p);
 }
 

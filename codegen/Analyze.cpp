@@ -7,6 +7,7 @@ namespace lazyfuse::codegen {
 
 void analyze(KernelIR& ir) {
   ir.unit_step_loads = find_unit_step_loads(ir);
+  ir.unit_step_randoms = find_unit_step_randoms(ir);
   ir.row_cache = plan_row_cache(ir);
   ir.analyzed = true;
 }

@@ -239,9 +239,12 @@ void print_header(std::ostringstream& os, const KernelIR& ir) {
 // One instruction as a statement: `const T vN = <expression>;` (or a store). `root_lin`: the LinearIndex
 // instruction; in vector mode its unravelled coordinates come from u<g>_c<k>, computed once per vector, with the
 // last one stepped by j. `gathered` (vector mode): the Load instructions whose values were read as vectors before
-// the loop over j, into lf_g<instruction>.
+// the loop over j, into lf_g<instruction>. `grouped`: the Random instructions whose four values were computed
+// before a loop over four elements j, into lf_r<instruction>: read where lf_rg<instruction> (the group check)
+// holds, always where the index is `root_lin` (the elementwise kernel's own index, or a reduction loop's r whose
+// groups are aligned).
 void print_instruction(CodeWriter& w, const KernelIR& ir, std::size_t n, Mode mode, int root_lin,
-                       const std::vector<bool>* gathered = nullptr) {
+                       const std::vector<bool>* gathered = nullptr, const std::vector<bool>* grouped = nullptr) {
   const Instr& in = ir.code[n];
   const char* t = cuda_type(in.dtype);
   if (in.op == IrOp::StoreAt) {
@@ -307,8 +310,15 @@ void print_instruction(CodeWriter& w, const KernelIR& ir, std::size_t n, Mode mo
     break;
   case IrOp::Select: e << v(in.a) << " ? " << v(in.b) << " : " << v(in.c); break;
   case IrOp::Random:
-    e << graph::random_function(graph::RandomDist(in.fn), in.dtype) << "(" << v(in.b) << ", " << v(in.c)
-      << " + (lf_u64)" << v(in.a);
+    if (grouped && n < grouped->size() && (*grouped)[n]) {
+      if (in.a == root_lin) {
+        e << "lf_r" << n << "[j]";
+        break;
+      }
+      e << "lf_rg" << n << " ? lf_r" << n << "[j] : ";
+    }
+    e << graph::random_function(graph::RandomDist(in.fn), in.dtype) << "(" << v(in.b) << ", " << v(in.c) << ", (lf_u64)"
+      << v(in.a);
     if (in.slot >= 0) e << ", " << v(in.slot);
     if (in.imm >= 0) e << ", " << v(int(in.imm));
     e << ")";
@@ -331,7 +341,8 @@ void print_instruction(CodeWriter& w, const KernelIR& ir, std::size_t n, Mode mo
 // rest the scalar tail.
 class ElementwisePrinter {
 public:
-  explicit ElementwisePrinter(const KernelIR& ir) : ir_(ir), gathered_(ir.unit_step_loads) {
+  explicit ElementwisePrinter(const KernelIR& ir)
+      : ir_(ir), gathered_(ir.unit_step_loads), grouped_(ir.unit_step_randoms) {
     for (std::size_t k = 0; k < ir.code.size(); ++k)
       if (ir.code[k].op == IrOp::LinearIndex) root_lin_ = int(k);
     root_group_.assign(ir.unravels.size(), false);
@@ -342,6 +353,8 @@ public:
     for (auto& in : ir.code)
       if (in.op == IrOp::LoadLinear) linear_[std::size_t(in.slot)] = true;
     any_gathered_ = std::find(gathered_.begin(), gathered_.end(), true) != gathered_.end();
+    for (std::size_t k = 0; k < grouped_.size(); ++k)
+      if (grouped_[k] && ir.code[k].a != root_lin_) any_grouped_elsewhere_ = true;
   }
 
   std::string print() {
@@ -503,18 +516,59 @@ private:
     w_.line("}");
   }
 
+  // The random draws whose vector of V elements is one group of the Philox layout (graph/RandomMath.inc): one
+  // call computes all V from one block (float32) or two (float64), where element by element each would run its
+  // own. A draw read at the kernel's own index starts every vector on a multiple of V; one read through a view
+  // (KernelIR::unit_step_randoms: index a + j) is checked at run time, falling back to the element functions.
+  bool is_grouped(std::size_t k) const { return k < grouped_.size() && grouped_[k]; }
+
+  void grouped_randoms() {
+    if (any_grouped_elsewhere_) {
+      for (std::size_t k = 0; k < ir_.code.size(); ++k)
+        if (is_grouped(k) && ir_.code[k].a != root_lin_) w_.line("idx_t lf_ra", k, " = 0;");
+      w_.line("{");
+      auto first = w_.indent();
+      w_.line("const int j = 0;");
+      w_.line("const idx_t i = base;");
+      for (std::size_t n = 0; n < ir_.code.size(); ++n)
+        if (is_index_op(ir_.code[n].op) || is_predicate_op(ir_.code[n].op))
+          print_instruction(w_, ir_, n, Mode::Vector, root_lin_);
+      for (std::size_t k = 0; k < ir_.code.size(); ++k)
+        if (is_grouped(k) && ir_.code[k].a != root_lin_) w_.line("lf_ra", k, " = ", v(ir_.code[k].a), ";");
+    }
+    if (any_grouped_elsewhere_) w_.line("}");
+    for (std::size_t k = 0; k < ir_.code.size(); ++k) {
+      if (!is_grouped(k)) continue;
+      const Instr& in = ir_.code[k];
+      std::string call = graph::random_function(graph::RandomDist(in.fn), in.dtype) + "_x4(" + param(in.b) + ", " +
+                         param(in.c) + ", (lf_u64)";
+      call += in.a == root_lin_ ? "base" : "lf_ra" + std::to_string(k);
+      if (in.slot >= 0) call += ", " + param(in.slot);
+      if (in.imm >= 0) call += ", " + param(int(in.imm));
+      call += ", lf_r" + std::to_string(k) + ")";
+      w_.line(cuda_type(in.dtype), " lf_r", k, "[", V, "];");
+      if (in.a == root_lin_) {
+        w_.line(call, ";");
+      } else {
+        w_.line("const bool lf_rg", k, " = lf_ra", k, " % ", V, " == 0;");
+        w_.line("if (lf_rg", k, ") ", call, ";");
+      }
+    }
+  }
+
   // The body for each element of each vector, into vectors of the outputs, stored whole.
   void vector_body() {
     w_.directive("#pragma unroll");
     auto loop = w_.block("for (int u = 0; u < ", U, "; ++u)");
     vector_bindings(true);
+    grouped_randoms();
     for (std::size_t k = 0; k < ir_.outputs.size(); ++k) w_.line("lf_vec<", cuda_type(ir_.outputs[k]), "> s", k, ";");
     {
       w_.directive("#pragma unroll");
       auto elements = w_.block("for (int j = 0; j < ", V, "; ++j)");
       w_.line("const idx_t i = base + j;");
       for (std::size_t n = 0; n < ir_.code.size(); ++n)
-        print_instruction(w_, ir_, n, Mode::Vector, root_lin_, &gathered_);
+        print_instruction(w_, ir_, n, Mode::Vector, root_lin_, &gathered_, &grouped_);
     }
     for (std::size_t k = 0; k < ir_.outputs.size(); ++k)
       w_.line("*reinterpret_cast<lf_vec<", cuda_type(ir_.outputs[k]), ">*>(out", k, " + base) = s", k, ";");
@@ -531,12 +585,14 @@ private:
 
   const KernelIR& ir_;
   const std::vector<bool>& gathered_;
+  const std::vector<bool>& grouped_;
   CodeWriter w_;
   int root_lin_ = -1;
   std::vector<bool> root_group_; // unravel groups of the output's own linear index: unravelled once per vector
   bool unravelled_ = false;
   std::vector<bool> linear_; // inputs read by LoadLinear
   bool any_gathered_ = false;
+  bool any_grouped_elsewhere_ = false; // a grouped Random read at another index than the kernel's own
 };
 
 // ---- Reduction kernels ----
@@ -701,7 +757,7 @@ private:
     default: break;
     }
     // Everything else prints as in elementwise kernels, one instruction at a time.
-    print_instruction(w_, ir_, k, Mode::Scalar, -1);
+    print_instruction(w_, ir_, k, Mode::Scalar, aligned_index_, nullptr, grouped_now_);
   }
 
   // The loop starting at instruction k; returns its LoopEnd.
@@ -731,7 +787,10 @@ private:
       vector_path(L);
       w_.line("} else {");
     }
-    scalar_loop(L);
+    if (grouped_loop_fits(L))
+      grouped_loop(L);
+    else
+      scalar_loop(L);
     if (L.row && L.row->vector) w_.line("}");
     fold_unrolled(L);
     // Column kernels: each thread holds its own outer element's reduction, nothing to combine across the block.
@@ -889,12 +948,14 @@ private:
         w_.line("const ", vt, " lf_l", b, " = *reinterpret_cast<const ", vt, "*>(", vector_address(L, b), ");");
       if (row->writes[b] >= 0 && !(bi.op == IrOp::Load && row->base[b] != -1)) w_.line(vt, " lf_w", b, ";");
     }
+    group_calls(L, true);
     {
       w_.directive("#pragma unroll");
       auto elements = w_.block("for (int j = 0; j < ", kElementsPerThread, "; ++j)");
       w_.line("const idx_t ", L.r, " = lf_rb + j;");
       loop_body(L, true, cached);
     }
+    end_groups();
     for (std::size_t b = L.begin + 1; b < L.end; ++b) {
       const Instr& bi = ir_.code[b];
       if (row->base[b] != -1 && bi.op == IrOp::StoreAt)
@@ -906,6 +967,111 @@ private:
   }
 
   // The loop element by element: threads (or, in column kernels, splits) stride over r, kUnroll elements a trip.
+  // The loop's Random instructions computed four at a time (KernelIR::unit_step_randoms): where its body reads
+  // and writes no memory (the thread's elements need not be consecutive for coalescing), each thread takes groups of
+  // four consecutive r instead of one r per trip, so one Philox block serves four float32 elements.
+  bool grouped_loop_fits(const Loop& L) const {
+    if (column_) return false;
+    bool any = false;
+    for (std::size_t b = L.begin + 1; b < L.end; ++b) {
+      const IrOp op = ir_.code[b].op;
+      if (op == IrOp::Load || op == IrOp::StoreAt) return false;
+      any = any || is_grouped(b);
+    }
+    return any;
+  }
+  bool is_grouped(std::size_t k) const { return k < ir_.unit_step_randoms.size() && ir_.unit_step_randoms[k]; }
+
+  // Before the loop over the four elements lf_rb + j: the group calls of the loop's grouped Random instructions,
+  // into lf_r<k>. An index other than r itself is evaluated at r = lf_rb and checked for a group start at run time.
+  // `aligned`: lf_rb is a multiple of four, so an index equal to r needs no check.
+  void group_calls(const Loop& L, bool aligned) {
+    std::vector<std::size_t> checked;
+    for (std::size_t b = L.begin + 1; b < L.end; ++b)
+      if (is_grouped(b) && !(aligned && ir_.code[b].a == int(L.begin))) checked.push_back(b);
+    bool any = false;
+    for (std::size_t b = L.begin + 1; b < L.end; ++b) any = any || is_grouped(b);
+    if (!any) return;
+    if (!checked.empty()) {
+      for (std::size_t b : checked) w_.line("idx_t lf_ra", b, " = 0;");
+      w_.line("{");
+      {
+        auto first = w_.indent();
+        w_.line("const idx_t ", L.r, " = lf_rb;");
+        for (std::size_t b = L.begin + 1; b < L.end; ++b) {
+          const Instr& bi = ir_.code[b];
+          if (L.row && !L.row->varies[b]) continue; // hoisted before the loop
+          if (is_index_op(bi.op) || is_predicate_op(bi.op)) print_instruction(w_, ir_, b, Mode::Scalar, -1);
+        }
+        for (std::size_t b : checked) w_.line("lf_ra", b, " = ", v(ir_.code[b].a), ";");
+      }
+      w_.line("}");
+    }
+    for (std::size_t b = L.begin + 1; b < L.end; ++b) {
+      if (!is_grouped(b)) continue;
+      const Instr& in = ir_.code[b];
+      const bool check = std::find(checked.begin(), checked.end(), b) != checked.end();
+      std::string call = graph::random_function(graph::RandomDist(in.fn), in.dtype) + "_x4(" + v(in.b) + ", " +
+                         v(in.c) + ", (lf_u64)" + (check ? "lf_ra" + std::to_string(b) : std::string("lf_rb"));
+      if (in.slot >= 0) call += ", " + v(in.slot);
+      if (in.imm >= 0) call += ", " + v(int(in.imm));
+      call += ", lf_r" + std::to_string(b) + ")";
+      w_.line(cuda_type(in.dtype), " lf_r", b, "[", kElementsPerThread, "];");
+      if (check) {
+        w_.line("const bool lf_rg", b, " = lf_ra", b, " % ", kElementsPerThread, " == 0;");
+        w_.line("if (lf_rg", b, ") ", call, ";");
+      } else {
+        w_.line(call, ";");
+      }
+    }
+    grouped_now_ = &ir_.unit_step_randoms;
+    aligned_index_ = aligned ? int(L.begin) : -1;
+  }
+  void end_groups() {
+    grouped_now_ = nullptr;
+    aligned_index_ = -1;
+  }
+
+  // As scalar_loop, over groups: thread t's trips start at 4 t (times the splits' stride), each takes r = lf_rb ..
+  // lf_rb + 3; the row's last, partial group element by element.
+  void grouped_loop(const Loop& L) {
+    const std::string V = std::to_string(kElementsPerThread);
+    std::string start;
+    if (split_) {
+      start = "lf_s * blockDim.x + threadIdx.x";
+      w_.line("const idx_t ", L.step, " = lf_splits * blockDim.x * ", V, ";");
+    } else {
+      start = "threadIdx.x";
+      w_.line("const idx_t ", L.step, " = blockDim.x * ", V, ";");
+    }
+    w_.line("for (idx_t lf_r0 = (", start, ") * ", V, "; lf_r0 < ", L.len, "; lf_r0 += ", L.unroll, " * ", L.step,
+            ") {");
+    {
+      auto body = w_.indent();
+      w_.directive("#pragma unroll");
+      auto trips = w_.block("for (int lf_u = 0; lf_u < ", L.unroll, "; ++lf_u)");
+      w_.line("const idx_t lf_rb = lf_r0 + lf_u * ", L.step, ";");
+      w_.line("if (lf_rb + ", V, " <= ", L.len, ") {");
+      {
+        auto whole = w_.indent();
+        group_calls(L, true);
+        w_.directive("#pragma unroll");
+        auto elements = w_.block("for (int j = 0; j < ", V, "; ++j)");
+        w_.line("const idx_t ", L.r, " = lf_rb + j;");
+        loop_body(L, false, false);
+      }
+      end_groups();
+      w_.line("} else {");
+      {
+        auto partial = w_.indent();
+        auto elements = w_.block("for (idx_t ", L.r, " = lf_rb; ", L.r, " < ", L.len, "; ++", L.r, ")");
+        loop_body(L, false, false);
+      }
+      w_.line("}");
+    }
+    w_.line("}");
+  }
+
   void scalar_loop(const Loop& L) {
     std::string start;
     if (column_) {
@@ -1049,8 +1215,11 @@ private:
   const RowCache& cache_;
   CodeWriter w_;
   std::vector<bool> after_reduction_; // split kernels: instructions that wait for the last block
-  std::vector<std::size_t> deferred_; // ... in order
-  std::vector<int> folded_;           // split kernels: loops whose partials the last block has folded
+  std::vector<std::size_t> deferred_;
+  const std::vector<bool>* grouped_now_ = nullptr; // while printing a group's elements: the grouped Randoms
+  int aligned_index_ =
+      -1; // while printing a group's elements: the loop variable, when its groups are aligned // ... in order
+  std::vector<int> folded_; // split kernels: loops whose partials the last block has folded
 };
 
 } // namespace

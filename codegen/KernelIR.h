@@ -51,8 +51,8 @@ enum class IrOp : std::uint8_t {
   LoopEnd,    // ends loop `slot`
   Result,     // the value (of dtype) of accumulator `slot` over all r; fn = ReduceOp
   StoreAt,    // outputs[slot][a] = b (full-shape outputs, inside a loop)
-  // Random numbers (type: `dtype`, fn = graph::RandomDist): element a of a draw with key b and counter offset c
-  // (uint64 values), i.e. graph/RandomMath.inc's function for fn and dtype at counter c + a. The distribution's real
+  // Random numbers (type: `dtype`, fn = graph::RandomDist): element a of a draw with key b and counter c (uint64
+  // values), i.e. graph/RandomMath.inc's function for fn and dtype at (b, c, a). The distribution's real
   // parameters are the float64 ScalarParam instructions `slot` and `imm` (-1: none), its integer range the uint64
   // ScalarParam `slot`.
   Random,
@@ -159,6 +159,9 @@ struct KernelIR {
   /// Per instruction: a Load of an elementwise kernel whose address steps by one element with the thread's
   /// elements, read in vectors by the CUDA printer (codegen/VectorAccess.h).
   std::vector<bool> unit_step_loads;
+  /// Per instruction: a Random whose element index steps by one with the thread's elements (elementwise) or the
+  /// reduced index (Row, Split), computed four at a time by the CUDA printer (codegen/VectorAccess.h).
+  std::vector<bool> unit_step_randoms;
   /// Row and Split schedules: the loops' vector paths; Row: the shared-memory row cache (codegen/RowCache.h). Its
   /// bytes_per_element() times row_cache_elements(reduced) is the launch's dynamic shared memory.
   RowCache row_cache;

@@ -1,14 +1,19 @@
 #include "codegen/VectorAccess.h"
 
+#include "graph/Random.h"
+
 namespace lazyfuse::codegen {
 
-std::vector<bool> find_unit_step_loads(const KernelIR& ir) {
-  std::vector<bool> loads(ir.code.size(), false);
-  if (ir.schedule != Schedule::Elementwise) return loads;
+namespace {
+
+constexpr int kUnknown = -1;
+
+// Per instruction: how its index value steps with the thread's element j of an elementwise kernel, or with the
+// reduced index r of a reduction kernel's loop (0, 1 or kUnknown).
+std::vector<int> index_steps(const KernelIR& ir) {
   int root_lin = -1;
   for (std::size_t k = 0; k < ir.code.size(); ++k)
     if (ir.code[k].op == IrOp::LinearIndex) root_lin = int(k);
-  constexpr int kUnknown = -1;
   std::vector<int> step(ir.code.size(), kUnknown);
   auto known = [](int s) { return s == 0 || s == 1 ? s : kUnknown; };
   for (std::size_t k = 0; k < ir.code.size(); ++k) {
@@ -16,7 +21,9 @@ std::vector<bool> find_unit_step_loads(const KernelIR& ir) {
     auto at = [&](int a) { return a < 0 ? 0 : step[std::size_t(a)]; };
     const int a = at(in.a), b = at(in.b);
     switch (in.op) {
-    case IrOp::LinearIndex: step[k] = 1; break;
+    case IrOp::LinearIndex:
+    case IrOp::LoopBegin: step[k] = 1; break;
+    case IrOp::OuterIndex:
     case IrOp::IndexParam:
     case IrOp::IndexConst:
     case IrOp::ScalarParam: step[k] = 0; break;
@@ -33,9 +40,33 @@ std::vector<bool> find_unit_step_loads(const KernelIR& ir) {
       if (is_index_op(in.op) || is_predicate_op(in.op)) step[k] = a == 0 && b == 0 ? 0 : kUnknown;
       break;
     }
-    if (in.op == IrOp::Load && step[std::size_t(in.a)] == 1) loads[k] = true;
   }
+  return step;
+}
+
+} // namespace
+
+std::vector<bool> find_unit_step_loads(const KernelIR& ir) {
+  std::vector<bool> loads(ir.code.size(), false);
+  if (ir.schedule != Schedule::Elementwise) return loads;
+  const auto step = index_steps(ir);
+  for (std::size_t k = 0; k < ir.code.size(); ++k)
+    if (ir.code[k].op == IrOp::Load && step[std::size_t(ir.code[k].a)] == 1) loads[k] = true;
   return loads;
+}
+
+std::vector<bool> find_unit_step_randoms(const KernelIR& ir) {
+  std::vector<bool> randoms(ir.code.size(), false);
+  if (is_column(ir.schedule)) return randoms;
+  const auto step = index_steps(ir);
+  auto is_param = [&](int k) { return ir.code[std::size_t(k)].op == IrOp::ScalarParam; };
+  for (std::size_t k = 0; k < ir.code.size(); ++k) {
+    const Instr& in = ir.code[k];
+    if (in.op == IrOp::Random && graph::has_group_function(graph::RandomDist(in.fn)) && step[std::size_t(in.a)] == 1 &&
+        is_param(in.b) && is_param(in.c))
+      randoms[k] = true;
+  }
+  return randoms;
 }
 
 } // namespace lazyfuse::codegen

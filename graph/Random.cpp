@@ -47,4 +47,18 @@ std::string random_function(RandomDist d, DType t) {
   return f;
 }
 
+int random_width(RandomDist d, DType t, std::uint64_t range) {
+  switch (d) {
+  case RandomDist::Integers: return range > 0xFFFFFFFFull ? 2 : 1;
+  case RandomDist::Poisson:
+  case RandomDist::Binomial: return 2;
+  default: return t == DType::Float32 ? 1 : 2;
+  }
+}
+
+bool has_group_function(RandomDist d) {
+  return d == RandomDist::Random || d == RandomDist::StandardNormal || d == RandomDist::StandardExponential ||
+         d == RandomDist::Lognormal;
+}
+
 } // namespace lazyfuse::graph

@@ -33,7 +33,15 @@ int real_params(RandomDist d);
 bool is_float_dist(RandomDist d);
 /// The integer type a non-float distribution returns.
 DType integer_result(RandomDist d);
-/// The function of graph/RandomMath.inc that draws one element of type `t`: "lf_rand_standard_normal_f32".
+/// The function of graph/RandomMath.inc that draws one element of type `t`: "lf_rand_standard_normal_f32". It
+/// takes the key, the counter C and the element's index, then the parameters.
 std::string random_function(RandomDist d, DType t);
+/// 32-bit words per element of a draw of `t` (integers: of `range`): a Philox block serves 4 / width elements
+/// (graph/RandomMath.inc's layout), so a draw of n elements takes ceil(n * width / 4) block counters.
+int random_width(RandomDist d, DType t, std::uint64_t range);
+/// Whether the distribution (a float one, no rejection) has a function computing four consecutive elements from
+/// one group (random_function(d, t) + "_x4": the key, the counter, the first index, a multiple of 4, the
+/// parameters, and a pointer to the four results).
+bool has_group_function(RandomDist d);
 
 } // namespace lazyfuse::graph

@@ -21,7 +21,9 @@ struct RandomColumn {
   std::uint64_t range = 0;
 };
 
-/// Writes `len` elements of type c.type to `out`: element e is the distribution at counter counter[e] + index[e].
+/// Writes `len` elements of type c.type to `out`: element e is element index[e] of the draw with key key[e] and
+/// counter counter[e]. Runs of four elements of one draw that make up a Philox group are computed together (one
+/// Philox block for the four, as the GPU's vector path: the same bits either way).
 void random_column(const RandomColumn& c, void* out, int len);
 
 } // namespace lazyfuse::runtime

@@ -16,16 +16,20 @@
 #include "graph/Random.h"
 #include "tests/child_process.h"
 #include "tests/random_stats.h"
+#include "tests/test_util.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -34,6 +38,9 @@ using namespace lazyfuse_test::stats;
 namespace op = lazyfuse_opmath;
 
 namespace {
+
+// docs/semantics.md's accuracy of the normals: error / (max(r, 1) ulp(1)) for radius r (float32: 2^-23).
+constexpr double kNormalBoundUlps = 2;
 
 // ---- Philox4x32-10: Random123's kat_vectors (philox4x32 10 rows) ----
 TEST(Philox, MatchesTheKnownAnswerVectors) {
@@ -169,14 +176,176 @@ TEST(RandomMath, LogAndExpAreWithinOneUlpOfTheCLibrary) {
 
 // ---- the element's stream and the kernel functions ----
 
-TEST(RandomMath, FloatsUseTheirWordsAsDocumented) {
-  // random f32: the top 24 bits of word 0 of block (counter, 0); f64: 53 bits of words 0 and 1.
-  const std::uint64_t key = 0x0123456789abcdefull, ctr = 77;
-  std::uint32_t b[4];
-  op::lf_rand_philox4x32_10(std::uint32_t(ctr), 0, 0, 0, std::uint32_t(key), std::uint32_t(key >> 32), b);
-  EXPECT_EQ(op::lf_rand_random_f32(key, ctr), float(b[0] >> 8) / 16777216.0f);
-  EXPECT_EQ(op::lf_rand_random_f64(key, ctr),
-            (double(b[0] >> 5) * 67108864.0 + double(b[1] >> 6)) / 9007199254740992.0);
+// The layout (docs/semantics.md, "Counters"): element i of a draw at counter C takes its words from Philox block
+// (C + i / P, 0), P = 4 elements a block for one word each, 2 for two, and reads on in attempt blocks
+// (C + i / P, 1 + i % P + P k).
+std::array<std::uint32_t, 4> philox_block(std::uint64_t key, std::uint64_t group, std::uint64_t number) {
+  std::array<std::uint32_t, 4> b{};
+  op::lf_rand_philox4x32_10(std::uint32_t(group), std::uint32_t(group >> 32), std::uint32_t(number),
+                            std::uint32_t(number >> 32), std::uint32_t(key), std::uint32_t(key >> 32), b.data());
+  return b;
+}
+
+TEST(RandomMath, EachElementTakesItsWordsOfItsGroupsBlock) {
+  const std::uint64_t key = 0x0123456789abcdefull, ctr = (std::uint64_t(1) << 32) + 77; // counter word 1 in use
+  for (std::uint64_t i = 0; i < 64; ++i) {
+    const auto b4 = philox_block(key, ctr + i / 4, 0), b2 = philox_block(key, ctr + i / 2, 0);
+    // random f32: the top 24 bits of word i % 4; f64: 53 bits of words 2 (i % 2) and 2 (i % 2) + 1.
+    EXPECT_EQ(op::lf_rand_random_f32(key, ctr, i), float(b4[i % 4] >> 8) / 16777216.0f) << i;
+    const std::uint32_t first = b2[2 * (i % 2)], second = b2[2 * (i % 2) + 1];
+    EXPECT_EQ(op::lf_rand_random_f64(key, ctr, i),
+              (double(first >> 5) * 67108864.0 + double(second >> 6)) / 9007199254740992.0)
+        << i;
+    // Integers of ranges that never reject show the raw words: one per element below 2^32, two from there.
+    EXPECT_EQ(op::lf_rand_integers(key, ctr, i, 0xFFFFFFFFull), b4[i % 4]) << i;
+    EXPECT_EQ(op::lf_rand_integers(key, ctr, i, ~0ull), std::uint64_t(first) | (std::uint64_t(second) << 32)) << i;
+  }
+  // A rejected first word: the next attempt reads word 0 of the element's first attempt block (C + g, 1 + lane),
+  // then word 1. Range 0x5FFFFFFF takes the low 31 bits of a word and rejects a quarter of them.
+  const std::uint64_t range = 0x5FFFFFFFull, mask = 0x7FFFFFFFull;
+  int rejected = 0;
+  for (std::uint64_t i = 0; i < 256; ++i) {
+    if ((philox_block(key, ctr + i / 4, 0)[i % 4] & mask) <= range) continue;
+    ++rejected;
+    const auto attempt = philox_block(key, ctr + i / 4, 1 + i % 4);
+    const std::uint64_t second = attempt[0] & mask, third = attempt[1] & mask;
+    if (second <= range || third <= range) {
+      EXPECT_EQ(op::lf_rand_integers(key, ctr, i, range), second <= range ? second : third) << i;
+    }
+  }
+  EXPECT_GT(rejected, 10);
+}
+
+// The four-element functions the kernels' vector path calls are the element functions, bit for bit.
+TEST(RandomMath, GroupFunctionsEqualTheElementFunctions) {
+  const std::uint64_t key = 0xfeedfacecafebeefull, ctr = 1000;
+  auto same_bits = [](auto a, auto b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  for (std::uint64_t first = 0; first < 4096; first += 4) {
+    float f[4];
+    double d[4];
+    op::lf_rand_random_f32_x4(key, ctr, first, f);
+    op::lf_rand_random_f64_x4(key, ctr, first, d);
+    for (int k = 0; k < 4; ++k) {
+      ASSERT_TRUE(same_bits(f[k], op::lf_rand_random_f32(key, ctr, first + k))) << first + k;
+      ASSERT_TRUE(same_bits(d[k], op::lf_rand_random_f64(key, ctr, first + k))) << first + k;
+    }
+    op::lf_rand_standard_normal_f32_x4(key, ctr, first, f);
+    op::lf_rand_standard_normal_f64_x4(key, ctr, first, d);
+    for (int k = 0; k < 4; ++k) {
+      ASSERT_TRUE(same_bits(f[k], op::lf_rand_standard_normal_f32(key, ctr, first + k))) << first + k;
+      ASSERT_TRUE(same_bits(d[k], op::lf_rand_standard_normal_f64(key, ctr, first + k))) << first + k;
+    }
+    op::lf_rand_standard_exponential_f32_x4(key, ctr, first, f);
+    op::lf_rand_standard_exponential_f64_x4(key, ctr, first, d);
+    for (int k = 0; k < 4; ++k) {
+      ASSERT_TRUE(same_bits(f[k], op::lf_rand_standard_exponential_f32(key, ctr, first + k))) << first + k;
+      ASSERT_TRUE(same_bits(d[k], op::lf_rand_standard_exponential_f64(key, ctr, first + k))) << first + k;
+    }
+    op::lf_rand_lognormal_f32_x4(key, ctr, first, 0.5, 0.75, f);
+    op::lf_rand_lognormal_f64_x4(key, ctr, first, 0.5, 0.75, d);
+    for (int k = 0; k < 4; ++k) {
+      ASSERT_TRUE(same_bits(f[k], op::lf_rand_lognormal_f32(key, ctr, first + k, 0.5, 0.75))) << first + k;
+      ASSERT_TRUE(same_bits(d[k], op::lf_rand_lognormal_f64(key, ctr, first + k, 0.5, 0.75))) << first + k;
+    }
+  }
+}
+
+// ---- the float32 logarithm and the fixed-point angle's cosine and sine (graph/RandomMath.inc) ----
+
+TEST(RandomMath, Float32LogIsWithinOneUlp) {
+  // Every argument Box-Muller can pass (a 2^-32 + 2^-33 for 32-bit a, rounded), and every float in [2^-33, 1] of
+  // a sample; compared with the float64 log rounded to float32 (within 1 ulp of it: 1.5 ulps of the exact value
+  // at most, since the float64 log is within 2^-28 ulp).
+  double worst = 0;
+  std::uint32_t x = 7;
+  for (int k = 0; k < 400000; ++k) {
+    const std::uint32_t a = (x = x * 1664525u + 1013904223u);
+    const float u = std::fma(float(a), 0x1p-32f, 0x1p-33f);
+    float v;
+    const std::uint32_t b = 0x2f000000u + (a % (0x3f800001u - 0x2f000000u)); // [2^-33, 1]
+    std::memcpy(&v, &b, 4);
+    for (float arg : {u, v}) {
+      const double exact = std::log(double(arg));
+      const double ulp = std::fabs(double(std::nextafter(float(exact), 0.0f)) - double(float(exact)));
+      if (exact == 0) {
+        EXPECT_EQ(op::lf_rand_logf(arg), 0.0f);
+        continue;
+      }
+      worst = std::max(worst, std::fabs(double(op::lf_rand_logf(arg)) - exact) / ulp);
+    }
+  }
+  std::printf("[ logf     ] worst %.3f ulp\n", worst);
+  EXPECT_LE(worst, 1.0);
+}
+
+TEST(RandomMath, AngleCosineAndSineAreAccurate) {
+  // Float32: within 2 ulps of the float64 cosine and sine of the exact angle 2 pi b / 2^32, plus 2^-25 absolute
+  // (the angle's offset rounded to float32). Float64 against long double: 2 ulps plus 2^-54.
+  double worst32 = 0, worst64 = 0;
+  std::uint64_t x = 99;
+  for (int k = 0; k < 400000; ++k) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const std::uint32_t b = std::uint32_t(x >> 32);
+    float cs[2];
+    op::lf_rand_cossin_turn32(b, cs);
+    const double angle = 6.283185307179586476925 * double(b) / 4294967296.0;
+    const double want32[2] = {std::cos(angle), std::sin(angle)};
+    for (int j = 0; j < 2; ++j) {
+      const double ulp = std::ldexp(1.0, std::ilogb(std::max(std::fabs(want32[j]), 0x1p-126)) - 23);
+      worst32 = std::max(worst32, std::fabs(double(cs[j]) - want32[j]) / (2 * ulp + 0x1p-25));
+    }
+    double cd[2];
+    op::lf_rand_cossin_turn64(x, cd);
+    const long double angle64 = 6.283185307179586476925286766559L * (long double)x / 18446744073709551616.0L;
+    const long double want64[2] = {std::cos(angle64), std::sin(angle64)};
+    for (int j = 0; j < 2; ++j) {
+      const double ulp = std::ldexp(1.0, std::ilogb(std::max(double(std::fabs(want64[j])), 0x1p-1022)) - 52);
+      worst64 = std::max(worst64, double(std::fabs((long double)cd[j] - want64[j])) / (2 * ulp + 0x1p-54));
+    }
+  }
+  std::printf("[ cossin   ] worst %.3f (float32), %.3f (float64) of the bound\n", worst32, worst64);
+  EXPECT_LE(worst32, 1.0);
+  EXPECT_LE(worst64, 1.0);
+  // The quarter turns are exact.
+  float cs[2];
+  op::lf_rand_cossin_turn32(0x40000000u, cs);
+  EXPECT_EQ(cs[0], 0.0f);
+  EXPECT_EQ(cs[1], 1.0f);
+  op::lf_rand_cossin_turn32(0x80000000u, cs);
+  EXPECT_EQ(cs[0], -1.0f);
+  EXPECT_EQ(cs[1], 0.0f);
+}
+
+// Box-Muller's normals against the same formula in long double on the same uniforms: the error, as a multiple of
+// the radius' ulp (2^-23 r for float32, 2^-52 r for float64: near a zero of the cosine or sine the angle's
+// rounding dominates), stays within the bound docs/semantics.md states.
+TEST(RandomMath, BoxMullerNormalsAreWithinTheirBound) {
+  double worst32 = 0, worst64 = 0;
+  std::uint64_t x = 2026;
+  for (int k = 0; k < 400000; ++k) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    const std::uint32_t a = std::uint32_t(x), b = std::uint32_t(x >> 32);
+    float z[2];
+    op::lf_rand_box_muller_f32(a, b, z);
+    const long double u = (long double)std::fma(float(a), 0x1p-32f, 0x1p-33f);
+    const long double r = std::sqrt(-2.0L * std::log(u));
+    const long double angle = 6.283185307179586476925286766559L * (long double)b / 4294967296.0L;
+    const long double want32[2] = {r * std::cos(angle), r * std::sin(angle)};
+    for (int j = 0; j < 2; ++j)
+      worst32 = std::max(worst32, double(std::fabs((long double)z[j] - want32[j]) / (std::max(r, 1.0L) * 0x1p-23L)));
+    const std::uint64_t y = x * 0x9E3779B97F4A7C15ull + 1;
+    double d[2];
+    op::lf_rand_box_muller_f64(a, b, std::uint32_t(y), std::uint32_t(y >> 32), d);
+    const long double u53 = ((long double)((a >> 5) * 67108864.0 + (b >> 6)) + 1.0L) / 9007199254740992.0L;
+    const long double r53 = std::sqrt(-2.0L * std::log(u53));
+    const long double angle64 = 6.283185307179586476925286766559L * (long double)y / 18446744073709551616.0L;
+    const long double want64[2] = {r53 * std::cos(angle64), r53 * std::sin(angle64)};
+    for (int j = 0; j < 2; ++j)
+      worst64 = std::max(worst64, double(std::fabs((long double)d[j] - want64[j]) / (std::max(r53, 1.0L) * 0x1p-52L)));
+  }
+  std::printf("[ normal   ] worst %.3f (float32), %.3f (float64) radius ulps\n", worst32, worst64);
+  EXPECT_LE(worst32, kNormalBoundUlps);
+  EXPECT_LE(worst64, kNormalBoundUlps);
 }
 
 TEST(RandomMath, IntegersAreUnbiasedOverTheirRange) {
@@ -184,15 +353,15 @@ TEST(RandomMath, IntegersAreUnbiasedOverTheirRange) {
   const std::uint64_t range = 5; // values 0..5
   std::vector<int> count(6, 0);
   for (std::uint64_t i = 0; i < 60000; ++i) {
-    const auto v = op::lf_rand_integers(99, i, range);
+    const auto v = op::lf_rand_integers(99, 0, i, range);
     ASSERT_LE(v, range);
     ++count[v];
   }
   for (int c : count) EXPECT_NEAR(c, 10000, 500); // 5 standard deviations (about 91)
   // The full 64-bit range and a single value.
-  EXPECT_EQ(op::lf_rand_integers(1, 2, 0), 0u);
+  EXPECT_EQ(op::lf_rand_integers(1, 0, 2, 0), 0u);
   std::uint64_t any_high = 0;
-  for (std::uint64_t i = 0; i < 64; ++i) any_high |= op::lf_rand_integers(1, i, ~0ull);
+  for (std::uint64_t i = 0; i < 64; ++i) any_high |= op::lf_rand_integers(1, 0, i, ~0ull);
   EXPECT_EQ(any_high >> 63, 1u) << "the top bit of full-range integers is random";
 }
 
@@ -206,15 +375,15 @@ TEST(Random, EveryElementIsTheFunctionAtItsCounter) {
     Array x = g.standard_normal({3, 5}, t);
     const auto got = values(x);
     for (std::size_t i = 0; i < got.size(); ++i) {
-      const double want = t == DType::Float32 ? double(op::lf_rand_standard_normal_f32(st.key, st.counter + i))
-                                              : op::lf_rand_standard_normal_f64(st.key, st.counter + i);
+      const double want = t == DType::Float32 ? double(op::lf_rand_standard_normal_f32(st.key, st.counter, i))
+                                              : op::lf_rand_standard_normal_f64(st.key, st.counter, i);
       EXPECT_EQ(got[i], want) << i;
     }
   }
   random::Generator g(8);
   const auto st = g.state();
   const auto p = values(g.poisson(20, {100}));
-  for (std::size_t i = 0; i < p.size(); ++i) EXPECT_EQ(p[i], double(op::lf_rand_poisson(st.key, st.counter + i, 20)));
+  for (std::size_t i = 0; i < p.size(); ++i) EXPECT_EQ(p[i], double(op::lf_rand_poisson(st.key, st.counter, i, 20)));
 }
 
 // ---- stability: the numbers a seed gives are part of the interface (docs/semantics.md, "Stability") ----
@@ -227,40 +396,42 @@ std::uint64_t fnv1a(const std::vector<std::uint64_t>& v) {
 }
 
 // Hashes of 4096 draws of each distribution and width from Generator(2026), recorded when the algorithms were
-// written. A change of any algorithm, of the key derivation or of the stream layout changes them: update them only
-// together with docs/semantics.md, in a commit that says the numbers changed.
+// written (last: the Philox group layout and Box-Muller normals). Those of random, uniform and integers are also
+// derived independently by tests/random_oracle.py (RandomOracle below). A change of any algorithm, of the key
+// derivation or of the layout changes them: update them only together with docs/semantics.md, in a commit that
+// says the numbers changed.
 TEST(RandomStability, KnownAnswerHashes) {
-  const std::map<std::string, std::uint64_t> want = {{"beta_large f32", 0x3aa29e530af5830bull},
-                                                     {"beta_large f64", 0x912ae72fff5cad93ull},
-                                                     {"beta_small f32", 0xabddcddac04fbbc5ull},
-                                                     {"beta_small f64", 0x66dc282d5aba9565ull},
-                                                     {"binomial", 0x7fe9ce7605bac25aull},
-                                                     {"binomial_high_p", 0x26bc7e80e0d8f987ull},
-                                                     {"chisquare f32", 0x5655966aeb78678cull},
-                                                     {"chisquare f64", 0x1495905835c5b5d0ull},
-                                                     {"exponential f32", 0x252e6736104dfc95ull},
-                                                     {"exponential f64", 0xee795ef4581dbabeull},
-                                                     {"gamma_large f32", 0x14a6341f8dffa396ull},
-                                                     {"gamma_large f64", 0x5ea08a158ec6e683ull},
-                                                     {"gamma_small f32", 0x790059885c80d0a4ull},
-                                                     {"gamma_small f64", 0x6deff714695feac9ull},
-                                                     {"integers", 0x9315b565eb0eae2dull},
-                                                     {"lognormal f32", 0x3b4f348f2ba58cd2ull},
-                                                     {"lognormal f64", 0x6e890364a3c38ecbull},
-                                                     {"normal f32", 0x33abebb75c7e9d0dull},
-                                                     {"normal f64", 0xd7c50abd813a2ec3ull},
-                                                     {"poisson_large", 0x419dd6b1f9243032ull},
-                                                     {"poisson_small", 0x6295337c33c0c1c2ull},
-                                                     {"random f32", 0xb31513f6fa8cbdd8ull},
-                                                     {"random f64", 0x21a9b469863fe46dull},
-                                                     {"standard_exponential f32", 0x97f573569a9e5357ull},
-                                                     {"standard_exponential f64", 0x5c10b9052f13aaf9ull},
-                                                     {"standard_normal f32", 0x3e51db82cf4152a3ull},
-                                                     {"standard_normal f64", 0xb79e2dab5eac68ffull},
-                                                     {"standard_t f32", 0x446f06877ff2bdd4ull},
-                                                     {"standard_t f64", 0x399b855cbd7a10c4ull},
-                                                     {"uniform f32", 0xe8b91047fd9115bfull},
-                                                     {"uniform f64", 0x6066fc4a902add64ull}};
+  const std::map<std::string, std::uint64_t> want = {{"beta_large f32", 0x35a30243fde4bdfcull},
+                                                     {"beta_large f64", 0x1f448ff33954b715ull},
+                                                     {"beta_small f32", 0x4b227ac1372b6291ull},
+                                                     {"beta_small f64", 0x7e9ea91795614d8dull},
+                                                     {"binomial", 0xe8fc002ed72d2c85ull},
+                                                     {"binomial_high_p", 0xd0e45106d7b5d37bull},
+                                                     {"chisquare f32", 0x11f4926922747373ull},
+                                                     {"chisquare f64", 0xaa709208a0332680ull},
+                                                     {"exponential f32", 0xbabe42fd109ee543ull},
+                                                     {"exponential f64", 0x52e8d98a5cabb4bbull},
+                                                     {"gamma_large f32", 0x94366e7f9abda618ull},
+                                                     {"gamma_large f64", 0xfd437c7613959e23ull},
+                                                     {"gamma_small f32", 0xa49980de7a86aea6ull},
+                                                     {"gamma_small f64", 0xbb9bd8415065fa5bull},
+                                                     {"integers", 0x6ede88071dc0778dull},
+                                                     {"lognormal f32", 0x54195856b1cc27e0ull},
+                                                     {"lognormal f64", 0xaab3a7b5cd2016baull},
+                                                     {"normal f32", 0x6ad474070f2405cbull},
+                                                     {"normal f64", 0xf00eef09e1843c08ull},
+                                                     {"poisson_large", 0xbba2a40672122b95ull},
+                                                     {"poisson_small", 0xf02fe35012dc1009ull},
+                                                     {"random f32", 0x4ed9004e5b73e5c8ull},
+                                                     {"random f64", 0x6c2d8e38a9625d9eull},
+                                                     {"standard_exponential f32", 0x80d303e5113c4d2full},
+                                                     {"standard_exponential f64", 0x3294873eb133876bull},
+                                                     {"standard_normal f32", 0xb9d13b090c23ed79ull},
+                                                     {"standard_normal f64", 0x0290b5e431aae405ull},
+                                                     {"standard_t f32", 0x312c98802b49926aull},
+                                                     {"standard_t f64", 0x326a65c217b1f5edull},
+                                                     {"uniform f32", 0x438fd4d2a899fa75ull},
+                                                     {"uniform f64", 0xd3935f2606b69759ull}};
   std::map<std::string, std::uint64_t> got;
   for (const Draw& d : all_draws())
     for (DType t : {DType::Float32, DType::Float64}) {
@@ -276,6 +447,70 @@ TEST(RandomStability, KnownAnswerHashes) {
       ADD_FAILURE() << name << ": no recorded hash; now " << line;
     else
       EXPECT_EQ(h, it->second) << name << ": the numbers of seed 2026 changed; now " << line;
+  }
+}
+
+// ---- an independent reimplementation: tests/random_oracle.py (Python integers and NumPy scalars) ----
+
+// The script's answers: the hashes of the draws whose bits follow from the layout alone, and long double
+// Box-Muller references for the first normals of each width. Without an interpreter (LAZYFUSE_TEST_PYTHON) the test
+// skips, and fails when CI=true.
+TEST(RandomOracle, APythonReimplementationGivesTheSameNumbers) {
+  const char* python = std::getenv("LAZYFUSE_TEST_PYTHON");
+  LAZYFUSE_NEED_NUMPY(python && *python ? "" : "LAZYFUSE_TEST_PYTHON is not set");
+  const std::string cmd = std::string("'") + python + "' '" + LAZYFUSE_TEST_SOURCE_DIR + "/random_oracle.py' 2>&1";
+  std::FILE* pipe = popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr) << cmd;
+  std::string all;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) all.append(buf, n);
+  ASSERT_EQ(pclose(pipe), 0) << cmd << ": " << all;
+  std::map<std::string, std::uint64_t> hashes;
+  std::map<int, std::vector<std::pair<long double, long double>>> normals; // value, radius
+  std::istringstream lines(all);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream in(line);
+    std::string kind;
+    in >> kind;
+    if (kind == "H") {
+      std::string name, hex;
+      in >> name >> hex;
+      hashes[name] = std::stoull(hex, nullptr, 16);
+    } else if (kind == "N") {
+      int width = 0;
+      in >> width;
+      for (std::string triple; in >> triple;) {
+        const auto a = triple.find(':'), b = triple.find(':', a + 1);
+        normals[width].push_back(
+            {(long double)std::stod(triple.substr(0, a)) + (long double)std::stod(triple.substr(a + 1, b - a - 1)),
+             std::stod(triple.substr(b + 1))});
+      }
+    }
+  }
+  auto hash_of = [](auto draw) {
+    random::Generator g(2026);
+    return fnv1a(bits(draw(g)));
+  };
+  const Shape s{4096};
+  const std::map<std::string, std::uint64_t> mine = {
+      {"random_f32", hash_of([&](auto& g) { return g.random(s, DType::Float32); })},
+      {"random_f64", hash_of([&](auto& g) { return g.random(s, DType::Float64); })},
+      {"uniform_f32", hash_of([&](auto& g) { return g.uniform(-2, 3, s, DType::Float32); })},
+      {"uniform_f64", hash_of([&](auto& g) { return g.uniform(-2, 3, s, DType::Float64); })},
+      {"integers", hash_of([&](auto& g) { return g.integers(-7, 12, s); })},
+  };
+  EXPECT_EQ(hashes.size(), mine.size()) << all;
+  for (const auto& [name, h] : mine) EXPECT_EQ(hashes[name], h) << name;
+  for (int width : {1, 2}) {
+    ASSERT_EQ(normals[width].size(), 64u) << all;
+    random::Generator g(2026);
+    const auto z = values(g.standard_normal({64}, width == 1 ? DType::Float32 : DType::Float64));
+    const long double ulp = width == 1 ? 0x1p-23L : 0x1p-52L;
+    for (std::size_t i = 0; i < 64; ++i) {
+      const auto [want, radius] = normals[width][i];
+      EXPECT_LE(std::fabs((long double)z[i] - want), kNormalBoundUlps * ulp * std::max(radius, 1.0L))
+          << "width " << width << ", element " << i << ": " << z[i] << " vs " << double(want);
+    }
   }
 }
 
@@ -301,7 +536,19 @@ TEST(Generator, DrawsAdvanceTheCounterAndReevaluationRepeats) {
   random::Generator g(1);
   const auto s0 = g.state();
   Array x = g.standard_normal({4, 6});
-  EXPECT_EQ(g.state().counter, s0.counter + 24) << "a draw takes one counter per element, at record time";
+  EXPECT_EQ(g.state().counter, s0.counter + 12)
+      << "a float64 draw takes a block counter per two elements, at record time";
+  {
+    random::Generator f(1);
+    f.random({25}, DType::Float32);
+    EXPECT_EQ(f.state().counter, 7u) << "a float32 draw takes one per four elements, whole blocks";
+    f.integers(0, 10, {5});
+    EXPECT_EQ(f.state().counter, 9u) << "integers below 2^32: four a block";
+    f.integers(0, std::int64_t(1) << 40, {5});
+    EXPECT_EQ(f.state().counter, 12u) << "integers from 2^32: two a block";
+    f.poisson(3, {5});
+    EXPECT_EQ(f.state().counter, 15u) << "poisson: two a block";
+  }
   Array y = g.standard_normal({4, 6});
   EXPECT_NE(bits(x), bits(y));
   EXPECT_EQ(bits(x), bits(x)) << "evaluating a draw twice";
@@ -316,9 +563,9 @@ TEST(Generator, StateRestoresAndAdvanceSkips) {
   EXPECT_EQ(bits(g.uniform(0, 1, {50})), first);
   random::Generator copy(s);
   EXPECT_EQ(bits(copy.uniform(0, 1, {50})), first);
-  // advance(k) then a draw of n - k is the tail of a draw of n.
+  // advance(k) then a draw of n - 2k is the tail of a float64 draw of n (two elements a block).
   random::Generator h(s);
-  h.advance(20);
+  h.advance(10);
   auto tail = bits(h.uniform(0, 1, {30}));
   EXPECT_TRUE(std::equal(tail.begin(), tail.end(), first.begin() + 20));
 }
@@ -703,6 +950,51 @@ TEST(RandomCuda, EveryDistributionRendersWithTheKeyAsAnArgumentAndCompiles) {
   } catch (const CompileError& e) {
     ADD_FAILURE() << e.what() << "\n" << e.log() << "\n" << text;
   }
+}
+
+// The vector paths compute a thread's four elements of a draw with one group function (one Philox block for four
+// float32 elements) where they are one group: in elementwise kernels always at the kernel's own index, after a
+// run-time check through a view that steps by one; in reductions' loops over groups of four r; element by element
+// where the index does not step by one (a transposed view), in column reductions and for rejection samplers.
+TEST(RandomCuda, VectorPathsComputeWholeGroupsAtOnce) {
+  random::Generator g(1);
+  const std::string own = cuda_source(g.standard_normal({4096}, DType::Float32) * 2);
+  EXPECT_NE(own.find("lf_rand_standard_normal_f32_x4("), std::string::npos) << own;
+  EXPECT_EQ(own.find("lf_rg"), std::string::npos) << "no run-time check at the kernel's own index\n" << own;
+  const std::string sliced = cuda_source(g.random({64, 1001}, DType::Float32)(slice(none, none), slice(1, none)) * 2);
+  EXPECT_NE(sliced.find("lf_rand_random_f32_x4("), std::string::npos) << sliced;
+  EXPECT_NE(sliced.find("lf_rg"), std::string::npos) << "a view's groups are checked at run time\n" << sliced;
+  const std::string transposed = cuda_source(g.random({64, 1000}, DType::Float64).T() * 2);
+  EXPECT_EQ(transposed.find("_x4("), std::string::npos) << transposed;
+  const std::string rows = cuda_source(sum(g.standard_normal({64, 1000}, DType::Float32), 1));
+  EXPECT_NE(rows.find("lf_rand_standard_normal_f32_x4("), std::string::npos) << rows;
+  const std::string full = cuda_source(mean(exp(g.standard_normal({1 << 22}, DType::Float32))));
+  EXPECT_NE(full.find("lf_rand_standard_normal_f32_x4("), std::string::npos) << full;
+  const std::string columns = cuda_source(sum(g.standard_normal({1000, 64}, DType::Float32), 0));
+  EXPECT_EQ(columns.find("_x4("), std::string::npos) << columns;
+  EXPECT_EQ(cuda_source(g.standard_gamma(2, {1000}) * 2).find("_x4("), std::string::npos) << "rejection samplers";
+  // Both kinds of vector path in one kernel, and the lognormal's parameters: NVRTC compiles them.
+  Array both = g.lognormal(0.5, 0.75, {64, 1000}, DType::Float32) +
+               g.standard_exponential({64, 1003}, DType::Float32)(slice(none, none), slice(3, none)) +
+               g.standard_normal({64, 1000}, DType::Float64).astype(DType::Float32);
+  for (const std::string& text :
+       {cuda_source(both), rows, full,
+        cuda_source(sum(g.random({64, 1001}, DType::Float64)(slice(none, none), slice(1, none)) *
+                            zeros({64, 1000}, DType::Float64),
+                        1))}) {
+    try {
+      codegen::compile_cuda(text, "grouped_draws", codegen::CompileOptions{});
+    } catch (const CompileError& e) {
+      ADD_FAILURE() << e.what() << "\n" << e.log() << "\n" << text;
+    }
+  }
+  // And computes the same values as the element functions (on the backend in use).
+  random::Generator h(3);
+  const auto st = h.state();
+  const auto got = values(h.random({8, 1001}, DType::Float32)(slice(none, none), slice(1, none)) * 1);
+  for (std::size_t r = 0; r < 8; ++r)
+    for (std::size_t c = 0; c < 1000; ++c)
+      ASSERT_EQ(got[r * 1000 + c], double(op::lf_rand_random_f32(st.key, st.counter, r * 1001 + c + 1))) << r << c;
 }
 
 } // namespace

@@ -20,15 +20,16 @@ namespace lazyfuse::random {
 /// repeat them.
 struct GeneratorState {
   std::uint64_t key = 0;     ///< the Philox key (64 bits: key words 0-1)
-  std::uint64_t counter = 0; ///< the counter of the next draw's first element
+  std::uint64_t counter = 0; ///< the next draw's first Philox block counter
   std::uint64_t spawned = 0; ///< children spawned so far (the next child's number)
   bool operator==(const GeneratorState&) const = default;
 };
 
-/// A source of random arrays. Each draw takes the next `size` counters: element i of a draw starting at counter C
-/// is a function of (key, C + i) alone. Two draws never overlap (until the 64-bit counter wraps, after 2^64
-/// elements), and evaluating one drawn Array twice gives the same numbers. A Generator is a value: copies draw the
-/// same numbers. Not thread-safe: give each thread its own (spawn) or guard one.
+/// A source of random arrays. A Philox block (one counter) serves four elements of a float32 draw, two of a float64
+/// one (docs/semantics.md, "Counters"): a draw of `size` elements takes the next ceil(size / 4) or ceil(size / 2)
+/// counters, and element i of a draw starting at counter C is a function of (key, C, i) alone. Two draws never
+/// overlap (until the 64-bit counter wraps), and evaluating one drawn Array twice gives the same numbers. A Generator
+/// is a value: copies draw the same numbers. Not thread-safe: give each thread its own (spawn) or guard one.
 class Generator {
 public:
   /// Seeded with `seed`: the key is a 64-bit mix (splitmix64) of the seed, the counter 0. Equal seeds give equal
@@ -42,8 +43,9 @@ public:
   /// The state before the next draw.
   GeneratorState state() const { return state_; }
   void set_state(const GeneratorState& state) { state_ = state; }
-  /// Skips `elements` counters, as if that many elements had been drawn (NumPy's Philox.advance).
-  void advance(std::uint64_t elements) { state_.counter += elements; }
+  /// Skips `blocks` counters (Philox blocks), as if a float32 draw of 4 * blocks elements had been made (NumPy's
+  /// Philox.advance, which also counts blocks).
+  void advance(std::uint64_t blocks) { state_.counter += blocks; }
   /// `n` new generators, independent of this one and of each other: child j of this call gets the key
   /// splitmix64(key ^ splitmix64((spawned + j + 1) * 0x9E3779B97F4A7C15)) and counter 0, and `spawned` grows by n,
   /// so the next call gives other children. Deterministic: equal states spawn equal children.
@@ -86,8 +88,9 @@ public:
 
 private:
   static std::uint64_t checked_seed(std::int64_t seed);
-  /// The counter of a draw of `shape`, advancing the state past it (at record time: the kernel runs later).
-  std::uint64_t take(const Shape& shape, const char* op);
+  /// The counter of a draw of `shape` with `width` words per element (graph::random_width), advancing the state
+  /// past its blocks (at record time: the kernel runs later).
+  std::uint64_t take(const Shape& shape, int width, const char* op);
   GeneratorState state_;
 };
 

@@ -41,10 +41,24 @@ std::size_t slot_bytes_of(const KernelIR& ir) {
   return sizeof(std::int64_t);
 }
 
+// What an index column is known to hold, so that a Load through a column of consecutive offsets copies a run instead
+// of gathering: Uniform (one value everywhere), Unit (its first value plus the position), or Varying.
+enum class Stride : std::uint8_t { Varying, Uniform, Unit };
+
+// The stride of a + b, a - b (`subtract`), or another index op (`other`) of columns of strides x and y.
+Stride combined_stride(IrOp op, Stride x, Stride y) {
+  if (x == Stride::Uniform && y == Stride::Uniform) return Stride::Uniform;
+  if (op == IrOp::IAdd && ((x == Stride::Unit && y == Stride::Uniform) || (x == Stride::Uniform && y == Stride::Unit)))
+    return Stride::Unit;
+  if (op == IrOp::ISub && x == Stride::Unit && y == Stride::Uniform) return Stride::Unit;
+  return Stride::Varying;
+}
+
 class Interpreter {
 public:
   Interpreter(const KernelIR& ir, const KernelArgs& args)
-      : ir_(ir), args_(args), slot_bytes_(slot_bytes_of(ir)), columns_(ir.code.size() * kChunk * slot_bytes_) {}
+      : ir_(ir), args_(args), slot_bytes_(slot_bytes_of(ir)), columns_(ir.code.size() * kChunk * slot_bytes_),
+        stride_(ir.code.size(), Stride::Varying) {}
 
   void run(std::int64_t begin, std::int64_t end) {
     for (std::int64_t i0 = begin; i0 < end; i0 += kChunk) chunk(i0, int(std::min<std::int64_t>(kChunk, end - i0)));
@@ -102,6 +116,7 @@ private:
 
   // Makes an outer value readable at every position of a column, as loop instructions read it.
   void broadcast(std::size_t id) {
+    stride_[id] = Stride::Uniform;
     auto* c = columns_.data() + id * kChunk * slot_bytes_;
     const std::size_t w = value_width(ir_.code[id]);
     for (int e = 1; e < kChunk; ++e) std::memcpy(c + std::size_t(e) * w, c, w);
@@ -306,14 +321,22 @@ private:
     {
       const Instr& in = code[id];
       const int j = int(id);
+      stride_[id] = Stride::Varying;
       switch (in.op) {
       case IrOp::LinearIndex: {
+        stride_[id] = Stride::Unit;
         auto* o = col<std::int64_t>(j);
         for (int e = 0; e < len; ++e) o[e] = i0 + e;
         break;
       }
-      case IrOp::IndexParam: std::fill_n(col<std::int64_t>(j), len, args_.params[std::size_t(in.slot)].i); break;
-      case IrOp::IndexConst: std::fill_n(col<std::int64_t>(j), len, in.imm); break;
+      case IrOp::IndexParam:
+        stride_[id] = Stride::Uniform;
+        std::fill_n(col<std::int64_t>(j), len, args_.params[std::size_t(in.slot)].i);
+        break;
+      case IrOp::IndexConst:
+        stride_[id] = Stride::Uniform;
+        std::fill_n(col<std::int64_t>(j), len, in.imm);
+        break;
       case IrOp::IAdd: index_binary(j, in, len, [](std::int64_t a, std::int64_t b) { return a + b; }); break;
       case IrOp::ISub: index_binary(j, in, len, [](std::int64_t a, std::int64_t b) { return a - b; }); break;
       case IrOp::IMul: index_binary(j, in, len, [](std::int64_t a, std::int64_t b) { return a * b; }); break;
@@ -352,7 +375,9 @@ private:
             return;
           }
           const std::int64_t* off = col<std::int64_t>(in.a);
-          if (in.b < 0) {
+          if (in.b < 0 && stride_[std::size_t(in.a)] == Stride::Unit) {
+            std::copy_n(p + off[0], len, o);
+          } else if (in.b < 0) {
             for (int e = 0; e < len; ++e) o[e] = p[off[e]];
           } else {
             const bool* pred = col<bool>(in.b);
@@ -400,8 +425,12 @@ private:
           for (int e = 0; e < len; ++e) out[at[e]] = v[e];
         });
         break;
-      case IrOp::OuterIndex: std::fill_n(col<std::int64_t>(j), len, outer_); break;
+      case IrOp::OuterIndex:
+        stride_[id] = Stride::Uniform;
+        std::fill_n(col<std::int64_t>(j), len, outer_);
+        break;
       case IrOp::LoopBegin: {
+        stride_[id] = Stride::Unit;
         auto* o = col<std::int64_t>(j);
         for (int e = 0; e < len; ++e) o[e] = loop_base_ + e;
         break;
@@ -421,8 +450,14 @@ private:
   }
 
   template <class F> void index_binary(int j, const Instr& in, int len, F f) {
+    stride_[std::size_t(j)] = combined_stride(in.op, stride_[std::size_t(in.a)], stride_[std::size_t(in.b)]);
     auto *a = col<std::int64_t>(in.a), *b = col<std::int64_t>(in.b);
     auto* o = col<std::int64_t>(j);
+    if (stride_[std::size_t(j)] == Stride::Uniform) {
+      // Row offsets (outer index times row length) in every column of a loop: one multiply, not len scalar ones.
+      std::fill_n(o, len, f(a[0], b[0]));
+      return;
+    }
     for (int e = 0; e < len; ++e) o[e] = f(a[e], b[e]);
   }
   template <class F> void predicate(int j, const Instr& in, int len, F f) {
@@ -508,6 +543,7 @@ private:
   const KernelArgs& args_;
   const std::size_t slot_bytes_; // of one element of a column (slot_bytes_of)
   std::vector<std::byte> columns_;
+  std::vector<Stride> stride_; // of each instruction's column as last computed
 };
 
 } // namespace

@@ -45,7 +45,7 @@ std::size_t slot_bytes_of(const KernelIR& ir) {
 // of gathering: Uniform (one value everywhere), Unit (its first value plus the position), or Varying.
 enum class Stride : std::uint8_t { Varying, Uniform, Unit };
 
-// The stride of a + b, a - b (`subtract`), or another index op (`other`) of columns of strides x and y.
+// The stride of the column that index op `op` (IAdd, ISub, IMul, IDiv, IMod) makes from columns of strides x and y.
 Stride combined_stride(IrOp op, Stride x, Stride y) {
   if (x == Stride::Uniform && y == Stride::Uniform) return Stride::Uniform;
   if (op == IrOp::IAdd && ((x == Stride::Unit && y == Stride::Uniform) || (x == Stride::Uniform && y == Stride::Unit)))

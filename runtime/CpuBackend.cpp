@@ -1,6 +1,7 @@
 #include "runtime/CpuBackend.h"
 
 #include "runtime/CpuRandom.h"
+#include "runtime/ThreadPool.h"
 
 #include "graph/Assert.h"
 #include "graph/DTypeVisit.h"
@@ -12,7 +13,6 @@
 #include <climits>
 #include <cstring>
 #include <memory>
-#include <thread>
 #include <vector>
 
 namespace lazyfuse::runtime {
@@ -27,6 +27,12 @@ namespace {
 // Elements evaluated together: each instruction runs over a column of this many values, so the interpreter's
 // dispatch is paid once per column, not once per element.
 constexpr int kChunk = 256;
+// A reduction loop split over threads is cut into blocks of 2^kBlockLevel columns (16384 elements): the unit of work
+// whose partial the binary counter of Pairwise carries at one level, so the split does not change the order.
+constexpr int kBlockLevel = 6;
+constexpr std::int64_t kBlockColumns = std::int64_t(1) << kBlockLevel;
+// Elements (reduced or not) below which a kernel run stays on the calling thread.
+constexpr std::int64_t kMinParallelWork = std::int64_t(1) << 15;
 // Bytes of one element of a column: 8 (an index, and every type up to 64 bits), or 16 in kernels with a complex128
 // value. Narrow columns keep the common kernels' working set as it was before complex128.
 std::size_t slot_bytes_of(const KernelIR& ir) {
@@ -35,10 +41,24 @@ std::size_t slot_bytes_of(const KernelIR& ir) {
   return sizeof(std::int64_t);
 }
 
+// What an index column is known to hold, so that a Load through a column of consecutive offsets copies a run instead
+// of gathering: Uniform (one value everywhere), Unit (its first value plus the position), or Varying.
+enum class Stride : std::uint8_t { Varying, Uniform, Unit };
+
+// The stride of the column that index op `op` (IAdd, ISub, IMul, IDiv, IMod) makes from columns of strides x and y.
+Stride combined_stride(IrOp op, Stride x, Stride y) {
+  if (x == Stride::Uniform && y == Stride::Uniform) return Stride::Uniform;
+  if (op == IrOp::IAdd && ((x == Stride::Unit && y == Stride::Uniform) || (x == Stride::Uniform && y == Stride::Unit)))
+    return Stride::Unit;
+  if (op == IrOp::ISub && x == Stride::Unit && y == Stride::Uniform) return Stride::Unit;
+  return Stride::Varying;
+}
+
 class Interpreter {
 public:
   Interpreter(const KernelIR& ir, const KernelArgs& args)
-      : ir_(ir), args_(args), slot_bytes_(slot_bytes_of(ir)), columns_(ir.code.size() * kChunk * slot_bytes_) {}
+      : ir_(ir), args_(args), slot_bytes_(slot_bytes_of(ir)), columns_(ir.code.size() * kChunk * slot_bytes_),
+        stride_(ir.code.size(), Stride::Varying) {}
 
   void run(std::int64_t begin, std::int64_t end) {
     for (std::int64_t i0 = begin; i0 < end; i0 += kChunk) chunk(i0, int(std::min<std::int64_t>(kChunk, end - i0)));
@@ -79,12 +99,24 @@ public:
     }
   }
 
+  // Threads each reduction loop may be split over (set when the outer elements run on one thread).
+  int split_threads_ = 1;
+
+  // The longest reduction loop of the kernel, in elements (0 without loops).
+  std::int64_t longest_loop() const {
+    std::int64_t longest = 0;
+    for (const Instr& in : ir_.code)
+      if (in.op == IrOp::LoopBegin) longest = std::max(longest, param_of(in.a));
+    return longest;
+  }
+
 private:
   std::int64_t outer_ = 0;
   std::int64_t loop_base_ = 0;
 
   // Makes an outer value readable at every position of a column, as loop instructions read it.
   void broadcast(std::size_t id) {
+    stride_[id] = Stride::Uniform;
     auto* c = columns_.data() + id * kChunk * slot_bytes_;
     const std::size_t w = value_width(ir_.code[id]);
     for (int e = 1; e < kChunk; ++e) std::memcpy(c + std::size_t(e) * w, c, w);
@@ -95,61 +127,46 @@ private:
     return itemsize(in.dtype);
   }
 
-  // One accumulator of a loop: folds columns of values in; gives the reduction's result at the end.
+  // One accumulator of a loop: folds columns of values in; gives the reduction's result at the end. A loop split
+  // over threads folds each block of kBlockColumns columns into a fresh() accumulator and absorbs the blocks in order.
   struct Accumulator {
     virtual ~Accumulator() = default;
     virtual void fold(Interpreter& in, const Instr& acc, int len) = 0;
     virtual void finish(void* out) = 0; // the Result's value (T, or int64 for arg reductions)
+    virtual std::unique_ptr<Accumulator> fresh() const = 0;
+    // Folds in `block`, the accumulator of the columns that follow this one's (a whole block, or the last part).
+    virtual void absorb(const Accumulator& block) = 0;
   };
 
-  // A combining reduction in pairwise order: a tree inside each column, and a binary counter of column partials,
-  // so the rounding error grows with log n, not n.
-  template <class T> struct Pairwise final : Accumulator {
-    explicit Pairwise(graph::ReduceOp op) : op(op) {}
-    graph::ReduceOp op;
+  // A combining reduction in the CPU backend's tree order (docs/design.md, "The CPU backend's order"): a halving
+  // tree inside each column, and a binary counter of column partials, so the rounding error grows with log n, not n.
+  // The counter's state after whole blocks of 2^kBlockLevel columns is one partial per block, carried at level
+  // kBlockLevel; so blocks folded separately and absorbed in order give the same bits as one sequential fold.
+  template <class T, class Combine> struct Pairwise final : Accumulator {
+    Pairwise(Combine combine, T identity) : combine(combine), identity(identity) {}
+    Combine combine;
+    T identity;
     T levels[64];
     bool used[64] = {};
-    T combine(T a, T b) const {
-      switch (op) {
-// (Logical reductions combine bools only: no other type instantiates theirs.)
-#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost)                                                           \
-  case graph::ReduceOp::Enum:                                                                                          \
-    if constexpr (graph::ReduceRule::rule != graph::ReduceRule::Logical || std::is_same_v<T, bool>) {                  \
-      LAZYFUSE_COMBINE_##kind(name)                                                                                    \
-    }                                                                                                                  \
-    break;
-#define LAZYFUSE_COMBINE_Combine(name) return lazyfuse_opmath::lf_##name##_combine(a, b);
-#define LAZYFUSE_COMBINE_Arg(name)
-#include <lazyfuse/ops.def>
-#undef LAZYFUSE_COMBINE_Combine
-#undef LAZYFUSE_COMBINE_Arg
-      }
-      LAZYFUSE_ASSERT(false, "combine of a reduction that does not combine");
-      return a;
-    }
-    T identity() const {
-      switch (op) {
-// clang-format off
-#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) \
-  case graph::ReduceOp::Enum: \
-    if constexpr (graph::ReduceRule::rule != graph::ReduceRule::Logical || std::is_same_v<T, bool>) \
-      return lazyfuse_opmath::lf_##name##_identity<T>(); \
-    break;
-#include <lazyfuse/ops.def>
-        // clang-format on
-      }
-      return T{};
-    }
     void fold(Interpreter& in, const Instr& acc, int len) override {
-      T scratch[kChunk] = {}; // len >= 1 always; the initializer keeps -O3 from warning
-      std::copy_n(in.col<T>(acc.a), len, scratch);
-      for (int m = len; m > 1;) {
-        const int half = (m + 1) / 2;
-        for (int e = 0; e + half < m; ++e) scratch[e] = combine(scratch[e], scratch[e + half]);
-        m = half;
+      const T* v = in.col<T>(acc.a);
+      T partial = v[0];
+      if (len > 1) {
+        // The first halving reads the column; the rest work in scratch. Element e takes element e + half.
+        T scratch[kChunk];
+        int half = (len + 1) / 2;
+        for (int e = 0; e + half < len; ++e) scratch[e] = combine(v[e], v[e + half]);
+        if (len % 2) scratch[half - 1] = v[half - 1];
+        for (int m = half; m > 1;) {
+          half = (m + 1) / 2;
+          for (int e = 0; e + half < m; ++e) scratch[e] = combine(scratch[e], scratch[e + half]);
+          m = half;
+        }
+        partial = scratch[0];
       }
-      T partial = scratch[0];
-      int level = 0;
+      carry_in(partial, 0);
+    }
+    void carry_in(T partial, int level) {
       while (used[level]) {
         partial = combine(levels[level], partial);
         used[level++] = false;
@@ -158,90 +175,135 @@ private:
       used[level] = true;
     }
     void finish(void* out) override {
-      T result = identity();
+      T result = identity;
       for (int level = 0; level < 64; ++level)
         if (used[level]) result = combine(levels[level], result);
       std::memcpy(out, &result, sizeof(T));
     }
+    std::unique_ptr<Accumulator> fresh() const override { return std::make_unique<Pairwise>(combine, identity); }
+    void absorb(const Accumulator& other) override {
+      // This accumulator holds whole blocks (no level below kBlockLevel in use) and `block` at most one block:
+      // carrying its levels in from the lowest is what folding its columns here would have done.
+      const auto& block = static_cast<const Pairwise&>(other);
+      for (int level = 0; level < 64; ++level)
+        if (block.used[level]) {
+          LAZYFUSE_ASSERT(level <= kBlockLevel, "a reduction block of more than 2^kBlockLevel columns");
+          carry_in(block.levels[level], level);
+        }
+    }
   };
 
-  template <class T> struct Arg final : Accumulator {
-    explicit Arg(graph::ReduceOp op) : op(op), best(identity(op)) {}
-    graph::ReduceOp op;
+  // An arg reduction: the best (value, index) in lf_arg*_better's order, which picks one element whatever the
+  // scanning order (the first NaN, else the first extreme).
+  template <class T, class Better> struct Arg final : Accumulator {
+    Arg(Better better, T identity) : better(better), identity(identity), best(identity) {}
+    Better better;
+    T identity;
     T best;
     std::int64_t best_index = INT64_MAX;
-    static T identity(graph::ReduceOp op) {
-      switch (op) {
-// clang-format off
-#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) \
-  case graph::ReduceOp::Enum: \
-    if constexpr (graph::ReduceRule::rule != graph::ReduceRule::Logical || std::is_same_v<T, bool>) \
-      return lazyfuse_opmath::lf_##name##_identity<T>(); \
-    break;
-#include <lazyfuse/ops.def>
-        // clang-format on
-      }
-      return T{};
-    }
-    bool better(T v, std::int64_t i) const {
-      switch (op) {
-#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost)                                                           \
-  case graph::ReduceOp::Enum:                                                                                          \
-    LAZYFUSE_BETTER_##kind(name) break;
-#define LAZYFUSE_BETTER_Combine(name)
-#define LAZYFUSE_BETTER_Arg(name) return lazyfuse_opmath::lf_##name##_better(v, i, best, best_index);
-#include <lazyfuse/ops.def>
-#undef LAZYFUSE_BETTER_Combine
-#undef LAZYFUSE_BETTER_Arg
-      }
-      LAZYFUSE_ASSERT(false, "an arg reduction without lf_<name>_better");
-      return false;
-    }
     void fold(Interpreter& in, const Instr& acc, int len) override {
       const T* v = in.col<T>(acc.a);
       const std::int64_t* idx = in.col<std::int64_t>(acc.b);
       for (int e = 0; e < len; ++e)
-        if (better(v[e], idx[e])) best = v[e], best_index = idx[e];
+        if (better(v[e], idx[e], best, best_index)) best = v[e], best_index = idx[e];
     }
     void finish(void* out) override {
       const std::int64_t index = best_index == INT64_MAX ? 0 : best_index;
       std::memcpy(out, &index, sizeof index);
     }
+    std::unique_ptr<Accumulator> fresh() const override { return std::make_unique<Arg>(better, identity); }
+    void absorb(const Accumulator& other) override {
+      const auto& block = static_cast<const Arg&>(other);
+      if (block.best_index != INT64_MAX && better(block.best, block.best_index, best, best_index))
+        best = block.best, best_index = block.best_index;
+    }
   };
+
+  // The accumulator of `op` over T, with its combining (or comparing) function inlined into its fold.
+  template <class T> static std::unique_ptr<Accumulator> make_accumulator(graph::ReduceOp op) {
+    switch (op) {
+// (Logical reductions combine bools only: no other type instantiates theirs.)
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost)                                                           \
+  case graph::ReduceOp::Enum:                                                                                          \
+    if constexpr (graph::ReduceRule::rule != graph::ReduceRule::Logical || std::is_same_v<T, bool>) {                  \
+      LAZYFUSE_MAKE_##kind(name)                                                                                       \
+    }                                                                                                                  \
+    break;
+#define LAZYFUSE_MAKE_Combine(name)                                                                                    \
+  auto combine = [](T a, T b) { return lazyfuse_opmath::lf_##name##_combine(a, b); };                                  \
+  return std::make_unique<Pairwise<T, decltype(combine)>>(combine, lazyfuse_opmath::lf_##name##_identity<T>());
+#define LAZYFUSE_MAKE_Arg(name)                                                                                        \
+  auto better = [](T v, std::int64_t i, T b, std::int64_t j) {                                                         \
+    return lazyfuse_opmath::lf_##name##_better(v, i, b, j);                                                            \
+  };                                                                                                                   \
+  return std::make_unique<Arg<T, decltype(better)>>(better, lazyfuse_opmath::lf_##name##_identity<T>());
+#include <lazyfuse/ops.def>
+#undef LAZYFUSE_MAKE_Combine
+#undef LAZYFUSE_MAKE_Arg
+    }
+    LAZYFUSE_ASSERT(false, "a reduction the CPU backend has no accumulator for");
+    return nullptr;
+  }
 
   // Results of the last loops, by accumulator, 16 bytes each (read by Result instructions).
   std::vector<std::array<std::byte, 16>> results_;
 
-  // Runs the loop that starts at `begin`; returns the position of its LoopEnd.
+  // Runs the loop that starts at `begin`; returns the position of its LoopEnd. With split_threads_ > 1 and more
+  // than one block of columns, the blocks run in parallel and their partials are absorbed in block order.
   std::size_t run_loop(std::size_t begin) {
     const auto& code = ir_.code;
     const Instr& head = code[begin];
     std::size_t end = begin + 1;
     while (!(code[end].op == IrOp::LoopEnd && code[end].slot == head.slot)) ++end;
     const std::int64_t n = param_of(head.a);
-    std::vector<std::pair<std::size_t, std::unique_ptr<Accumulator>>> accs;
+    std::vector<std::size_t> acc_at; // the Accumulate instructions
+    Accumulators accs;
     for (std::size_t k = begin + 1; k < end; ++k) {
       const Instr& acc = code[k];
       if (acc.op != IrOp::Accumulate) continue;
-      graph::visit_opmath_type(acc.dtype, [&]<class T>() {
-        const auto op = graph::ReduceOp(acc.fn);
-        if (graph::is_arg(op))
-          accs.push_back({k, std::make_unique<Arg<T>>(op)});
-        else
-          accs.push_back({k, std::make_unique<Pairwise<T>>(op)});
+      acc_at.push_back(k);
+      graph::visit_opmath_type(acc.dtype,
+                               [&]<class T>() { accs.push_back(make_accumulator<T>(graph::ReduceOp(acc.fn))); });
+    }
+    const std::int64_t columns = (n + kChunk - 1) / kChunk;
+    const std::int64_t blocks = (columns + kBlockColumns - 1) / kBlockColumns;
+    if (split_threads_ > 1 && blocks > 1) {
+      std::vector<Accumulators> partials(static_cast<std::size_t>(blocks));
+      const std::int64_t grain = std::max<std::int64_t>(1, blocks / (4 * std::int64_t(split_threads_)));
+      ThreadPool::instance().parallel_for(blocks, grain, split_threads_, [&](std::int64_t b0, std::int64_t b1) {
+        Interpreter worker(*this); // the outer element's columns and the earlier loops' results
+        worker.split_threads_ = 1;
+        for (std::int64_t b = b0; b < b1; ++b) {
+          Accumulators& part = partials[std::size_t(b)];
+          for (const auto& acc : accs) part.push_back(acc->fresh());
+          worker.fold_columns(begin, end, n, b * kBlockColumns, std::min(columns, (b + 1) * kBlockColumns), acc_at,
+                              part);
+        }
       });
+      for (const Accumulators& part : partials)
+        for (std::size_t a = 0; a < accs.size(); ++a) accs[a]->absorb(*part[a]);
+    } else {
+      fold_columns(begin, end, n, 0, columns, acc_at, accs);
     }
-    for (loop_base_ = 0; loop_base_ < n; loop_base_ += kChunk) {
-      const int len = int(std::min<std::int64_t>(kChunk, n - loop_base_));
-      body(begin, end, len);
-      for (auto& [k, acc] : accs) acc->fold(*this, code[k], len);
-    }
-    for (auto& [k, acc] : accs) {
-      const auto slot = std::size_t(code[k].slot);
+    for (std::size_t a = 0; a < accs.size(); ++a) {
+      const auto slot = std::size_t(code[acc_at[a]].slot);
       if (results_.size() <= slot) results_.resize(slot + 1);
-      acc->finish(results_[slot].data());
+      accs[a]->finish(results_[slot].data());
     }
     return end;
+  }
+
+  using Accumulators = std::vector<std::unique_ptr<Accumulator>>;
+
+  // Runs the loop body over columns [c0, c1) of the n reduced elements, folding into `accs` (one per acc_at).
+  void fold_columns(std::size_t begin, std::size_t end, std::int64_t n, std::int64_t c0, std::int64_t c1,
+                    const std::vector<std::size_t>& acc_at, Accumulators& accs) {
+    for (std::int64_t c = c0; c < c1; ++c) {
+      loop_base_ = c * kChunk;
+      const int len = int(std::min<std::int64_t>(kChunk, n - loop_base_));
+      body(begin, end, len);
+      for (std::size_t a = 0; a < accs.size(); ++a) accs[a]->fold(*this, ir_.code[acc_at[a]], len);
+    }
   }
 
   void body(std::size_t begin, std::size_t end, int len) {
@@ -259,14 +321,22 @@ private:
     {
       const Instr& in = code[id];
       const int j = int(id);
+      stride_[id] = Stride::Varying;
       switch (in.op) {
       case IrOp::LinearIndex: {
+        stride_[id] = Stride::Unit;
         auto* o = col<std::int64_t>(j);
         for (int e = 0; e < len; ++e) o[e] = i0 + e;
         break;
       }
-      case IrOp::IndexParam: std::fill_n(col<std::int64_t>(j), len, args_.params[std::size_t(in.slot)].i); break;
-      case IrOp::IndexConst: std::fill_n(col<std::int64_t>(j), len, in.imm); break;
+      case IrOp::IndexParam:
+        stride_[id] = Stride::Uniform;
+        std::fill_n(col<std::int64_t>(j), len, args_.params[std::size_t(in.slot)].i);
+        break;
+      case IrOp::IndexConst:
+        stride_[id] = Stride::Uniform;
+        std::fill_n(col<std::int64_t>(j), len, in.imm);
+        break;
       case IrOp::IAdd: index_binary(j, in, len, [](std::int64_t a, std::int64_t b) { return a + b; }); break;
       case IrOp::ISub: index_binary(j, in, len, [](std::int64_t a, std::int64_t b) { return a - b; }); break;
       case IrOp::IMul: index_binary(j, in, len, [](std::int64_t a, std::int64_t b) { return a * b; }); break;
@@ -305,7 +375,9 @@ private:
             return;
           }
           const std::int64_t* off = col<std::int64_t>(in.a);
-          if (in.b < 0) {
+          if (in.b < 0 && stride_[std::size_t(in.a)] == Stride::Unit) {
+            std::copy_n(p + off[0], len, o);
+          } else if (in.b < 0) {
             for (int e = 0; e < len; ++e) o[e] = p[off[e]];
           } else {
             const bool* pred = col<bool>(in.b);
@@ -353,8 +425,12 @@ private:
           for (int e = 0; e < len; ++e) out[at[e]] = v[e];
         });
         break;
-      case IrOp::OuterIndex: std::fill_n(col<std::int64_t>(j), len, outer_); break;
+      case IrOp::OuterIndex:
+        stride_[id] = Stride::Uniform;
+        std::fill_n(col<std::int64_t>(j), len, outer_);
+        break;
       case IrOp::LoopBegin: {
+        stride_[id] = Stride::Unit;
         auto* o = col<std::int64_t>(j);
         for (int e = 0; e < len; ++e) o[e] = loop_base_ + e;
         break;
@@ -374,8 +450,14 @@ private:
   }
 
   template <class F> void index_binary(int j, const Instr& in, int len, F f) {
+    stride_[std::size_t(j)] = combined_stride(in.op, stride_[std::size_t(in.a)], stride_[std::size_t(in.b)]);
     auto *a = col<std::int64_t>(in.a), *b = col<std::int64_t>(in.b);
     auto* o = col<std::int64_t>(j);
+    if (stride_[std::size_t(j)] == Stride::Uniform) {
+      // Row offsets (outer index times row length) in every column of a loop: one multiply, not len scalar ones.
+      std::fill_n(o, len, f(a[0], b[0]));
+      return;
+    }
     for (int e = 0; e < len; ++e) o[e] = f(a[e], b[e]);
   }
   template <class F> void predicate(int j, const Instr& in, int len, F f) {
@@ -461,46 +543,39 @@ private:
   const KernelArgs& args_;
   const std::size_t slot_bytes_; // of one element of a column (slot_bytes_of)
   std::vector<std::byte> columns_;
+  std::vector<Stride> stride_; // of each instruction's column as last computed
 };
 
 } // namespace
 
 void run_on_cpu(const KernelIR& ir, const KernelArgs& args, int threads) {
   if (args.n <= 0) return;
-  if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  threads = ThreadPool::resolve_threads(threads);
+  ThreadPool& pool = ThreadPool::instance();
   if (ir.schedule != codegen::Schedule::Elementwise) {
-    // Outer elements are independent: split them over threads when each has enough to do.
-    const int t = int(std::min<std::int64_t>(threads, args.n));
-    if (t <= 1 || args.n < 64) {
-      Interpreter(ir, args).run_outer(0, args.n);
+    Interpreter outer(ir, args);
+    const std::int64_t reduced = outer.longest_loop();
+    if (threads == 1 || args.n * std::max<std::int64_t>(reduced, 1) < kMinParallelWork) {
+      outer.run_outer(0, args.n);
       return;
     }
-    const std::int64_t per = (args.n + t - 1) / t;
-    std::vector<std::thread> pool;
-    for (int k = 1; k < t; ++k) {
-      std::int64_t b = k * per, e = std::min(args.n, b + per);
-      if (b < e) pool.emplace_back([&ir, &args, b, e] { Interpreter(ir, args).run_outer(b, e); });
+    // Enough outer elements to keep every thread busy, or loops too short to split: each outer element runs on
+    // one thread. Else the outer elements run here one by one, each loop split over the threads in blocks.
+    if (args.n >= 8 * std::int64_t(threads) || reduced < 2 * kBlockColumns * kChunk) {
+      const std::int64_t per_thread = (args.n + 4 * threads - 1) / (4 * threads);
+      const std::int64_t grain = std::max(per_thread, kMinParallelWork / std::max<std::int64_t>(reduced, 1));
+      pool.parallel_for(args.n, grain, threads,
+                        [&](std::int64_t b, std::int64_t e) { Interpreter(ir, args).run_outer(b, e); });
+      return;
     }
-    Interpreter(ir, args).run_outer(0, std::min(args.n, per));
-    for (auto& th : pool) th.join();
+    outer.split_threads_ = threads;
+    outer.run_outer(0, args.n);
     return;
   }
-  constexpr std::int64_t kMinPerThread = 1 << 15;
-  threads = int(std::min<std::int64_t>(threads, (args.n + kMinPerThread - 1) / kMinPerThread));
-  if (threads <= 1) {
-    Interpreter(ir, args).run(0, args.n);
-    return;
-  }
-  // Ranges are multiples of the chunk so every thread works on whole columns.
-  std::int64_t per = (args.n + threads - 1) / threads;
-  per = (per + kChunk - 1) / kChunk * kChunk;
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) {
-    std::int64_t b = t * per, e = std::min(args.n, b + per);
-    if (b < e) pool.emplace_back([&ir, &args, b, e] { Interpreter(ir, args).run(b, e); });
-  }
-  Interpreter(ir, args).run(0, std::min(args.n, per));
-  for (auto& th : pool) th.join();
+  // Chunks are whole columns, at least kMinParallelWork elements, about four per thread.
+  std::int64_t grain = std::max((args.n + 4 * threads - 1) / (4 * threads), kMinParallelWork);
+  grain = (grain + kChunk - 1) / kChunk * kChunk;
+  pool.parallel_for(args.n, grain, threads, [&](std::int64_t b, std::int64_t e) { Interpreter(ir, args).run(b, e); });
 }
 
 } // namespace lazyfuse::runtime

@@ -3,6 +3,7 @@
 #include "graph/Config.h"
 #include "runtime/CpuBackend.h"
 #include "runtime/Executor.h"
+#include "runtime/HostPool.h"
 
 #include <lazyfuse/error.hpp>
 
@@ -17,15 +18,15 @@ namespace lazyfuse::runtime {
 
 namespace {
 
+// A buffer of the host pool (runtime/HostPool.h): a reused block's pages are already mapped, so a fresh output
+// does not page-fault on every run.
 class HostStorage : public graph::Storage {
 public:
   explicit HostStorage(std::size_t n) {
-    // 64-byte alignment keeps the CPU backend's columns and the vector-load rule of the IR honest.
     bytes = n;
-    data = std::aligned_alloc(64, std::max<std::size_t>(64, (n + 63) / 64 * 64));
-    if (!data) throw OutOfMemoryError("out of host memory: asked for " + std::to_string(n) + " bytes");
+    data = HostPool::instance().allocate(n);
   }
-  ~HostStorage() override { std::free(data); }
+  ~HostStorage() override { HostPool::instance().deallocate(data); }
 };
 
 class CpuExecutor final : public Executor {

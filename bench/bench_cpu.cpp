@@ -1,0 +1,152 @@
+// The CPU backend on the workloads of issue 20, side by side with NumPy (bench/cpu/run_numpy.py runs this program
+// and NumPy in one run and prints one table). Every iteration rebuilds its expression from the materialized leaves
+// and evaluates it (a fresh output buffer each time, as a user's loop gets), so thread start-up, page faults of
+// fresh outputs and the interpreter all count. Run with --benchmark_repetitions=5 and read the medians.
+//
+// BM_StreamSum is the memory-read reference: a hand-written float sum over all hardware threads, compiled with -O3
+// -march=native (bench/CMakeLists.txt), whose GB/s a full reduction is compared against.
+#include <lazyfuse/lazyfuse.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace lazyfuse;
+
+// Uniform in [-2, 2], the same distribution bench/cpu/run_numpy.py draws.
+std::vector<float> uniform_values(std::int64_t n, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<float> d(-2.0f, 2.0f);
+  std::vector<float> v(static_cast<std::size_t>(n));
+  for (auto& x : v) x = d(g);
+  return v;
+}
+
+Array uniform(Shape shape, std::uint64_t seed) {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  Array a = asarray(uniform_values(n, seed), shape);
+  a.eval();
+  return a;
+}
+
+void set_bytes(benchmark::State& state, double bytes_per_iteration) {
+  state.SetBytesProcessed(std::int64_t(bytes_per_iteration * double(state.iterations())));
+}
+
+void BM_WhereSqrtExp(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  Array x = uniform({n}, 1);
+  for (auto _ : state) {
+    Array y = where(x > 0, sqrt(x) * 2.0, exp(x) - 1.0);
+    y.eval();
+  }
+  set_bytes(state, 8.0 * double(n));
+}
+
+void BM_Axpb(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  Array x = uniform({n}, 2);
+  for (auto _ : state) {
+    Array y = x * 2.0 + 1.0;
+    y.eval();
+  }
+  set_bytes(state, 8.0 * double(n));
+}
+
+void BM_Sum(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  Array x = uniform({n}, 3);
+  for (auto _ : state) benchmark::DoNotOptimize(sum(x).item<float>());
+  set_bytes(state, 4.0 * double(n));
+}
+
+// (x - mean) / std, then the fraction of z > 2: NumPy evaluates four passes and two temporaries.
+void BM_StandardizeThenMean(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  Array x = uniform({n}, 4);
+  for (auto _ : state) {
+    Array z = (x - mean(x)) / stddev(x);
+    benchmark::DoNotOptimize(mean(z > 2.0).item<double>());
+  }
+  set_bytes(state, 4.0 * double(n));
+}
+
+void BM_RowSums(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  Array a = uniform({n, n}, 5);
+  for (auto _ : state) {
+    Array s = sum(a, {1});
+    s.eval();
+  }
+  set_bytes(state, 4.0 * double(n) * double(n));
+}
+
+void BM_RowSoftmax(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  Array a = uniform({n, n}, 6);
+  for (auto _ : state) {
+    Array e = exp(a - max(a, {1}, true));
+    Array s = e / sum(e, {1}, true);
+    s.eval();
+  }
+  set_bytes(state, 8.0 * double(n) * double(n));
+}
+
+// What a full reduction could reach: every hardware thread sums its contiguous share in 16 independent lanes
+// (vectorized without reassociation), then the shares are added.
+void BM_StreamSum(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  const std::vector<float> v = uniform_values(n, 7);
+  const int threads = int(std::max(1u, std::thread::hardware_concurrency()));
+  for (auto _ : state) {
+    std::vector<float> partial(std::size_t(threads), 0.0f);
+    std::vector<std::thread> pool;
+    const std::int64_t per = (n + threads - 1) / threads / 16 * 16;
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        const std::int64_t b = t * per, e = t + 1 == threads ? n : std::min(n, b + per);
+        float lanes[16] = {};
+        std::int64_t i = b;
+        for (; i + 16 <= e; i += 16)
+          for (int l = 0; l < 16; ++l) lanes[l] += v[std::size_t(i + l)];
+        float s = 0;
+        for (; i < e; ++i) s += v[std::size_t(i)];
+        for (float l : lanes) s += l;
+        partial[std::size_t(t)] = s;
+      });
+    for (auto& t : pool) t.join();
+    float total = 0;
+    for (float p : partial) total += p;
+    benchmark::DoNotOptimize(total);
+  }
+  set_bytes(state, 4.0 * double(n));
+}
+
+constexpr std::int64_t k2To24 = std::int64_t(1) << 24;
+
+BENCHMARK(BM_StreamSum)->Arg(k2To24)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WhereSqrtExp)->Arg(k2To24)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Axpb)->Arg(std::int64_t(4) << 20)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Sum)->Arg(k2To24)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StandardizeThenMean)->Arg(k2To24)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RowSums)->Arg(4096)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RowSoftmax)->Arg(4096)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+} // namespace
+
+int main(int argc, char** argv) {
+  // The CPU backend even on a GPU machine: this program measures the host code path.
+  lazyfuse::config::set("LAZYFUSE_BACKEND", "cpu");
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

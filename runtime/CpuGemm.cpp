@@ -4,13 +4,13 @@
 #include "graph/Config.h"
 #include "graph/DTypeVisit.h"
 #include "graph/HostOps.h"
+#include "runtime/ThreadPool.h"
 
 #include <dlfcn.h>
 
 #include <algorithm>
 #include <climits>
 #include <complex>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -35,9 +35,7 @@ namespace lazyfuse::runtime::cpu_gemm {
 namespace {
 
 int thread_count() {
-  const int set = config::snapshot().cpu_threads;
-  const int hw = int(std::max(1u, std::thread::hardware_concurrency()));
-  return set > 0 ? set : hw;
+  return ThreadPool::resolve_threads(config::snapshot().cpu_threads);
 }
 
 // ---- the blocked loop ------------------------------------------------------------------------------------------
@@ -116,18 +114,13 @@ void blocked(const Gemm& g) {
   const std::int64_t rows = g.batch * g.m;
   // Threads only where each gets real work (2^20 multiply-adds and more).
   const std::int64_t work = rows * g.n * g.k;
-  const int threads = int(std::min<std::int64_t>({thread_count(), rows, std::max<std::int64_t>(1, work >> 20)}));
+  const std::int64_t threads =
+      std::max<std::int64_t>(1, std::min<std::int64_t>({thread_count(), rows, std::max<std::int64_t>(1, work >> 20)}));
   graph::visit_dtype(g.type, [&]<class T>() {
-    if (threads <= 1) {
-      blocked_rows<T>(g, 0, rows);
-      return;
-    }
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) {
-      const std::int64_t first = rows * t / threads, last = rows * (t + 1) / threads;
-      pool.emplace_back([&g, first, last] { blocked_rows<T>(g, first, last); });
-    }
-    for (auto& th : pool) th.join();
+    // Each row's result depends on that row alone, so the chunking changes no bits.
+    ThreadPool::instance().parallel_for(
+        rows, std::max<std::int64_t>(1, (rows + threads - 1) / threads), int(threads),
+        [&g](std::int64_t first, std::int64_t last) { blocked_rows<T>(g, first, last); });
   });
 }
 

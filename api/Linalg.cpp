@@ -1,5 +1,6 @@
 // Matrix products (graph/Matmul.h's node) and NumPy's linalg functions (linalg.hpp), the latter built from
 // reductions and elementwise ops.
+#include <lazyfuse/creation.hpp>
 #include <lazyfuse/elementwise.hpp>
 #include <lazyfuse/error.hpp>
 #include <lazyfuse/linalg.hpp>
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 namespace lazyfuse {
@@ -135,6 +137,24 @@ Array outer(const Array& a, const Array& b) {
   return a.reshape({-1, 1}) * b.reshape({1, -1});
 }
 
+Array kron(const Array& a, const Array& b) {
+  detail::require_valid(a, "kron", "a");
+  detail::require_valid(b, "kron", "b");
+  if (a.ndim() == 0 || b.ndim() == 0) return a * b;
+  // Both padded to nd axes; a's axis d becomes axis 2d of the product and b's axis 2d + 1, then each pair merges.
+  const std::size_t nd = std::max(a.ndim(), b.ndim());
+  Shape sa(nd - a.ndim(), 1), sb(nd - b.ndim(), 1);
+  sa.insert(sa.end(), a.shape().begin(), a.shape().end());
+  sb.insert(sb.end(), b.shape().begin(), b.shape().end());
+  Shape ea, eb, out;
+  for (std::size_t d = 0; d < nd; ++d) {
+    ea.insert(ea.end(), {sa[d], 1});
+    eb.insert(eb.end(), {1, sb[d]});
+    out.push_back(sa[d] * sb[d]);
+  }
+  return (a.reshape(ea) * b.reshape(eb)).reshape(out);
+}
+
 Array diagonal(const Array& a, std::int64_t offset, int axis1, int axis2) {
   const graph::NodePtr& n = node_of(a, "diagonal");
   if (n->ndim() < 2)
@@ -167,6 +187,28 @@ Array trace(const Array& a, std::int64_t offset, int axis1, int axis2) {
 }
 
 namespace linalg {
+
+Array matrix_power(const Array& a, std::int64_t n) {
+  const graph::NodePtr& node = node_of(a, "linalg.matrix_power");
+  if (node->ndim() < 2 || node->shape[node->ndim() - 1] != node->shape[node->ndim() - 2])
+    throw ShapeError("linalg.matrix_power: needs a stack of square matrices; got " + graph::describe("a", *node));
+  if (n < 0)
+    throw Error("linalg.matrix_power: the power " + std::to_string(n) +
+                " is negative, which needs a matrix inverse; lazyfuse has none yet");
+  if (n == 0) {
+    const std::int64_t m = node->shape.back();
+    return broadcast_to(eye(m, m, 0, a.dtype()), a.shape());
+  }
+  // NumPy's order: (a @ a) @ a for 3; otherwise squares z = a, a^2, a^4, ... and the result the product of those of
+  // n's set bits, lowest first.
+  if (n == 3) return matmul(matmul(a, a), a);
+  std::optional<Array> result, z;
+  for (; n > 0; n >>= 1) {
+    z = z ? matmul(*z, *z) : a;
+    if (n & 1) result = result ? matmul(*result, *z) : *z;
+  }
+  return *result;
+}
 
 Array norm(const Array& a, std::optional<double> ord, Axes axes, bool keepdims) {
   detail::require_valid(a, "linalg.norm");

@@ -101,12 +101,22 @@ const std::vector<Case>& cases() {
       {"trace_bool", "trace", B, {4, 4}, B, {}, ""},
       {"diagonal", "diagonal", F64, {3, 4, 5}, F64, {}, "offset=1, axis1=2, axis2=0"},
       {"diagonal_far", "diagonal", F32, {3, 4}, F32, {}, "offset=7"},
+      {"kron_2d", "kron", F32, {2, 3}, F32, {4, 2}, ""},
+      {"kron_mixed_ndim", "kron", I32, {3}, I32, {2, 2, 3}, ""},
+      {"kron_f64_c64", "kron", F64, {2, 2}, C64, {3}, ""},
+      {"kron_scalar", "kron", F32, {}, F32, {2, 3}, ""},
+      {"kron_bool", "kron", B, {2, 2}, B, {2, 3}, ""},
+      {"matrix_power_0", "matrix_power", F32, {2, 3, 3}, F32, {}, "n=0"},
+      {"matrix_power_1", "matrix_power", I32, {4, 4}, I32, {}, "n=1"},
+      {"matrix_power_3", "matrix_power", F64, {5, 5}, F64, {}, "n=3"},
+      {"matrix_power_6", "matrix_power", F32, {2, 4, 4}, F32, {}, "n=6"},
+      {"matrix_power_13_i64", "matrix_power", I64, {3, 3}, I64, {}, "n=13"},
   };
   return c;
 }
 
 bool one_operand(const Case& c) {
-  return c.op == "trace" || c.op == "diagonal";
+  return c.op == "trace" || c.op == "diagonal" || c.op == "matrix_power";
 }
 
 // ---- inputs: values exactly representable in their dtype, drawn from the run's seed -------------------------------
@@ -177,6 +187,8 @@ Array run_op(const Case& c, const Array& a, const Array& b) {
     if (c.args.empty()) return trace(a);
     return trace(a, -1, 1, 2);
   }
+  if (c.op == "kron") return kron(a, b);
+  if (c.op == "matrix_power") return linalg::matrix_power(a, std::stoi(c.args.substr(2)));
   if (c.op == "diagonal") {
     if (c.args == "offset=7") return diagonal(a, 7);
     return diagonal(a, 1, 2, 0);
@@ -210,13 +222,14 @@ def view(x, v):
     if v == 'B': return np.broadcast_to(x, (3,) + x.shape)
     return x
 ops = {'matmul': np.matmul, 'dot': np.dot, 'vdot': np.vdot, 'inner': np.inner, 'outer': np.outer,
-       'tensordot': np.tensordot, 'trace': np.trace, 'diagonal': np.diagonal}
+       'tensordot': np.tensordot, 'trace': np.trace, 'diagonal': np.diagonal, 'kron': np.kron,
+       'matrix_power': np.linalg.matrix_power}
 meta = open(f'{d}/meta.txt', 'w')
 for line in open(f'{d}/cases.txt'):
     name, op, da, sa, db, sb, args, va, vb = line.rstrip('\n').split('\t')
     kw = eval('dict(' + args + ')')
     f = ops[op]
-    one = op in ('trace', 'diagonal')
+    one = op in ('trace', 'diagonal', 'matrix_power')
     a = view(load(name + '.a', da, shape(sa)), va)
     b = None if one else view(load(name + '.b', db, shape(sb)), vb)
     call = (lambda x, y: f(x, **kw)) if one else (lambda x, y: f(x, y, **kw))
@@ -247,8 +260,10 @@ for line in open(f'{d}/cases.txt'):
         k = a.size
     elif op == 'trace':
         k = np.diagonal(a, **kw).shape[-1]
-    elif op in ('outer', 'diagonal'):
+    elif op in ('outer', 'diagonal', 'kron'):
         k = 1
+    elif op == 'matrix_power':  # n - 1 products at most, each of length m: a bound's k
+        k = a.shape[-1] * max(1, kw['n'] - 1)
     else:
         ax = kw.get('axes', 2)
         k = int(np.prod([a.shape[i] for i in ax[0]])) if isinstance(ax, tuple) else int(np.prod(a.shape[a.ndim - ax:]))

@@ -40,6 +40,10 @@ Array inner(const Array& a, const Array& b);
 /// NumPy's outer: both flattened, out[i, j] = a[i] * b[j] (an elementwise product, no matrix product).
 Array outer(const Array& a, const Array& b);
 
+/// NumPy's kron: the Kronecker product, out[i * b.shape + j] = a[i] * b[j] per axis, the shorter operand's shape
+/// padded with leading 1s (an elementwise product of broadcast views, no matrix product; a 0-d operand multiplies).
+Array kron(const Array& a, const Array& b);
+
 /// NumPy's tensordot with an integer: the sum over a's last `axes` axes and b's first `axes`.
 Array tensordot(const Array& a, const Array& b, int axes = 2);
 /// NumPy's tensordot with axis lists: the sum over a's axes `axes.first[i]` against b's `axes.second[i]` (negative
@@ -59,6 +63,12 @@ Array trace(const Array& a, std::int64_t offset = 0, int axis1 = 0, int axis2 = 
 } // namespace lazyfuse
 
 namespace lazyfuse::linalg {
+
+/// NumPy's linalg.matrix_power for n >= 0: the identity (of a's dtype and shape) for 0, else products of repeated
+/// squares in NumPy's order (n's binary digits from the lowest), so the floating-point result is NumPy's. a must
+/// be a stack of square matrices (ShapeError otherwise). Negative n needs a matrix inverse, which lazyfuse does not
+/// have yet: Error.
+Array matrix_power(const Array& a, std::int64_t n);
 
 /// NumPy's linalg.norm: with no axes, the 2-norm of the flattened array. With one axis (or a vector): ord 1, 2,
 /// inf, -inf, 0 or any p. With two axes: the Frobenius norm (ord nullopt or "fro"). keepdims as in reductions.

@@ -445,6 +445,12 @@ TEST(MatmulErrors, MismatchNamesBothShapesAndAxes) {
   EXPECT_THROW(diagonal(ones({3})), ShapeError);
   EXPECT_THROW(diagonal(ones({3, 3}), 0, 1, -1), Error);
   EXPECT_THROW(matmul(Array(), b), Error);
+  const std::string p = message_of<ShapeError>([&] { linalg::matrix_power(ones({2, 3}), 2); });
+  EXPECT_NE(p.find("(2, 3)"), std::string::npos) << p;
+  EXPECT_THROW(linalg::matrix_power(ones({3}), 2), ShapeError);
+  const std::string neg = message_of<Error>([&] { linalg::matrix_power(ones({3, 3}), -1); });
+  EXPECT_NE(neg.find("inverse"), std::string::npos) << neg;
+  EXPECT_THROW(kron(Array(), b), Error);
 }
 
 // ---- laziness, views without copies, kernel and library-call counts ----------------------------------------------

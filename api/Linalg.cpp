@@ -12,6 +12,7 @@
 #include "graph/Matmul.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -153,6 +154,148 @@ Array kron(const Array& a, const Array& b) {
     out.push_back(sa[d] * sb[d]);
   }
   return (a.reshape(ea) * b.reshape(eb)).reshape(out);
+}
+
+namespace {
+
+// An operand of einsum with one label per axis.
+struct Labelled {
+  Array x;
+  std::string labels;
+};
+
+// Sums `x`'s axes whose labels are not in `keep`, keeping its dtype (NumPy's einsum does; sum widens integers).
+Labelled sum_labels_not_in(const Labelled& in, const std::string& keep) {
+  std::vector<int> axes;
+  std::string left;
+  for (std::size_t d = 0; d < in.labels.size(); ++d)
+    if (keep.find(in.labels[d]) == std::string::npos)
+      axes.push_back(int(d));
+    else
+      left += in.labels[d];
+  if (axes.empty()) return in;
+  return {sum(in.x, axes).astype(in.x.dtype()), left};
+}
+
+// x's axes permuted to the order of `to` (a permutation of x's labels).
+Array permuted(const Labelled& in, const std::string& to) {
+  std::vector<int> axes;
+  for (char c : to) axes.push_back(int(in.labels.find(c)));
+  return transpose(in.x, axes);
+}
+
+std::int64_t size_of(const Labelled& in, const std::string& labels) {
+  std::int64_t n = 1;
+  for (char c : labels) n *= in.x.shape()[in.labels.find(c)];
+  return n;
+}
+
+// The pair contracted, its labels those of `keep` that either has: batch labels (in both, kept), then a's own, then
+// b's own. Contracted labels (in both, not kept) go through a batched matmul; without any, an elementwise product.
+Labelled contract_pair(Labelled a, Labelled b, const std::string& keep) {
+  a = sum_labels_not_in(a, keep + b.labels);
+  b = sum_labels_not_in(b, keep + a.labels);
+  std::string batch, inner, own_a, own_b;
+  for (char c : a.labels)
+    (b.labels.find(c) == std::string::npos ? own_a : keep.find(c) == std::string::npos ? inner : batch) += c;
+  for (char c : b.labels)
+    if (a.labels.find(c) == std::string::npos) own_b += c;
+  Shape out;
+  for (char c : batch) out.push_back(a.x.shape()[a.labels.find(c)]);
+  for (char c : own_a) out.push_back(a.x.shape()[a.labels.find(c)]);
+  for (char c : own_b) out.push_back(b.x.shape()[b.labels.find(c)]);
+  const std::string labels = batch + own_a + own_b;
+  const std::int64_t nb = size_of(a, batch), m = size_of(a, own_a), n = size_of(b, own_b);
+  if (inner.empty()) {
+    const Array pa = permuted(a, batch + own_a).reshape({nb, m, 1});
+    const Array pb = permuted(b, batch + own_b).reshape({nb, 1, n});
+    return {(pa * pb).reshape(out), labels};
+  }
+  const std::int64_t k = size_of(a, inner);
+  const Array pa = permuted(a, batch + own_a + inner).reshape({nb, m, k});
+  const Array pb = permuted(b, batch + inner + own_b).reshape({nb, k, n});
+  return {matmul(pa, pb).reshape(out), labels};
+}
+
+} // namespace
+
+Array einsum(const std::string& subscripts, const std::vector<Array>& operands) {
+  std::string text;
+  for (char c : subscripts)
+    if (c != ' ') text += c;
+  auto malformed = [&](const std::string& why) { return Error("einsum: '" + subscripts + "': " + why); };
+  if (text.find("...") != std::string::npos) throw malformed("'...' (an ellipsis) is not supported yet");
+  const std::size_t arrow = text.find("->");
+  const std::string lhs = text.substr(0, arrow);
+  std::vector<std::string> terms(1);
+  for (char c : lhs) {
+    if (c == ',')
+      terms.emplace_back();
+    else if (std::isalpha(static_cast<unsigned char>(c)))
+      terms.back() += c;
+    else
+      throw malformed(std::string("'") + c + "' is not a label (letters only)");
+  }
+  if (terms.size() != operands.size())
+    throw malformed(std::to_string(terms.size()) + " terms for " + std::to_string(operands.size()) + " operands");
+  // Every label's size, checked across operands; each operand's repeated labels reduced to their diagonal.
+  std::vector<std::pair<char, std::int64_t>> sizes;
+  std::vector<Labelled> ops;
+  for (std::size_t i = 0; i < operands.size(); ++i) {
+    const std::string operand = "operand " + std::to_string(i);
+    const graph::NodePtr& node = node_of(operands[i], "einsum", operand.c_str());
+    if (terms[i].size() != std::size_t(node->ndim()))
+      throw ShapeError("einsum: '" + subscripts + "': term '" + terms[i] + "' has " + std::to_string(terms[i].size()) +
+                       " labels for " + graph::describe(operand, *node));
+    for (std::size_t d = 0; d < terms[i].size(); ++d) {
+      const char c = terms[i][d];
+      const std::int64_t n = node->shape[d];
+      auto it = std::find_if(sizes.begin(), sizes.end(), [&](const auto& s) { return s.first == c; });
+      if (it == sizes.end())
+        sizes.emplace_back(c, n);
+      else if (it->second != n)
+        throw ShapeError("einsum: '" + subscripts + "': label '" + std::string(1, c) + "' has size " +
+                         std::to_string(it->second) + " and, in " + graph::describe(operand, *node) + ", " +
+                         std::to_string(n));
+    }
+    Labelled op{operands[i], terms[i]};
+    for (std::size_t d = 0; d < op.labels.size(); ++d) {
+      const std::size_t again = op.labels.find(op.labels[d], d + 1);
+      if (again == std::string::npos) continue;
+      const char c = op.labels[d];
+      op.x = diagonal(op.x, 0, int(d), int(again));
+      op.labels.erase(again, 1);
+      op.labels.erase(d, 1);
+      op.labels += c;
+      d = std::size_t(-1); // start over: the labels moved
+    }
+    ops.push_back(std::move(op));
+  }
+  std::string out;
+  if (arrow == std::string::npos) {
+    // Implicit: the labels that appear once in all terms, in alphabetical (character) order.
+    for (const auto& [c, n] : sizes)
+      if (std::count(lhs.begin(), lhs.end(), c) == 1) out += c;
+    std::sort(out.begin(), out.end());
+  } else {
+    out = text.substr(arrow + 2);
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      if (lhs.find(out[k]) == std::string::npos || !std::isalpha(static_cast<unsigned char>(out[k])))
+        throw malformed(std::string("output label '") + out[k] + "' is not in any input term");
+      if (out.find(out[k], k + 1) != std::string::npos)
+        throw malformed(std::string("output label '") + out[k] + "' appears twice");
+    }
+  }
+  DType type = ops[0].x.dtype();
+  for (const Labelled& op : ops) type = promote_types(type, op.x.dtype());
+  Labelled acc = ops[0];
+  for (std::size_t i = 1; i < ops.size(); ++i) {
+    std::string keep = out;
+    for (std::size_t j = i + 1; j < ops.size(); ++j) keep += ops[j].labels;
+    acc = contract_pair(acc, ops[i], keep);
+  }
+  acc = sum_labels_not_in(acc, out);
+  return permuted(acc, out).astype(type);
 }
 
 Array diagonal(const Array& a, std::int64_t offset, int axis1, int axis2) {

@@ -111,12 +111,30 @@ const std::vector<Case>& cases() {
       {"matrix_power_3", "matrix_power", F64, {5, 5}, F64, {}, "n=3"},
       {"matrix_power_6", "matrix_power", F32, {2, 4, 4}, F32, {}, "n=6"},
       {"matrix_power_13_i64", "matrix_power", I64, {3, 3}, I64, {}, "n=13"},
+      {"einsum_mm", "einsum", F32, {3, 4}, F32, {4, 5}, "ij,jk->ik"},
+      {"einsum_implicit", "einsum", F64, {3, 4}, F64, {4, 5}, "ij,jk"},
+      {"einsum_batch", "einsum", F32, {2, 3, 4}, F32, {2, 4, 5}, "bij,bjk->bik"},
+      {"einsum_batch_out_of_order", "einsum", F64, {3, 2, 4}, F64, {4, 5, 2}, "ibj,jkb->kbi"},
+      {"einsum_two_contracted", "einsum", F32, {3, 4, 5}, F32, {5, 4, 2}, "ijk,kjl->li"},
+      {"einsum_hadamard", "einsum", I32, {3, 4}, I32, {3, 4}, "ij,ij->ij"},
+      {"einsum_outer", "einsum", F32, {3}, F32, {4}, "i,j->ij"},
+      {"einsum_inner_implicit", "einsum", I64, {6}, I64, {6}, "i,i"},
+      {"einsum_trace", "einsum", F64, {4, 4}, F64, {}, "ii"},
+      {"einsum_diag", "einsum", F32, {4, 4}, F32, {}, "ii->i"},
+      {"einsum_permute", "einsum", F32, {2, 3, 4}, F32, {}, "ijk->kji"},
+      {"einsum_sum_all", "einsum", I32, {3, 5}, I32, {}, "ij->"},
+      {"einsum_diag_then_mm", "einsum", F64, {3, 3, 4}, F64, {4, 2}, "iij,jk->ik"},
+      {"einsum_sum_early", "einsum", F32, {3, 4}, F32, {5, 2}, "ij,kl->il"},
+      {"einsum_bool", "einsum", B, {3, 4}, B, {4, 2}, "ij,jk->ik"},
+      {"einsum_mixed_types", "einsum", I32, {3, 4}, F32, {4, 2}, "ij,jk->ki"},
+      {"einsum_c64", "einsum", C64, {2, 3}, C64, {3, 2}, "ij,jk->ik"},
   };
   return c;
 }
 
 bool one_operand(const Case& c) {
-  return c.op == "trace" || c.op == "diagonal" || c.op == "matrix_power";
+  return c.op == "trace" || c.op == "diagonal" || c.op == "matrix_power" ||
+         (c.op == "einsum" && c.args.find(',') == std::string::npos);
 }
 
 // ---- inputs: values exactly representable in their dtype, drawn from the run's seed -------------------------------
@@ -188,6 +206,7 @@ Array run_op(const Case& c, const Array& a, const Array& b) {
     return trace(a, -1, 1, 2);
   }
   if (c.op == "kron") return kron(a, b);
+  if (c.op == "einsum") return one_operand(c) ? einsum(c.args, {a}) : einsum(c.args, {a, b});
   if (c.op == "matrix_power") return linalg::matrix_power(a, std::stoi(c.args.substr(2)));
   if (c.op == "diagonal") {
     if (c.args == "offset=7") return diagonal(a, 7);
@@ -227,9 +246,14 @@ ops = {'matmul': np.matmul, 'dot': np.dot, 'vdot': np.vdot, 'inner': np.inner, '
 meta = open(f'{d}/meta.txt', 'w')
 for line in open(f'{d}/cases.txt'):
     name, op, da, sa, db, sb, args, va, vb = line.rstrip('\n').split('\t')
-    kw = eval('dict(' + args + ')')
-    f = ops[op]
-    one = op in ('trace', 'diagonal', 'matrix_power')
+    if op == 'einsum':
+        kw, subs = {}, args
+        f = lambda *xs: np.einsum(subs, *xs)
+        one = ',' not in subs
+    else:
+        kw = eval('dict(' + args + ')')
+        f = ops[op]
+        one = op in ('trace', 'diagonal', 'matrix_power')
     a = view(load(name + '.a', da, shape(sa)), va)
     b = None if one else view(load(name + '.b', db, shape(sb)), vb)
     call = (lambda x, y: f(x, **kw)) if one else (lambda x, y: f(x, y, **kw))
@@ -262,6 +286,13 @@ for line in open(f'{d}/cases.txt'):
         k = np.diagonal(a, **kw).shape[-1]
     elif op in ('outer', 'diagonal', 'kron'):
         k = 1
+    elif op == 'einsum':  # the product of the summed labels' sizes
+        ins = subs.split('->')[0].split(',')
+        outl = subs.split('->')[1] if '->' in subs else ''.join(sorted(c for c in set(''.join(ins)) if ''.join(ins).count(c) == 1))
+        size = {}
+        for term, x in zip(ins, (a, b)):
+            for c, n in zip(term, x.shape): size[c] = n
+        k = int(np.prod([n for c, n in size.items() if c not in outl]))
     elif op == 'matrix_power':  # n - 1 products at most, each of length m: a bound's k
         k = a.shape[-1] * max(1, kw['n'] - 1)
     else:
@@ -451,6 +482,16 @@ TEST(MatmulErrors, MismatchNamesBothShapesAndAxes) {
   const std::string neg = message_of<Error>([&] { linalg::matrix_power(ones({3, 3}), -1); });
   EXPECT_NE(neg.find("inverse"), std::string::npos) << neg;
   EXPECT_THROW(kron(Array(), b), Error);
+  const std::string e = message_of<ShapeError>([&] { einsum("ij,jk->ik", {ones({2, 3}), ones({4, 5})}); });
+  EXPECT_NE(e.find("label 'j'"), std::string::npos) << e;
+  EXPECT_NE(e.find("(4, 5)"), std::string::npos) << e;
+  EXPECT_THROW(einsum("ijk,jk", {ones({2, 3}), ones({3, 2})}), ShapeError);
+  EXPECT_THROW(einsum("ij,jk", {ones({2, 3})}), Error);
+  EXPECT_THROW(einsum("ij->ix", {ones({2, 3})}), Error);
+  EXPECT_THROW(einsum("ij->ii", {ones({2, 3})}), Error);
+  EXPECT_THROW(einsum("i1", {ones({2, 3})}), Error);
+  const std::string dots = message_of<Error>([&] { einsum("...ij->...ji", {ones({2, 3})}); });
+  EXPECT_NE(dots.find("ellipsis"), std::string::npos) << dots;
 }
 
 // ---- laziness, views without copies, kernel and library-call counts ----------------------------------------------
@@ -578,6 +619,28 @@ TEST(MatmulEmpty, EmptyAndZeroLengthContractions) {
     EXPECT_EQ(matmul(ready({0, 3}), ready({3, 2})).shape(), (Shape{0, 2}));
   });
   EXPECT_EQ(c.library, 0u);
+}
+
+// Three operands contract left to right, a pair at a time, each pair on one product: the same as the matmuls.
+TEST(MatmulEinsum, ThreeOperandsContractPairwiseOnProducts) {
+  const Array a = ready({3, 4}), b = ready({4, 5}, DType::Float32, 1), c = ready({5, 2}, DType::Float32, 2);
+  Array r;
+  const Counts n = counted([&] {
+    r = einsum("ij,jk,kl->il", {a, b, c});
+    r.eval();
+  });
+  EXPECT_EQ(n.library, 2u);
+  const auto got = r.get<float>(), want = matmul(matmul(a, b), c).get<float>();
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_FLOAT_EQ(got[i], want[i]) << i;
+  // A label shared by the first and the third operand is kept through the first pair.
+  const Array x = ready({3, 4}), y = ready({4}), z = ready({3}, DType::Float32, 5);
+  const auto g = einsum("ij,j,i->", {x, y, z}).get<float>();
+  double w = 0;
+  const auto hx = x.get<float>(), hy = y.get<float>(), hz = z.get<float>();
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) w += double(hx[std::size_t(i * 4 + j)]) * hy[std::size_t(j)] * hz[std::size_t(i)];
+  EXPECT_NEAR(g[0], w, 1e-5 * std::abs(w));
 }
 
 } // namespace

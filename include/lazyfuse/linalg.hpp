@@ -44,6 +44,14 @@ Array outer(const Array& a, const Array& b);
 /// padded with leading 1s (an elementwise product of broadcast views, no matrix product; a 0-d operand multiplies).
 Array kron(const Array& a, const Array& b);
 
+/// NumPy's einsum with explicit labels (no `...` yet): "ij,jk->ik", or implicit ("ij,jk": the labels that appear
+/// once, in alphabetical order). A label repeated within one operand takes its diagonal; labels not in the output
+/// are summed. Operands are contracted left to right, a pair at a time: on a batched matrix product where labels
+/// are contracted (after permutes, operands that are views are read in place), else by an elementwise product. The
+/// result type is promote_types of the operands, as NumPy's. Throws Error for a malformed string (naming it) or
+/// `...`, ShapeError when a term's length differs from its operand's dimensions or a label's sizes differ.
+Array einsum(const std::string& subscripts, const std::vector<Array>& operands);
+
 /// NumPy's tensordot with an integer: the sum over a's last `axes` axes and b's first `axes`.
 Array tensordot(const Array& a, const Array& b, int axes = 2);
 /// NumPy's tensordot with axis lists: the sum over a's axes `axes.first[i]` against b's `axes.second[i]` (negative

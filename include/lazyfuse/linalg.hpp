@@ -47,9 +47,10 @@ Array kron(const Array& a, const Array& b);
 /// NumPy's einsum with explicit labels (no `...` yet): "ij,jk->ik", or implicit ("ij,jk": the labels that appear
 /// once, in alphabetical order). A label repeated within one operand takes its diagonal; labels not in the output
 /// are summed. Operands are contracted left to right, a pair at a time: on a batched matrix product where labels
-/// are contracted (after permutes, operands that are views are read in place), else by an elementwise product. The
-/// result type is promote_types of the operands, as NumPy's. Throws Error for a malformed string (naming it) or
-/// `...`, ShapeError when a term's length differs from its operand's dimensions or a label's sizes differ.
+/// are contracted (operands permuted and reshaped as matmul's rules allow views, else copied by one kernel), else
+/// by an elementwise product. The result type is promote_types of the operands, as NumPy's. Throws Error for a
+/// malformed string (naming it) or `...`, ShapeError when a term's length differs from its operand's dimensions or
+/// a label's sizes differ.
 Array einsum(const std::string& subscripts, const std::vector<Array>& operands);
 
 /// NumPy's tensordot with an integer: the sum over a's last `axes` axes and b's first `axes`.
@@ -73,7 +74,7 @@ Array trace(const Array& a, std::int64_t offset = 0, int axis1 = 0, int axis2 = 
 namespace lazyfuse::linalg {
 
 /// NumPy's linalg.matrix_power for n >= 0: the identity (of a's dtype and shape) for 0, else products of repeated
-/// squares in NumPy's order (n's binary digits from the lowest), so the floating-point result is NumPy's. a must
+/// squares in NumPy's order (n's binary digits from the lowest; each product's own sums are the library's). a must
 /// be a stack of square matrices (ShapeError otherwise). Negative n needs a matrix inverse, which lazyfuse does not
 /// have yet: Error.
 Array matrix_power(const Array& a, std::int64_t n);

@@ -503,18 +503,18 @@ private:
       expr = "lf::asarray(std::vector<double>{" + text + "}, " + shape_str(shape) + ")";
       break;
     }
-    case DType::Float16: {
-      std::vector<lf::float16> d;
-      for (double x : h.v) d.push_back(lf::float16(x));
-      a = lf::asarray(d, shape);
-      expr = "lf::asarray(std::vector<lf::float16>{" + text + "}, " + shape_str(shape) + ")";
-      break;
-    }
+    case DType::Float16:
     case DType::BFloat16: {
-      std::vector<lf::bfloat16> d;
-      for (double x : h.v) d.push_back(lf::bfloat16(x));
-      a = lf::asarray(d, shape);
-      expr = "lf::asarray(std::vector<lf::bfloat16>{" + text + "}, " + shape_str(shape) + ")";
+      auto halves = [&]<class H>(const char* name) {
+        std::vector<H> d;
+        for (double x : h.v) d.push_back(H(x));
+        a = lf::asarray(d, shape);
+        expr = "lf::asarray(std::vector<" + std::string(name) + ">{" + text + "}, " + shape_str(shape) + ")";
+      };
+      if (t == DType::Float16)
+        halves.operator()<lf::float16>("lf::float16");
+      else
+        halves.operator()<lf::bfloat16>("lf::bfloat16");
       break;
     }
     case DType::Complex64: {

@@ -2168,10 +2168,11 @@ void run_cases(std::uint64_t base_seed, i64 count, const char* label, NumpyOracl
                 static_cast<unsigned long long>(k.disk_hits), static_cast<unsigned long long>(k.plan_hits));
   }
   if (oracle)
-    std::printf("[%s] NumPy %s: %lld programs, %lld elements compared, %lld programs disagree (%.2f s in Python)\n",
+    std::printf("[%s] NumPy %s: %lld programs, %lld elements compared, %lld programs disagree, %lld programs with "
+                "bfloat16 not checked (the oracle's ml_dtypes cannot promote it as lazyfuse does) (%.2f s in Python)\n",
                 label, numpy_availability().version.c_str(), static_cast<long long>(oracle->programs()),
                 static_cast<long long>(oracle->elements()), static_cast<long long>(oracle->mismatching_programs()),
-                oracle->python_seconds());
+                static_cast<long long>(oracle->unchecked_programs()), oracle->python_seconds());
   print_categories(stats, ran, ran > 1);
   // The second runs must have replayed plans (most cases materialize something the plan cache records).
   if (stats.cases >= 20) {

@@ -229,6 +229,8 @@ public:
   // Whether the files of a batch that failed stay for inspection (the default).
   void keep_failed(bool keep) { keep_failed_ = keep; }
   std::int64_t programs() const { return programs_checked_; }
+  // Programs the oracle could not write in NumPy (bfloat16 with an ml_dtypes older than lazyfuse's promotion rules).
+  std::int64_t unchecked_programs() const { return unchecked_; }
   std::int64_t mismatching_programs() const { return mismatches_; }
   // Per disagreeing program, the labels of its disagreeing results (the test's "category|reduction").
   const std::vector<std::pair<std::int64_t, std::vector<std::string>>>& mismatching_labels() const {
@@ -248,7 +250,7 @@ private:
   std::optional<Running> running_;
   int batches_ = 0;
   bool keep_failed_ = true;
-  std::int64_t programs_checked_ = 0, mismatches_ = 0, elements_ = 0;
+  std::int64_t programs_checked_ = 0, mismatches_ = 0, elements_ = 0, unchecked_ = 0;
   std::vector<std::pair<std::int64_t, std::vector<std::string>>> mismatching_labels_;
   double python_seconds_ = 0;
 
@@ -322,6 +324,7 @@ private:
           const std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
           if (k == "programs") programs_checked_ += std::atoll(v.c_str());
           if (k == "elements") elements_ += std::atoll(v.c_str());
+          if (k == "unchecked") unchecked_ += std::atoll(v.c_str());
           if (k == "seconds") python_seconds_ += std::atof(v.c_str());
         }
       }

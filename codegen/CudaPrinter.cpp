@@ -226,14 +226,7 @@ std::string print_loop_states(const KernelIR& ir) {
 // type and the index type it uses.
 void print_header(std::ostringstream& os, const KernelIR& ir) {
   os << "template <class T> struct alignas(sizeof(T) * " << kElementsPerThread << ") lf_vec { T v["
-     << kElementsPerThread << "]; };\n";
-  for (const RowLoop& loop : ir.row_cache.loops) {
-    if (vector_elements(ir, loop) == kElementsPerThread) continue;
-    os << "template <class T> struct alignas(sizeof(T) * " << kWideVectorElements << ") lf_vec_wide { T v["
-       << kWideVectorElements << "]; };\n";
-    break;
-  }
-  os << "\n";
+     << kElementsPerThread << "]; };\n\n";
   os << "typedef " << (ir.index32 ? "int" : "long long") << " idx_t;\n\n";
   os << "extern \"C\" __global__ void __launch_bounds__(" << kBlockSize << ") " << ir.name << "(";
   const char* separator = "";
@@ -633,7 +626,6 @@ private:
     std::vector<const Instr*> accs;   // its accumulators
     const RowLoop* row = nullptr;     // Row and Split schedules only
     std::string unroll, r, step, len; // unroll count, the reduced index, the scalar loop's step, the loop's length
-    int vector = kElementsPerThread;  // elements per vector access of its vector path (schedule rule vector_elements)
   };
 
   // Block reductions: 32 states of a loop (lf_block_reduce), each at most 8 bytes per accumulator (16 for arg
@@ -782,7 +774,6 @@ private:
     // Unrolled with independent accumulators, so that each thread has several loads in flight (the count is a
     // schedule rule: reduction_unroll); the accumulators are combined in a fixed order afterwards (deterministic).
     L.unroll = std::to_string(reduction_unroll(ir_, L.row));
-    if (L.row) L.vector = vector_elements(ir_, *L.row);
     L.r = v(int(k));
     L.step = "lf_step" + std::to_string(in.slot);
     L.len = v(in.a);
@@ -864,10 +855,10 @@ private:
     const std::string base = bi.op == IrOp::Load ? "in" + std::to_string(bi.slot) : "out" + std::to_string(bi.slot);
     return base + (L.row->base[b] == RowLoop::kNoBase ? std::string() : " + " + v(L.row->base[b])) + " + lf_rb";
   }
-  std::string vector_type(const Loop& L, std::size_t b) const {
+  std::string vector_type(std::size_t b) const {
     const Instr& bi = ir_.code[b];
-    return std::string(L.vector == kElementsPerThread ? "lf_vec<" : "lf_vec_wide<") +
-           cuda_type(bi.op == IrOp::StoreAt ? ir_.outputs[std::size_t(bi.slot)] : bi.dtype) + ">";
+    return "lf_vec<" + std::string(cuda_type(bi.op == IrOp::StoreAt ? ir_.outputs[std::size_t(bi.slot)] : bi.dtype)) +
+           ">";
   }
 
   // Vectors when every vector access of this row is aligned. Each group of the row cache is stored by one loop in
@@ -880,7 +871,7 @@ private:
       if (row->base[b] == -1) continue;
       std::string addr = vector_address(L, b);
       addr.resize(addr.size() - std::string(" + lf_rb").size());
-      aligned += " && (unsigned long long)(" + addr + ") % sizeof(" + vector_type(L, b) + ") == 0";
+      aligned += " && (unsigned long long)(" + addr + ") % sizeof(" + vector_type(b) + ") == 0";
     }
     w_.line(aligned, ";");
     for (std::size_t b = L.begin + 1; b < L.end; ++b)
@@ -910,7 +901,7 @@ private:
   // Whole trips first, with no test between their vector loads (so all are in flight at once), then the last,
   // partial trip. The cached and the uncached versions are separate loops for the same reason.
   void vector_loops(const Loop& L, bool cached) {
-    const std::string V = std::to_string(L.vector);
+    const std::string V = std::to_string(kElementsPerThread);
     // The threads walking one row: the block's, or in split kernels those of all the row's blocks.
     const std::string threads = split_ ? "lf_splits * blockDim.x" : "blockDim.x";
     const std::string stride = L.unroll + " * " + threads + " * " + V;
@@ -947,7 +938,7 @@ private:
     const RowLoop* row = L.row;
     for (std::size_t b = L.begin + 1; b < L.end; ++b) {
       const Instr& bi = ir_.code[b];
-      const std::string vt = vector_type(L, b);
+      const std::string vt = vector_type(b);
       if (cached && row->reads[b] >= 0)
         w_.line("const ", vt, " lf_c", b, " = *reinterpret_cast<const ", vt, "*>(lf_cache", row->reads[b],
                 " + lf_rb);");
@@ -960,7 +951,7 @@ private:
     group_calls(L, true);
     {
       w_.directive("#pragma unroll");
-      auto elements = w_.block("for (int j = 0; j < ", L.vector, "; ++j)");
+      auto elements = w_.block("for (int j = 0; j < ", kElementsPerThread, "; ++j)");
       w_.line("const idx_t ", L.r, " = lf_rb + j;");
       loop_body(L, true, cached);
     }
@@ -968,10 +959,10 @@ private:
     for (std::size_t b = L.begin + 1; b < L.end; ++b) {
       const Instr& bi = ir_.code[b];
       if (row->base[b] != -1 && bi.op == IrOp::StoreAt)
-        w_.line("*reinterpret_cast<", vector_type(L, b), "*>(", vector_address(L, b), ") = lf_s", b, ";");
+        w_.line("*reinterpret_cast<", vector_type(b), "*>(", vector_address(L, b), ") = lf_s", b, ";");
       if (row->writes[b] >= 0)
-        w_.line("if (lf_cached", row->writes[b], ") *reinterpret_cast<", vector_type(L, b), "*>(lf_cache",
-                row->writes[b], " + lf_rb) = ", bi.op == IrOp::Load && row->base[b] != -1 ? "lf_l" : "lf_w", b, ";");
+        w_.line("if (lf_cached", row->writes[b], ") *reinterpret_cast<", vector_type(b), "*>(lf_cache", row->writes[b],
+                " + lf_rb) = ", bi.op == IrOp::Load && row->base[b] != -1 ? "lf_l" : "lf_w", b, ";");
     }
   }
 

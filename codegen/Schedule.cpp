@@ -115,21 +115,7 @@ int reduction_unroll(const KernelIR& ir, const RowLoop* loop) {
   for (std::size_t b = loop->begin + 1; b < loop->end; ++b)
     if (loop->base[b] != -1 && ir.code[b].op == IrOp::Load) widest = std::max(widest, itemsize(ir.code[b].dtype));
   if (widest == 0) return kUnroll;
-  return std::max(kUnroll, int(std::size_t(kSplitBytesInFlight) / (std::size_t(vector_elements(ir, *loop)) * widest)));
-}
-
-int vector_elements(const KernelIR& ir, const RowLoop& loop) {
-  // Calibrated on the H200 (2026-12-03): see docs/performance.md, float16/bfloat16 sums.
-  if (ir.schedule != Schedule::Split || !loop.vector || loop.reads_cache) return kElementsPerThread;
-  bool loads = false;
-  for (std::size_t b = loop.begin + 1; b < loop.end; ++b) {
-    const Instr& in = ir.code[b];
-    if (in.op == IrOp::StoreAt || in.op == IrOp::Random || loop.writes[b] >= 0) return kElementsPerThread;
-    if (loop.base[b] == -1) continue;
-    if (in.op != IrOp::Load || itemsize(in.dtype) > 2) return kElementsPerThread;
-    loads = true;
-  }
-  return loads ? kWideVectorElements : kElementsPerThread;
+  return std::max(kUnroll, int(std::size_t(kSplitBytesInFlight) / (kElementsPerThread * widest)));
 }
 
 } // namespace lazyfuse::codegen

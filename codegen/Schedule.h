@@ -17,9 +17,6 @@ namespace lazyfuse::codegen {
 /// Elements each thread handles per loop trip; contiguous inputs and the outputs move in vectors of this many
 /// elements (16 bytes for float32).
 inline constexpr int kElementsPerThread = 4;
-/// Elements per vector of a split reduction's loop over narrow types (see vector_elements): 16-byte loads of
-/// 2-byte types, as the hand-written half sum of bench/bench_limits.cu reads.
-inline constexpr int kWideVectorElements = 8;
 /// Vectors of kElementsPerThread elements each thread of an elementwise kernel loads before it computes any: its
 /// block covers kBlockSize * kVectorsPerThread vectors per loop trip.
 inline constexpr int kVectorsPerThread = 2;
@@ -101,12 +98,6 @@ Schedule choose_reduction_schedule(const ReductionFacts& facts);
 /// column kernels (one element per thread and row); in a split kernel's loop with a vector path, enough for
 /// kSplitBytesInFlight bytes of its widest vector loads.
 int reduction_unroll(const KernelIR& ir, const RowLoop* loop);
-
-/// Elements per vector access in the vector path of the reduction loop `loop` (a RowLoop of ir.row_cache):
-/// kElementsPerThread, or kWideVectorElements in a split kernel's loop that only loads (no stores, no row cache, no
-/// random numbers, whose groups are kElementsPerThread elements) types of at most 2 bytes, so that every load is 16
-/// bytes rather than 8. Its row cache groups never see these vectors: the loop has no cache.
-int vector_elements(const KernelIR& ir, const RowLoop& loop);
 
 // ---- The launch shape -------------------------------------------------------------------------------------------
 

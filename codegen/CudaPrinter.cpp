@@ -227,6 +227,23 @@ std::string print_loop_states(const KernelIR& ir) {
 void print_header(std::ostringstream& os, const KernelIR& ir) {
   os << "template <class T> struct alignas(sizeof(T) * " << kElementsPerThread << ") lf_vec { T v["
      << kElementsPerThread << "]; };\n\n";
+  // Vector types are aligned to their size, so they load as whole 16-, 8- or 4-byte words.
+  if (streams_vector_loads(ir))
+    os << "template <class V> __device__ __forceinline__ V lf_load_stream(const V* p) {\n"
+          "  V v;\n"
+          "  if constexpr (sizeof(V) % 16 == 0) {\n"
+          "#pragma unroll\n"
+          "    for (int k = 0; k < (int)(sizeof(V) / 16); ++k)\n"
+          "      reinterpret_cast<uint4*>(&v)[k] = __ldcs(reinterpret_cast<const uint4*>(p) + k);\n"
+          "  } else if constexpr (sizeof(V) == 8) {\n"
+          "    *reinterpret_cast<uint2*>(&v) = __ldcs(reinterpret_cast<const uint2*>(p));\n"
+          "  } else if constexpr (sizeof(V) == 4) {\n"
+          "    *reinterpret_cast<unsigned*>(&v) = __ldcs(reinterpret_cast<const unsigned*>(p));\n"
+          "  } else {\n"
+          "    v = *p;\n"
+          "  }\n"
+          "  return v;\n"
+          "}\n\n";
   os << "typedef " << (ir.index32 ? "int" : "long long") << " idx_t;\n\n";
   os << "extern \"C\" __global__ void __launch_bounds__(" << kBlockSize << ") " << ir.name << "(";
   const char* separator = "";
@@ -602,8 +619,8 @@ private:
 class ReductionPrinter {
 public:
   explicit ReductionPrinter(const KernelIR& ir)
-      : ir_(ir), split_(is_split(ir.schedule)), column_(is_column(ir.schedule)), partial_bytes_(partial_bytes_of(ir)),
-        cache_(ir.row_cache), w_(0) {}
+      : ir_(ir), split_(is_split(ir.schedule)), column_(is_column(ir.schedule)), streams_(streams_vector_loads(ir)),
+        partial_bytes_(partial_bytes_of(ir)), cache_(ir.row_cache), w_(0) {}
 
   std::string print() {
     std::ostringstream header;
@@ -945,7 +962,8 @@ private:
       else if (row->base[b] != -1 && bi.op == IrOp::StoreAt)
         w_.line(vt, " lf_s", b, ";");
       else if (row->base[b] != -1 && (!cached || row->live[b]))
-        w_.line("const ", vt, " lf_l", b, " = *reinterpret_cast<const ", vt, "*>(", vector_address(L, b), ");");
+        w_.line("const ", vt, " lf_l", b, " = ", streams_ ? "lf_load_stream(" : "*", "reinterpret_cast<const ", vt,
+                "*>(", vector_address(L, b), ")", streams_ ? ")" : "", ";");
       if (row->writes[b] >= 0 && !(bi.op == IrOp::Load && row->base[b] != -1)) w_.line(vt, " lf_w", b, ";");
     }
     group_calls(L, true);
@@ -1210,7 +1228,7 @@ private:
   }
 
   const KernelIR& ir_;
-  const bool split_, column_;
+  const bool split_, column_, streams_;
   const std::int64_t partial_bytes_; // of one partial (split schedules)
   const RowCache& cache_;
   CodeWriter w_;

@@ -33,7 +33,8 @@ inline constexpr int kUnroll = 4;
 /// (2026-12-02, bfloat16/float16 sums of 2^26): 32 bytes 85.9% of copy, 64 bytes 87.5% (both with a ticket memset
 /// per launch, since removed); without it 64 bytes 88.7%, 128 bytes 80.8%.
 inline constexpr int kSplitBytesInFlight = 64;
-/// Most blocks one outer element's reduction is split over (Split schedule).
+/// Most blocks one outer element's reduction is split over (Split schedule), unless the device holds more blocks
+/// at once: then up to that resident grid (see launch_shape).
 inline constexpr int kMaxSplits = 1024;
 /// Most blocks a column tile's reductions are split over (ColumnSplit): one thread of the last block folds each
 /// column's partials.
@@ -93,6 +94,14 @@ struct ReductionFacts {
 /// outputs (a split kernel combines its partials only at the end); else split rows when there are few outer
 /// elements (fusion::prefers_split) and nothing prevents it; else a block per row. Deterministic, device-independent.
 Schedule choose_reduction_schedule(const ReductionFacts& facts);
+
+/// Whether the vector loads of `ir`'s reduction loops are streaming loads (ld.global.cs: evict first): in split
+/// kernels, which read their rows once and are sized to stream through memory. Measured on the H200
+/// (2026-12-02, sums of 2^26 float16/bfloat16 and float32, medians of 5, together with the resident-grid split
+/// count): half sums 88.0-89.5% of copy with plain loads, 90.8-91.1% with streaming ones; the float32 sum of
+/// squares 100.5-101.5% and 101.6-101.9%. Row and column kernels may read a row again (row caches, two-pass
+/// statistics) and keep plain loads.
+bool streams_vector_loads(const KernelIR& ir);
 
 /// Iterations per trip (and independent accumulators) of the reduction loop `loop` of `ir`: kUnroll; twice that in
 /// column kernels (one element per thread and row); in a split kernel's loop with a vector path, enough for

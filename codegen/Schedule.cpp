@@ -112,7 +112,11 @@ LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const Devic
 }
 
 bool streams_vector_loads(const KernelIR& ir) {
-  return ir.schedule == Schedule::Split;
+  if (ir.schedule != Schedule::Split) return false;
+  for (const RowLoop& loop : ir.row_cache.loops)
+    for (std::size_t b = loop.begin + 1; b < loop.end; ++b)
+      if (loop.base[b] != -1 && ir.code[b].op == IrOp::Load) return true;
+  return false;
 }
 
 int reduction_unroll(const KernelIR& ir, const RowLoop* loop) {

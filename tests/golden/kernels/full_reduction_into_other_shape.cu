@@ -49,6 +49,22 @@ struct lf_loop0 {
 
 template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
 
+template <class V> __device__ __forceinline__ V lf_load_stream(const V* p) {
+  V v;
+  if constexpr (sizeof(V) % 16 == 0) {
+#pragma unroll
+    for (int k = 0; k < (int)(sizeof(V) / 16); ++k)
+      reinterpret_cast<uint4*>(&v)[k] = __ldcs(reinterpret_cast<const uint4*>(p) + k);
+  } else if constexpr (sizeof(V) == 8) {
+    *reinterpret_cast<uint2*>(&v) = __ldcs(reinterpret_cast<const uint2*>(p));
+  } else if constexpr (sizeof(V) == 4) {
+    *reinterpret_cast<unsigned*>(&v) = __ldcs(reinterpret_cast<const unsigned*>(p));
+  } else {
+    v = *p;
+  }
+  return v;
+}
+
 typedef int idx_t;
 
 extern "C" __global__ void __launch_bounds__(256) lf_k66293f7c15ea4a1c(const double* __restrict__ in0, double* __restrict__ out0, const idx_t n, const idx_t p0, unsigned char* __restrict__ lf_partials, unsigned int* __restrict__ lf_tickets, const idx_t lf_splits) {
@@ -70,7 +86,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_k66293f7c15ea4a1c(const dou
 #pragma unroll
         for (int lf_u = 0; lf_u < 4; ++lf_u) {
           const idx_t lf_rb = lf_r0 + lf_u * lf_splits * blockDim.x * 4;
-          const lf_vec<double> lf_l3 = *reinterpret_cast<const lf_vec<double>*>(in0 + lf_rb);
+          const lf_vec<double> lf_l3 = lf_load_stream(reinterpret_cast<const lf_vec<double>*>(in0 + lf_rb));
 #pragma unroll
           for (int j = 0; j < 4; ++j) {
             const idx_t v2 = lf_rb + j;
@@ -84,7 +100,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_k66293f7c15ea4a1c(const dou
         for (int lf_u = 0; lf_u < 4; ++lf_u) {
           const idx_t lf_rb = lf_r0 + lf_u * lf_splits * blockDim.x * 4;
           if (lf_rb + 4 <= v1) {
-            const lf_vec<double> lf_l3 = *reinterpret_cast<const lf_vec<double>*>(in0 + lf_rb);
+            const lf_vec<double> lf_l3 = lf_load_stream(reinterpret_cast<const lf_vec<double>*>(in0 + lf_rb));
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
               const idx_t v2 = lf_rb + j;

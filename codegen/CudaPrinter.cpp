@@ -244,6 +244,20 @@ void print_header(std::ostringstream& os, const KernelIR& ir) {
           "  }\n"
           "  return v;\n"
           "}\n\n";
+  if (streams_stores(ir))
+    os << "template <class V> __device__ __forceinline__ void lf_store_stream(V* p, const V& v) {\n"
+          "  if constexpr (sizeof(V) % 16 == 0) {\n"
+          "#pragma unroll\n"
+          "    for (int k = 0; k < (int)(sizeof(V) / 16); ++k)\n"
+          "      __stcs(reinterpret_cast<uint4*>(p) + k, reinterpret_cast<const uint4*>(&v)[k]);\n"
+          "  } else if constexpr (sizeof(V) == 8) {\n"
+          "    __stcs(reinterpret_cast<uint2*>(p), *reinterpret_cast<const uint2*>(&v));\n"
+          "  } else if constexpr (sizeof(V) == 4) {\n"
+          "    __stcs(reinterpret_cast<unsigned*>(p), *reinterpret_cast<const unsigned*>(&v));\n"
+          "  } else {\n"
+          "    *p = v;\n"
+          "  }\n"
+          "}\n\n";
   os << "typedef " << (ir.index32 ? "int" : "long long") << " idx_t;\n\n";
   os << "extern \"C\" __global__ void __launch_bounds__(" << kBlockSize << ") " << ir.name << "(";
   const char* separator = "";
@@ -387,7 +401,7 @@ public:
   }
 
 private:
-  static constexpr int V = kElementsPerThread, U = kVectorsPerThread;
+  static constexpr int V = kElementsPerThread;
 
   // A block's chunk is U * blockDim vectors; the thread's vector u starts at lf_first + u * blockDim * V, so each
   // of the U loads of a warp reads one contiguous 512-byte run (float32).
@@ -588,7 +602,11 @@ private:
         print_instruction(w_, ir_, n, Mode::Vector, root_lin_, &gathered_, &grouped_);
     }
     for (std::size_t k = 0; k < ir_.outputs.size(); ++k)
-      w_.line("*reinterpret_cast<lf_vec<", cuda_type(ir_.outputs[k]), ">*>(out", k, " + base) = s", k, ";");
+      if (streams_stores(ir_))
+        w_.line("lf_store_stream(reinterpret_cast<lf_vec<", cuda_type(ir_.outputs[k]), ">*>(out", k, " + base), s", k,
+                ");");
+      else
+        w_.line("*reinterpret_cast<lf_vec<", cuda_type(ir_.outputs[k]), ">*>(out", k, " + base) = s", k, ";");
   }
 
   // The chunk's elements one at a time (the end of the output, and vectors crossing a row).
@@ -601,6 +619,7 @@ private:
   }
 
   const KernelIR& ir_;
+  const int U = vectors_per_thread(ir_); // vectors per thread and trip (declared after ir_, which it reads)
   const std::vector<bool>& gathered_;
   const std::vector<bool>& grouped_;
   CodeWriter w_;

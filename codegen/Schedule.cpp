@@ -69,7 +69,7 @@ LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const Devic
     // Measured on the H200 (2026-11-30, median of 3): contiguous kernels run faster with a block per chunk
     // (chain 2^26 0.198 vs 0.217 ms, blackscholes 2^25 0.182 vs 0.196 ms with the resident blocks only), kernels
     // reading views faster with the resident blocks striding over the chunks (heat2d 8192^2 0.155 vs 0.170 ms).
-    const std::int64_t per_block = std::int64_t(kBlockSize) * kElementsPerThread * kVectorsPerThread;
+    const std::int64_t per_block = std::int64_t(kBlockSize) * kElementsPerThread * vectors_per_thread(ir);
     s.grid = std::min(ceil_div(args.n, per_block), facts.resident_grid ? caps.grid_limit() : caps.max_grid_blocks);
     break;
   }
@@ -97,10 +97,7 @@ LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const Devic
     const std::int64_t per_part = column ? 16 : std::int64_t(kBlockSize) * 8; // elements each thread should read
     const std::int64_t useful = std::max<std::int64_t>(1, args.reduced / per_part);
     // Column partials are folded by one thread each (keep them few), row partials by a whole block.
-    // A whole resident grid where that is more than kMaxSplits (the H200's 1056 blocks): with streaming loads the
-    // half sums of 2^26 took 35.9-36.0 us with 1056 splits, 36.7-36.9 us with 1024 (2026-12-02); with plain loads
-    // the resident grid was slower (38.0 us), see streams_vector_loads.
-    const std::int64_t cap = column ? kMaxColumnSplits : std::max<std::int64_t>(kMaxSplits, caps.grid_limit());
+    const std::int64_t cap = column ? kMaxColumnSplits : kMaxSplits;
     s.splits = std::min({want, useful, cap});
     s.partial_bytes = facts.accumulators * args.n * s.splits * facts.partial_bytes;
     s.ticket_bytes = groups * std::int64_t(sizeof(unsigned));
@@ -109,6 +106,22 @@ LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const Devic
   }
   }
   return s;
+}
+
+namespace {
+bool reads_memory(const KernelIR& ir) {
+  for (const Instr& in : ir.code)
+    if (in.op == IrOp::Load || in.op == IrOp::LoadLinear) return true;
+  return false;
+}
+} // namespace
+
+int vectors_per_thread(const KernelIR& ir) {
+  return reads_memory(ir) ? kVectorsPerThread : kGeneratorVectorsPerThread;
+}
+
+bool streams_stores(const KernelIR& ir) {
+  return ir.schedule == Schedule::Elementwise && !reads_memory(ir);
 }
 
 bool streams_vector_loads(const KernelIR& ir) {

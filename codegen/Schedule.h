@@ -20,6 +20,11 @@ inline constexpr int kElementsPerThread = 4;
 /// Vectors of kElementsPerThread elements each thread of an elementwise kernel loads before it computes any: its
 /// block covers kBlockSize * kVectorsPerThread vectors per loop trip.
 inline constexpr int kVectorsPerThread = 2;
+/// Vectors per thread of an elementwise kernel that reads no memory (it generates its values: random numbers,
+/// index arithmetic), whose time is arithmetic: more of it in flight per thread. Measured on the H200
+/// (2026-12-02, 2^26 float32 draws, docs/results/2026-12-02c/random-experiment): uniform 0.0672 ms with 2 vectors,
+/// 0.0636 with 4, 0.0621 with 4 and streaming stores; standard_normal 0.1375, 0.1309, 0.1286 ms.
+inline constexpr int kGeneratorVectorsPerThread = 4;
 /// Threads per block the printed kernels are written for (__launch_bounds__).
 inline constexpr int kBlockSize = 256;
 /// Threads per warp the printed block reductions are written for (shuffles over 32 lanes).
@@ -33,8 +38,9 @@ inline constexpr int kUnroll = 4;
 /// (2026-12-02, bfloat16/float16 sums of 2^26): 32 bytes 85.9% of copy, 64 bytes 87.5% (both with a ticket memset
 /// per launch, since removed); without it 64 bytes 88.7%, 128 bytes 80.8%.
 inline constexpr int kSplitBytesInFlight = 64;
-/// Most blocks one outer element's reduction is split over (Split schedule), unless the device holds more blocks
-/// at once: then up to that resident grid (see launch_shape).
+/// Most blocks one outer element's reduction is split over (Split schedule). Measured on the H200 (2026-12-02,
+/// half sums of 2^26 with streaming loads): 34.3-34.9 us with 1024 splits, 35.5-35.6 us with the resident grid's
+/// 1056 (docs/results/2026-12-02c/split-experiment).
 inline constexpr int kMaxSplits = 1024;
 /// Most blocks a column tile's reductions are split over (ColumnSplit): one thread of the last block folds each
 /// column's partials.
@@ -95,12 +101,20 @@ struct ReductionFacts {
 /// elements (fusion::prefers_split) and nothing prevents it; else a block per row. Deterministic, device-independent.
 Schedule choose_reduction_schedule(const ReductionFacts& facts);
 
+/// Vectors of kElementsPerThread elements each thread of the elementwise kernel `ir` handles per loop trip:
+/// kGeneratorVectorsPerThread in kernels that read no memory, else kVectorsPerThread.
+int vectors_per_thread(const KernelIR& ir);
+
+/// Whether the elementwise kernel `ir` writes its output vectors with streaming stores (st.global.cs: evict first):
+/// kernels that read no memory, which write large outputs at the rate they compute them (measured with
+/// kGeneratorVectorsPerThread above).
+bool streams_stores(const KernelIR& ir);
+
 /// Whether `ir` has vector loads in its reduction loops and they are streaming loads (ld.global.cs: evict first):
 /// in split kernels, which read their rows once and are sized to stream through memory. Measured on the H200
-/// (2026-12-02, sums of 2^26 float16/bfloat16 and float32, medians of 5, together with the resident-grid split
-/// count): half sums 88.0-89.5% of copy with plain loads, 90.8-91.1% with streaming ones; the float32 sum of
-/// squares 100.5-101.5% and 101.6-101.9%. Row and column kernels may read a row again (row caches, two-pass
-/// statistics) and keep plain loads.
+/// (2026-12-02, sums of 2^26 float16/bfloat16, medians of 5, docs/results/2026-12-02c/split-experiment): 88.0-89.5%
+/// of copy with plain loads, 94.2-95.4% with streaming ones. Row and column kernels may read a row again (row
+/// caches, two-pass statistics) and keep plain loads.
 bool streams_vector_loads(const KernelIR& ir);
 
 /// Iterations per trip (and independent accumulators) of the reduction loop `loop` of `ir`: kUnroll; twice that in

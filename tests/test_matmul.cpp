@@ -551,7 +551,6 @@ TEST(MatmulCounts, ViewsAreReadInPlace) {
 TEST(MatmulCounts, PendingWorkOrUnreadableViewIsOneKernel) {
   const Array a = ready({8, 16}), b = ready({16, 4}), a2 = ready({16, 8});
   const std::vector<std::pair<const char*, std::function<Array()>>> products = {
-      {"(a * 2) @ b", [&] { return matmul(a * 2.0, b); }},
       {"(a2 * 2).T @ b", [&] { return matmul((a2 * 2.0).transpose(), b); }},
       {"flip(a) @ b", [&] { return matmul(flip(a, 1), b); }},
       {"exp(a) @ b", [&] { return matmul(exp(a), b); }},
@@ -566,16 +565,24 @@ TEST(MatmulCounts, PendingWorkOrUnreadableViewIsOneKernel) {
     EXPECT_EQ(c.library, 1u) << name;
   }
   // Both operands pending: one kernel each, then the product.
-  const Counts both = counted([&] { matmul(a * 2.0, b + 1.0).eval(); });
+  const Counts both = counted([&] { matmul(exp(a), b + 1.0).eval(); });
   EXPECT_EQ(both.kernels, 2u);
   EXPECT_EQ(both.library, 1u);
+  // A scale folds into alpha: no kernel (tests/test_matmul_epilogue.cpp has the rest of the folding).
+  const Counts scaled = counted([&] { matmul(a * 2.0, b + 1.0).eval(); });
+  EXPECT_EQ(scaled.kernels, 1u);
+  EXPECT_EQ(scaled.library, 1u);
 }
 
 TEST(MatmulCounts, ProductFeedsAFusedKernel) {
   const Array a = ready({8, 16}), b = ready({16, 4}), c = ready({8, 4});
-  const Counts n = counted([&] { (matmul(a, b) * 2.0 + c).eval(); });
+  const Counts n = counted([&] { (exp(matmul(a, b)) * 2.0 + c).eval(); });
   EXPECT_EQ(n.kernels, 1u);
   EXPECT_EQ(n.library, 1u);
+  // 2 * (a @ b) + c is the library call alone (alpha, beta, C != D).
+  const Counts folded = counted([&] { (matmul(a, b) * 2.0 + c).eval(); });
+  EXPECT_EQ(folded.kernels, 0u);
+  EXPECT_EQ(folded.library, 1u);
   // A chain of products: each a library call, nothing copied between them.
   const Array w = ready({4, 4});
   const Counts chain = counted([&] { matmul(matmul(matmul(a, b), w), w.transpose()).eval(); });

@@ -128,6 +128,11 @@ const std::vector<Case>& cases() {
       {"einsum_bool", "einsum", B, {3, 4}, B, {4, 2}, "ij,jk->ik"},
       {"einsum_mixed_types", "einsum", I32, {3, 4}, F32, {4, 2}, "ij,jk->ki"},
       {"einsum_c64", "einsum", C64, {2, 3}, C64, {3, 2}, "ij,jk->ik"},
+      {"einsum_ellipsis_batch", "einsum", F32, {2, 3, 4}, F32, {2, 4, 5}, "...ij,...jk->...ik"},
+      {"einsum_ellipsis_broadcast_implicit", "einsum", F64, {5, 1, 2, 3}, F64, {4, 3, 6}, "...ij,...jk"},
+      {"einsum_ellipsis_sum", "einsum", F32, {2, 3, 4}, F32, {}, "...i->..."},
+      {"einsum_ellipsis_middle", "einsum", F64, {2, 3, 4, 5}, F64, {}, "i...j->j...i"},
+      {"einsum_ellipsis_empty", "einsum", F32, {3, 4}, F32, {4, 2}, "...ij,jk->...ik"},
   };
   return c;
 }
@@ -490,8 +495,13 @@ TEST(MatmulErrors, MismatchNamesBothShapesAndAxes) {
   EXPECT_THROW(einsum("ij->ix", {ones({2, 3})}), Error);
   EXPECT_THROW(einsum("ij->ii", {ones({2, 3})}), Error);
   EXPECT_THROW(einsum("i1", {ones({2, 3})}), Error);
-  const std::string dots = message_of<Error>([&] { einsum("...ij->...ji", {ones({2, 3})}); });
-  EXPECT_NE(dots.find("ellipsis"), std::string::npos) << dots;
+  const std::string dots = message_of<Error>([&] { einsum("...i...->i", {ones({2, 3})}); });
+  EXPECT_NE(dots.find("more than one ellipsis"), std::string::npos) << dots;
+  EXPECT_THROW(einsum("..i->i", {ones({2, 3})}), Error);
+  const std::string no_out = message_of<Error>([&] { einsum("...i->i", {ones({2, 3})}); });
+  EXPECT_NE(no_out.find("no '...'"), std::string::npos) << no_out;
+  EXPECT_THROW(einsum("...ij,...jk", {ones({2, 3, 4}), ones({3, 4, 5})}), ShapeError); // batch 2 against 3
+  EXPECT_THROW(einsum("ijk...", {ones({2, 3})}), ShapeError);
 }
 
 // ---- laziness, views without copies, kernel and library-call counts ----------------------------------------------

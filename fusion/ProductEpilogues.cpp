@@ -105,8 +105,12 @@ void fold(Subgraph& g, std::size_t k) {
   if (!gemm_float(p.dtype) || g.info[k].stored) return;
   auto e = std::make_shared<ProductEpilogue>();
   e->product = g.order[k];
-  e->a = unscaled_operand(p.sources_unlocked()[0], e->alpha);
-  e->b = unscaled_operand(p.sources_unlocked()[1], e->alpha);
+  // An operand stored already (eager mode) is computed anyway: it is read as it is.
+  for (int side = 0; side < 2; ++side) {
+    const NodePtr& src = p.sources_unlocked()[std::size_t(side)];
+    const int j = g.find(src.get());
+    (side ? e->b : e->a) = j >= 0 && g.info[std::size_t(j)].stored ? src : unscaled_operand(src, e->alpha);
+  }
   Chain chain{g, int(k), {}};
   const Node* x = &p;
   // s * (a @ b)

@@ -107,12 +107,13 @@ double unit(DType t) {
   }
 }
 
+// `extra`: a relative error allowed on top (cuBLASLt's own GELU, whose accuracy NVIDIA does not state).
 void expect_near(const Array& got, const std::vector<double>& want, const std::vector<double>& magnitude,
-                 std::int64_t k, DType t, const std::string& what) {
+                 std::int64_t k, DType t, const std::string& what, double extra = 0) {
   const auto g = values(got);
   ASSERT_EQ(g.size(), want.size()) << what;
   // k + 4 roundoffs of the accumulation, the scaling, the addend and the activation, of the magnitudes involved.
-  const double tol = double(k + 4) * unit(t);
+  const double tol = double(k + 4) * unit(t) + extra;
   int bad = 0;
   for (std::size_t e = 0; e < g.size() && bad < 5; ++e)
     if (!(std::fabs(g[e] - want[e]) <= tol * magnitude[e] + 1e-300)) {
@@ -218,7 +219,8 @@ TEST(MatmulEpilogue, BiasReluAndTanhGeluAreOneLibraryCall) {
       const double alpha = std::string(cs.name).find("2 *") != std::string::npos ? 2 : 1;
       std::vector<double> mag;
       const auto want = reference(x, w, alpha, {}, 0, cs.with_bias ? vbias : std::vector<double>{}, cs.act, &mag);
-      expect_near(d, want, mag, 24, t, std::string(cs.name) + " " + tn);
+      const double gpu_gelu = cs.act == Act::GeluTanh && backend() == Backend::Cuda ? 0x1p-10 : 0;
+      expect_near(d, want, mag, 24, t, std::string(cs.name) + " " + tn, gpu_gelu);
     }
   }
 }

@@ -78,6 +78,10 @@ NodePtr where_operand(const Operand& o, DType t, const char* label) {
 
 namespace lazyfuse {
 
+Array gelu(const Array& a, GeluApproximate approximate) {
+  return approximate == GeluApproximate::Tanh ? gelu_tanh(a) : gelu(a);
+}
+
 // ---- other names ------------------------------------------------------------------------------------------------
 
 // The aliases and operators below call detail::binary and detail::unary themselves rather than the function they

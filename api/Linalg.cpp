@@ -217,14 +217,102 @@ Labelled contract_pair(Labelled a, Labelled b, const std::string& keep) {
   return {matmul(pa, pb).reshape(out), labels};
 }
 
+// NumPy's ellipsis: each term's "..." stands for its operand's axes that no letter names; those axes broadcast across
+// the operands, aligned on the right, and get fresh labels (letters the string does not use). The output's "..." (or,
+// implicitly, the front of the output) is those labels. Rewrites `text` into plain labels and broadcasts `operands`
+// along the ellipsis axes in place.
+void expand_ellipsis(std::string& text, std::vector<Array>& operands, const std::string& subscripts) {
+  auto malformed = [&](const std::string& why) { return Error("einsum: '" + subscripts + "': " + why); };
+  const std::size_t arrow = text.find("->");
+  const std::string lhs = text.substr(0, arrow);
+  std::vector<std::string> terms(1);
+  for (char c : lhs) {
+    if (c == ',')
+      terms.emplace_back();
+    else
+      terms.back() += c;
+  }
+  if (terms.size() != operands.size())
+    throw malformed(std::to_string(terms.size()) + " terms for " + std::to_string(operands.size()) + " operands");
+  auto dots = [&](const std::string& term) {
+    const std::size_t at = term.find("...");
+    if (at != std::string::npos && term.find('.', at + 3) != std::string::npos)
+      throw malformed("'" + term + "' has more than one ellipsis");
+    if (term.find('.') != at) throw malformed("'" + term + "' has a '.' outside an ellipsis '...'");
+    return at;
+  };
+  // Each term's ellipsis rank, and the broadcast rank R of them all.
+  std::vector<std::int64_t> rank(terms.size(), 0);
+  std::int64_t r = 0;
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    if (dots(terms[i]) == std::string::npos) continue;
+    rank[i] = operands[i].ndim() - std::int64_t(terms[i].size() - 3);
+    if (rank[i] < 0)
+      throw ShapeError("einsum: '" + subscripts + "': term '" + terms[i] + "' names more axes than operand " +
+                       std::to_string(i) + " has (" + std::to_string(operands[i].ndim()) + ")");
+    r = std::max(r, rank[i]);
+  }
+  std::string fresh;
+  for (char c : std::string("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"))
+    if (std::int64_t(fresh.size()) < r && text.find(c) == std::string::npos) fresh += c;
+  if (std::int64_t(fresh.size()) < r) throw malformed("not enough unused letters to label the ellipsis' axes");
+  // The broadcast sizes of the ellipsis axes (right-aligned), then each operand broadcast to them.
+  Shape ellipsis(std::size_t(r), 1);
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const std::size_t at = dots(terms[i]);
+    if (at == std::string::npos) continue;
+    for (std::int64_t j = 0; j < rank[i]; ++j) {
+      const std::int64_t n = operands[i].shape()[at + std::size_t(j)];
+      std::int64_t& e = ellipsis[std::size_t(r - rank[i] + j)];
+      if (n != e && n != 1 && e != 1)
+        throw ShapeError("einsum: '" + subscripts +
+                         "': the ellipsis' axes of the operands could not be broadcast "
+                         "together (sizes " +
+                         std::to_string(e) + " and " + std::to_string(n) + ")");
+      e = std::max(e, n);
+    }
+  }
+  std::string new_lhs;
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const std::size_t at = dots(terms[i]);
+    if (at != std::string::npos) {
+      Shape target = operands[i].shape();
+      for (std::int64_t j = 0; j < rank[i]; ++j) target[at + std::size_t(j)] = ellipsis[std::size_t(r - rank[i] + j)];
+      if (target != operands[i].shape()) operands[i] = broadcast_to(operands[i], target);
+      terms[i].replace(at, 3, fresh.substr(std::size_t(r - rank[i])));
+    }
+    new_lhs += (i ? "," : "") + terms[i];
+  }
+  std::string rhs;
+  if (arrow == std::string::npos) { // implicit: the ellipsis' labels, then those appearing once, in order
+    std::string once;
+    for (char c : new_lhs)
+      if (std::isalpha(static_cast<unsigned char>(c)) && fresh.find(c) == std::string::npos &&
+          std::count(new_lhs.begin(), new_lhs.end(), c) == 1)
+        once += c;
+    std::sort(once.begin(), once.end());
+    rhs = fresh + once;
+  } else {
+    rhs = text.substr(arrow + 2);
+    const std::size_t at = dots(rhs);
+    if (at != std::string::npos)
+      rhs.replace(at, 3, fresh);
+    else if (r > 0)
+      throw malformed("the output has no '...' for the ellipsis' " + std::to_string(r) +
+                      " axes (NumPy: output has more dimensions than subscripts given)");
+  }
+  text = new_lhs + "->" + rhs;
+}
+
 } // namespace
 
-Array einsum(const std::string& subscripts, const std::vector<Array>& operands) {
+Array einsum(const std::string& subscripts, const std::vector<Array>& operands_in) {
   std::string text;
   for (char c : subscripts)
     if (c != ' ') text += c;
   auto malformed = [&](const std::string& why) { return Error("einsum: '" + subscripts + "': " + why); };
-  if (text.find("...") != std::string::npos) throw malformed("'...' (an ellipsis) is not supported yet");
+  std::vector<Array> operands = operands_in;
+  if (text.find('.') != std::string::npos) expand_ellipsis(text, operands, subscripts);
   const std::size_t arrow = text.find("->");
   const std::string lhs = text.substr(0, arrow);
   std::vector<std::string> terms(1);

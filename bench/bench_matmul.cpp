@@ -6,6 +6,14 @@
 // (checked every iteration; a mismatch fails the benchmark). Counter TFLOP_per_s: 2 m n k batch per second of wall
 // time. The direct call uses the same workspace size and the first algorithm of the same heuristic query, so the
 // difference between the two rows is lazyfuse's own cost (graph, partition, pool, descriptor cache).
+//
+// Epilogues (x 16384 x 2048, w 2048 x 8192, b 8192; TF32 and bfloat16):
+//  - BM_MlpGelu: the MLP block gelu(x @ w + b) with the exact (erf) GELU: one library call (product and bias in
+//    cuBLASLt's BIAS epilogue) and one kernel (the GELU, reading the product once). Its limit,
+//    BM_MlpGelu_cuBLASLt: the same call with CUBLASLT_EPILOGUE_BIAS made directly, plus one device-to-device copy
+//    of the output (one read and one write at copy bandwidth, what the GELU pass must at least cost).
+//  - BM_BiasRelu: maximum(x @ w + b, 0): one library call (RELU_BIAS), no kernel; BM_BiasRelu_cuBLASLt the same
+//    epilogue called directly, and BM_MlpGemm / BM_MlpGemm_cuBLASLt the bare product of the same shape beside them.
 #include "common.h"
 
 #include <cublasLt.h>
@@ -25,6 +33,11 @@ struct Gemm {
 const Gemm kSgemm{1, 4096, 4096, 4096, DType::Float32};
 const Gemm kBf16{1, 8192, 8192, 8192, DType::BFloat16};
 const Gemm kBatched{2048, 128, 128, 128, DType::Float32};
+const Gemm kMlp{1, 16384, 8192, 2048, DType::Float32};
+const Gemm kMlpBf16{1, 16384, 8192, 2048, DType::BFloat16};
+
+// What a lazyfuse benchmark computes from x, w and the bias row.
+enum class Work { Product, BiasRelu, MlpGelu };
 
 // Inputs of `type`: small values in [-0.5, 0.5) (no overflow in any accumulation), materialized.
 Array operand(Shape shape, DType type, double phase) {
@@ -40,12 +53,23 @@ struct Tf32 {
   ~Tf32() { config::reset("LAZYFUSE_TF32"); }
 };
 
-void lazyfuse_gemm(benchmark::State& state, const Gemm& g) {
+void lazyfuse_gemm(benchmark::State& state, const Gemm& g, Work work = Work::Product) {
   if (!has_gpu(state)) return;
   const Tf32 tf32(state.range(0) != 0);
   Array a = operand({g.batch, g.m, g.k}, g.type, 0.1), b = operand({g.batch, g.k, g.n}, g.type, 0.2);
+  Array bias = operand({g.n}, g.type, 0.4);
+  if (g.batch == 1 && work != Work::Product) {
+    a = a.reshape({g.m, g.k});
+    b = b.reshape({g.k, g.n});
+  }
+  const std::uint64_t kernels_per_call = work == Work::MlpGelu ? 1 : 0;
   auto call = [&] {
-    Array c = matmul(a, b);
+    Array c;
+    switch (work) {
+    case Work::Product: c = matmul(a, b); break;
+    case Work::BiasRelu: c = maximum(matmul(a, b) + bias, 0.0); break;
+    case Work::MlpGelu: c = gelu(matmul(a, b) + bias); break;
+    }
     c.eval();
   };
   for (int w = 0; w < kWarmup; ++w) call();
@@ -58,12 +82,14 @@ void lazyfuse_gemm(benchmark::State& state, const Gemm& g) {
         const auto kernels = now.kernels_launched - before.kernels_launched;
         const auto calls = now.library_calls - before.library_calls;
         before = now;
-        if (kernels == 0 && calls == std::uint64_t(kCalls)) return "";
+        if (kernels == kernels_per_call * kCalls && calls == std::uint64_t(kCalls)) return "";
         return std::to_string(kernels) + " kernels and " + std::to_string(calls) + " library calls in " +
-               std::to_string(kCalls) + " calls; expected 0 and " + std::to_string(kCalls);
+               std::to_string(kCalls) + " calls; expected " + std::to_string(kernels_per_call * kCalls) + " and " +
+               std::to_string(kCalls);
       },
       0, 0);
   state.counters["library_calls_per_call"] = 1;
+  state.counters["kernels_per_call"] = double(kernels_per_call);
   if (state.iterations() > 0)
     state.counters["TFLOP_per_s"] =
         benchmark::Counter(g.flops() * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
@@ -79,14 +105,22 @@ void lazyfuse_gemm(benchmark::State& state, const Gemm& g) {
     }                                                                                                                  \
   } while (0)
 
-void direct_gemm(benchmark::State& state, const Gemm& g) {
+// `epilogue`: CUBLASLT_EPILOGUE_DEFAULT, or a bias epilogue (the bias row is then a buffer of n values); `copy_out`:
+// one device-to-device copy of the output after each call (the limit of the MLP block's GELU pass).
+void direct_gemm(benchmark::State& state, const Gemm& g, cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT,
+                 bool copy_out = false) {
   if (!has_gpu(state)) return;
   const bool tf32 = state.range(0) != 0;
   Array a = operand({g.batch, g.m, g.k}, g.type, 0.1), b = operand({g.batch, g.k, g.n}, g.type, 0.2);
   Array c = operand({g.batch, g.m, g.n}, g.type, 0.3); // the output buffer, overwritten
+  Array copy = operand({g.batch, g.m, g.n}, g.type, 0.5);
+  Array bias = operand({g.n}, g.type, 0.4);
   const void* pa = a.data_ptr();
   const void* pb = b.data_ptr();
   void* pc = c.data_ptr();
+  void* pcopy = copy.data_ptr();
+  const void* pbias = bias.data_ptr();
+  const std::size_t out_bytes = std::size_t(g.batch * g.m * g.n) * itemsize(g.type);
   const cudaDataType_t t = g.type == DType::BFloat16 ? CUDA_R_16BF : CUDA_R_32F;
   const cublasComputeType_t compute =
       g.type == DType::Float32 && tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
@@ -97,6 +131,10 @@ void direct_gemm(benchmark::State& state, const Gemm& g) {
   CHECK_LT(cublasLtMatmulDescCreate(&desc, compute, CUDA_R_32F));
   std::unique_ptr<cublasLtMatmulDescOpaque_t, decltype(&cublasLtMatmulDescDestroy)> own_desc(desc,
                                                                                              cublasLtMatmulDescDestroy);
+  if (epilogue != CUBLASLT_EPILOGUE_DEFAULT) {
+    CHECK_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
+    CHECK_LT(cublasLtMatmulDescSetAttribute(desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &pbias, sizeof pbias));
+  }
   // Row-major C = A B as column-major C^T = B^T A^T (as lazyfuse does).
   cublasLtMatrixLayout_t la = nullptr, lb = nullptr, lc = nullptr;
   CHECK_LT(cublasLtMatrixLayoutCreate(&la, t, std::uint64_t(g.n), std::uint64_t(g.k), g.n)); // b
@@ -140,6 +178,7 @@ void direct_gemm(benchmark::State& state, const Gemm& g) {
     const cublasStatus_t s = cublasLtMatmul(handle, desc, &one, pb, la, pa, lb, &zero, pc, lc, pc, lc, &heuristic.algo,
                                             workspace, workspace_bytes, stream());
     if (s != CUBLAS_STATUS_SUCCESS) last = s;
+    if (copy_out) cudaMemcpyAsync(pcopy, pc, out_bytes, cudaMemcpyDeviceToDevice, stream());
   };
   for (int w = 0; w < kWarmup; ++w) call();
   cudaDeviceSynchronize();
@@ -175,8 +214,39 @@ void BM_Batched128x2048_cuBLASLt(benchmark::State& state) {
   direct_gemm(state, kBatched);
 }
 
+void BM_MlpGemm(benchmark::State& state) {
+  lazyfuse_gemm(state, state.range(1) ? kMlpBf16 : kMlp);
+}
+void BM_MlpGemm_cuBLASLt(benchmark::State& state) {
+  direct_gemm(state, state.range(1) ? kMlpBf16 : kMlp);
+}
+void BM_BiasRelu(benchmark::State& state) {
+  lazyfuse_gemm(state, state.range(1) ? kMlpBf16 : kMlp, Work::BiasRelu);
+}
+void BM_BiasRelu_cuBLASLt(benchmark::State& state) {
+  direct_gemm(state, state.range(1) ? kMlpBf16 : kMlp, CUBLASLT_EPILOGUE_RELU_BIAS);
+}
+void BM_MlpGelu(benchmark::State& state) {
+  lazyfuse_gemm(state, state.range(1) ? kMlpBf16 : kMlp, Work::MlpGelu);
+}
+void BM_MlpGelu_cuBLASLt(benchmark::State& state) {
+  direct_gemm(state, state.range(1) ? kMlpBf16 : kMlp, CUBLASLT_EPILOGUE_BIAS, true);
+}
+
+// The epilogue workloads: TF32 float32 (tf32 = 1, bf16 = 0) and bfloat16 (tf32 = 0, bf16 = 1).
+void epilogue_args(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"tf32", "bf16"})->Args({1, 0})->Args({0, 1})->UseManualTime()->Iterations(1);
+  b->Unit(benchmark::kMillisecond);
+}
+
 } // namespace
 
+BENCHMARK(BM_MlpGemm)->Apply(epilogue_args);
+BENCHMARK(BM_MlpGemm_cuBLASLt)->Apply(epilogue_args);
+BENCHMARK(BM_BiasRelu)->Apply(epilogue_args);
+BENCHMARK(BM_BiasRelu_cuBLASLt)->Apply(epilogue_args);
+BENCHMARK(BM_MlpGelu)->Apply(epilogue_args);
+BENCHMARK(BM_MlpGelu_cuBLASLt)->Apply(epilogue_args);
 BENCHMARK(BM_Sgemm4096)->ArgName("tf32")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Sgemm4096_cuBLASLt)
     ->ArgName("tf32")

@@ -1,6 +1,7 @@
 #include "fusion/Partition.h"
 
 #include "fusion/PartitionSteps.h"
+#include "fusion/ProductEpilogues.h"
 
 #include "graph/Assert.h"
 #include "graph/Config.h"
@@ -323,9 +324,31 @@ void store_products(Subgraph& g) {
   };
   for (std::size_t k = 0; k < g.order.size(); ++k) {
     const Node& n = *g.order[k];
-    if (n.kind != NodeKind::Matmul) continue;
-    store(k, "matrix product: a library call");
-    for (const NodePtr& src : n.sources_unlocked()) {
+    const ProductEpilogue* e = g.info[k].epilogue.get();
+    if (!e && (n.kind != NodeKind::Matmul || g.info[k].folded)) continue;
+    store(k, e ? "matrix product with its epilogue: a library call" : "matrix product: a library call");
+    // c is read as a matrix like the operands (row-major only: cuBLASLt's C is not transposed); the bias is a
+    // broadcast (fold_product_epilogues), read through its row, which is stored when pending.
+    if (e && e->bias)
+      if (const int j = g.find(e->bias.get()); j >= 0) {
+        const int row = g.find(e->bias->sources_unlocked()[0].get());
+        if (row >= 0 && !g.info[std::size_t(row)].stored) store(std::size_t(row), "bias of a matrix product");
+      }
+    if (e && e->c)
+      if (const int j = g.find(e->c.get()); j >= 0 && !g.info[std::size_t(j)].stored) {
+        const NodePtr& src = e->c;
+        const bool is_view = src->kind == NodeKind::AxisMap || src->kind == NodeKind::Reshape;
+        const int base = is_view ? g.find(src->sources_unlocked()[0].get()) : -1;
+        std::optional<graph::GemmLayout> layout;
+        if (is_view && graph::operand_strides(*src, true, strides, offset))
+          layout = graph::gemm_layout(src->shape, strides);
+        const bool readable = layout && !layout->transposed;
+        if (readable && base >= 0)
+          store(std::size_t(base), "addend of a matrix product, written contiguously (the product reads a view)");
+        else if (!readable)
+          store(std::size_t(j), "addend of a matrix product, written contiguously");
+      }
+    for (const NodePtr& src : e ? std::vector<NodePtr>{e->a, e->b} : n.sources_unlocked()) {
       const int j = g.find(src.get());
       if (j < 0 || g.info[std::size_t(j)].stored) continue; // materialized, or already written contiguously
       const bool is_view = src->kind == NodeKind::AxisMap || src->kind == NodeKind::Reshape;
@@ -477,8 +500,12 @@ std::vector<KernelPlan> make_plans(const Subgraph& g, const PlanOutputs& groups,
   std::size_t p = 0;
   for (std::size_t k = 0; k < g.order.size(); ++k)
     if (g.info[k].stored)
-      plans.push_back(
-          {{g.order[k]}, g.order[k]->shape, g.info[k].reason, domains[p++], g.order[k]->kind == NodeKind::Matmul});
+      plans.push_back({{g.order[k]},
+                       g.order[k]->shape,
+                       g.info[k].reason,
+                       domains[p++],
+                       g.order[k]->kind == NodeKind::Matmul || g.info[k].epilogue,
+                       g.info[k].epilogue});
   for (auto& grp : groups) {
     std::string why = grp.size() > 1 ? std::to_string(grp.size()) + " outputs of one shape" : "requested output";
     plans.push_back({grp, grp[0]->shape, why, domains[p++]});
@@ -505,6 +532,7 @@ std::vector<KernelPlan> partition(const std::vector<NodePtr>& roots_in, const Pa
   if (roots.empty()) return {};
   Subgraph g = collect(roots);
   store_shared_or_eager(g, options);
+  fold_product_epilogues(g);
   store_products(g);
   // Roots that store_products stored (products, their operands) have plans of their own.
   std::vector<NodePtr> grouped;

@@ -4,6 +4,7 @@
 #include "fusion/ScheduleRules.h"
 #include "graph/Node.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,21 @@ struct ReductionDomain {
   std::int64_t reduced_size() const;
 };
 
+/// What a GEMM library computes around a product (fusion/ProductEpilogues.h finds it): D = act(alpha * (a @ b) +
+/// beta * c + bias), with D a new buffer (c is never overwritten). cuBLASLt's epilogues take the bias, ReLU and the
+/// tanh GELU; the CPU backend applies them with the op table's functions (runtime/CpuGemm.h).
+enum class ProductActivation : std::uint8_t { None, Relu, GeluTanh };
+struct ProductEpilogue {
+  graph::NodePtr product; ///< the Matmul node, computed inside the plan (no plan of its own)
+  graph::NodePtr a, b;    ///< the operands read: the product's, or x where an operand x * s folded s into alpha
+  /// Scalars folded in. Read from Fill nodes when partitioning: plans with products are never cached
+  /// (runtime/Materialize.cpp), so a plan always carries the values of its own graph.
+  double alpha = 1, beta = 0;
+  graph::NodePtr c;    ///< of the product's shape and type, or null (beta is then 0)
+  graph::NodePtr bias; ///< n values along the last axis, broadcast to the product's shape (all rows alike), or null
+  ProductActivation activation = ProductActivation::None;
+};
+
 struct KernelPlan {
   std::vector<graph::NodePtr> outputs;
   Shape shape;
@@ -37,6 +53,9 @@ struct KernelPlan {
   /// A matrix product (its one output is a graph::NodeKind::Matmul node): the runtime runs it in a library (GEMM),
   /// nothing is lowered. Its operands are materialized or are views of materialized nodes (graph::operand_strides).
   bool library = false;
+  /// Set for a product with work folded around it (library is set too): the plan's one output is the epilogue's
+  /// last node, whose value the library call writes.
+  std::shared_ptr<const ProductEpilogue> epilogue;
 };
 
 struct PartitionOptions {

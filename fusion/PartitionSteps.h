@@ -28,6 +28,9 @@ struct Info {
   bool stored = false;    ///< computed by a plan of its own
   bool root = false;      ///< asked for by the caller: the output of one of the root groups' plans
   std::string reason;     ///< why it is stored (LAZYFUSE_LOG=fusion)
+  /// A product's epilogue ends here: this node's plan is that library call (fold_product_epilogues).
+  std::shared_ptr<const ProductEpilogue> epilogue;
+  bool folded = false; ///< computed inside the library call of an epilogue above it (the product, the ops between)
 };
 
 /// The unmaterialized subgraph below the roots, in post-order (sources before consumers).

@@ -110,6 +110,67 @@ template <class Host> void blocked_rows(const Gemm& g, std::int64_t first, std::
   }
 }
 
+// ---- the epilogue ------------------------------------------------------------------------------------------------
+
+// After the product is in g.c: alpha and beta * c_in (unless BLAS applied them), the bias, the activation, each
+// rounded to the type as the unfused ops would round it (half types compute in float32, as every op does).
+template <class Host> void epilogue_rows(const Gemm& g, bool scaled, std::int64_t first, std::int64_t last) {
+  using T = Element<Host>;
+  using W = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  namespace op = lazyfuse_opmath;
+  auto wide = [](T x) {
+    if constexpr (std::is_same_v<T, W>)
+      return x;
+    else
+      return op::lf_cast<W, T>(x);
+  };
+  auto narrow = [](W x) {
+    if constexpr (std::is_same_v<T, W>)
+      return x;
+    else
+      return op::lf_cast<T, W>(x);
+  };
+  T* c = static_cast<T*>(g.c);
+  const T* c_in = static_cast<const T*>(g.c_in);
+  const T* bias = static_cast<const T*>(g.bias);
+  for (std::int64_t row = first; row < last; ++row) {
+    const std::int64_t batch = row / g.m, i = row % g.m;
+    T* crow = c + row * g.n;
+    const T* in_row = c_in ? c_in + batch * g.lc.batch_stride + i * g.lc.ld : nullptr;
+    for (std::int64_t j = 0; j < g.n; ++j) {
+      W v = wide(crow[j]);
+      if (!scaled && (g.alpha != 1 || in_row)) {
+        v = W(g.alpha) * v;
+        if (in_row) v = v + W(g.beta) * wide(in_row[j]);
+        v = wide(narrow(v));
+      }
+      if (bias) v = wide(narrow(op::lf_add(v, wide(bias[j]))));
+      if (g.activation == GemmActivation::Relu) v = op::lf_maximum(v, W(0));
+      if (g.activation == GemmActivation::GeluTanh) v = op::lf_gelu_tanh(v);
+      crow[j] = narrow(v);
+    }
+  }
+}
+
+// `scaled`: alpha and beta * c_in are already in g.c (BLAS took them).
+void epilogue(const Gemm& g, bool scaled) {
+  const std::int64_t rows = g.batch * g.m;
+  const std::int64_t threads = std::max<std::int64_t>(
+      1, std::min<std::int64_t>({thread_count(), rows, std::max<std::int64_t>(1, (rows * g.n) >> 16)}));
+  auto run = [&]<class Host>() {
+    ThreadPool::instance().parallel_for(
+        rows, std::max<std::int64_t>(1, (rows + threads - 1) / threads), int(threads),
+        [&g, scaled](std::int64_t first, std::int64_t last) { epilogue_rows<Host>(g, scaled, first, last); });
+  };
+  switch (g.type) {
+  case DType::Float32: run.operator()<float>(); break;
+  case DType::Float64: run.operator()<double>(); break;
+  case DType::Float16: run.operator()<float16>(); break;
+  case DType::BFloat16: run.operator()<bfloat16>(); break;
+  default: LAZYFUSE_ASSERT(false, "cpu_gemm: an epilogue on a product of a type without one");
+  }
+}
+
 void blocked(const Gemm& g) {
   const std::int64_t rows = g.batch * g.m;
   // Threads only where each gets real work (2^20 multiply-adds and more).
@@ -127,6 +188,9 @@ void blocked(const Gemm& g) {
 // ---- BLAS --------------------------------------------------------------------------------------------------------
 
 #ifdef LAZYFUSE_HAVE_BLAS
+template <class T> struct RealOf { using type = T; };
+template <class T> struct RealOf<std::complex<T>> { using type = T; };
+
 // OpenBLAS' thread count, set from LAZYFUSE_CPU_THREADS when the BLAS linked in is OpenBLAS (found at run time, so
 // that any BLAS links).
 void set_blas_threads() {
@@ -148,12 +212,20 @@ template <class T, class F> bool blas_call(const Gemm& g, F gemm) {
   set_blas_threads();
   const char ta = g.lb.transposed ? 'T' : 'N', tb = g.la.transposed ? 'T' : 'N';
   const int m = int(g.n), n = int(g.m), k = int(g.k), lda = int(g.lb.ld), ldb = int(g.la.ld), ldc = int(g.n);
-  const T one(1), zero(0);
+  const T alpha(static_cast<typename RealOf<T>::type>(g.alpha));
+  const T beta(static_cast<typename RealOf<T>::type>(g.c_in ? g.beta : 0));
   const T* a = static_cast<const T*>(g.a);
   const T* b = static_cast<const T*>(g.b);
   T* c = static_cast<T*>(g.c);
+  // BLAS' C is also its output: c_in is copied into the result first (c_in itself is never written).
+  if (g.c_in) {
+    const T* in = static_cast<const T*>(g.c_in);
+    for (std::int64_t e = 0; e < g.batch; ++e)
+      for (std::int64_t i = 0; i < g.m; ++i)
+        std::copy_n(in + e * g.lc.batch_stride + i * g.lc.ld, g.n, c + (e * g.m + i) * g.n);
+  }
   for (std::int64_t e = 0; e < g.batch; ++e)
-    gemm(&ta, &tb, &m, &n, &k, &one, b + e * g.lb.batch_stride, &lda, a + e * g.la.batch_stride, &ldb, &zero,
+    gemm(&ta, &tb, &m, &n, &k, &alpha, b + e * g.lb.batch_stride, &lda, a + e * g.la.batch_stride, &ldb, &beta,
          c + e * g.m * g.n, &ldc);
   return true;
 }
@@ -174,9 +246,13 @@ bool blas(const Gemm& g) {
 bool run(const Gemm& g) {
   LAZYFUSE_ASSERT(g.batch >= 1 && g.m >= 1 && g.n >= 1 && g.k >= 1, "cpu_gemm::run: an empty product");
 #ifdef LAZYFUSE_HAVE_BLAS
-  if (blas(g)) return true;
+  if (blas(g)) {
+    if (g.bias || g.activation != GemmActivation::None) epilogue(g, true);
+    return true;
+  }
 #endif
   blocked(g);
+  if (g.has_epilogue()) epilogue(g, false);
   return false;
 }
 

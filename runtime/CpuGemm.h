@@ -11,7 +11,10 @@
 namespace lazyfuse::runtime::cpu_gemm {
 
 /// Computes `g` (host pointers) now. Returns true when BLAS ran it, false when the blocked loop did. BLAS runs on up
-/// to LAZYFUSE_CPU_THREADS threads where the library lets that be set (OpenBLAS), and so does the blocked loop.
+/// to LAZYFUSE_CPU_THREADS threads where the library lets that be set (OpenBLAS), and so does the blocked loop. The
+/// epilogue (float types only): BLAS takes alpha and beta (c_in copied into c first), the blocked loop applies them
+/// after the product; then the bias and the activation with graph/OpMath.inc's lf_add, lf_maximum and lf_gelu_tanh,
+/// rounding to the type after each, as the unfused ops do.
 bool run(const Gemm& g);
 
 /// "OpenBLAS 0.3.21 ..." (openblas_get_config), "BLAS (<libraries>)" or "blocked loop (built without BLAS)", for

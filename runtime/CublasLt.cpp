@@ -173,9 +173,14 @@ struct Key {
   std::int64_t batch = 0, m = 0, n = 0, k = 0;
   graph::GemmLayout la, lb;
   std::uint32_t align_a = 0, align_b = 0, align_c = 0;
+  // The epilogue: an input C (its layout and alignment; 0: none), a bias (its alignment; 0: none), the activation.
+  graph::GemmLayout lc;
+  std::uint32_t align_c_in = 0, align_bias = 0;
+  GemmActivation activation = GemmActivation::None;
   auto tie() const {
     return std::tie(device, type, tf32, batch, m, n, k, la.transposed, la.ld, la.batch_stride, lb.transposed, lb.ld,
-                    lb.batch_stride, align_a, align_b, align_c);
+                    lb.batch_stride, align_a, align_b, align_c, lc.ld, lc.batch_stride, align_c_in, align_bias,
+                    activation);
   }
   bool operator<(const Key& o) const { return tie() < o.tie(); }
 };
@@ -184,7 +189,7 @@ struct Key {
 struct Prepared {
   bool found = false;
   Desc desc;
-  Layout a, b, c;
+  Layout a, b, c, c_in; // c_in: C when it is not D (else null)
   cublasLtMatmulAlgo_t algo{};
 };
 
@@ -240,6 +245,26 @@ Prepared prepare(const Key& key, const Types& t, cublasLtHandle_t handle) {
   else
     p.b = make_layout(t.data, key.k, key.m, key.la.ld, key.batch, key.la.batch_stride);
   p.c = make_layout(t.data, key.n, key.m, key.n, key.batch, key.m * key.n);
+  // A row-major C (m x n, rows ld apart) is the column-major n x m matrix with the same leading dimension.
+  if (key.align_c_in) p.c_in = make_layout(t.data, key.n, key.m, key.lc.ld, key.batch, key.lc.batch_stride);
+  // The epilogue, in cuBLASLt's terms: its D is our D transposed, so our bias along n is its bias along D's rows.
+  cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT;
+  const bool bias = key.align_bias != 0;
+  switch (key.activation) {
+  case GemmActivation::None: epilogue = bias ? CUBLASLT_EPILOGUE_BIAS : CUBLASLT_EPILOGUE_DEFAULT; break;
+  case GemmActivation::Relu: epilogue = bias ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_RELU; break;
+  case GemmActivation::GeluTanh: epilogue = bias ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_GELU; break;
+  }
+  if (epilogue != CUBLASLT_EPILOGUE_DEFAULT)
+    check(api().MatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue),
+          "cublasLtMatmulDescSetAttribute(EPILOGUE)");
+  if (bias) {
+    // The heuristic reads the bias pointer's alignment from its value: a stand-in of the key's alignment here, the
+    // real pointer before each call.
+    const void* stand_in = reinterpret_cast<const void*>(std::uintptr_t(key.align_bias));
+    check(api().MatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &stand_in, sizeof stand_in),
+          "cublasLtMatmulDescSetAttribute(BIAS_POINTER)");
+  }
 
   cublasLtMatmulPreference_t pref_raw = nullptr;
   check(api().MatmulPreferenceCreate(&pref_raw), "cublasLtMatmulPreferenceCreate");
@@ -250,7 +275,8 @@ Prepared prepare(const Key& key, const Types& t, cublasLtHandle_t handle) {
   const std::pair<cublasLtMatmulPreferenceAttributes_t, std::uint32_t> aligns[] = {
       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, key.align_b}, // cuBLASLt's A is our b
       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, key.align_a},
-      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, key.align_c},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES,
+       key.align_c_in ? std::min(key.align_c_in, key.align_c) : key.align_c},
       {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, key.align_c}};
   for (auto& [attr, value] : aligns)
     check(api().MatmulPreferenceSetAttribute(pref_raw, attr, &value, sizeof value),
@@ -258,8 +284,8 @@ Prepared prepare(const Key& key, const Types& t, cublasLtHandle_t handle) {
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
   g_queries++;
-  const cublasStatus_t s =
-      api().MatmulAlgoGetHeuristic(handle, d, p.a.get(), p.b.get(), p.c.get(), p.c.get(), pref_raw, 1, &result, &found);
+  const cublasStatus_t s = api().MatmulAlgoGetHeuristic(
+      handle, d, p.a.get(), p.b.get(), p.c_in ? p.c_in.get() : p.c.get(), p.c.get(), pref_raw, 1, &result, &found);
   // A problem cuBLASLt declines (no kernel for these types, layouts or alignments) is computed another way; only a
   // failure of the library itself is an error.
   if (s == CUBLAS_STATUS_NOT_SUPPORTED || s == CUBLAS_STATUS_INVALID_VALUE ||
@@ -311,6 +337,12 @@ bool run(const Gemm& g, void* workspace, cudaStream_t stream) {
   key.align_a = alignment_of(g.a);
   key.align_b = alignment_of(g.b);
   key.align_c = alignment_of(g.c);
+  if (g.c_in) {
+    key.lc = g.lc;
+    key.align_c_in = alignment_of(g.c_in);
+  }
+  if (g.bias) key.align_bias = alignment_of(g.bias);
+  key.activation = g.activation;
   State& st = state();
   auto& handle = st.handles[key.device];
   if (!handle) handle = std::make_unique<Handle>();
@@ -318,14 +350,19 @@ bool run(const Gemm& g, void* workspace, cudaStream_t stream) {
   if (it == st.problems.end()) it = st.problems.emplace(key, prepare(key, t, handle->get())).first;
   const Prepared& p = it->second;
   if (!p.found) return false;
-  // alpha = 1, beta = 0 in the scale type (float, double, or their complex pairs: the imaginary part stays 0).
-  double one[2] = {1, 0}, zero[2] = {0, 0};
-  float one_f[2] = {1, 0}, zero_f[2] = {0, 0};
+  if (g.bias)
+    check(api().MatmulDescSetAttribute(p.desc.get(), CUBLASLT_MATMUL_DESC_BIAS_POINTER, &g.bias, sizeof g.bias),
+          "cublasLtMatmulDescSetAttribute(BIAS_POINTER)");
+  // alpha and beta in the scale type (float, double, or their complex pairs: the imaginary part stays 0).
+  const double beta_value = g.c_in ? g.beta : 0;
+  double alpha_d[2] = {g.alpha, 0}, beta_d[2] = {beta_value, 0};
+  float alpha_f[2] = {float(g.alpha), 0}, beta_f[2] = {float(beta_value), 0};
   const bool scale_double = t.scale == CUDA_R_64F || t.scale == CUDA_C_64F;
-  const void* alpha = scale_double ? static_cast<const void*>(one) : one_f;
-  const void* beta = scale_double ? static_cast<const void*>(zero) : zero_f;
-  check(api().Matmul(handle->get(), p.desc.get(), alpha, g.b, p.a.get(), g.a, p.b.get(), beta, g.c, p.c.get(), g.c,
-                     p.c.get(), &p.algo, workspace, kWorkspaceBytes, stream),
+  const void* alpha = scale_double ? static_cast<const void*>(alpha_d) : alpha_f;
+  const void* beta = scale_double ? static_cast<const void*>(beta_d) : beta_f;
+  const void* c_in = g.c_in ? g.c_in : g.c;
+  check(api().Matmul(handle->get(), p.desc.get(), alpha, g.b, p.a.get(), g.a, p.b.get(), beta, c_in,
+                     p.c_in ? p.c_in.get() : p.c.get(), g.c, p.c.get(), &p.algo, workspace, kWorkspaceBytes, stream),
         "cublasLtMatmul");
   return true;
 }

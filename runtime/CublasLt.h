@@ -26,9 +26,11 @@ bool available(std::string* why_not = nullptr);
 std::string description();
 
 /// Queues `g` on `stream` (the current device's), with `workspace` (kWorkspaceBytes of device memory, which may be
-/// released stream-ordered as soon as this returns). Returns false, having queued nothing, when cuBLASLt cannot
-/// run it (not loadable, a type it does not take, no algorithm for the problem, a batch over 2^31 - 1): the caller
-/// computes it another way. Throws BackendError when cuBLASLt fails.
+/// released stream-ordered as soon as this returns). g's epilogue maps to cuBLASLt's: alpha and beta as the scales,
+/// c_in as a C apart from D, the bias and activation as CUBLASLT_EPILOGUE_{BIAS, RELU, RELU_BIAS, GELU, GELU_BIAS}
+/// (its GELU is the tanh approximation). Returns false, having queued nothing, when cuBLASLt cannot run it (not
+/// loadable, a type it does not take, no algorithm for the problem or its epilogue, a batch over 2^31 - 1): the
+/// caller computes it another way. Throws BackendError when cuBLASLt fails.
 /// Precondition: available() and supports(g.type); the caller holds the evaluation lock (the caches are not locked).
 bool run(const Gemm& g, void* workspace, cudaStream_t stream);
 

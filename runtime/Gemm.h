@@ -10,10 +10,15 @@
 
 namespace lazyfuse::runtime {
 
-/// c[b] = a[b] @ b[b] for b in [0, batch): a[b] is m x k and b[b] k x n, each read through its layout
-/// (graph::GemmLayout: row- or column-major, leading dimension, batch stride in elements, possibly 0); c is written
-/// C-contiguous (batch, m, n). All three are of `type`; m, n, k and batch are at least 1. The pointers are device
-/// pointers on the CUDA backend, host pointers on the CPU backend.
+/// What is applied to the product after the bias (fusion::ProductActivation).
+enum class GemmActivation : std::uint8_t { None, Relu, GeluTanh };
+
+/// c[b] = act(alpha * a[b] @ b[b] + beta * c_in[b] + bias) for b in [0, batch): a[b] is m x k and b[b] k x n, each
+/// read through its layout (graph::GemmLayout: row- or column-major, leading dimension, batch stride in elements,
+/// possibly 0); c_in (when set; beta is ignored without it) is read row-major through lc, never written; bias (when
+/// set) holds n contiguous values added to every row; c is written C-contiguous (batch, m, n). All are of `type`;
+/// m, n, k and batch are at least 1. The pointers are device pointers on the CUDA backend, host pointers on the CPU
+/// backend.
 struct Gemm {
   DType type = DType::Float32;
   std::int64_t batch = 1, m = 1, n = 1, k = 1;
@@ -22,6 +27,15 @@ struct Gemm {
   const void* b = nullptr;
   graph::GemmLayout lb;
   void* c = nullptr;
+  double alpha = 1, beta = 0;
+  const void* c_in = nullptr;
+  graph::GemmLayout lc;
+  const void* bias = nullptr;
+  GemmActivation activation = GemmActivation::None;
+  /// Whether anything beyond c = a @ b is asked for.
+  bool has_epilogue() const {
+    return alpha != 1 || c_in != nullptr || bias != nullptr || activation != GemmActivation::None;
+  }
 };
 
 } // namespace lazyfuse::runtime

@@ -48,13 +48,14 @@ struct Operand {
   graph::GemmLayout layout;
 };
 
-Operand resolve(const NodePtr& src) {
+// `row_major`: only a layout that is not transposed will do (cuBLASLt's C).
+Operand resolve(const NodePtr& src, bool row_major = false) {
   std::vector<std::int64_t> strides;
   std::int64_t offset = 0;
   if (graph::operand_strides(*src, false, strides, offset)) {
     const BufferView* buf = src->buffer_unlocked();
     if (!buf) buf = src->sources_unlocked()[0]->buffer_unlocked();
-    if (auto layout = graph::gemm_layout(src->shape, strides)) {
+    if (auto layout = graph::gemm_layout(src->shape, strides); layout && !(row_major && layout->transposed)) {
       Operand o;
       o.keep = buf->storage;
       o.data = static_cast<const char*>(buf->storage->data) + offset * std::int64_t(itemsize(src->dtype));
@@ -120,12 +121,142 @@ std::shared_ptr<const BufferView> fallback(const Node& product, const std::strin
   return buf;
 }
 
+// The bias (a row broadcast to the product's shape) as n contiguous values: in place where its last axis has unit
+// stride and every other stride is 0, else its first row copied by one kernel.
+Operand resolve_bias(const NodePtr& bias) {
+  std::vector<std::int64_t> strides;
+  std::int64_t offset = 0;
+  const std::size_t last = bias->shape.size() - 1;
+  if (graph::operand_strides(*bias, false, strides, offset)) {
+    bool unit = strides[last] == 1;
+    for (std::size_t d = 0; d < last; ++d) unit = unit && (bias->shape[d] == 1 || strides[d] == 0);
+    if (unit) {
+      const BufferView* buf = bias->buffer_unlocked();
+      if (!buf) buf = bias->sources_unlocked()[0]->buffer_unlocked();
+      Operand o;
+      o.keep = buf->storage;
+      o.data = static_cast<const char*>(buf->storage->data) + offset * std::int64_t(itemsize(bias->dtype));
+      return o;
+    }
+  }
+  std::vector<graph::AxisEntry> first_row(bias->shape.size(), graph::AxisEntry{-1, 0, 1});
+  first_row[last] = {1, 0, 1};
+  return resolve(graph::make_axis_map(bias, Shape{1, bias->shape.back()}, first_row));
+}
+
+// The epilogue's work as the unfused graph would do it: the product alone (a library call or the generated
+// kernel), attached to its node, then the ops above it as kernels over that buffer. Used where the library call
+// cannot take the epilogue. Returns the buffer of the plan's output, not attached.
+std::shared_ptr<const BufferView> unfused(const fusion::KernelPlan& plan, const std::string& why);
+
+// The plain product of `p` (no epilogue), as run_product computes it.
+std::shared_ptr<const BufferView> product_alone(const Node& p);
+
 } // namespace
 
 std::shared_ptr<const BufferView> run_product(const fusion::KernelPlan& plan) {
-  LAZYFUSE_ASSERT(plan.library && plan.outputs.size() == 1 && plan.outputs[0]->kind == NodeKind::Matmul,
+  LAZYFUSE_ASSERT(plan.library && plan.outputs.size() == 1 &&
+                      (plan.epilogue || plan.outputs[0]->kind == NodeKind::Matmul),
                   "run_product: not a product plan");
-  const Node& p = *plan.outputs[0];
+  const fusion::ProductEpilogue* e = plan.epilogue.get();
+  if (!e) return product_alone(*plan.outputs[0]);
+  const Node& p = *e->product;
+  Executor& ex = executor();
+  const bool cuda = ex.kind() == Backend::Cuda;
+  if (p.materialized()) return unfused(plan, "the product was computed apart");
+  if (cuda && (!cublaslt::supports(p.dtype) || !cublaslt::available()))
+    return unfused(plan, "cuBLASLt cannot run the product");
+  const Operand a = resolve(e->a), b = resolve(e->b);
+  Operand c, bias;
+  if (e->c) c = resolve(e->c, true);
+  if (e->bias) bias = resolve_bias(e->bias);
+  Gemm g;
+  g.type = p.dtype;
+  g.m = p.shape[p.shape.size() - 2];
+  g.n = p.shape.back();
+  g.k = e->a->shape.back();
+  g.batch = graph::shape_size(p.shape) / (g.m * g.n);
+  g.a = a.data;
+  g.la = a.layout;
+  g.b = b.data;
+  g.lb = b.layout;
+  g.alpha = e->alpha;
+  if (e->c) {
+    g.c_in = c.data;
+    g.lc = c.layout;
+    g.beta = e->beta;
+  }
+  g.bias = e->bias ? bias.data : nullptr;
+  switch (e->activation) {
+  case fusion::ProductActivation::None: g.activation = GemmActivation::None; break;
+  case fusion::ProductActivation::Relu: g.activation = GemmActivation::Relu; break;
+  case fusion::ProductActivation::GeluTanh: g.activation = GemmActivation::GeluTanh; break;
+  }
+  auto view = std::make_shared<BufferView>();
+  view->storage = ex.allocate(std::size_t(graph::shape_size(p.shape)) * itemsize(p.dtype));
+  view->strides = graph::contiguous_strides(p.shape);
+  g.c = view->storage->data;
+  if (cuda) {
+    for (const Operand* o : std::initializer_list<const Operand*>{&a, &b, &c, &bias})
+      if (o->keep) use_on_current_stream(*o->keep);
+    const auto workspace = ex.allocate(cublaslt::kWorkspaceBytes);
+    if (!cublaslt::run(g, workspace->data, current_stream()))
+      return unfused(plan, "cuBLASLt has no algorithm for this epilogue");
+  } else {
+    cpu_gemm::run(g);
+  }
+  counters().library_calls++;
+  if (config::log_enabled("launch"))
+    config::log("launch", std::string(cuda ? "cublasLtMatmul " : "cpu gemm ") + std::string(dtype_name(p.dtype)) +
+                              " batch=" + std::to_string(g.batch) + " m=" + std::to_string(g.m) + " n=" +
+                              std::to_string(g.n) + " k=" + std::to_string(g.k) + (g.la.transposed ? " a:T" : "") +
+                              (g.lb.transposed ? " b:T" : "") + " alpha=" + std::to_string(g.alpha) +
+                              (g.c_in ? " beta=" + std::to_string(g.beta) : "") + (g.bias ? " bias" : "") +
+                              (g.activation == GemmActivation::Relu       ? " relu"
+                               : g.activation == GemmActivation::GeluTanh ? " gelu_tanh"
+                                                                          : ""));
+  return view;
+}
+
+namespace {
+
+std::shared_ptr<const BufferView> unfused(const fusion::KernelPlan& plan, const std::string& why) {
+  const NodePtr& out = plan.outputs[0];
+  const NodePtr& product = plan.epilogue->product;
+  if (config::log_enabled("accelerator"))
+    config::log("accelerator", "matmul " + graph::describe("", *product) + ": epilogue as kernels (" + why + ")");
+  if (!product->materialized()) product->set_buffer(product_alone(*product));
+  if (out == product) return product->buffer();
+  // The plans of the ops above the product; the last computes the output, whose buffer goes back to the caller.
+  fusion::PartitionOptions opt;
+  std::vector<fusion::KernelPlan> plans = fusion::partition({out}, opt);
+  Executor& ex = executor();
+  std::shared_ptr<const BufferView> result;
+  for (const fusion::KernelPlan& p : plans) {
+    LAZYFUSE_ASSERT(!p.library, "a product above a computed product");
+    const codegen::LoweredKernel k = codegen::lower(p);
+    std::vector<std::shared_ptr<BufferView>> views;
+    std::vector<void*> buffers;
+    for (const NodePtr& o : p.outputs) {
+      auto v = std::make_shared<BufferView>();
+      v->storage = ex.allocate(std::size_t(graph::shape_size(p.shape)) * itemsize(o->dtype));
+      v->strides = graph::contiguous_strides(p.shape);
+      buffers.push_back(v->storage->data);
+      views.push_back(std::move(v));
+    }
+    if (k.args.n > 0) ex.run(k, buffers);
+    for (std::size_t j = 0; j < views.size(); ++j) {
+      if (p.outputs[j] == out)
+        result = std::move(views[j]);
+      else
+        p.outputs[j]->set_buffer(std::move(views[j]));
+    }
+  }
+  LAZYFUSE_ASSERT(result != nullptr, "the epilogue's plans did not compute its output");
+  return result;
+}
+
+std::shared_ptr<const BufferView> product_alone(const Node& p) {
   Executor& ex = executor();
   const bool cuda = ex.kind() == Backend::Cuda;
   if (cuda) {
@@ -168,6 +299,8 @@ std::shared_ptr<const BufferView> run_product(const fusion::KernelPlan& plan) {
                               (g.la.transposed ? " a:T" : "") + (g.lb.transposed ? " b:T" : ""));
   return view;
 }
+
+} // namespace
 
 std::string product_libraries() {
   return "matrix products: CUDA: " + cublaslt::description() +

@@ -10,9 +10,12 @@
 
 namespace lazyfuse::runtime {
 
-/// Runs a product plan (its one output a graph::NodeKind::Matmul node) and returns the product's buffer, C-contiguous
-/// and not yet attached. An operand that the plan left as a view a GEMM cannot read is first copied by one generated
-/// kernel (partition makes that rare: it stores such operands). Paths:
+/// Runs a product plan (its one output a graph::NodeKind::Matmul node, or with KernelPlan::epilogue the last node
+/// of the work folded around a product: fusion/ProductEpilogues.h) and returns the output's buffer, C-contiguous
+/// and not yet attached. An epilogue goes into the one library call (alpha, beta and c, bias, activation); where
+/// the library cannot take it, the product is computed alone, attached to its node, and the folded ops run as the
+/// kernels the unfused graph would make. An operand that the plan left as a view a GEMM cannot read is first copied by
+/// one generated kernel (partition makes that rare: it stores such operands). Paths:
 ///  - CUDA, a type cuBLASLt takes (cublaslt::supports) and the library loadable: one cuBLASLt call on the current
 ///    stream, with a workspace from the pool;
 ///  - CUDA otherwise (integers, bool; no algorithm; no library): one generated reduction kernel, exact for integers

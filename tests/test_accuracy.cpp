@@ -273,6 +273,16 @@ template <class T> void run_binary(const Binary& op) {
 
 // ---- the ops -----------------------------------------------------------------------------------------------------
 
+// GELU and its tanh approximation in the reference's precision, with the limit -0 at -inf as the ops define it.
+template <class R> R gelu_ref(R x) {
+  return x == -std::numeric_limits<R>::infinity() ? R(-0.0) : x / 2 * std::erfc(-x / std::sqrt(R(2)));
+}
+template <class R> R gelu_tanh_ref(R x) {
+  if (x == -std::numeric_limits<R>::infinity()) return R(-0.0);
+  const R u = std::sqrt(2 / std::acos(R(-1))) * (x + R(0.044715L) * x * x * x);
+  return x / (1 + std::exp(-2 * u));
+}
+
 #define LF_OP1(fn) [](const Array& a) { return lf::fn(a); }
 #define LF_OP2(fn) [](const Array& a, const Array& b) { return lf::fn(a, b); }
 // The reference, once in double (for float32) and once in long double (for float64).
@@ -425,6 +435,10 @@ const std::vector<Unary>& unary_ops() {
        {89.41598510742188, 710.4758600739439}},
       {"tanh", LF_OP1(tanh), LF_REF1(std::tanh(x)), {2, 2}, {2, 1}, all32, all64, {}},
       {"erf", LF_OP1(erf), LF_REF1(std::erf(x)), {1, 2}, {1, 2}, all32, all64, {}},
+      // GELU: erfc's error plus the argument's first-order correction; float64 results below the normal range carry
+      // erfc's own subnormal spacing times |x|/2 (docs/semantics.md, note e). The tanh form: float32 in double.
+      {"gelu", LF_OP1(gelu), LF_REF1(gelu_ref(x)), {4, 6}, {24, 24}, all32, all64, {}},
+      {"gelu_tanh", LF_OP1(gelu_tanh), LF_REF1(gelu_tanh_ref(x)), {1, 1}, {4, 6}, all32, all64, {}},
       // Exact ops: bit for bit on both backends.
       {"square", LF_OP1(square), LF_REF1(x * x), {0, 0}, {0, 0}, all32, all64, {}},
       {"abs", LF_OP1(abs), LF_REF1(std::fabs(x)), {kEx, kEx}, {kEx, kEx}, all32, all64, {}},

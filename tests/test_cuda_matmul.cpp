@@ -16,6 +16,7 @@
 #include <cmath>
 #include <complex>
 #include <random>
+#include <type_traits>
 
 using namespace lazyfuse;
 
@@ -227,6 +228,114 @@ TEST_F(CudaMatmul, RunsOnTheCurrentStream) {
       for (int l = 0; l < 8; ++l) row += float(i * 8 + l);
       EXPECT_EQ(got.data()[i * 5 + j], row);
     }
+}
+
+// ---- epilogues (fusion/ProductEpilogues.h): cuBLASLt's against the CPU GEMM's on the same inputs ----------------
+
+// act(alpha * x @ w + beta * c + bias) on the GPU (one library call; float64's GELU may fall back to the unfused
+// kernels) and through runtime::cpu_gemm::run with the same epilogue on host copies; both within (k + 4) roundoffs
+// of the magnitudes of the float64 value.
+template <class T>
+void compare_epilogue(DType t, runtime::GemmActivation act, bool with_c, bool with_bias, double unit) {
+  std::mt19937_64 rng(lazyfuse_test::seed() + std::uint64_t(t) * 7 + std::uint64_t(act));
+  const std::int64_t m = 48, n = 40, k = 96;
+  std::vector<double> vx, vw, vc, vb;
+  Array x = random_array(t, {m, k}, rng, vx), w = random_array(t, {k, n}, rng, vw);
+  Array c = random_array(t, {m, n}, rng, vc), bias = random_array(t, {n}, rng, vb);
+  const double alpha = 0.5, beta = with_c ? 2.0 : 0.0;
+  const auto before = kernel_cache_stats();
+  Array y = matmul(x, w) * alpha;
+  if (with_c) y = y + c * beta;
+  if (with_bias) y = y + bias;
+  if (act == runtime::GemmActivation::Relu) y = maximum(y, 0.0);
+  if (act == runtime::GemmActivation::GeluTanh) y = gelu_tanh(y);
+  y.eval();
+  const auto after = kernel_cache_stats();
+  EXPECT_EQ(after.library_calls - before.library_calls, 1u) << dtype_name(t);
+  if (t != DType::Float64) { // cuBLASLt may have no float64 GELU epilogue: then the unfused kernels run
+    EXPECT_EQ(after.kernels_launched - before.kernels_launched, 0u) << dtype_name(t);
+  }
+
+  std::vector<T> hx = host_values<T>(x), hw = host_values<T>(w), hc = host_values<T>(c), hb = host_values<T>(bias);
+  std::vector<T> out(std::size_t(m * n));
+  runtime::Gemm g;
+  g.type = t;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.a = hx.data();
+  g.la = {false, k, 0};
+  g.b = hw.data();
+  g.lb = {false, n, 0};
+  g.c = out.data();
+  g.alpha = alpha;
+  if (with_c) {
+    g.c_in = hc.data();
+    g.lc = {false, n, 0};
+    g.beta = beta;
+  }
+  if (with_bias) g.bias = hb.data();
+  g.activation = act;
+  runtime::cpu_gemm::run(g);
+
+  auto got = y.astype(DType::Float64).get<double>();
+  std::int64_t bad = 0;
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      double ref = 0, mag = 0;
+      for (std::int64_t l = 0; l < k; ++l) {
+        ref += vx[std::size_t(i * k + l)] * vw[std::size_t(l * n + j)];
+        mag += std::abs(vx[std::size_t(i * k + l)] * vw[std::size_t(l * n + j)]);
+      }
+      ref *= alpha;
+      mag *= alpha;
+      if (with_c) ref += beta * vc[std::size_t(i * n + j)], mag += beta * std::abs(vc[std::size_t(i * n + j)]);
+      if (with_bias) ref += vb[std::size_t(j)], mag += std::abs(vb[std::size_t(j)]);
+      if (act == runtime::GemmActivation::Relu) ref = std::max(ref, 0.0);
+      if (act == runtime::GemmActivation::GeluTanh)
+        ref = ref / (1 + std::exp(-2 * std::sqrt(2 / std::acos(-1.0)) * (ref + 0.044715 * ref * ref * ref)));
+      // cuBLASLt's GELU is its own approximation of the tanh form, of unstated accuracy: 2^-10 relative allowed.
+      const double gelu_slack = act == runtime::GemmActivation::GeluTanh ? 0x1p-10 : 0;
+      const double bound = (double(k + 4) * unit + gelu_slack) * (mag + std::abs(ref)) + 1e-300;
+      const std::size_t e = std::size_t(i * n + j);
+      double cpu = 0;
+      if constexpr (std::is_floating_point_v<T>)
+        cpu = double(out[e]);
+      else
+        cpu = double(float(out[e]));
+      if (std::abs(got.data()[e] - ref) > bound || std::abs(cpu - ref) > bound)
+        if (++bad <= 5)
+          ADD_FAILURE() << dtype_name(t) << " element " << e << ": GPU " << got.data()[e] << ", CPU " << cpu
+                        << ", float64 " << ref << ", bound " << bound << "; " << lazyfuse_test::seed_note();
+    }
+  EXPECT_EQ(bad, 0);
+}
+
+TEST_F(CudaMatmul, EpiloguesAgreeWithTheCpu) {
+  using A = runtime::GemmActivation;
+  for (A act : {A::None, A::Relu, A::GeluTanh})
+    for (bool with_c : {false, true}) {
+      compare_epilogue<float>(DType::Float32, act, with_c, !with_c, std::ldexp(1.0, -24));
+      compare_epilogue<double>(DType::Float64, act, with_c, !with_c, std::ldexp(1.0, -53));
+      compare_epilogue<float16>(DType::Float16, act, with_c, !with_c, std::ldexp(1.0, -11));
+      compare_epilogue<bfloat16>(DType::BFloat16, act, with_c, !with_c, std::ldexp(1.0, -8));
+    }
+}
+
+TEST_F(CudaMatmul, ProductPlusCLeavesCAndCachesItsAlgorithm) {
+  std::mt19937_64 rng(lazyfuse_test::seed());
+  std::vector<double> va, vb, vc;
+  Array a = random_array(DType::Float32, {64, 32}, rng, va), b = random_array(DType::Float32, {32, 16}, rng, vb);
+  Array c = random_array(DType::Float32, {64, 16}, rng, vc);
+  (matmul(a, b) + c).eval();
+  const std::uint64_t queries = runtime::cublaslt::heuristic_queries();
+  const auto before = kernel_cache_stats();
+  for (int i = 0; i < 3; ++i) (matmul(a, b) + c).eval();
+  EXPECT_EQ(kernel_cache_stats().library_calls - before.library_calls, 3u);
+  EXPECT_EQ(kernel_cache_stats().kernels_launched - before.kernels_launched, 0u);
+  EXPECT_EQ(runtime::cublaslt::heuristic_queries(), queries) << "a repeated epilogue made a heuristic query";
+  const auto again = c.astype(DType::Float64).get<double>();
+  for (std::size_t e = 0; e < vc.size(); ++e) ASSERT_EQ(again.data()[e], vc[e]) << "c was overwritten";
 }
 
 } // namespace

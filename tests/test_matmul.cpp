@@ -128,6 +128,11 @@ const std::vector<Case>& cases() {
       {"einsum_bool", "einsum", B, {3, 4}, B, {4, 2}, "ij,jk->ik"},
       {"einsum_mixed_types", "einsum", I32, {3, 4}, F32, {4, 2}, "ij,jk->ki"},
       {"einsum_c64", "einsum", C64, {2, 3}, C64, {3, 2}, "ij,jk->ik"},
+      {"einsum_ellipsis_batch", "einsum", F32, {2, 3, 4}, F32, {2, 4, 5}, "...ij,...jk->...ik"},
+      {"einsum_ellipsis_broadcast_implicit", "einsum", F64, {5, 1, 2, 3}, F64, {4, 3, 6}, "...ij,...jk"},
+      {"einsum_ellipsis_sum", "einsum", F32, {2, 3, 4}, F32, {}, "...i->..."},
+      {"einsum_ellipsis_middle", "einsum", F64, {2, 3, 4, 5}, F64, {}, "i...j->j...i"},
+      {"einsum_ellipsis_empty", "einsum", F32, {3, 4}, F32, {4, 2}, "...ij,jk->...ik"},
   };
   return c;
 }
@@ -490,8 +495,13 @@ TEST(MatmulErrors, MismatchNamesBothShapesAndAxes) {
   EXPECT_THROW(einsum("ij->ix", {ones({2, 3})}), Error);
   EXPECT_THROW(einsum("ij->ii", {ones({2, 3})}), Error);
   EXPECT_THROW(einsum("i1", {ones({2, 3})}), Error);
-  const std::string dots = message_of<Error>([&] { einsum("...ij->...ji", {ones({2, 3})}); });
-  EXPECT_NE(dots.find("ellipsis"), std::string::npos) << dots;
+  const std::string dots = message_of<Error>([&] { einsum("...i...->i", {ones({2, 3})}); });
+  EXPECT_NE(dots.find("more than one ellipsis"), std::string::npos) << dots;
+  EXPECT_THROW(einsum("..i->i", {ones({2, 3})}), Error);
+  const std::string no_out = message_of<Error>([&] { einsum("...i->i", {ones({2, 3})}); });
+  EXPECT_NE(no_out.find("no '...'"), std::string::npos) << no_out;
+  EXPECT_THROW(einsum("...ij,...jk", {ones({2, 3, 4}), ones({3, 4, 5})}), ShapeError); // batch 2 against 3
+  EXPECT_THROW(einsum("ijk...", {ones({2, 3})}), ShapeError);
 }
 
 // ---- laziness, views without copies, kernel and library-call counts ----------------------------------------------
@@ -551,7 +561,6 @@ TEST(MatmulCounts, ViewsAreReadInPlace) {
 TEST(MatmulCounts, PendingWorkOrUnreadableViewIsOneKernel) {
   const Array a = ready({8, 16}), b = ready({16, 4}), a2 = ready({16, 8});
   const std::vector<std::pair<const char*, std::function<Array()>>> products = {
-      {"(a * 2) @ b", [&] { return matmul(a * 2.0, b); }},
       {"(a2 * 2).T @ b", [&] { return matmul((a2 * 2.0).transpose(), b); }},
       {"flip(a) @ b", [&] { return matmul(flip(a, 1), b); }},
       {"exp(a) @ b", [&] { return matmul(exp(a), b); }},
@@ -566,16 +575,24 @@ TEST(MatmulCounts, PendingWorkOrUnreadableViewIsOneKernel) {
     EXPECT_EQ(c.library, 1u) << name;
   }
   // Both operands pending: one kernel each, then the product.
-  const Counts both = counted([&] { matmul(a * 2.0, b + 1.0).eval(); });
+  const Counts both = counted([&] { matmul(exp(a), b + 1.0).eval(); });
   EXPECT_EQ(both.kernels, 2u);
   EXPECT_EQ(both.library, 1u);
+  // A scale folds into alpha: no kernel (tests/test_matmul_epilogue.cpp has the rest of the folding).
+  const Counts scaled = counted([&] { matmul(a * 2.0, b + 1.0).eval(); });
+  EXPECT_EQ(scaled.kernels, 1u);
+  EXPECT_EQ(scaled.library, 1u);
 }
 
 TEST(MatmulCounts, ProductFeedsAFusedKernel) {
   const Array a = ready({8, 16}), b = ready({16, 4}), c = ready({8, 4});
-  const Counts n = counted([&] { (matmul(a, b) * 2.0 + c).eval(); });
+  const Counts n = counted([&] { (exp(matmul(a, b)) * 2.0 + c).eval(); });
   EXPECT_EQ(n.kernels, 1u);
   EXPECT_EQ(n.library, 1u);
+  // 2 * (a @ b) + c is the library call alone (alpha, beta, C != D).
+  const Counts folded = counted([&] { (matmul(a, b) * 2.0 + c).eval(); });
+  EXPECT_EQ(folded.kernels, 0u);
+  EXPECT_EQ(folded.library, 1u);
   // A chain of products: each a library call, nothing copied between them.
   const Array w = ready({4, 4});
   const Counts chain = counted([&] { matmul(matmul(matmul(a, b), w), w.transpose()).eval(); });

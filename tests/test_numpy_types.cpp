@@ -183,9 +183,10 @@ Array make(DType t, const std::vector<std::string>& v) {
 /// half types (computed in float32 and rounded once: correctly rounded, as NumPy's and ml_dtypes' loops), and the
 /// complex arithmetic, which docs/semantics.md states bit for bit NumPy's.
 const std::set<std::string> kApproximate = {
-    "rsqrt",  "exp",     "exp2",    "expm1",  "log",    "log2",      "log10",        "log1p",       "sin",  "asinh",
-    "acosh",  "atanh",   "cos",     "tan",    "asin",   "acos",      "atan",         "sinh",        "cosh", "tanh",
-    "erf",    "power",   "atan2",   "hypot",  "mean",   "var",       "std",          "sum",         "prod", "logaddexp",
+    "rsqrt",  "exp",     "exp2",    "expm1",  "log",    "log2",      "log10",        "log1p",
+    "sin",    "asinh",   "acosh",   "atanh",  "cos",    "tan",       "asin",         "acos",
+    "atan",   "sinh",    "cosh",    "tanh",   "erf",    "gelu",      "gelu_tanh",    "power",
+    "atan2",  "hypot",   "mean",    "var",    "std",    "sum",       "prod",         "logaddexp",
     "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "var_ddof1", "nanvar_ddof1", "nanstd_ddof1"};
 /// Complex results of these call hypot, atan2 or the elementary functions as well (docs/semantics.md, "Complex
 /// numbers"): approximate for complex operands even where the real op is exact.

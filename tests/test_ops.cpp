@@ -499,6 +499,11 @@ const std::vector<UnaryCase>& unary_cases() {
        [](ld x) { return std::tanh(x); }, nullptr},
       {"erf", [](const Array& a) { return lf::erf(a); }, Rule::Float, Tol::Approx, erfd,
        [](ld x) { return std::erf(x); }, nullptr},
+      {"gelu", [](const Array& a) { return lf::gelu(a); }, Rule::Float, Tol::Approx, hyper,
+       [](ld x) { return x / 2 * std::erfc(-x / std::sqrt(ld(2))); }, nullptr},
+      {"gelu_tanh", [](const Array& a) { return lf::gelu_tanh(a); }, Rule::Float, Tol::Approx, hyper,
+       [](ld x) { return x / (1 + std::exp(-2 * std::sqrt(2 / std::acos(ld(-1))) * (x + 0.044715L * x * x * x))); },
+       nullptr},
       {"floor", [](const Array& a) { return lf::floor(a); }, Rule::Rounding, Tol::Exact, wide,
        [](ld x) { return std::floor(x); }, identity},
       {"ceil", [](const Array& a) { return lf::ceil(a); }, Rule::Rounding, Tol::Exact, wide,
@@ -732,6 +737,12 @@ TEST(UnaryOps, SpecialValues) {
         "tanh", [](const Array& a) { return lf::tanh(a); }, t, {{kInf, 1}, {-kInf, -1}, {-0.0L, -0.0L}}, true);
     check_specials(
         "erf", [](const Array& a) { return lf::erf(a); }, t, {{kInf, 1}, {-kInf, -1}, {-0.0L, -0.0L}}, true);
+    // GELU's limits: x at +inf, -0 at -inf (not -inf * 0), the sign of zero kept.
+    check_specials(
+        "gelu", [](const Array& a) { return lf::gelu(a); }, t, {{kInf, kInf}, {-kInf, -0.0L}, {-0.0L, -0.0L}}, true);
+    check_specials(
+        "gelu_tanh", [](const Array& a) { return lf::gelu(a, lf::GeluApproximate::Tanh); }, t,
+        {{kInf, kInf}, {-kInf, -0.0L}, {-0.0L, -0.0L}, {kNaN, kNaN}}, true);
     // Rounding: -0.0 results, infinities, and rint's ties to even.
     check_specials(
         "floor", [](const Array& a) { return lf::floor(a); }, t,

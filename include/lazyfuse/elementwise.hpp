@@ -154,6 +154,16 @@ Array acosh(const Array& a);
 Array atanh(const Array& a);
 /// The error function (SciPy's special.erf).
 Array erf(const Array& a);
+/// GELU, x * Phi(x) = x/2 * erfc(-x/sqrt(2)) with the normal distribution's CDF Phi (PyTorch's gelu,
+/// approximate='none'); -inf gives -0. Float types as erf (docs/semantics.md, accuracy table).
+Array gelu(const Array& a);
+/// GELU's tanh approximation x/2 * (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (PyTorch's approximate='tanh', the
+/// GELU of cuBLASLt's epilogues), evaluated as x * sigmoid(2u) without cancellation; -inf gives -0.
+Array gelu_tanh(const Array& a);
+/// Which GELU gelu(a, approximate) computes: the exact one (erf) or the tanh approximation.
+enum class GeluApproximate { None, Tanh };
+/// gelu(a) for GeluApproximate::None, gelu_tanh(a) for GeluApproximate::Tanh (PyTorch's gelu(x, approximate=...)).
+Array gelu(const Array& a, GeluApproximate approximate);
 
 // ---- complex numbers (docs/semantics.md, "Complex numbers") -----------------------------------------------------
 /// The complex conjugate; a real array itself.

@@ -44,12 +44,14 @@ Array outer(const Array& a, const Array& b);
 /// padded with leading 1s (an elementwise product of broadcast views, no matrix product; a 0-d operand multiplies).
 Array kron(const Array& a, const Array& b);
 
-/// NumPy's einsum with explicit labels (no `...` yet): "ij,jk->ik", or implicit ("ij,jk": the labels that appear
-/// once, in alphabetical order). A label repeated within one operand takes its diagonal; labels not in the output
-/// are summed. Operands are contracted left to right, a pair at a time: on a batched matrix product where labels
-/// are contracted (operands permuted and reshaped as matmul's rules allow views, else copied by one kernel), else
-/// by an elementwise product. The result type is promote_types of the operands, as NumPy's. Throws Error for a
-/// malformed string (naming it) or `...`, ShapeError when a term's length differs from its operand's dimensions or
+/// NumPy's einsum with explicit labels, "ij,jk->ik", or implicit ("ij,jk": the labels that appear once, in
+/// alphabetical order). An ellipsis "..." in a term stands for the axes no letter names; those broadcast across the
+/// operands (aligned on the right) and come first in an implicit output, where "..." puts them in an explicit one. A
+/// label repeated within one operand takes its diagonal; labels not in the output are summed. Operands are contracted
+/// left to right, a pair at a time: on a batched matrix product where labels are contracted (operands permuted and
+/// reshaped as matmul's rules allow views, else copied by one kernel), else by an elementwise product. The result type
+/// is promote_types of the operands, as NumPy's. Throws Error for a malformed string (naming it; an explicit output
+/// without "..." when the ellipsis has axes), ShapeError when a term's length differs from its operand's dimensions or
 /// a label's sizes differ.
 Array einsum(const std::string& subscripts, const std::vector<Array>& operands);
 

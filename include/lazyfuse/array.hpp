@@ -22,6 +22,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
 namespace lazyfuse {
@@ -80,17 +81,27 @@ public:
   Array transpose(std::vector<int> axes) const;
   Array T() const { return transpose(); }
   Array ravel() const { return reshape({-1}); }
-  /// NumPy indexing: `x(1, slice(2, none), newaxis, ellipsis)`. Boolean masks and integer arrays as indices are
-  /// not supported yet: `x(mask)` does not compile (use `where(mask, x, fill)`).
+  /// NumPy indexing: `x(1, slice(2, none), newaxis, ellipsis)` is a view. With integer Arrays among the
+  /// components it is NumPy's advanced indexing, a gather (`x(idx, all_of)` is `x[idx, :]`): the index arrays
+  /// broadcast together; an integer combined with them counts as one more (0-d) index array; the broadcast shape
+  /// takes the place of the index arrays when they are adjacent, and goes first when slices, `newaxis` or an ellipsis
+  /// separate them (`x(0, all_of, i)` with i of shape (2,) on shape (3, 4, 5, 6) has shape (2, 4, 6)). The gather is
+  /// lazy and fuses into the kernel that consumes it; negative indices count from the end; an index out of range is
+  /// an IndexError when the result is materialized ("index 7 is out of bounds for axis 0 with size 5"). At most 7
+  /// index arrays. Boolean masks are not supported yet (IndexError).
   template <class... I> Array operator()(const I&... index) const {
     if constexpr ((detail::IndexComponent<I> && ...)) {
       return index_with({Index(to_index(index))...});
+    } else if constexpr (((detail::IndexComponent<I> || std::same_as<I, Array>) && ...)) {
+      return index_arrays({to_index_or_array(index)...});
     } else {
       detail::reject_index<I...>();
       return *this;
     }
   }
   Array index_with(const std::vector<Index>& index) const;
+  /// `x(...)` with Arrays among the components, as a list (see operator()).
+  Array index_arrays(const std::vector<std::variant<Index, Array>>& index) const;
 
   /// Slice assignment with value semantics: `x.at(1, slice(2, 5)).set(y)` returns a new array equal to x
   /// except in the region, which holds y (an array or a number) broadcast to the region's shape and converted to
@@ -165,6 +176,12 @@ private:
   static Index to_index(Ellipsis) { return Ellipsis{}; }
   static Index to_index(None) { return NewAxis{}; }
   static Index to_index(const Index& i) { return i; }
+  template <class I> static std::variant<Index, Array> to_index_or_array(const I& i) {
+    if constexpr (std::same_as<I, Array>)
+      return i;
+    else
+      return to_index(i);
+  }
   const Shape& shape_for(const char* op) const; // shape(), naming `op` when the Array is empty
   void get_into(DType as, void* out) const;
   void check_item() const;

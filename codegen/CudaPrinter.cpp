@@ -369,8 +369,7 @@ void print_instruction(CodeWriter& w, const KernelIR& ir, std::size_t n, Mode mo
 class ElementwisePrinter {
 public:
   explicit ElementwisePrinter(const KernelIR& ir)
-      : ir_(ir), gathered_(ir.unit_step_loads), grouped_(ir.unit_step_randoms),
-        dependent_(data_dependent_indices(ir)) {
+      : ir_(ir), gathered_(ir.unit_step_loads), grouped_(ir.unit_step_randoms), dependent_(data_dependent_indices(ir)) {
     for (std::size_t k = 0; k < ir.code.size(); ++k)
       if (ir.code[k].op == IrOp::LinearIndex) root_lin_ = int(k);
     root_group_.assign(ir.unravels.size(), false);

@@ -122,7 +122,8 @@ PackedArgs pack_kernel_args(const KernelIR& ir, const KernelArgs& args, const st
     case AbiRole::SplitTickets: packed.push(split->tickets); break;
     case AbiRole::SplitCount: push_index(split->splits); break;
     case AbiRole::ErrorWord:
-      LAZYFUSE_ASSERT(args.error_word != nullptr, ("kernel " + ir.name + ": bounds checks without an error word").c_str());
+      LAZYFUSE_ASSERT(args.error_word != nullptr,
+                      ("kernel " + ir.name + ": bounds checks without an error word").c_str());
       packed.push(args.error_word);
       break;
     }

@@ -16,8 +16,8 @@
 
 #include <cstdint>
 #include <mutex>
-#include <string>
 #include <span>
+#include <string>
 
 namespace lazyfuse::runtime {
 

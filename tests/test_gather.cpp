@@ -86,8 +86,7 @@ TEST(Gather, RowsOfAMatrixFuseWithTheirConsumer) {
   ASSERT_EQ(y.shape(), (Shape{5, 8}));
   const std::int64_t r[] = {3, 49, 0, 49, 3};
   for (std::int64_t k = 0; k < 5; ++k)
-    for (std::int64_t c = 0; c < 8; ++c)
-      ASSERT_EQ(got[std::size_t(k * 8 + c)], 0.5f * float(r[k] * 8 + c) * 2.0f);
+    for (std::int64_t c = 0; c < 8; ++c) ASSERT_EQ(got[std::size_t(k * 8 + c)], 0.5f * float(r[k] * 8 + c) * 2.0f);
 }
 
 TEST(Gather, ReadsInsideAReduction) {

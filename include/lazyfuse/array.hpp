@@ -92,7 +92,7 @@ public:
   template <class... I> Array operator()(const I&... index) const {
     if constexpr ((detail::IndexComponent<I> && ...)) {
       return index_with({Index(to_index(index))...});
-    } else if constexpr (((detail::IndexComponent<I> || std::same_as<I, Array>) && ...)) {
+    } else if constexpr (((detail::IndexComponent<I> || std::same_as<I, Array>)&&...)) {
       return index_arrays({to_index_or_array(index)...});
     } else {
       detail::reject_index<I...>();

@@ -19,7 +19,7 @@ NodePtr make_gather(const NodePtr& source, std::vector<NodePtr> indices, std::ve
   for (auto& i : indices)
     if (!is_integer(i->dtype))
       throw IndexError("arrays used as indices must be of integer type: " + describe("index", *i) +
-                       (i->dtype == DType::Bool ? " (boolean masks are not supported in advanced indexes yet)" : ""));
+                       (i->dtype == DType::Bool ? " (a boolean mask indexes through x(mask))" : ""));
   for (std::size_t k = 0; k < axes.size(); ++k) {
     axes[k] = normalize_axis("gather", axes[k], source->ndim());
     for (std::size_t j = 0; j < k; ++j)
@@ -51,10 +51,13 @@ NodePtr make_gather(const NodePtr& source, std::vector<NodePtr> indices, std::ve
   for (int k = 0; k < position; ++k) shape.push_back(source->shape[std::size_t(kept[std::size_t(k)])]);
   shape.insert(shape.end(), b.begin(), b.end());
   for (int k = position; k < rest; ++k) shape.push_back(source->shape[std::size_t(kept[std::size_t(k)])]);
+  // Every index into an empty axis is out of range (NumPy: "index 0 is out of bounds for axis 0 with size 0"; the
+  // value is data, not known here). Other indices of an empty result are not checked: no kernel reads them.
+  if (shape_size(b) > 0)
+    for (int ax : axes)
+      if (source->shape[std::size_t(ax)] == 0)
+        throw IndexError("index is out of bounds for axis " + std::to_string(ax) + " with size 0");
   if (shape_size(shape) == 0) return make_fill(std::move(shape), source->dtype, 0, 0);
-  for (int ax : axes)
-    if (source->shape[std::size_t(ax)] == 0)
-      throw IndexError("index is out of bounds for axis " + std::to_string(ax) + " with size 0");
   NodeSpec n;
   n.kind = NodeKind::Gather;
   n.dtype = source->dtype;

@@ -181,12 +181,63 @@ TEST(Gather, OutOfRangeIsAnIndexErrorWhenMaterialized) {
 TEST(Gather, BadIndexArraysAreErrorsWhenBuilt) {
   Array x = ramp({4, 5});
   EXPECT_THROW(x(asarray({0.0, 1.0})), IndexError) << "float indices";
-  EXPECT_THROW(x(x > 1.0f), IndexError) << "boolean masks are not supported yet";
+  EXPECT_THROW(x(x(all_of, 0) > 1.0f, asarray<std::int64_t>({0}), 0), IndexError) << "too many indices";
+  EXPECT_THROW(x(asarray(std::vector<bool>{true, false}, {2})), IndexError) << "a mask of the wrong length";
+  EXPECT_THROW(x(full({}, 1.0).astype(DType::Bool)), IndexError) << "a 0-d mask";
   EXPECT_THROW(x(asarray<std::int64_t>({0, 1}), asarray<std::int64_t>({0, 1, 2})), IndexError) << "shape mismatch";
   EXPECT_THROW(x(asarray<std::int64_t>({0}), 1, 2), IndexError) << "too many indices";
   EXPECT_THROW(take(zeros({0}), asarray<std::int64_t>({0})), IndexError) << "an empty axis";
   EXPECT_EQ(take(zeros({0}), zeros({0}, DType::Int64)).shape(), (Shape{0})) << "nothing to read: no error";
   EXPECT_EQ(x(zeros({2, 0}, DType::Int32)).shape(), (Shape{2, 0, 5}));
+}
+
+TEST(Gather, MasksSelectAndTheGatherStaysLazy) {
+  Array x = ramp({4, 5});
+  Array mask = x(all_of, 0) > 3.0f; // rows 2 and 3 (first elements 5.0 and 7.5)
+  Array rows = x(mask);             // the mask is read now; the gather is not run
+  EXPECT_FALSE(rows.is_materialized());
+  EXPECT_EQ(rows.shape(), (Shape{2, 5}));
+  x.eval();
+  const auto before = launched();
+  const std::vector<float> got = values_of(rows * 2.0f + 1.0f);
+  EXPECT_EQ(launched() - before, 1u) << "the gather through the positions fuses with its consumer";
+  for (std::int64_t r = 0; r < 2; ++r)
+    for (std::int64_t c = 0; c < 5; ++c)
+      EXPECT_EQ(got[std::size_t(r * 5 + c)], 0.5f * float((r + 2) * 5 + c) * 2.0f + 1.0f);
+  EXPECT_EQ(values_of(x(x > 8.5f)), (std::vector<float>{9.0f, 9.5f}));
+  EXPECT_EQ(argwhere(x > 8.5f).shape(), (Shape{2, 2}));
+  EXPECT_EQ(flatnonzero(x > 8.5f).get<std::int64_t>()[1], 19);
+}
+
+TEST(Gather, WritesThroughIndexArrays) {
+  Array x = ramp({6});
+  // Duplicates: the last write wins, in C order of the index.
+  const std::vector<float> set =
+      values_of(x.at(asarray<std::int64_t>({1, 4, 1, -1})).set(asarray({10.0f, 20.0f, 30.0f, 40.0f})));
+  EXPECT_EQ(set, (std::vector<float>{0.0f, 30.0f, 1.0f, 1.5f, 20.0f, 40.0f}));
+  EXPECT_EQ(values_of(x), (std::vector<float>{0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 2.5f})) << "x is unchanged";
+  // add is ufunc.at: every duplicate counts.
+  const std::vector<float> added =
+      values_of(x.at(asarray<std::int64_t>({1, 4, 1, 1})).add(asarray({1.0f, 2.0f, 3.0f, 4.0f})));
+  EXPECT_EQ(added, (std::vector<float>{0.0f, 8.5f, 1.0f, 1.5f, 4.0f, 2.5f}));
+  // A mask, a scalar value, a basic index.
+  EXPECT_EQ(values_of(x.at(x > 1.2f).set(-1.0)), (std::vector<float>{0.0f, 0.5f, 1.0f, -1.0f, -1.0f, -1.0f}));
+  EXPECT_EQ(values_of(x.at(slice(0, 2)).add(1.0)), (std::vector<float>{1.0f, 1.5f, 1.0f, 1.5f, 2.0f, 2.5f}));
+  // Integer bins: a histogram by add.
+  Array bins = zeros({3}, DType::Int32);
+  const HostArray<std::int32_t> h = bins.at(asarray<std::int64_t>({0, 2, 2, 2, 1, 0})).add(1).get<std::int32_t>();
+  EXPECT_EQ(std::vector<std::int32_t>(h.data(), h.data() + 3), (std::vector<std::int32_t>{2, 1, 3}));
+  // Out of range is an IndexError here: the positions are read when the write is built.
+  EXPECT_THROW(x.at(asarray<std::int64_t>({6})).set(0.0), IndexError);
+}
+
+TEST(Gather, ChooseRaisesForEntriesOutOfRange) {
+  Array a = ramp({3});
+  EXPECT_EQ(error_of(choose(asarray<std::int64_t>({0, 2, 1}), {a, a + 1.0f})),
+            "index 2 is out of bounds for axis 0 with size 2");
+  EXPECT_EQ(error_of(choose(asarray<std::int64_t>({0, -1, 1}), {a, a + 1.0f})),
+            "index 2 is out of bounds for axis 0 with size 2")
+      << "a negative entry is invalid too (NumPy: ValueError), named as the count of choices";
 }
 
 } // namespace

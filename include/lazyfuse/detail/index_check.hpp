@@ -13,7 +13,7 @@ class Array;
 // The compile-time error of `x.at(idx)`, `x.index_with({idx})` and `x.set_at({idx}, v)` with an Array `idx`.
 #define LAZYFUSE_ARRAY_AS_INDEX_MESSAGE                                                                                \
   "lazyfuse: an Array cannot be used as an index here: index with arrays through x(...) or x.index_arrays({...}) "     \
-  "(integer arrays; boolean masks are not supported yet); slice assignment (at, set_at) takes no arrays yet. "         \
+  "or x.at(...) (integer arrays and boolean masks); index_with and set_at take basic components only. "                \
   "Update under a mask with where(mask, value, x)."
 
 namespace lazyfuse::detail {

@@ -52,11 +52,11 @@ NodePtr make_gather(const NodePtr& source, std::vector<NodePtr> indices, std::ve
   shape.insert(shape.end(), b.begin(), b.end());
   for (int k = position; k < rest; ++k) shape.push_back(source->shape[std::size_t(kept[std::size_t(k)])]);
   // Every index into an empty axis is out of range (NumPy: "index 0 is out of bounds for axis 0 with size 0"; the
-  // value is data, not known here). Other indices of an empty result are not checked: no kernel reads them.
-  if (shape_size(b) > 0)
-    for (int ax : axes)
-      if (source->shape[std::size_t(ax)] == 0)
-        throw IndexError("index is out of bounds for axis " + std::to_string(ax) + " with size 0");
+  // value is data, not known here) when the broadcast is not empty, and for a 0-d array, which NumPy reads as an
+  // integer and checks at once. Other indices of an empty result are not checked: no kernel reads them.
+  for (std::size_t k = 0; k < axes.size(); ++k)
+    if (source->shape[std::size_t(axes[k])] == 0 && (shape_size(b) > 0 || indices[k]->ndim() == 0))
+      throw IndexError("index is out of bounds for axis " + std::to_string(axes[k]) + " with size 0");
   if (shape_size(shape) == 0) return make_fill(std::move(shape), source->dtype, 0, 0);
   NodeSpec n;
   n.kind = NodeKind::Gather;

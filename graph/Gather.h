@@ -19,8 +19,8 @@ inline constexpr std::size_t kMaxGatherIndices = Node::kMaxSources - 1;
 /// range is an IndexError raised when the result is materialized (runtime/Materialize.cpp), as no kernel reads out
 /// of bounds. Checks here: at least one and at most kMaxGatherIndices arrays, integer types (IndexError otherwise,
 /// in NumPy's words), distinct axes in range, a broadcastable B (IndexError, as NumPy's "shape mismatch"), and a
-/// source axis of size 0 indexed by a non-empty B (IndexError now: every index is out of range). An empty result is
-/// a fill, with no kernel: its index values are not checked (NumPy checks them).
+/// source axis of size 0 indexed by a non-empty B or a 0-d array (IndexError now: every index is out of range). An
+/// empty result is a fill, with no kernel: its index values are not checked (NumPy checks them).
 NodePtr make_gather(const NodePtr& source, std::vector<NodePtr> indices, std::vector<int> axes, int position);
 
 } // namespace lazyfuse::graph

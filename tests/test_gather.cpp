@@ -131,6 +131,12 @@ TEST(Gather, PlacesTheIndexShapeAsNumPyDoes) {
   EXPECT_EQ(z.shape(), (Shape{2, 3, 2, 6}));
   EXPECT_EQ(x(newaxis, rows, cols, ellipsis).shape(), (Shape{1, 2, 3, 5, 6}));
   EXPECT_EQ(x(ellipsis, cols).shape(), (Shape{3, 4, 5, 3}));
+  // An ellipsis separates the arrays around it even when it stands for no axis, as a new axis does.
+  Array y = ramp({2, 3, 4});
+  Array zero = asarray<std::int64_t>({0}), one = asarray<std::int64_t>({1});
+  EXPECT_EQ(y(all_of, zero, ellipsis, one).shape(), (Shape{1, 2}));
+  EXPECT_EQ(y(all_of, zero, newaxis, one).shape(), (Shape{1, 2, 1}));
+  EXPECT_EQ(y(all_of, asarray<std::int64_t>({{0}}), one, ellipsis).shape(), (Shape{2, 1, 1}));
 }
 
 TEST(Gather, TakeAndTakeAlongAxis) {

@@ -28,14 +28,22 @@ namespace {
 std::vector<Array> true_positions(const Array& mask) {
   const Shape shape = mask.shape();
   const HostArray<bool> m = mask.get<bool>();
+  const bool* data = m.data();
+  const std::size_t count = std::size_t(std::count(data, data + m.size(), true));
   std::vector<std::vector<std::int64_t>> pos(shape.size());
-  std::vector<std::int64_t> coord(shape.size(), 0);
-  for (std::size_t e = 0; e < m.size(); ++e) {
-    if (m[e])
-      for (std::size_t d = 0; d < shape.size(); ++d) pos[d].push_back(coord[d]);
-    for (std::size_t d = shape.size(); d-- > 0;) { // the next coordinate in C order
-      if (++coord[d] < shape[d]) break;
-      coord[d] = 0;
+  for (auto& p : pos) p.reserve(count);
+  if (shape.size() == 1) { // the common case, without the coordinate walk
+    for (std::size_t e = 0; e < m.size(); ++e)
+      if (data[e]) pos[0].push_back(std::int64_t(e));
+  } else {
+    std::vector<std::int64_t> coord(shape.size(), 0);
+    for (std::size_t e = 0; e < m.size(); ++e) {
+      if (data[e])
+        for (std::size_t d = 0; d < shape.size(); ++d) pos[d].push_back(coord[d]);
+      for (std::size_t d = shape.size(); d-- > 0;) { // the next coordinate in C order
+        if (++coord[d] < shape[d]) break;
+        coord[d] = 0;
+      }
     }
   }
   std::vector<Array> out;

@@ -93,10 +93,7 @@ NodePtr assigned_value(Operand value, DType base, const char* op) {
 }
 } // namespace
 
-Array Array::At::set(Operand value) const {
-  if (!base_) throw Error("at().set: the array is an empty (default-constructed) Array");
-  return wrap_node(graph::set_slice(base_, index_, assigned_value(value, base_->dtype, "at().set")));
-}
+// Array::At (set, add) is in api/Indexing.cpp, beside the advanced indexes it shares with x(...).
 Array& Array::set_at(const std::vector<Index>& index, Operand value) {
   const NodePtr& base = node_of(*this, "set_at");
   return *this = wrap_node(graph::set_slice(base, index, assigned_value(value, base->dtype, "set_at")));

@@ -282,6 +282,32 @@ void print_instruction(CodeWriter& w, const KernelIR& ir, std::size_t n, Mode mo
     w.line("out", in.slot, "[", v(in.a), "] = ", v(in.b), ";");
     return;
   }
+  if (in.op == IrOp::CheckedIndex) {
+    // 64-bit whatever the index width, so that no index value wraps into range; unsigned values never count from
+    // the end. Out of range: report (where the predicate holds) and read element 0 instead.
+    const bool is_unsigned = is_unsigned_integer(ir.code[std::size_t(in.a)].dtype);
+    w.line("idx_t ", v(int(n)), ";");
+    w.line("{");
+    {
+      auto ind = w.indent();
+      w.line("long long lf_t = (long long)", v(in.a), ";");
+      if (!is_unsigned) w.line("if (lf_t < 0) lf_t += (long long)", v(in.b), ";");
+      w.line("if ((unsigned long long)lf_t >= (unsigned long long)", v(in.b), ") {");
+      {
+        auto ind2 = w.indent();
+        const std::string flag = "atomicOr(lf_error, " + std::to_string(1u << (in.slot % 32)) + "u);";
+        if (in.c >= 0)
+          w.line("if (", v(in.c), ") ", flag);
+        else
+          w.line(flag);
+        w.line("lf_t = 0;");
+      }
+      w.line("}");
+      w.line(v(int(n)), " = (idx_t)lf_t;");
+    }
+    w.line("}");
+    return;
+  }
   if (in.op == IrOp::Store) {
     if (mode == Mode::Vector)
       w.line("s", in.slot, ".v[j] = ", v(in.a), ";");
@@ -360,7 +386,8 @@ void print_instruction(CodeWriter& w, const KernelIR& ir, std::size_t n, Mode mo
   case IrOp::LoopBegin:
   case IrOp::Accumulate:
   case IrOp::LoopEnd:
-  case IrOp::Result: break;
+  case IrOp::Result:
+  case IrOp::CheckedIndex: break;
   }
   const std::string type = is_index_op(in.op) ? "idx_t" : is_predicate_op(in.op) ? "bool" : t;
   w.line("const ", type, " ", v(int(n)), " = ", e.str(), ";");
@@ -373,7 +400,7 @@ void print_instruction(CodeWriter& w, const KernelIR& ir, std::size_t n, Mode mo
 class ElementwisePrinter {
 public:
   explicit ElementwisePrinter(const KernelIR& ir)
-      : ir_(ir), gathered_(ir.unit_step_loads), grouped_(ir.unit_step_randoms) {
+      : ir_(ir), gathered_(ir.unit_step_loads), grouped_(ir.unit_step_randoms), dependent_(data_dependent_indices(ir)) {
     for (std::size_t k = 0; k < ir.code.size(); ++k)
       if (ir.code[k].op == IrOp::LinearIndex) root_lin_ = int(k);
     root_group_.assign(ir.unravels.size(), false);
@@ -507,8 +534,7 @@ private:
       auto elements = w_.block("for (int j = 0; j < ", V, "; ++j)");
       w_.line("const idx_t i = base + j;");
       for (std::size_t n = 0; n < ir_.code.size(); ++n)
-        if (is_index_op(ir_.code[n].op) || is_predicate_op(ir_.code[n].op))
-          print_instruction(w_, ir_, n, Mode::Vector, root_lin_);
+        if (pure_index(n)) print_instruction(w_, ir_, n, Mode::Vector, root_lin_);
       for (std::size_t k = 0; k < ir_.code.size(); ++k) {
         if (!gathered_[k]) continue;
         w_.line("if (j == 0) lf_a", k, " = ", v(ir_.code[k].a), ";");
@@ -562,8 +588,7 @@ private:
       w_.line("const int j = 0;");
       w_.line("const idx_t i = base;");
       for (std::size_t n = 0; n < ir_.code.size(); ++n)
-        if (is_index_op(ir_.code[n].op) || is_predicate_op(ir_.code[n].op))
-          print_instruction(w_, ir_, n, Mode::Vector, root_lin_);
+        if (pure_index(n)) print_instruction(w_, ir_, n, Mode::Vector, root_lin_);
       for (std::size_t k = 0; k < ir_.code.size(); ++k)
         if (is_grouped(k) && ir_.code[k].a != root_lin_) w_.line("lf_ra", k, " = ", v(ir_.code[k].a), ";");
     }
@@ -618,10 +643,16 @@ private:
     for (std::size_t n = 0; n < ir_.code.size(); ++n) print_instruction(w_, ir_, n, Mode::Scalar, root_lin_);
   }
 
+  // Index arithmetic that needs no loaded value, which the vector path computes ahead of the values.
+  bool pure_index(std::size_t n) const {
+    return (is_index_op(ir_.code[n].op) || is_predicate_op(ir_.code[n].op)) && !dependent_[n];
+  }
+
   const KernelIR& ir_;
   const int U = vectors_per_thread(ir_); // vectors per thread and trip (declared after ir_, which it reads)
   const std::vector<bool>& gathered_;
   const std::vector<bool>& grouped_;
+  const std::vector<bool> dependent_; // data_dependent_indices
   CodeWriter w_;
   int root_lin_ = -1;
   std::vector<bool> root_group_; // unravel groups of the output's own linear index: unravelled once per vector
@@ -639,7 +670,7 @@ class ReductionPrinter {
 public:
   explicit ReductionPrinter(const KernelIR& ir)
       : ir_(ir), split_(is_split(ir.schedule)), column_(is_column(ir.schedule)), streams_(streams_vector_loads(ir)),
-        partial_bytes_(partial_bytes_of(ir)), cache_(ir.row_cache), w_(0) {}
+        partial_bytes_(partial_bytes_of(ir)), cache_(ir.row_cache), dependent_(data_dependent_indices(ir)), w_(0) {}
 
   std::string print() {
     std::ostringstream header;
@@ -817,7 +848,7 @@ private:
     if (L.row) {
       // Index arithmetic that does not depend on r, once per row (the vector path's alignment test needs it).
       for (std::size_t b = k + 1; b < L.end; ++b)
-        if (!L.row->varies[b] && (is_index_op(ir_.code[b].op) || is_predicate_op(ir_.code[b].op))) statement(b);
+        if (!L.row->varies[b] && pure_index(b)) statement(b);
     }
     if (L.row && L.row->vector) {
       vector_path(L);
@@ -854,7 +885,7 @@ private:
     const RowLoop* row = L.row;
     for (std::size_t b = L.begin + 1; b < L.end; ++b) {
       const Instr& bi = ir_.code[b];
-      if (row && !row->varies[b] && (is_index_op(bi.op) || is_predicate_op(bi.op))) continue; // hoisted
+      if (row && !row->varies[b] && pure_index(b)) continue; // hoisted
       if (cached && !row->live[b]) continue;
       if (bi.op == IrOp::Accumulate) {
         accumulate(bi);
@@ -1036,9 +1067,8 @@ private:
         auto first = w_.indent();
         w_.line("const idx_t ", L.r, " = lf_rb;");
         for (std::size_t b = L.begin + 1; b < L.end; ++b) {
-          const Instr& bi = ir_.code[b];
           if (L.row && !L.row->varies[b]) continue; // hoisted before the loop
-          if (is_index_op(bi.op) || is_predicate_op(bi.op)) print_instruction(w_, ir_, b, Mode::Scalar, -1);
+          if (pure_index(b)) print_instruction(w_, ir_, b, Mode::Scalar, -1);
         }
         for (std::size_t b : checked) w_.line("lf_ra", b, " = ", v(ir_.code[b].a), ";");
       }
@@ -1246,10 +1276,16 @@ private:
     w_.line("const ", cuda_type(in.dtype), " ", v(int(k)), " = ", fin, ".a", in.slot, is_arg(in.fn) ? "_i" : "", ";");
   }
 
+  // Index arithmetic that needs no loaded value, which loops hoist and the vector paths compute ahead of the values.
+  bool pure_index(std::size_t n) const {
+    return (is_index_op(ir_.code[n].op) || is_predicate_op(ir_.code[n].op)) && !dependent_[n];
+  }
+
   const KernelIR& ir_;
   const bool split_, column_, streams_;
   const std::int64_t partial_bytes_; // of one partial (split schedules)
   const RowCache& cache_;
+  const std::vector<bool> dependent_; // data_dependent_indices
   CodeWriter w_;
   std::vector<bool> after_reduction_; // split kernels: instructions that wait for the last block
   std::vector<std::size_t> deferred_;

@@ -23,6 +23,7 @@ std::string abi_name(const AbiParam& p) {
   case AbiRole::SplitPartials: return "lf_partials";
   case AbiRole::SplitTickets: return "lf_tickets";
   case AbiRole::SplitCount: return "lf_splits";
+  case AbiRole::ErrorWord: return "lf_error";
   }
   LAZYFUSE_ASSERT(false, ("abi_name: unknown parameter role " + std::to_string(int(p.role))).c_str());
   return {};
@@ -41,7 +42,8 @@ std::string abi_declaration(const KernelIR& ir, const AbiParam& p) {
     return std::string("const ") + (slot.is_index ? "idx_t" : cuda_type(slot.dtype)) + " " + name;
   }
   case AbiRole::SplitPartials: return "unsigned char* __restrict__ " + name;
-  case AbiRole::SplitTickets: return "unsigned int* __restrict__ " + name;
+  case AbiRole::SplitTickets:
+  case AbiRole::ErrorWord: return "unsigned int* __restrict__ " + name;
   }
   LAZYFUSE_ASSERT(false, ("abi_declaration: unknown parameter role " + std::to_string(int(p.role))).c_str());
   return {};
@@ -53,7 +55,8 @@ std::size_t abi_size(const KernelIR& ir, const AbiParam& p) {
   case AbiRole::Input:
   case AbiRole::Output:
   case AbiRole::SplitPartials:
-  case AbiRole::SplitTickets: return sizeof(void*);
+  case AbiRole::SplitTickets:
+  case AbiRole::ErrorWord: return sizeof(void*);
   case AbiRole::Count:
   case AbiRole::SplitCount: return index_bytes;
   case AbiRole::Param: {
@@ -92,7 +95,7 @@ PackedArgs pack_kernel_args(const KernelIR& ir, const KernelArgs& args, const st
   LAZYFUSE_ASSERT(!is_split(ir.schedule) || split,
                   ("kernel " + ir.name + ": a split launch without its scratch").c_str());
   PackedArgs packed;
-  packed.reserve(ir.inputs.size() + ir.outputs.size() + 1 + ir.params.size() + 3);
+  packed.reserve(ir.inputs.size() + ir.outputs.size() + 1 + ir.params.size() + 4);
   auto push_index = [&](std::int64_t v) {
     if (ir.index32)
       packed.push(std::int32_t(v));
@@ -118,6 +121,11 @@ PackedArgs pack_kernel_args(const KernelIR& ir, const KernelArgs& args, const st
     case AbiRole::SplitPartials: packed.push(split->partials); break;
     case AbiRole::SplitTickets: packed.push(split->tickets); break;
     case AbiRole::SplitCount: push_index(split->splits); break;
+    case AbiRole::ErrorWord:
+      LAZYFUSE_ASSERT(args.error_word != nullptr,
+                      ("kernel " + ir.name + ": bounds checks without an error word").c_str());
+      packed.push(args.error_word);
+      break;
     }
   });
   return packed;

@@ -22,6 +22,7 @@ enum class AbiRole : std::uint8_t {
   SplitPartials, ///< split schedules: `unsigned char* __restrict__ lf_partials`, the blocks' partial results
   SplitTickets,  ///< split schedules: `unsigned int* __restrict__ lf_tickets`, a counter per group (zeroed)
   SplitCount,    ///< split schedules: `const idx_t lf_splits`, blocks per group (LaunchShape::splits)
+  ErrorWord,     ///< kernels with bounds checks: `unsigned int* __restrict__ lf_error` (KernelArgs::error_word)
 };
 
 struct AbiParam {
@@ -31,7 +32,8 @@ struct AbiParam {
 };
 
 /// Calls `f(AbiParam)` for every parameter of `ir`'s kernel, in order: inputs, outputs, n, the IR's parameters in
-/// slot order, then for split schedules the partials, the tickets and the split count. Allocates nothing (the
+/// slot order, then for split schedules the partials, the tickets and the split count, then for kernels with bounds
+/// checks (has_bounds_checks) the error word. Allocates nothing (the
 /// executor packs arguments on the host path of every launch).
 template <class F> void for_each_abi_param(const KernelIR& ir, F&& f) {
   for (std::size_t k = 0; k < ir.inputs.size(); ++k) f(AbiParam{AbiRole::Input, int(k)});
@@ -43,6 +45,7 @@ template <class F> void for_each_abi_param(const KernelIR& ir, F&& f) {
     f(AbiParam{AbiRole::SplitTickets, -1});
     f(AbiParam{AbiRole::SplitCount, -1});
   }
+  if (has_bounds_checks(ir)) f(AbiParam{AbiRole::ErrorWord, -1});
 }
 
 /// The parameters of `ir`'s kernel, in order.

@@ -40,6 +40,7 @@ const char* ir_op_name(IrOp op) {
   case IrOp::Result: return "result";
   case IrOp::StoreAt: return "store_at";
   case IrOp::Random: return "random";
+  case IrOp::CheckedIndex: return "checked_index";
   }
   return "?";
 }
@@ -56,7 +57,8 @@ bool is_index_op(IrOp op) {
   case IrOp::IMul:
   case IrOp::IDiv:
   case IrOp::IMod:
-  case IrOp::Coord: return true;
+  case IrOp::Coord:
+  case IrOp::CheckedIndex: return true;
   default: return false;
   }
 }
@@ -89,6 +91,26 @@ void KernelIR::finalize() {
   char buf[32];
   std::snprintf(buf, sizeof buf, "lf_k%016llx", static_cast<unsigned long long>(hash));
   name = buf;
+}
+
+bool has_bounds_checks(const KernelIR& ir) {
+  for (const Instr& in : ir.code)
+    if (in.op == IrOp::CheckedIndex) return true;
+  return false;
+}
+
+std::vector<bool> data_dependent_indices(const KernelIR& ir) {
+  std::vector<bool> dependent(ir.code.size(), false);
+  for (std::size_t k = 0; k < ir.code.size(); ++k) {
+    const Instr& in = ir.code[k];
+    if (in.op == IrOp::CheckedIndex) {
+      dependent[k] = true;
+    } else if (is_index_op(in.op) || is_predicate_op(in.op)) {
+      for (int a : {in.a, in.b, in.c})
+        if (a >= 0 && dependent[std::size_t(a)]) dependent[k] = true;
+    }
+  }
+  return dependent;
 }
 
 std::int64_t RowCache::bytes_per_element() const {

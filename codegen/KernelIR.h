@@ -56,10 +56,18 @@ enum class IrOp : std::uint8_t {
   // parameters are the float64 ScalarParam instructions `slot` and `imm` (-1: none), its integer range the uint64
   // ScalarParam `slot`.
   Random,
+  // Gathers (type: the index type). The index into an axis of size b (an IndexParam) that the integer value a (any
+  // integer dtype: code[a].dtype) names, NumPy's way: a + b when a < 0, else a, taken in 64 bits whatever the index
+  // width. When that is outside [0, b), the result is 0 (so the load it addresses stays in bounds; b > 0 is
+  // guaranteed by graph::make_gather whenever the kernel has elements) and bit (slot % 32) of the kernel's error word
+  // is set (an atomic or: the word is the ABI's last parameter, AbiRole::ErrorWord, present exactly when the IR has
+  // a CheckedIndex). With c >= 0 the check happens only where predicate c holds. `slot`: the check's number in the
+  // kernel, in order of emission (LoweredKernel::checks says which gather axis it is).
+  CheckedIndex,
 };
 
 const char* ir_op_name(IrOp op);
-bool is_index_op(IrOp op);     // produces an index
+bool is_index_op(IrOp op);     // produces an index (CheckedIndex included)
 bool is_predicate_op(IrOp op); // produces a bool from index arithmetic
 
 struct Instr {
@@ -184,7 +192,17 @@ struct KernelArgs {
   std::vector<ParamValue> params;
   std::int64_t n = 0;       // output elements (elementwise) or outer elements (reductions)
   std::int64_t reduced = 0; // reduction kernels: elements each reduction combines per outer element
+  /// Kernels with bounds checks (has_bounds_checks): a zeroed 32-bit word the kernel ors failed checks into, in
+  /// the executor's memory; set by the runtime for each launch.
+  void* error_word = nullptr;
 };
+
+/// Whether the kernel checks gather indices (has a CheckedIndex), and so takes an error word.
+bool has_bounds_checks(const KernelIR& ir);
+/// Per instruction: an index or predicate computed from a loaded value (a CheckedIndex and what is computed from
+/// it). The CUDA printer computes pure index arithmetic ahead of the values in places (vector addresses, hoisting
+/// out of loops); these it prints in order with the values instead.
+std::vector<bool> data_dependent_indices(const KernelIR& ir);
 
 /// Human-readable listing (LAZYFUSE_LOG=lower, tests).
 std::string to_string(const KernelIR& k);

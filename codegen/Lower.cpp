@@ -546,6 +546,18 @@ private:
       t.children.push_back({srcs[0], frame_id(Frame{-1, c, f.pred})});
       break;
     }
+    case NodeKind::Gather: {
+      // The index arrays here; the source in finish(), at coordinates computed from their values.
+      const Shape& b = srcs[1]->shape;
+      int g = t.frame;
+      if (b != n.shape) {
+        auto c = coords(t.frame, n.shape);
+        const auto at = c.begin() + n.ivalue;
+        g = frame_id(Frame{-1, std::vector<int>(at, at + std::ptrdiff_t(b.size())), f.pred});
+      }
+      for (std::size_t k = 1; k < srcs.size(); ++k) t.children.push_back({srcs[k], g});
+      break;
+    }
     case NodeKind::SetSlice: {
       auto c = coords(t.frame, n.shape);
       bool unit = true;
@@ -600,6 +612,7 @@ private:
       return emit(add);
     }
     case NodeKind::Random: return random(t);
+    case NodeKind::Gather: return gather(t);
     case NodeKind::Unary: {
       Instr i{IrOp::Unary, n.dtype, std::uint8_t(n.op)};
       i.a = child(t, 0);
@@ -636,6 +649,36 @@ private:
     }
     LAZYFUSE_ASSERT(false, "unhandled node kind in lowering");
     return -1;
+  }
+
+  // The source read at the checked indices: each source axis takes either its index array's value or the next of
+  // the result's own coordinates outside B.
+  int gather(const Task& t) {
+    const Node& n = *t.node;
+    const NodePtr& src = t.node->sources_unlocked()[0];
+    const Frame f = frames_[std::size_t(t.frame)];
+    const auto c = coords(t.frame, n.shape);
+    const std::size_t b_rank = t.node->sources_unlocked()[1]->shape.size();
+    Frame s;
+    s.pred = f.pred;
+    std::size_t next = 0; // the next result axis outside B
+    for (std::size_t d = 0; d < src->shape.size(); ++d) {
+      const auto it = std::find(n.reduce_axes.begin(), n.reduce_axes.end(), std::int32_t(d));
+      if (it == n.reduce_axes.end()) {
+        if (next == std::size_t(n.ivalue)) next += b_rank;
+        s.coords.push_back(c[next++]);
+        continue;
+      }
+      const auto k = std::size_t(it - n.reduce_axes.begin());
+      Instr check{IrOp::CheckedIndex, DType::Int64};
+      check.a = child(t, k);
+      check.b = index_param(src->shape[d]);
+      check.c = f.pred;
+      check.slot = int(out_.checks.size());
+      out_.checks.push_back({t.node->sources_unlocked()[k + 1], int(d), src->shape[d]});
+      s.coords.push_back(emit(check));
+    }
+    return value_of(src, frame_id(std::move(s)));
   }
 
   // Element i of a draw reads counter offset + i, i the element's linear index in the node's own shape (whatever

@@ -18,6 +18,14 @@ struct LoweredKernel {
   // the graph's structure).
   std::vector<const graph::Node*> input_sources;
   std::vector<const graph::Node*> scalar_sources;
+  /// Per bounds check (IrOp::CheckedIndex's slot): the index array it checks (broadcast to the gather's index
+  /// shape), the source axis and that axis' size, so that the runtime can name the index that failed.
+  struct BoundsCheck {
+    graph::NodePtr index;
+    int axis = 0;
+    std::int64_t size = 0;
+  };
+  std::vector<BoundsCheck> checks;
 };
 
 /// How lowering reads a contiguous input at the kernel's linear index: in vectors of kElementsPerThread elements

@@ -28,6 +28,8 @@ RowCache plan_row_cache(const KernelIR& ir) {
   RowCache rc;
   if (ir.schedule != Schedule::Row && ir.schedule != Schedule::Split) return rc;
   auto& loops = rc.loops;
+  // A gathered address (computed from a loaded value) is printed in order with the values, never ahead of them.
+  const std::vector<bool> dependent = data_dependent_indices(ir);
   for (std::size_t k = 0; k < ir.code.size(); ++k) {
     if (ir.code[k].op != IrOp::LoopBegin) continue;
     RowLoop L;
@@ -49,8 +51,8 @@ RowCache plan_row_cache(const KernelIR& ir) {
       if (addr == r) return RowLoop::kNoBase;
       const Instr& a = ir.code[std::size_t(addr)];
       if (a.op != IrOp::IAdd) return -1;
-      if (a.b == r && !L.varies[std::size_t(a.a)]) return a.a;
-      if (a.a == r && !L.varies[std::size_t(a.b)]) return a.b;
+      if (a.b == r && !L.varies[std::size_t(a.a)] && !dependent[std::size_t(a.a)]) return a.a;
+      if (a.a == r && !L.varies[std::size_t(a.b)] && !dependent[std::size_t(a.b)]) return a.b;
       return -1;
     };
     for (std::size_t b = k + 1; b < L.end; ++b) {

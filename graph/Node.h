@@ -37,7 +37,8 @@ enum class NodeKind : std::uint8_t {
   Reduce,   // op = ReduceOp over `reduce_axes` of the source; the reduced axes are dropped (keepdims is a view)
   Random,   // op = RandomDist (graph/Random.h); srcs: key, counter offset (uint64 fills); element i from i alone
   Matmul,   // srcs: a (batch..., m, k), b (batch..., k, n) of the node's type and batch shape (graph/Matmul.h)
-  // Room for the later node kinds: Gather/Scatter, Mask.
+  Gather,   // srcs: source, then one integer index array per advanced axis, all of one shape B (graph/Gather.h)
+  // Room for the later node kinds: Scatter, Mask.
 };
 
 std::string_view kind_name(NodeKind k);
@@ -95,13 +96,14 @@ struct NodeSpec {
   std::int64_t shift = 0;                // Roll
   std::vector<AxisEntry> axes;           // AxisMap: one per source axis
   std::vector<RegionAxis> region;        // SetSlice: one per base axis
-  std::vector<std::int32_t> reduce_axes; // Reduce: sorted axes of the source
+  std::vector<std::int32_t> reduce_axes; // Reduce: sorted axes of the source; Gather: the source axis of each index
 };
 
 class Node : public NodeSpec, public std::enable_shared_from_this<Node> {
 public:
   /// The sources' serial numbers (no node has more than kMaxSources; unused entries are 0, never a serial).
-  static constexpr std::size_t kMaxSources = 3;
+  /// A gather has the most: its source and up to 7 index arrays.
+  static constexpr std::size_t kMaxSources = 8;
   std::array<std::uint64_t, kMaxSources> src_serials{};
   std::uint64_t hash = 0;
   std::uint64_t serial = 0;

@@ -10,9 +10,11 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <climits>
 #include <cstring>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace lazyfuse::runtime {
@@ -445,6 +447,7 @@ private:
       case IrOp::Accumulate:
       case IrOp::LoopEnd: LAZYFUSE_ASSERT(false, "reduction instruction outside a reduction loop"); break;
       case IrOp::Random: random(j, in, len); break;
+      case IrOp::CheckedIndex: checked_index(j, in, len); break;
       }
     }
   }
@@ -521,6 +524,37 @@ private:
         for (int e = 0; e < len; ++e) o[e] = lazyfuse_opmath::lf_cast<To, From>(a[e]);
       });
     });
+  }
+
+  // IrOp::CheckedIndex: NumPy's wrap of negative indices, out-of-range ones read element 0 and set the error bit.
+  void checked_index(int j, const Instr& in, int len) {
+    const std::int64_t* size = col<std::int64_t>(in.b);
+    const bool* pred = in.c >= 0 ? col<bool>(in.c) : nullptr;
+    std::int64_t* o = col<std::int64_t>(j);
+    bool failed = false;
+    graph::visit_opmath_type(type_of(in.a), [&]<class T>() {
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        const T* a = col<T>(in.a);
+        for (int e = 0; e < len; ++e) {
+          std::int64_t v = std::int64_t(a[e]);
+          if constexpr (std::is_signed_v<T>) {
+            if (v < 0) v += size[e];
+          } else if (a[e] > T(INT64_MAX)) {
+            v = -1;
+          }
+          if (std::uint64_t(v) >= std::uint64_t(size[e])) {
+            failed = failed || !pred || pred[e];
+            v = 0;
+          }
+          o[e] = v;
+        }
+      } else {
+        LAZYFUSE_ASSERT(false, "checked_index of a value that is not an integer");
+      }
+    });
+    if (failed)
+      std::atomic_ref<std::uint32_t>(*static_cast<std::uint32_t*>(args_.error_word))
+          .fetch_or(std::uint32_t(1) << (in.slot % 32), std::memory_order_relaxed);
   }
 
   void random(int j, const Instr& in, int len) {

@@ -12,8 +12,12 @@
 #include "runtime/PlanCache.h"
 #include "runtime/Products.h"
 
+#include <lazyfuse/error.hpp>
+
+#include <cstdint>
 #include <mutex>
 #include <span>
+#include <string>
 
 namespace lazyfuse::runtime {
 
@@ -24,8 +28,28 @@ std::recursive_mutex& evaluation_mutex() {
 
 namespace {
 
+// The IndexError of a kernel whose error word is `word`: the first failed check (in the kernel's order) names the
+// first out-of-range index of its array in C order, as NumPy does. Reading the index array materializes it; the
+// caller throws right after, so that the materialization in progress ends here.
+IndexError bounds_error(const codegen::LoweredKernel& k, std::uint32_t word) {
+  for (std::size_t c = 0; c < k.checks.size(); ++c) {
+    if (!(word & (std::uint32_t(1) << (c % 32)))) continue;
+    const auto& check = k.checks[c];
+    std::vector<std::int64_t> values(std::size_t(check.index->size()));
+    download(check.index, DType::Int64, values.data());
+    for (std::int64_t v : values)
+      if (v < -check.size || v >= check.size)
+        return IndexError("index " + std::to_string(v) + " is out of bounds for axis " + std::to_string(check.axis) +
+                          " with size " + std::to_string(check.size));
+  }
+  LAZYFUSE_ASSERT(false, "a kernel reported an out-of-range index that its index arrays do not hold");
+  return IndexError("index out of bounds");
+}
+
 // Runs a lowered kernel computing `outputs` (nodes of `shape`) and returns their buffers (without attaching them).
-std::vector<std::shared_ptr<graph::BufferView>> run_kernel(const codegen::LoweredKernel& k, const Shape& shape,
+// A kernel with bounds checks gets a zeroed error word, read back after it runs (a synchronization): a failed check
+// throws IndexError before the outputs are attached, so that every later use of them fails the same way.
+std::vector<std::shared_ptr<graph::BufferView>> run_kernel(codegen::LoweredKernel& k, const Shape& shape,
                                                            std::span<graph::Node* const> outputs) {
   Executor& ex = executor();
   std::vector<std::shared_ptr<graph::BufferView>> views;
@@ -37,12 +61,23 @@ std::vector<std::shared_ptr<graph::BufferView>> run_kernel(const codegen::Lowere
     buffers.push_back(v->storage->data);
     views.push_back(std::move(v));
   }
-  if (k.args.n > 0) ex.run(k, buffers);
+  if (k.args.n <= 0) return views;
+  if (!codegen::has_bounds_checks(k.ir)) {
+    ex.run(k, buffers);
+    return views;
+  }
+  const std::uint32_t zero = 0;
+  const auto error_word = ex.upload(&zero, sizeof zero);
+  k.args.error_word = error_word->data;
+  ex.run(k, buffers);
+  k.args.error_word = nullptr;
+  std::uint32_t word = 0;
+  ex.download(*error_word, 0, &word, sizeof word);
+  if (word != 0) throw bounds_error(k, word);
   return views;
 }
 
-std::vector<std::shared_ptr<graph::BufferView>> run_plan(const fusion::KernelPlan& plan,
-                                                         const codegen::LoweredKernel& k) {
+std::vector<std::shared_ptr<graph::BufferView>> run_plan(const fusion::KernelPlan& plan, codegen::LoweredKernel& k) {
   std::vector<graph::Node*> outputs;
   for (auto& o : plan.outputs) outputs.push_back(o.get());
   return run_kernel(k, plan.shape, outputs);
@@ -104,7 +139,8 @@ void materialize(const std::vector<graph::NodePtr>& roots) {
       continue;
     }
     codegen::LoweredKernel k = codegen::lower(plan);
-    cacheable = cacheable && record(sig, plan, k, recipe);
+    // The plan cache does not rebind bounds checks (LoweredKernel::checks): graphs with gathers are not recorded.
+    cacheable = cacheable && k.checks.empty() && record(sig, plan, k, recipe);
     auto views = run_plan(plan, k);
     for (std::size_t k = 0; k < views.size(); ++k) plan.outputs[k]->set_buffer(std::move(views[k]));
   }
@@ -118,7 +154,8 @@ std::shared_ptr<const graph::BufferView> contiguous_buffer(const graph::NodePtr&
   LAZYFUSE_ASSERT(buf != nullptr, "materialized node without a buffer");
   if (graph::is_contiguous(*buf, node->shape)) return buf;
   const fusion::KernelPlan plan{{node}, node->shape, "contiguous copy"};
-  std::shared_ptr<const graph::BufferView> copy = run_plan(plan, codegen::lower(plan))[0];
+  codegen::LoweredKernel k = codegen::lower(plan);
+  std::shared_ptr<const graph::BufferView> copy = run_plan(plan, k)[0];
   if (attach) node->set_buffer(copy);
   return copy;
 }

@@ -22,6 +22,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
 namespace lazyfuse {
@@ -80,36 +81,62 @@ public:
   Array transpose(std::vector<int> axes) const;
   Array T() const { return transpose(); }
   Array ravel() const { return reshape({-1}); }
-  /// NumPy indexing: `x(1, slice(2, none), newaxis, ellipsis)`. Boolean masks and integer arrays as indices are
-  /// not supported yet: `x(mask)` does not compile (use `where(mask, x, fill)`).
+  /// NumPy indexing: `x(1, slice(2, none), newaxis, ellipsis)` is a view. With integer Arrays among the
+  /// components it is NumPy's advanced indexing, a gather (`x(idx, all_of)` is `x[idx, :]`): the index arrays
+  /// broadcast together; an integer combined with them counts as one more (0-d) index array; the broadcast shape
+  /// takes the place of the index arrays when they are adjacent, and goes first when slices, `newaxis` or an ellipsis
+  /// separate them (`x(0, all_of, i)` with i of shape (2,) on shape (3, 4, 5, 6) has shape (2, 4, 6)). The gather is
+  /// lazy and fuses into the kernel that consumes it; negative indices count from the end; an index out of range is
+  /// an IndexError when the result is materialized ("index 7 is out of bounds for axis 0 with size 5"). At most 7
+  /// index arrays. A bool Array is a mask (NumPy's `x[mask]`): it covers as many axes as it has and stands for the
+  /// index arrays of its true positions, which are computed here: the mask is materialized and read on the host, a
+  /// synchronization (indexing.hpp); the gather through them stays lazy.
   template <class... I> Array operator()(const I&... index) const {
     if constexpr ((detail::IndexComponent<I> && ...)) {
       return index_with({Index(to_index(index))...});
+    } else if constexpr (((detail::IndexComponent<I> || std::same_as<I, Array>)&&...)) {
+      return index_arrays({to_index_or_array(index)...});
     } else {
       detail::reject_index<I...>();
       return *this;
     }
   }
   Array index_with(const std::vector<Index>& index) const;
+  /// `x(...)` with Arrays among the components, as a list (see operator()).
+  Array index_arrays(const std::vector<std::variant<Index, Array>>& index) const;
 
   /// Slice assignment with value semantics: `x.at(1, slice(2, 5)).set(y)` returns a new array equal to x
   /// except in the region, which holds y (an array or a number) broadcast to the region's shape and converted to
   /// x's type. x and every other handle to x's value are unchanged. `x.set_at({...}, y)` rebinds x itself to the
   /// new version.
+  ///
+  /// With Arrays among the components (integer arrays, masks: the index of x(...)), `set` writes y broadcast to
+  /// x(...)'s shape at the elements x(...) reads; where the index names one element several times, the last write in
+  /// C order of x(...) wins (deterministically, on every backend). `add` is NumPy's ufunc.at for add: every
+  /// duplicate counts. Both read the index's positions on the host (a synchronization, as masks do); the writes are
+  /// then lazy wheres and gathers. `add`'s duplicates are summed first (in the reduction order of `sum`, which is
+  /// fixed for a device, in the type of y promoted with x's) and added to x once, converted to x's type: for floats
+  /// NumPy's sequential in-place sums can differ in the last bits.
   class At {
   public:
     Array set(Operand value) const;
+    /// x + y at the indexed elements (`x[idx] += y` for basic indexes, ufunc.at for advanced ones), as a new array.
+    Array add(Operand value) const;
 
   private:
     friend class Array;
     At(std::shared_ptr<graph::Node> base, std::vector<Index> index)
         : base_(std::move(base)), index_(std::move(index)) {}
+    At(std::shared_ptr<graph::Node> base, std::vector<std::variant<Index, Array>> advanced);
     std::shared_ptr<graph::Node> base_;
     std::vector<Index> index_;
+    std::vector<std::variant<Index, Array>> advanced_; // non-empty: an index with Arrays
   };
   template <class... I> At at(const I&... index) const {
     if constexpr ((detail::IndexComponent<I> && ...)) {
-      return At(node_, {Index(to_index(index))...});
+      return At(node_, std::vector<Index>{Index(to_index(index))...});
+    } else if constexpr (((detail::IndexComponent<I> || std::same_as<I, Array>)&&...)) {
+      return At(node_, std::vector<std::variant<Index, Array>>{to_index_or_array(index)...});
     } else {
       detail::reject_index<I...>();
       return At(node_, {});
@@ -165,6 +192,12 @@ private:
   static Index to_index(Ellipsis) { return Ellipsis{}; }
   static Index to_index(None) { return NewAxis{}; }
   static Index to_index(const Index& i) { return i; }
+  template <class I> static std::variant<Index, Array> to_index_or_array(const I& i) {
+    if constexpr (std::same_as<I, Array>)
+      return i;
+    else
+      return to_index(i);
+  }
   const Shape& shape_for(const char* op) const; // shape(), naming `op` when the Array is empty
   void get_into(DType as, void* out) const;
   void check_item() const;

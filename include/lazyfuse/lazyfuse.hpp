@@ -9,6 +9,7 @@
 #include <lazyfuse/error.hpp>
 #include <lazyfuse/host_array.hpp>
 #include <lazyfuse/index.hpp>
+#include <lazyfuse/indexing.hpp>
 #include <lazyfuse/linalg.hpp>
 #include <lazyfuse/manipulation.hpp>
 #include <lazyfuse/random.hpp>

@@ -14,12 +14,9 @@ void use(Array x, Array y) {
   (void)x.index_with({Index(std::int64_t(1))});
   (void)x.set_at({Index(std::int64_t(1))}, y);
   (void)where(mask, x, 0.0);
-#elif defined(CASE_call_mask)
-  (void)x(mask);
-#elif defined(CASE_call_mask_and_slice)
-  (void)x(slice(0, 2), mask);
-#elif defined(CASE_at_mask)
+  (void)x(slice(0, 2), y, newaxis); // advanced indexing (y: an integer array at run time)
   (void)x.at(mask).set(0.0);
+  (void)x.at(y).add(1.0);
 #elif defined(CASE_index_with_mask)
   (void)x.index_with({mask});
 #elif defined(CASE_set_at_mask)

@@ -10,11 +10,11 @@ namespace lazyfuse {
 class Array;
 }
 
-// The compile-time error of `x(mask)`, `x.at(mask)`, `x.index_with({mask})` and `x.set_at({mask}, v)`.
+// The compile-time error of `x.at(idx)`, `x.index_with({idx})` and `x.set_at({idx}, v)` with an Array `idx`.
 #define LAZYFUSE_ARRAY_AS_INDEX_MESSAGE                                                                                \
-  "lazyfuse: an Array cannot be used as an index: boolean-mask indexing (NumPy's x[mask]) and integer-array "          \
-  "indexing are not supported yet. Select under a mask with where(mask, x, fill); update under a mask with "           \
-  "where(mask, value, x)."
+  "lazyfuse: an Array cannot be used as an index here: index with arrays through x(...) or x.index_arrays({...}) "     \
+  "or x.at(...) (integer arrays and boolean masks); index_with and set_at take basic components only. "                \
+  "Update under a mask with where(mask, value, x)."
 
 namespace lazyfuse::detail {
 

@@ -1,0 +1,487 @@
+// Advanced indexing (Array::index_arrays, behind x(...) with Arrays), take and take_along_axis: each is one gather
+// node (graph/Gather.h) over a basic-index view of the array.
+#include <lazyfuse/indexing.hpp>
+
+#include "api/ApiAccess.h"
+#include "graph/Build.h"
+#include "graph/Gather.h"
+
+#include <lazyfuse/creation.hpp>
+#include <lazyfuse/elementwise.hpp>
+#include <lazyfuse/error.hpp>
+#include <lazyfuse/manipulation.hpp>
+#include <lazyfuse/reductions.hpp>
+
+#include <algorithm>
+#include <string>
+
+namespace lazyfuse {
+
+using detail::node_of;
+using detail::wrap_node;
+using graph::NodePtr;
+
+namespace {
+
+// The positions of the true elements of a bool array, one int64 array of shape (count,) per axis, in C order: read
+// on the host (a synchronization).
+std::vector<Array> true_positions(const Array& mask) {
+  const Shape shape = mask.shape();
+  const HostArray<bool> m = mask.get<bool>();
+  const bool* data = m.data();
+  const std::size_t count = std::size_t(std::count(data, data + m.size(), true));
+  std::vector<std::vector<std::int64_t>> pos(shape.size());
+  for (auto& p : pos) p.reserve(count);
+  if (shape.size() == 1) { // the common case, without the coordinate walk
+    for (std::size_t e = 0; e < m.size(); ++e)
+      if (data[e]) pos[0].push_back(std::int64_t(e));
+  } else {
+    std::vector<std::int64_t> coord(shape.size(), 0);
+    for (std::size_t e = 0; e < m.size(); ++e) {
+      if (data[e])
+        for (std::size_t d = 0; d < shape.size(); ++d) pos[d].push_back(coord[d]);
+      for (std::size_t d = shape.size(); d-- > 0;) { // the next coordinate in C order
+        if (++coord[d] < shape[d]) break;
+        coord[d] = 0;
+      }
+    }
+  }
+  std::vector<Array> out;
+  for (auto& p : pos) out.push_back(asarray(p, {std::int64_t(p.size())}));
+  return out;
+}
+
+} // namespace
+
+Array Array::index_arrays(const std::vector<std::variant<Index, Array>>& index) const {
+  const NodePtr& base = node_of(*this, "index");
+  const std::int64_t ndim = base->ndim();
+  std::int64_t consumed = 0, ellipses = 0;
+  bool any_array = false;
+  for (auto& c : index) {
+    if (const Index* i = std::get_if<Index>(&c)) {
+      if (std::holds_alternative<std::int64_t>(*i) || std::holds_alternative<Slice>(*i)) ++consumed;
+      if (std::holds_alternative<Ellipsis>(*i)) ++ellipses;
+    } else {
+      const NodePtr& a = node_of(std::get<Array>(c), "index", "an index array");
+      any_array = true;
+      if (a->dtype == DType::Bool && a->ndim() == 0)
+        throw IndexError("index: a 0-d boolean mask (NumPy's x[True]) is not supported");
+      consumed += a->dtype == DType::Bool ? a->ndim() : 1; // a mask covers as many axes as it has
+    }
+  }
+  if (ellipses > 1) throw IndexError("index: an index can only have a single ellipsis");
+  if (consumed > ndim)
+    throw IndexError("index: too many indices for " + graph::describe("array", *base) + ": it is " +
+                     std::to_string(ndim) + "-dimensional, but " + std::to_string(consumed) + " were indexed");
+  if (!any_array) {
+    std::vector<Index> basic;
+    for (auto& c : index) basic.push_back(std::get<Index>(c));
+    return index_with(basic);
+  }
+  // The basic part first (a view V in which every advanced component keeps its axis whole); then one gather over
+  // V's advanced axes. An integer among arrays is a 0-d index array, checked now as NumPy checks it.
+  std::vector<Index> basic;
+  std::vector<NodePtr> arrays;
+  std::vector<int> view_axes, positions; // per advanced component: its axis in V, its place in the index
+  int view_axis = 0, source_axis = 0, place = 0;
+  auto advanced = [&](NodePtr node) {
+    basic.push_back(all_of);
+    arrays.push_back(std::move(node));
+    view_axes.push_back(view_axis++);
+    positions.push_back(place);
+    ++source_axis;
+  };
+  for (auto& c : index) {
+    if (const Array* a = std::get_if<Array>(&c); a && a->dtype() == DType::Bool) {
+      // A mask is its true positions, one index array per axis it covers (NumPy's x[mask] = x[mask.nonzero()]).
+      for (std::size_t d = 0; d < std::size_t(a->ndim()); ++d)
+        if (a->shape()[d] != base->shape[std::size_t(source_axis) + d])
+          throw IndexError("boolean index did not match indexed array along axis " +
+                           std::to_string(source_axis + int(d)) + "; size of axis is " +
+                           std::to_string(base->shape[std::size_t(source_axis) + d]) +
+                           " but size of corresponding boolean axis is " + std::to_string(a->shape()[d]));
+      // Its arrays share one place in the index: adjacent to each other.
+      for (auto& p : true_positions(*a)) advanced(detail::ApiAccess::node(p));
+    } else if (const Array* a = std::get_if<Array>(&c)) {
+      advanced(detail::ApiAccess::node(*a));
+    } else if (const auto* i = std::get_if<std::int64_t>(&std::get<Index>(c))) {
+      const std::int64_t size = base->shape[std::size_t(source_axis)];
+      if (*i < -size || *i >= size)
+        throw IndexError("index " + std::to_string(*i) + " is out of bounds for axis " + std::to_string(source_axis) +
+                         " with size " + std::to_string(size));
+      advanced(graph::make_fill({}, DType::Int64, 0, *i < 0 ? *i + size : *i));
+    } else if (std::holds_alternative<Ellipsis>(std::get<Index>(c))) {
+      const std::int64_t whole = ndim - consumed;
+      for (std::int64_t k = 0; k < whole; ++k) basic.push_back(all_of);
+      view_axis += int(whole);
+      source_axis += int(whole);
+      // An ellipsis separates the advanced components around it, even when it stands for no axis (as in NumPy).
+      ++place;
+    } else {
+      basic.push_back(std::get<Index>(c));
+      ++view_axis;
+      if (std::holds_alternative<Slice>(std::get<Index>(c))) ++source_axis;
+    }
+    ++place;
+  }
+  bool adjacent = true;
+  for (std::size_t k = 1; k < positions.size(); ++k) adjacent = adjacent && positions[k] <= positions[k - 1] + 1;
+  const NodePtr view = graph::index(base, basic);
+  return wrap_node(graph::make_gather(view, std::move(arrays), view_axes, adjacent ? view_axes[0] : 0));
+}
+
+Array take(const Array& a, const Array& indices, std::optional<int> axis) {
+  const NodePtr& source = node_of(a, "take");
+  const NodePtr& idx = node_of(indices, "take", "the indices");
+  if (!axis) return wrap_node(graph::make_gather(graph::reshape(source, {-1}), {idx}, {0}, 0));
+  const int ax = graph::normalize_axis("take", *axis, source->ndim());
+  return wrap_node(graph::make_gather(source, {idx}, {ax}, ax));
+}
+
+Array take_along_axis(const Array& a, const Array& indices, std::optional<int> axis) {
+  const NodePtr& source = node_of(a, "take_along_axis");
+  const NodePtr& idx = node_of(indices, "take_along_axis", "the indices");
+  if (!axis) {
+    if (idx->ndim() != 1)
+      throw ValueError("take_along_axis: with axis None, indices must be 1-dimensional, got " +
+                       graph::describe("indices", *idx));
+    return wrap_node(graph::make_gather(graph::reshape(source, {-1}), {idx}, {0}, 0));
+  }
+  if (idx->ndim() != source->ndim())
+    throw ValueError("take_along_axis: indices and arr must have the same number of dimensions: " +
+                     graph::describe("arr", *source) + ", " + graph::describe("indices", *idx));
+  const int ax = graph::normalize_axis("take_along_axis", *axis, source->ndim());
+  if (source->ndim() > std::int64_t(graph::kMaxGatherIndices))
+    throw IndexError("take_along_axis: at most " + std::to_string(graph::kMaxGatherIndices) + " dimensions, got " +
+                     graph::describe("arr", *source));
+  // Every axis is indexed: the selecting one by `indices`, each other one by its own coordinate (an iota of size 1
+  // where a's axis is 1 and broadcasts), so that a's other axes and indices' broadcast together, as in NumPy.
+  std::vector<NodePtr> arrays;
+  std::vector<int> axes;
+  for (int d = 0; d < int(source->ndim()); ++d) {
+    axes.push_back(d);
+    if (d == ax) {
+      arrays.push_back(idx);
+      continue;
+    }
+    Shape shape(std::size_t(source->ndim()), 1);
+    shape[std::size_t(d)] = source->shape[std::size_t(d)];
+    arrays.push_back(graph::make_iota(std::move(shape), DType::Int64, d, 0, 1));
+  }
+  return wrap_node(graph::make_gather(source, std::move(arrays), std::move(axes), 0));
+}
+
+// ---- compositions ------------------------------------------------------------------------------------------------
+
+namespace {
+
+// `a` with every axis whole except `axis`, which takes `s`.
+Array along(const Array& a, int axis, Slice s) {
+  std::vector<Index> index(static_cast<std::size_t>(axis), Index{all_of});
+  index.push_back(s);
+  return a.index_with(index);
+}
+
+} // namespace
+
+Array diff(const Array& a, int n, int axis, const std::optional<Array>& prepend, const std::optional<Array>& append) {
+  const NodePtr& node = node_of(a, "diff");
+  if (n < 0) throw ValueError("diff: order must be non-negative but got " + std::to_string(n));
+  if (node->ndim() == 0) throw ValueError("diff requires input that is at least one dimensional");
+  const int ax = graph::normalize_axis("diff", axis, node->ndim());
+  if (n == 0) return a;
+  Array x = a;
+  if (prepend || append) {
+    // A 0-d value stands for one slice along the axis, as NumPy broadcasts it.
+    auto part = [&](const Array& p, const char* what) {
+      node_of(p, "diff", what);
+      if (p.ndim() != 0) return p;
+      Shape s = a.shape();
+      s[std::size_t(ax)] = 1;
+      return broadcast_to(p, s);
+    };
+    std::vector<Array> parts;
+    if (prepend) parts.push_back(part(*prepend, "prepend"));
+    parts.push_back(a);
+    if (append) parts.push_back(part(*append, "append"));
+    x = concatenate(parts, ax);
+  }
+  for (int k = 0; k < n; ++k) {
+    const Array hi = along(x, ax, slice(1, none)), lo = along(x, ax, slice(none, -1));
+    x = x.dtype() == DType::Bool ? not_equal(hi, lo) : subtract(hi, lo);
+  }
+  return x;
+}
+
+namespace {
+
+Array triangle(const Array& a, std::int64_t k, bool lower, const char* op) {
+  const NodePtr& node = node_of(a, op);
+  if (node->ndim() < 2)
+    throw ValueError(std::string(op) + ": the array must be at least 2-D, got " + graph::describe("a", *node));
+  const std::int64_t rows = node->shape[node->shape.size() - 2], cols = node->shape.back();
+  const Array r = arange(rows).reshape({rows, 1}) + k, c = arange(cols).reshape({1, cols});
+  return where(lower ? less_equal(c, r) : greater_equal(c, r), a, zeros({}, a.dtype()));
+}
+
+} // namespace
+
+Array tril(const Array& a, std::int64_t k) {
+  return triangle(a, k, true, "tril");
+}
+Array triu(const Array& a, std::int64_t k) {
+  return triangle(a, k, false, "triu");
+}
+
+std::vector<Array> meshgrid(const std::vector<Array>& xs, const std::string& indexing, bool sparse) {
+  if (indexing != "xy" && indexing != "ij")
+    throw ValueError("meshgrid: valid values for `indexing` are 'xy' and 'ij', got '" + indexing + "'");
+  const std::size_t n = xs.size();
+  const bool swap = indexing == "xy" && n >= 2;
+  auto place = [&](std::size_t i) { return swap && i < 2 ? 1 - i : i; };
+  Shape full(n, 1);
+  for (std::size_t i = 0; i < n; ++i) full[place(i)] = node_of(xs[i], "meshgrid")->size();
+  std::vector<Array> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    Shape s(n, 1);
+    s[place(i)] = full[place(i)];
+    Array v = xs[i].ravel().reshape(s);
+    out.push_back(sparse ? v : broadcast_to(v, full));
+  }
+  return out;
+}
+
+std::vector<Array> indices_sparse(const Shape& dimensions, DType type) {
+  std::vector<Array> out;
+  for (std::size_t d = 0; d < dimensions.size(); ++d) {
+    Shape s(dimensions.size(), 1);
+    s[d] = dimensions[d];
+    out.push_back(wrap_node(graph::make_iota(s, type, int(d), 0, 1)));
+  }
+  return out;
+}
+
+Array indices(const Shape& dimensions, DType type) {
+  if (dimensions.empty()) return zeros({0}, type);
+  std::vector<Array> grids;
+  for (auto& g : indices_sparse(dimensions, type)) grids.push_back(broadcast_to(g, dimensions));
+  return stack(grids, 0);
+}
+
+namespace {
+
+// a, or a flattened when axis is nullopt, and the axis to work along.
+std::pair<Array, int> axis_view(const Array& a, std::optional<int> axis, const char* op) {
+  const NodePtr& node = node_of(a, op);
+  if (!axis) return {a.ravel(), 0};
+  return {a, graph::normalize_axis(op, *axis, node->ndim())};
+}
+
+} // namespace
+
+Array repeat(const Array& a, std::int64_t repeats, std::optional<int> axis) {
+  if (repeats < 0)
+    throw ValueError("repeat: negative dimensions are not allowed (repeats " + std::to_string(repeats) + ")");
+  auto [x, ax] = axis_view(a, axis, "repeat");
+  const std::int64_t len = x.shape()[std::size_t(ax)];
+  if (repeats == 0 || len == 0) return take(x, zeros({0}, DType::Int64), ax);
+  return take(x, floor_divide(arange(len * repeats), repeats), ax);
+}
+
+Array repeat(const Array& a, const std::vector<std::int64_t>& repeats, std::optional<int> axis) {
+  if (repeats.size() == 1) return repeat(a, repeats[0], axis);
+  auto [x, ax] = axis_view(a, axis, "repeat");
+  const std::int64_t len = x.shape()[std::size_t(ax)];
+  if (std::int64_t(repeats.size()) != len)
+    throw ValueError("repeat: operands could not be broadcast together: " + std::to_string(repeats.size()) +
+                     " repeats for an axis of length " + std::to_string(len));
+  std::vector<std::int64_t> positions;
+  for (std::int64_t j = 0; j < len; ++j) {
+    if (repeats[std::size_t(j)] < 0)
+      throw ValueError("repeat: negative dimensions are not allowed (repeats " +
+                       std::to_string(repeats[std::size_t(j)]) + ")");
+    positions.insert(positions.end(), std::size_t(repeats[std::size_t(j)]), j);
+  }
+  return take(x, asarray(positions, {std::int64_t(positions.size())}), ax);
+}
+
+Array tile(const Array& a, const std::vector<std::int64_t>& reps) {
+  const NodePtr& node = node_of(a, "tile");
+  for (auto r : reps)
+    if (r < 0) throw ValueError("tile: negative dimensions are not allowed (reps " + std::to_string(r) + ")");
+  const std::size_t nd = std::max(std::size_t(node->ndim()), reps.size());
+  Shape shape(nd - std::size_t(node->ndim()), 1), r(nd - reps.size(), 1);
+  shape.insert(shape.end(), node->shape.begin(), node->shape.end());
+  r.insert(r.end(), reps.begin(), reps.end());
+  // (1, s0, 1, s1, ...) broadcast to (r0, s0, r1, s1, ...), then merged pairwise: element (i, j) of each pair is
+  // a's element j, whatever i.
+  Shape interleaved, repeated, result;
+  for (std::size_t d = 0; d < nd; ++d) {
+    interleaved.insert(interleaved.end(), {1, shape[d]});
+    repeated.insert(repeated.end(), {r[d], shape[d]});
+    result.push_back(r[d] * shape[d]);
+  }
+  return broadcast_to(a.reshape(interleaved), repeated).reshape(result);
+}
+
+Array choose(const Array& a, const std::vector<Array>& choices) {
+  const NodePtr& index = node_of(a, "choose");
+  if (choices.empty()) throw ValueError("choose: at least one choice is needed");
+  // The shape a and every choice broadcast to.
+  NodePtr probe = graph::make_fill(index->shape, DType::Bool, 0, 0);
+  for (auto& c : choices)
+    probe = graph::make_fill(graph::broadcast_shapes("choose", *probe, *node_of(c, "choose", "a choice")), DType::Bool,
+                             0, 0);
+  const Shape shape = probe->shape;
+  if (shape.size() + 1 > graph::kMaxGatherIndices)
+    throw IndexError("choose: at most " + std::to_string(graph::kMaxGatherIndices - 1) + " dimensions, got " +
+                     graph::format_shape(shape));
+  std::vector<Array> broadcast;
+  for (auto& c : choices) broadcast.push_back(broadcast_to(c, shape));
+  const NodePtr stacked = detail::ApiAccess::node(stack(broadcast, 0));
+  // Axis 0 by a's values, every other axis by its own coordinate.
+  // NumPy's choose takes no negative entries: they are made out of range (count of choices), so they fail too.
+  const Array entries = a.astype(DType::Int64);
+  const Array checked = where(entries < 0, std::int64_t(choices.size()), entries);
+  std::vector<NodePtr> arrays{graph::broadcast_to(detail::ApiAccess::node(checked), shape, "choose")};
+  std::vector<int> axes{0};
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    Shape s(shape.size(), 1);
+    s[d] = shape[d];
+    arrays.push_back(graph::make_iota(s, DType::Int64, int(d), 0, 1));
+    axes.push_back(int(d) + 1);
+  }
+  return wrap_node(graph::make_gather(stacked, std::move(arrays), std::move(axes), 0));
+}
+
+Array compress(const Array& condition, const Array& a, std::optional<int> axis) {
+  const NodePtr& cond = node_of(condition, "compress", "the condition");
+  if (cond->ndim() != 1)
+    throw ValueError("compress: condition must be a 1-d array, got " + graph::describe("condition", *cond));
+  auto [x, ax] = axis_view(a, axis, "compress");
+  const std::int64_t len = x.shape()[std::size_t(ax)];
+  const HostArray<bool> selected = condition.astype(DType::Bool).get<bool>();
+  std::vector<std::int64_t> positions;
+  for (std::size_t j = 0; j < selected.size(); ++j) {
+    if (!selected[j]) continue;
+    if (std::int64_t(j) >= len)
+      throw IndexError("index " + std::to_string(j) + " is out of bounds for axis " + std::to_string(ax) +
+                       " with size " + std::to_string(len));
+    positions.push_back(std::int64_t(j));
+  }
+  return take(x, asarray(positions, {std::int64_t(positions.size())}), ax);
+}
+
+// ---- masks ----------------------------------------------------------------------------------------------------
+
+std::vector<Array> nonzero(const Array& a) {
+  const NodePtr& node = node_of(a, "nonzero");
+  if (node->ndim() == 0)
+    throw ValueError("nonzero: calling nonzero on 0d arrays is not allowed; use atleast_1d(a).nonzero() instead");
+  return true_positions(a.astype(DType::Bool));
+}
+
+Array flatnonzero(const Array& a) {
+  node_of(a, "flatnonzero");
+  return true_positions(a.ravel().astype(DType::Bool))[0];
+}
+
+Array argwhere(const Array& a) {
+  const NodePtr& node = node_of(a, "argwhere");
+  if (node->ndim() == 0) {
+    // NumPy: shape (1, 0) when the value is true, (0, 0) otherwise.
+    const bool on = a.astype(DType::Bool).item<bool>();
+    return zeros({on ? 1 : 0, 0}, DType::Int64);
+  }
+  std::vector<Array> columns = true_positions(a.astype(DType::Bool));
+  return stack(columns, 1);
+}
+
+Array extract(const Array& condition, const Array& a) {
+  node_of(condition, "extract", "the condition");
+  node_of(a, "extract");
+  if (condition.size() != a.size())
+    throw ValueError("extract: condition and arr must have the same number of elements: " +
+                     std::to_string(condition.size()) + " and " + std::to_string(a.size()));
+  return take(a.ravel(), flatnonzero(condition));
+}
+
+// ---- writes: Array::At ---------------------------------------------------------------------------------------
+
+Array::At::At(std::shared_ptr<graph::Node> base, std::vector<std::variant<Index, Array>> advanced)
+    : base_(std::move(base)), advanced_(std::move(advanced)) {}
+
+namespace {
+
+// The value of an assignment: an Array as it is, a number as a constant of `base`'s type.
+NodePtr assigned(Operand value, DType base, const char* op) {
+  if (const Array* a = detail::ApiAccess::array(value)) return node_of(*a, op, "the value");
+  return graph::make_weak_fill(detail::ApiAccess::scalar(value), base, "scalar");
+}
+
+// Where in x (flat, C order) each element of x(index) is, read on the host (a synchronization), and x(index)'s shape.
+struct Positions {
+  Shape shape;
+  std::vector<std::int64_t> flat;
+};
+Positions positions_of(const NodePtr& base, const std::vector<std::variant<Index, Array>>& index) {
+  const Array where_in_x = arange(base->size()).reshape(base->shape).index_arrays(index);
+  const HostArray<std::int64_t> h = where_in_x.get<std::int64_t>();
+  return {where_in_x.shape(), std::vector<std::int64_t>(h.data(), h.data() + h.size())};
+}
+
+} // namespace
+
+Array Array::At::set(Operand value) const {
+  if (!base_) throw Error("at().set: the array is an empty (default-constructed) Array");
+  NodePtr v = assigned(value, base_->dtype, "at().set");
+  if (advanced_.empty()) return wrap_node(graph::set_slice(base_, index_, v));
+  const Positions p = positions_of(base_, advanced_);
+  v = graph::broadcast_to(graph::make_cast(v, base_->dtype), p.shape, "at().set");
+  const Array x = wrap_node(base_);
+  if (p.flat.empty()) return x;
+  // Per element of x, the last position of x(index) that writes it (C order), or -1: the last write wins.
+  std::vector<std::int64_t> writer(std::size_t(base_->size()), -1);
+  for (std::size_t s = 0; s < p.flat.size(); ++s) writer[std::size_t(p.flat[s])] = std::int64_t(s);
+  const Array w = asarray(writer, base_->shape);
+  return where(w >= 0, take(wrap_node(graph::reshape(v, {-1})), maximum(w, 0)), x);
+}
+
+Array Array::At::add(Operand value) const {
+  if (!base_) throw Error("at().add: the array is an empty (default-constructed) Array");
+  NodePtr v = assigned(value, base_->dtype, "at().add");
+  const Array x = wrap_node(base_);
+  if (advanced_.empty()) {
+    const Array region = x.index_with(index_);
+    return wrap_node(graph::set_slice(base_, index_, detail::ApiAccess::node(lazyfuse::add(region, wrap_node(v)))));
+  }
+  const Positions p = positions_of(base_, advanced_);
+  if (p.flat.empty()) return x;
+  v = graph::broadcast_to(v, p.shape, "at().add");
+  // Every element of x that is written gets a row listing the positions of x(index) that add to it, in C order
+  // (padded with -1 to the longest): a gather and a sum over the rows, one sum per element, in a fixed order.
+  const std::size_t n = std::size_t(base_->size());
+  std::vector<std::int64_t> count(n, 0);
+  for (auto t : p.flat) ++count[std::size_t(t)];
+  std::vector<std::int64_t> row(n, -1);
+  std::int64_t rows = 0, width = 0;
+  for (std::size_t t = 0; t < n; ++t)
+    if (count[t] > 0) {
+      row[t] = rows++;
+      width = std::max(width, count[t]);
+    }
+  std::vector<std::int64_t> sources(std::size_t(rows * width), -1), filled(std::size_t(rows), 0);
+  for (std::size_t s = 0; s < p.flat.size(); ++s) {
+    const auto r = std::size_t(row[std::size_t(p.flat[s])]);
+    sources[r * std::size_t(width) + std::size_t(filled[r]++)] = std::int64_t(s);
+  }
+  const DType t = promote_types(base_->dtype, v->dtype);
+  const Array flat_values = wrap_node(graph::reshape(v, {-1})).astype(t);
+  const Array src = asarray(sources, {rows, width});
+  const Array sums = sum(where(src >= 0, take(flat_values, maximum(src, 0)), zeros({}, t)), 1);
+  const Array r = asarray(row, base_->shape);
+  return where(r >= 0, lazyfuse::add(x, take(sums, maximum(r, 0))).astype(base_->dtype), x);
+}
+
+} // namespace lazyfuse

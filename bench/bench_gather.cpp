@@ -1,0 +1,49 @@
+// Gathers (issue 17): a random gather fused with elementwise work, an embedding-style row gather, each beside a
+// device-to-device copy, and a boolean-mask selection. Timing and kernel-count checks: bench/common.h. Bytes are the
+// minimal bytes each call moves (indices read, gathered elements read, results written).
+#include "common.h"
+
+using namespace lazyfuse_bench;
+
+namespace {
+
+// x[idx] * a - b: 2^23 uniform random int64 indices into a 2^25-element float32 array (128 MiB: not in L2). One
+// kernel; the gathered array is never stored.
+void BM_RandomGather(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const std::int64_t n = std::int64_t(1) << 25, m = std::int64_t(1) << 23;
+  auto x = random_f32(n, -1, 1, 1).eval();
+  auto idx = random::integers(0, n, {m}, DType::Int64).eval();
+  measure(
+      state, [&] { (x(idx) * 1.5f - 0.25f).eval(); }, 1, double(m) * (8.0 + 4.0 + 4.0));
+}
+
+// 32,768 rows of 512 float32 gathered from a 131,072-row table (256 MiB), scaled: one kernel, row-contiguous reads.
+void BM_EmbeddingGather(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const std::int64_t rows = 131072, width = 512, picked = 32768;
+  auto table = random_f32(rows * width, -1, 1, 2).reshape({rows, width}).eval();
+  auto idx = random::integers(0, rows, {picked}, DType::Int64).eval();
+  measure(
+      state, [&] { (table(idx) * 2.0f).eval(); }, 1, double(picked) * (8.0 + 2.0 * 4.0 * double(width)));
+}
+
+// x[x > t] at 50% selectivity on 2^25 float32: the mask kernel, the mask copied to the host and its positions listed
+// there (the synchronization of indexing.hpp), the positions uploaded, and the gather kernel: 2 kernels. Bytes: x read
+// twice (mask, gather), the selected values written.
+void BM_MaskSelect(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const std::int64_t n = std::int64_t(1) << 25;
+  auto x = random_f32(n, -1, 1, 3).eval();
+  measure(
+      state, [&] { x(x > 0.0f).eval(); }, 2, double(n) * (4.0 + 4.0 + 0.5 * 4.0));
+}
+
+} // namespace
+
+BENCHMARK(BM_CopyReference)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RandomGather)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EmbeddingGather)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MaskSelect)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();

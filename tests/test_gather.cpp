@@ -1,0 +1,249 @@
+// Gathers (graph/Gather.h): advanced indexing, take and take_along_axis against host references, their fusion
+// (kernel counts), NumPy's placement rule, negative indices, and the IndexError of an index out of range.
+#include <lazyfuse/lazyfuse.hpp>
+
+#include "tests/test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace lazyfuse;
+
+namespace {
+
+std::uint64_t launched() {
+  return kernel_cache_stats().kernels_launched;
+}
+
+std::vector<float> values_of(const Array& a) {
+  const HostArray<float> h = a.get<float>();
+  return std::vector<float>(h.data(), h.data() + h.size());
+}
+
+// A materialized float32 array 0, 1, ..., n-1 scaled by 0.5 (exact), of `shape`.
+Array ramp(Shape shape) {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  std::vector<float> v(std::size_t(n), 0.0f);
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 0.5f * float(k);
+  return asarray(v, std::move(shape));
+}
+
+std::string error_of(const Array& a) {
+  try {
+    a.eval();
+    (void)a.get<float>();
+  } catch (const IndexError& e) {
+    return e.what();
+  }
+  return "no IndexError";
+}
+
+TEST(Gather, FusesWithTheElementwiseWorkAroundIt) {
+  std::mt19937_64 rng(lazyfuse_test::seed());
+  const std::int64_t n = 1000, m = 3000;
+  Array x = ramp({n});
+  std::vector<std::int64_t> idx(m);
+  for (auto& i : idx) i = std::int64_t(rng() % (2 * n)) - n; // negative ones count from the end
+  Array i = asarray(idx);
+  x.eval();
+  i.eval();
+  const auto before = launched();
+  Array y = x(i) * 3.0f - 1.0f;
+  const std::vector<float> got = values_of(y);
+  EXPECT_EQ(launched() - before, 1u) << "gather, multiply and subtract are one kernel";
+  ASSERT_EQ(got.size(), std::size_t(m));
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    const std::int64_t j = idx[k] < 0 ? idx[k] + n : idx[k];
+    ASSERT_EQ(got[k], 0.5f * float(j) * 3.0f - 1.0f) << "element " << k << ", " << lazyfuse_test::seed_note();
+  }
+}
+
+TEST(Gather, ComputesALazyIndexArrayInsideTheKernel) {
+  const std::int64_t n = 97, m = 500;
+  Array x = ramp({n});
+  x.eval();
+  const auto before = launched();
+  Array y = take(x, arange(m) * 3 % n) + 1.0f;
+  const std::vector<float> got = values_of(y);
+  EXPECT_EQ(launched() - before, 1u) << "the index array is computed in the gather's kernel";
+  for (std::int64_t k = 0; k < m; ++k) ASSERT_EQ(got[std::size_t(k)], 0.5f * float(k * 3 % n) + 1.0f);
+}
+
+TEST(Gather, RowsOfAMatrixFuseWithTheirConsumer) {
+  Array table = ramp({50, 8});
+  Array rows = asarray<std::int64_t>({3, 49, 0, -1, 3});
+  table.eval();
+  rows.eval();
+  const auto before = launched();
+  Array y = table(rows) * 2.0f;
+  const std::vector<float> got = values_of(y);
+  EXPECT_EQ(launched() - before, 1u);
+  ASSERT_EQ(y.shape(), (Shape{5, 8}));
+  const std::int64_t r[] = {3, 49, 0, 49, 3};
+  for (std::int64_t k = 0; k < 5; ++k)
+    for (std::int64_t c = 0; c < 8; ++c) ASSERT_EQ(got[std::size_t(k * 8 + c)], 0.5f * float(r[k] * 8 + c) * 2.0f);
+}
+
+TEST(Gather, ReadsInsideAReduction) {
+  Array x = ramp({64});
+  Array i = asarray<std::int32_t>({1, 1, 5, 63, -64});
+  EXPECT_EQ(sum(x(i)).item<float>(), 0.5f * float(1 + 1 + 5 + 63 + 0));
+  // Rows of a matrix gathered, then summed along the rows: one reduction kernel reads the gathered rows.
+  Array m = ramp({10, 6});
+  Array r = sum(m(asarray<std::int64_t>({9, 2})), 1);
+  const std::vector<float> got = values_of(r);
+  float want9 = 0, want2 = 0;
+  for (int c = 0; c < 6; ++c) {
+    want9 += 0.5f * float(9 * 6 + c);
+    want2 += 0.5f * float(2 * 6 + c);
+  }
+  EXPECT_EQ(got, (std::vector<float>{want9, want2}));
+}
+
+TEST(Gather, PlacesTheIndexShapeAsNumPyDoes) {
+  // x[0, :, [0, 1]] on shape (3, 4, 5, 6): the scalar is advanced too, the two are separated: (2, 4, 6).
+  Array x = ramp({3, 4, 5, 6});
+  Array i = asarray<std::int64_t>({0, 1});
+  Array sep = x(0, all_of, i);
+  EXPECT_EQ(sep.shape(), (Shape{2, 4, 6}));
+  // Adjacent advanced indices keep their place: x[:, [0, 1], 2] has shape (3, 2, 6).
+  Array adj = x(all_of, i, 2);
+  EXPECT_EQ(adj.shape(), (Shape{3, 2, 6}));
+  const std::vector<float> s = values_of(sep), a = values_of(adj);
+  for (std::int64_t k = 0; k < 2; ++k)
+    for (std::int64_t b = 0; b < 4; ++b)
+      for (std::int64_t d = 0; d < 6; ++d) // x[0, b, k, d]
+        ASSERT_EQ(s[std::size_t((k * 4 + b) * 6 + d)], 0.5f * float(((0 * 4 + b) * 5 + k) * 6 + d));
+  for (std::int64_t c = 0; c < 3; ++c)
+    for (std::int64_t k = 0; k < 2; ++k)
+      for (std::int64_t d = 0; d < 6; ++d) // x[c, k, 2, d]
+        ASSERT_EQ(a[std::size_t((c * 2 + k) * 6 + d)], 0.5f * float(((c * 4 + k) * 5 + 2) * 6 + d));
+  // Broadcast index arrays, a slice and a new axis: x[[[0], [2]], 1:3, [1, 4, 0]] -> (2, 3, 2, 6)... separated by
+  // the slice, the broadcast shape (2, 3) goes first.
+  Array rows = asarray<std::int64_t>({{0}, {2}});
+  Array cols = asarray<std::int64_t>({1, 4, 0});
+  Array z = x(rows, slice(1, 3), cols);
+  EXPECT_EQ(z.shape(), (Shape{2, 3, 2, 6}));
+  EXPECT_EQ(x(newaxis, rows, cols, ellipsis).shape(), (Shape{1, 2, 3, 5, 6}));
+  EXPECT_EQ(x(ellipsis, cols).shape(), (Shape{3, 4, 5, 3}));
+  // An ellipsis separates the arrays around it even when it stands for no axis, as a new axis does.
+  Array y = ramp({2, 3, 4});
+  Array zero = asarray<std::int64_t>({0}), one = asarray<std::int64_t>({1});
+  EXPECT_EQ(y(all_of, zero, ellipsis, one).shape(), (Shape{1, 2}));
+  EXPECT_EQ(y(all_of, zero, newaxis, one).shape(), (Shape{1, 2, 1}));
+  EXPECT_EQ(y(all_of, asarray<std::int64_t>({{0}}), one, ellipsis).shape(), (Shape{2, 1, 1}));
+}
+
+TEST(Gather, TakeAndTakeAlongAxis) {
+  Array x = ramp({4, 5});
+  Array i = asarray<std::int64_t>({4, 0, -1});
+  EXPECT_EQ(values_of(take(x, i)), (std::vector<float>{2.0f, 0.0f, 9.5f}));
+  const std::vector<float> cols = values_of(take(x, i, 1));
+  ASSERT_EQ(take(x, i, 1).shape(), (Shape{4, 3}));
+  for (std::int64_t r = 0; r < 4; ++r) {
+    EXPECT_EQ(cols[std::size_t(r * 3 + 0)], 0.5f * float(r * 5 + 4));
+    EXPECT_EQ(cols[std::size_t(r * 3 + 1)], 0.5f * float(r * 5 + 0));
+    EXPECT_EQ(cols[std::size_t(r * 3 + 2)], 0.5f * float(r * 5 + 4));
+  }
+  // take_along_axis with the argsort-like use: per row, its own column order; indices broadcast over rows.
+  Array per_row = asarray<std::int64_t>({{1, 0}, {4, 4}, {-1, 2}, {0, 3}});
+  const std::vector<float> along = values_of(take_along_axis(x, per_row, 1));
+  const std::int64_t want_cols[4][2] = {{1, 0}, {4, 4}, {4, 2}, {0, 3}};
+  for (std::int64_t r = 0; r < 4; ++r)
+    for (std::int64_t k = 0; k < 2; ++k)
+      EXPECT_EQ(along[std::size_t(r * 2 + k)], 0.5f * float(r * 5 + want_cols[r][k]));
+  Array shared = asarray<std::int64_t>({{2, 3}}); // (1, 2): the same columns for every row
+  EXPECT_EQ(take_along_axis(x, shared, 1).shape(), (Shape{4, 2}));
+  EXPECT_EQ(values_of(take_along_axis(x, shared, 1))[6], 0.5f * float(3 * 5 + 2));
+  EXPECT_EQ(values_of(take_along_axis(x, asarray<std::int64_t>({19, 0}), std::nullopt)),
+            (std::vector<float>{9.5f, 0.0f}));
+  EXPECT_THROW(take_along_axis(x, i, 1), ValueError);
+}
+
+TEST(Gather, OutOfRangeIsAnIndexErrorWhenMaterialized) {
+  Array x = ramp({5});
+  Array bad = asarray<std::int64_t>({0, 1, 5, 2});
+  Array y = x(bad) + 1.0f; // building it does not throw: the indices are data
+  EXPECT_EQ(error_of(y), "index 5 is out of bounds for axis 0 with size 5");
+  EXPECT_FALSE(y.is_materialized());
+  EXPECT_EQ(error_of(y), "index 5 is out of bounds for axis 0 with size 5") << "raised again, not a stale buffer";
+  EXPECT_EQ(error_of(take(x, asarray<std::int64_t>({-6}))), "index -6 is out of bounds for axis 0 with size 5");
+  // The axis named is the one indexed, and the first bad index in C order.
+  Array m = ramp({3, 4});
+  EXPECT_EQ(error_of(take(m, asarray<std::int64_t>({1, 9, 4}), 1)), "index 9 is out of bounds for axis 1 with size 4");
+  // A lazy index array out of range, inside a fused kernel and a reduction.
+  EXPECT_EQ(error_of(sum(take(x, arange(7)))), "index 5 is out of bounds for axis 0 with size 5");
+  // An integer beside an array is checked at once, as NumPy checks it.
+  EXPECT_THROW(m(3, asarray<std::int64_t>({0})), IndexError);
+  // A good gather after a failed one still works.
+  EXPECT_EQ(values_of(x(asarray<std::int64_t>({4}))), (std::vector<float>{2.0f}));
+}
+
+TEST(Gather, BadIndexArraysAreErrorsWhenBuilt) {
+  Array x = ramp({4, 5});
+  EXPECT_THROW(x(asarray({0.0, 1.0})), IndexError) << "float indices";
+  EXPECT_THROW(x(x(all_of, 0) > 1.0f, asarray<std::int64_t>({0}), 0), IndexError) << "too many indices";
+  EXPECT_THROW(x(asarray(std::vector<bool>{true, false}, {2})), IndexError) << "a mask of the wrong length";
+  EXPECT_THROW(x(full({}, 1.0).astype(DType::Bool)), IndexError) << "a 0-d mask";
+  EXPECT_THROW(x(asarray<std::int64_t>({0, 1}), asarray<std::int64_t>({0, 1, 2})), IndexError) << "shape mismatch";
+  EXPECT_THROW(x(asarray<std::int64_t>({0}), 1, 2), IndexError) << "too many indices";
+  EXPECT_THROW(take(zeros({0}), asarray<std::int64_t>({0})), IndexError) << "an empty axis";
+  EXPECT_EQ(take(zeros({0}), zeros({0}, DType::Int64)).shape(), (Shape{0})) << "nothing to read: no error";
+  EXPECT_EQ(x(zeros({2, 0}, DType::Int32)).shape(), (Shape{2, 0, 5}));
+}
+
+TEST(Gather, MasksSelectAndTheGatherStaysLazy) {
+  Array x = ramp({4, 5});
+  Array mask = x(all_of, 0) > 3.0f; // rows 2 and 3 (first elements 5.0 and 7.5)
+  Array rows = x(mask);             // the mask is read now; the gather is not run
+  EXPECT_FALSE(rows.is_materialized());
+  EXPECT_EQ(rows.shape(), (Shape{2, 5}));
+  x.eval();
+  const auto before = launched();
+  const std::vector<float> got = values_of(rows * 2.0f + 1.0f);
+  EXPECT_EQ(launched() - before, 1u) << "the gather through the positions fuses with its consumer";
+  for (std::int64_t r = 0; r < 2; ++r)
+    for (std::int64_t c = 0; c < 5; ++c)
+      EXPECT_EQ(got[std::size_t(r * 5 + c)], 0.5f * float((r + 2) * 5 + c) * 2.0f + 1.0f);
+  EXPECT_EQ(values_of(x(x > 8.5f)), (std::vector<float>{9.0f, 9.5f}));
+  EXPECT_EQ(argwhere(x > 8.5f).shape(), (Shape{2, 2}));
+  EXPECT_EQ(flatnonzero(x > 8.5f).get<std::int64_t>()[1], 19);
+}
+
+TEST(Gather, WritesThroughIndexArrays) {
+  Array x = ramp({6});
+  // Duplicates: the last write wins, in C order of the index.
+  const std::vector<float> set =
+      values_of(x.at(asarray<std::int64_t>({1, 4, 1, -1})).set(asarray({10.0f, 20.0f, 30.0f, 40.0f})));
+  EXPECT_EQ(set, (std::vector<float>{0.0f, 30.0f, 1.0f, 1.5f, 20.0f, 40.0f}));
+  EXPECT_EQ(values_of(x), (std::vector<float>{0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 2.5f})) << "x is unchanged";
+  // add is ufunc.at: every duplicate counts.
+  const std::vector<float> added =
+      values_of(x.at(asarray<std::int64_t>({1, 4, 1, 1})).add(asarray({1.0f, 2.0f, 3.0f, 4.0f})));
+  EXPECT_EQ(added, (std::vector<float>{0.0f, 8.5f, 1.0f, 1.5f, 4.0f, 2.5f}));
+  // A mask, a scalar value, a basic index.
+  EXPECT_EQ(values_of(x.at(x > 1.2f).set(-1.0)), (std::vector<float>{0.0f, 0.5f, 1.0f, -1.0f, -1.0f, -1.0f}));
+  EXPECT_EQ(values_of(x.at(slice(0, 2)).add(1.0)), (std::vector<float>{1.0f, 1.5f, 1.0f, 1.5f, 2.0f, 2.5f}));
+  // Integer bins: a histogram by add.
+  Array bins = zeros({3}, DType::Int32);
+  const HostArray<std::int32_t> h = bins.at(asarray<std::int64_t>({0, 2, 2, 2, 1, 0})).add(1).get<std::int32_t>();
+  EXPECT_EQ(std::vector<std::int32_t>(h.data(), h.data() + 3), (std::vector<std::int32_t>{2, 1, 3}));
+  // Out of range is an IndexError here: the positions are read when the write is built.
+  EXPECT_THROW(x.at(asarray<std::int64_t>({6})).set(0.0), IndexError);
+}
+
+TEST(Gather, ChooseRaisesForEntriesOutOfRange) {
+  Array a = ramp({3});
+  EXPECT_EQ(error_of(choose(asarray<std::int64_t>({0, 2, 1}), {a, a + 1.0f})),
+            "index 2 is out of bounds for axis 0 with size 2");
+  EXPECT_EQ(error_of(choose(asarray<std::int64_t>({0, -1, 1}), {a, a + 1.0f})),
+            "index 2 is out of bounds for axis 0 with size 2")
+      << "a negative entry is invalid too (NumPy: ValueError), named as the count of choices";
+}
+
+} // namespace

@@ -1,0 +1,80 @@
+// The kernels of gathers as the CUDA printer writes them, compiled by NVRTC (no device needed): the checked index
+// (IrOp::CheckedIndex) in every schedule the printer has (the elementwise vector path and tail, a row reduction with
+// its row cache, a full reduction), and the error word as the kernel's last parameter.
+#include <lazyfuse/lazyfuse.hpp>
+
+#include "api/ApiAccess.h"
+#include "codegen/CudaPrinter.h"
+#include "codegen/KernelAbi.h"
+#include "codegen/Lower.h"
+#include "codegen/Nvrtc.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+using namespace lazyfuse;
+using lazyfuse::detail::graph_node;
+
+namespace {
+
+Array ramp(Shape shape, DType t = DType::Float32) {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return (arange(n).astype(t) * 0.5).reshape(shape).astype(t).eval();
+}
+
+codegen::LoweredKernel lowered_last(const Array& result) {
+  auto plans = fusion::partition({graph_node(result)}, {});
+  for (std::size_t p = 0; p + 1 < plans.size(); ++p) detail::ApiAccess::adopt(plans[p].outputs[0]).eval();
+  return codegen::lower(plans.back());
+}
+
+TEST(GatherCodegen, KernelsWithCheckedIndicesCompile) {
+  Array x = ramp({1000});
+  Array idx = asarray<std::int64_t>({1, -2, 7, 999, 0, 3, 5, 8, 9, 10}).eval();
+  Array idx32 = asarray<std::int32_t>({1, 2}).eval();
+  Array uidx = asarray<std::uint16_t>({1, 2, 3}).eval();
+  Array table = ramp({300, 64});
+  Array rows = asarray<std::int64_t>({5, 299, 0, 17}).eval();
+  std::vector<Array> samples;
+  samples.push_back(x(idx) * 3.0f - 1.0f);                             // elementwise, index read linearly
+  samples.push_back(take(x, arange(4096) * 3 % 1000));                 // a lazy index array
+  samples.push_back(table(rows) * 2.0f);                               // rows: the index invariant along a row
+  samples.push_back(table(all_of, idx32) + table(all_of, 0, newaxis)); // a column gather beside a view
+  samples.push_back(x(uidx).astype(DType::Float64));                   // unsigned indices
+  samples.push_back(sum(take(x, arange(5000) % 1000)));                // inside a full reduction
+  Array g = table(rows);
+  Array e = exp(g - max(g, 1, true));
+  samples.push_back(e / sum(e, 1, true)); // softmax of gathered rows: row reductions, the row cache
+  samples.push_back(sum(take_along_axis(table, asarray<std::int64_t>({{3, 1}}).eval(), 1), 0)); // column reduction
+  samples.push_back(x.at(slice(2, 6)).set(x(asarray<std::int64_t>({9, 8, 7, 6}).eval())));      // under a predicate
+  codegen::CompileOptions opt;
+  opt.arch = 90;
+  for (std::size_t k = 0; k < samples.size(); ++k) {
+    auto low = lowered_last(samples[k]);
+    ASSERT_TRUE(codegen::has_bounds_checks(low.ir)) << "sample " << k;
+    EXPECT_FALSE(low.checks.empty());
+    const auto abi = codegen::kernel_abi(low.ir);
+    EXPECT_EQ(abi.back().role, codegen::AbiRole::ErrorWord) << "sample " << k;
+    const std::string src = codegen::render_cuda(low.ir);
+    EXPECT_NE(src.find("unsigned int* __restrict__ lf_error"), std::string::npos);
+    EXPECT_NE(src.find("atomicOr(lf_error"), std::string::npos);
+    EXPECT_EQ(codegen::render_cuda(low.ir), src) << "deterministic text";
+    try {
+      auto compiled = codegen::compile_cuda(src, low.ir.name, opt);
+      EXPECT_FALSE(compiled.image.empty());
+    } catch (const CompileError& err) {
+      ADD_FAILURE() << "sample " << k << " failed to compile:\n" << err.what() << "\n" << codegen::numbered_source(src);
+    }
+  }
+}
+
+TEST(GatherCodegen, KernelsWithoutGathersTakeNoErrorWord) {
+  Array x = ramp({100});
+  auto low = lowered_last(x * 2.0f + 1.0f);
+  EXPECT_FALSE(codegen::has_bounds_checks(low.ir));
+  EXPECT_EQ(codegen::render_cuda(low.ir).find("lf_error"), std::string::npos);
+}
+
+} // namespace

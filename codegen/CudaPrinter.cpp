@@ -8,6 +8,7 @@
 #include "graph/Random.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string_view>
@@ -329,7 +330,8 @@ void print_instruction(CodeWriter& w, const KernelIR& ir, std::size_t n, Mode mo
   case IrOp::LoopBegin:
   case IrOp::Accumulate:
   case IrOp::LoopEnd:
-  case IrOp::Result: break;
+  case IrOp::Result:
+  case IrOp::ScanStore: break;
   }
   const std::string type = is_index_op(in.op) ? "idx_t" : is_predicate_op(in.op) ? "bool" : t;
   w.line("const ", type, " ", v(int(n)), " = ", e.str(), ";");
@@ -1222,10 +1224,229 @@ private:
   std::vector<int> folded_; // split kernels: loops whose partials the last block has folded
 };
 
+// ---- Scan kernels (Schedule::Scan) ----
+// codegen/Schedule.h's scan order, as CUDA. Tiled (a contiguous scan axis of at least kScanTileMinLength): a block per
+// tile, numbered by a counter (lf_tickets[0]) in the order the blocks start, so that a tile waits only on tiles held by
+// running blocks; each tile publishes its aggregate (flag 1) and then its inclusive value (flag 2) in lf_partials and
+// the flags lf_tickets[2 + t], and the last block to finish (lf_tickets[1] counts them) zeroes the tickets again.
+// Otherwise a thread per line walks the scan axis.
+constexpr const char* kScanHelpers = R"(// Any type up to 16 bytes, 32 bits at a time.
+template <class T> __device__ __forceinline__ T lf_scan_shfl_up(T v, int off) {
+  unsigned int w[(sizeof(T) + 3) / 4] = {};
+  memcpy(w, &v, sizeof(T));
+  for (int k = 0; k < (int)((sizeof(T) + 3) / 4); ++k) w[k] = __shfl_up_sync(0xffffffffu, w[k], off);
+  memcpy(&v, w, sizeof(T));
+  return v;
+}
+// A tile's status value for other blocks: written to and read from L2, never a stale L1 line.
+template <class T> __device__ __forceinline__ void lf_scan_publish(unsigned char* p, T v) {
+  static_assert(sizeof(T) <= 16, "a scan's status value takes at most 16 bytes");
+  unsigned int w[4] = {};
+  memcpy(w, &v, sizeof(T));
+  for (int k = 0; k < 4; ++k) __stcg(reinterpret_cast<unsigned int*>(p) + k, w[k]);
+}
+template <class T> __device__ __forceinline__ T lf_scan_read(const unsigned char* p) {
+  unsigned int w[4];
+  for (int k = 0; k < 4; ++k) w[k] = __ldcg(reinterpret_cast<const unsigned int*>(p) + k);
+  T v;
+  memcpy(&v, w, sizeof(T));
+  return v;
+}
+
+)";
+
+class ScanPrinter {
+public:
+  explicit ScanPrinter(const KernelIR& ir) : ir_(ir), st_(ir.code.back()) {
+    LAZYFUSE_ASSERT(st_.op == IrOp::ScanStore, "a scan kernel ends with its ScanStore");
+    for (std::size_t k = 0; k < ir.code.size(); ++k)
+      if (ir.code[k].op == IrOp::LinearIndex) root_lin_ = int(k);
+    t_ = cuda_type(st_.dtype);
+  }
+
+  std::string print() {
+    std::ostringstream header;
+    print_header(header, ir_);
+    w_.text(kScanHelpers).text(header.str()).text(") {\n");
+    {
+      auto in = w_.indent();
+      w_.line("const idx_t lf_len = p", ir_.code[std::size_t(st_.b)].slot, ";");
+      if (contiguous()) {
+        auto tiles = w_.block("if (lf_len >= ", kScanTileMinLength, ")");
+        tiled();
+        w_.line("return;");
+      }
+      columns();
+    }
+    w_.line("}");
+    return w_.str();
+  }
+
+private:
+  static constexpr int I = kScanItems, kWarps = kBlockSize / kWarpSize;
+
+  bool contiguous() const { return ir_.code[std::size_t(st_.c)].op == IrOp::IndexConst; }
+  std::string combine(const std::string& a, const std::string& b) const {
+    const char* f = graph::ReduceOp(st_.fn) == graph::ReduceOp::Prod ? "lf_multiply" : "lf_add";
+    return std::string(f) + "(" + a + ", " + b + ")";
+  }
+  // The kernel's instructions for the element at `i`, the scan's input value going to `sink` ("<sink> = value;").
+  void element(const std::function<void(const std::string&)>& sink) {
+    for (std::size_t n = 0; n + 1 < ir_.code.size(); ++n) print_instruction(w_, ir_, n, Mode::Scalar, root_lin_);
+    sink(v(st_.a));
+  }
+
+  void tiled() {
+    const std::string T = t_;
+    w_.line("__shared__ __align__(16) unsigned char lf_incl_sm[", kBlockSize, " * sizeof(", T, ")];");
+    w_.line("__shared__ __align__(16) unsigned char lf_warp_sm[", kWarps, " * sizeof(", T, ")];");
+    w_.line("__shared__ __align__(16) unsigned char lf_prefix_sm[sizeof(", T, ")];");
+    w_.line("__shared__ unsigned int lf_tile_sm;");
+    w_.line("__shared__ int lf_last_sm;");
+    w_.line(T, "* lf_incl = reinterpret_cast<", T, "*>(lf_incl_sm);");
+    w_.line(T, "* lf_warps = reinterpret_cast<", T, "*>(lf_warp_sm);");
+    w_.line(T, "* lf_prefix = reinterpret_cast<", T, "*>(lf_prefix_sm);");
+    w_.line("const idx_t lf_tiles_per_row = (lf_len + ", kScanTile - 1, ") / ", kScanTile, ";");
+    w_.line("const idx_t lf_tiles = n / lf_len * lf_tiles_per_row;");
+    w_.line("if (threadIdx.x == 0) lf_tile_sm = atomicAdd(lf_tickets, 1u);");
+    w_.line("__syncthreads();");
+    w_.line("const idx_t lf_t = (idx_t)lf_tile_sm;");
+    w_.line("const idx_t lf_tr = lf_t % lf_tiles_per_row;");
+    w_.line("const idx_t lf_base = lf_t / lf_tiles_per_row * lf_len + lf_tr * ", kScanTile, ";");
+    w_.line("const int lf_count = (int)(lf_len - lf_tr * ", kScanTile, " < ", kScanTile, " ? lf_len - lf_tr * ",
+            kScanTile, " : ", kScanTile, ");");
+    w_.line("const int lf_first = (int)threadIdx.x * ", I, ";");
+    w_.line("const int lf_items = lf_count - lf_first;");
+    w_.line(T, " lf_s[", I, "];");
+    {
+      w_.directive("#pragma unroll");
+      auto loop = w_.block("for (int lf_k = 0; lf_k < ", I, "; ++lf_k)");
+      auto valid = w_.block("if (lf_k < lf_items)");
+      w_.line("const idx_t i = lf_base + lf_first + lf_k;");
+      element([&](const std::string& value) { w_.line("lf_s[lf_k] = ", value, ";"); });
+    }
+    // The thread's own scan, then Kogge-Stone over the warp's threads and over the warps.
+    w_.line(T, " lf_w = ", zero_of(st_.dtype), ";");
+    {
+      w_.directive("#pragma unroll");
+      auto loop = w_.block("for (int lf_k = 0; lf_k < ", I, "; ++lf_k)");
+      auto valid = w_.block("if (lf_k < lf_items)");
+      w_.line("if (lf_k > 0) lf_s[lf_k] = ", combine("lf_s[lf_k - 1]", "lf_s[lf_k]"), ";");
+      w_.line("lf_w = lf_s[lf_k];");
+    }
+    w_.line("const int lf_lane = threadIdx.x & 31, lf_warp = threadIdx.x >> 5;");
+    {
+      w_.directive("#pragma unroll");
+      auto loop = w_.block("for (int lf_off = 1; lf_off < ", kWarpSize, "; lf_off <<= 1)");
+      w_.line("const ", T, " lf_y = lf_scan_shfl_up(lf_w, lf_off);");
+      w_.line("if (lf_lane >= lf_off) lf_w = ", combine("lf_y", "lf_w"), ";");
+    }
+    w_.line("if (lf_lane == ", kWarpSize - 1, ") lf_warps[lf_warp] = lf_w;");
+    w_.line("__syncthreads();");
+    {
+      auto first = w_.block("if (lf_warp == 0)");
+      w_.line(T, " lf_p = lf_lane < ", kWarps, " ? lf_warps[lf_lane] : lf_w;");
+      w_.directive("#pragma unroll");
+      {
+        auto loop = w_.block("for (int lf_off = 1; lf_off < ", kWarps, "; lf_off <<= 1)");
+        w_.line("const ", T, " lf_y = lf_scan_shfl_up(lf_p, lf_off);");
+        w_.line("if (lf_lane >= lf_off) lf_p = ", combine("lf_y", "lf_p"), ";");
+      }
+      w_.line("if (lf_lane < ", kWarps, ") lf_warps[lf_lane] = lf_p;");
+    }
+    w_.line("__syncthreads();");
+    w_.line("lf_incl[threadIdx.x] = lf_warp > 0 ? ", combine("lf_warps[lf_warp - 1]", "lf_w"), " : lf_w;");
+    w_.line("__syncthreads();");
+    look_back();
+    w_.line("__syncthreads();");
+    w_.line("const ", T, " lf_excl = threadIdx.x > 0 ? lf_incl[threadIdx.x - 1] : lf_w;");
+    w_.line("const ", T, " lf_pre = lf_tr > 0 ? *lf_prefix : lf_w;");
+    {
+      w_.directive("#pragma unroll");
+      auto loop = w_.block("for (int lf_k = 0; lf_k < ", I, "; ++lf_k)");
+      auto valid = w_.block("if (lf_k < lf_items)");
+      w_.line(T, " lf_r = threadIdx.x > 0 ? ", combine("lf_excl", "lf_s[lf_k]"), " : lf_s[lf_k];");
+      w_.line("if (lf_tr > 0) lf_r = ", combine("lf_pre", "lf_r"), ";");
+      w_.line("out", st_.slot, "[lf_base + lf_first + lf_k] = lf_r;");
+    }
+    auto last = w_.block("if (lf_last_sm)");
+    w_.line("for (idx_t lf_q = threadIdx.x; lf_q < lf_tiles + 2; lf_q += blockDim.x) lf_tickets[lf_q] = 0u;");
+  }
+
+  // Thread 0 publishes the tile's aggregate, finds the inclusive value of the tile before (folding forward from the
+  // nearest tile that published its own), publishes the tile's inclusive value, and counts the tile done.
+  void look_back() {
+    const std::string T = t_;
+    auto lead = w_.block("if (threadIdx.x == 0)");
+    w_.line("const ", T, " lf_agg = lf_incl[(lf_count - 1) / ", I, "];");
+    w_.line("volatile unsigned int* lf_flags = lf_tickets + 2;");
+    w_.line("unsigned char* lf_status = lf_partials + (size_t)lf_t * ", kScanStatusBytes, ";");
+    {
+      auto first = w_.block("if (lf_tr == 0)");
+      w_.line("lf_scan_publish(lf_status + 16, lf_agg);");
+      w_.line("__threadfence();");
+      w_.line("lf_flags[lf_t] = 2u;");
+    }
+    {
+      auto later = w_.block("else");
+      w_.line("lf_scan_publish(lf_status, lf_agg);");
+      w_.line("__threadfence();");
+      w_.line("lf_flags[lf_t] = 1u;");
+      w_.line("idx_t lf_j = lf_t - 1;");
+      {
+        auto walk = w_.block("for (;;)");
+        w_.line("unsigned int lf_f;");
+        w_.line("while ((lf_f = lf_flags[lf_j]) == 0u) {}");
+        w_.line("if (lf_f == 2u) break;");
+        w_.line("--lf_j;");
+      }
+      w_.line("__threadfence();");
+      w_.line(T, " lf_p = lf_scan_read<", T, ">(lf_partials + (size_t)lf_j * ", kScanStatusBytes, " + 16);");
+      w_.line("for (idx_t lf_m = lf_j + 1; lf_m < lf_t; ++lf_m) lf_p = ",
+              combine("lf_p",
+                      "lf_scan_read<" + T + ">(lf_partials + (size_t)lf_m * " + std::to_string(kScanStatusBytes) + ")"),
+              ";");
+      w_.line("*lf_prefix = lf_p;");
+      w_.line("lf_scan_publish(lf_status + 16, ", combine("lf_p", "lf_agg"), ");");
+      w_.line("__threadfence();");
+      w_.line("lf_flags[lf_t] = 2u;");
+    }
+    w_.line("__threadfence();");
+    w_.line("lf_last_sm = atomicAdd(lf_tickets + 1, 1u) == (unsigned int)(lf_tiles - 1);");
+  }
+
+  void columns() {
+    const std::string inner = contiguous() ? "(idx_t)1" : "p" + std::to_string(ir_.code[std::size_t(st_.c)].slot);
+    w_.line("const idx_t lf_inner = ", inner, ";");
+    w_.line("const idx_t lf_columns = n / lf_len;");
+    auto loop = w_.block("for (idx_t lf_c = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; lf_c < lf_columns; ",
+                         "lf_c += (idx_t)gridDim.x * blockDim.x)");
+    w_.line("const idx_t lf_o = lf_c / lf_inner;");
+    w_.line("const idx_t lf_line = lf_o * lf_len * lf_inner + (lf_c - lf_o * lf_inner);");
+    w_.line(t_, " lf_acc = ", zero_of(st_.dtype), ";");
+    auto walk = w_.block("for (idx_t lf_r = 0; lf_r < lf_len; ++lf_r)");
+    w_.line("const idx_t i = lf_line + lf_r * lf_inner;");
+    element([&](const std::string& value) {
+      w_.line("lf_acc = lf_r == 0 ? ", value, " : ", combine("lf_acc", value), ";");
+      w_.line("out", st_.slot, "[i] = lf_acc;");
+    });
+  }
+
+  const KernelIR& ir_;
+  const Instr& st_;
+  std::string t_;
+  CodeWriter w_;
+  int root_lin_ = -1;
+};
+
 } // namespace
 
 std::string render_cuda(const KernelIR& ir) {
   LAZYFUSE_ASSERT(ir.analyzed, "render_cuda of kernel IR that codegen::analyze has not run on");
+  if (ir.schedule == Schedule::Scan) {
+    const std::string kernel = ScanPrinter(ir).print();
+    return print_prelude(ir, kernel) + kernel;
+  }
   const std::string kernel =
       print_loop_states(ir) +
       (ir.schedule == Schedule::Elementwise ? ElementwisePrinter(ir).print() : ReductionPrinter(ir).print());

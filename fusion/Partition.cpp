@@ -323,6 +323,10 @@ void store_products(Subgraph& g) {
   };
   for (std::size_t k = 0; k < g.order.size(); ++k) {
     const Node& n = *g.order[k];
+    if (n.kind == NodeKind::Scan) { // its own kernel, its source (the prologue) inlined into it
+      store(k, "scan: a kernel of its own");
+      continue;
+    }
     if (n.kind != NodeKind::Matmul) continue;
     store(k, "matrix product: a library call");
     for (const NodePtr& src : n.sources_unlocked()) {

@@ -75,6 +75,8 @@ struct PartitionOptions {
 ///    view of one) stays as it is; a view of pending work that a GEMM can read becomes the work stored contiguously
 ///    (one kernel) with the view left for the GEMM; any other operand is stored itself, so that its pending work and
 ///    its view are one kernel writing a contiguous operand.
+///  - Scans (graph::NodeKind::Scan) are kernels of their own, roots included: each inlines its source (cumsum(x * x)
+///    is one kernel) and its consumers read the stored scan.
 ///  - Eager mode: every node that computes something is its own kernel; only fills, axis maps and reshapes (free
 ///    views, or scalars) are inlined.
 std::vector<KernelPlan> partition(const std::vector<graph::NodePtr>& roots, const PartitionOptions& options);

@@ -30,6 +30,7 @@ std::string_view kind_name(NodeKind k) {
   case NodeKind::Reduce: return "reduce";
   case NodeKind::Random: return "random";
   case NodeKind::Matmul: return "matmul";
+  case NodeKind::Scan: return "scan";
   }
   return "?";
 }

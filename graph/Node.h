@@ -38,6 +38,8 @@ enum class NodeKind : std::uint8_t {
   Random,   // op = RandomDist (graph/Random.h); srcs: key, counter offset (uint64 fills); element i from i alone
   Matmul,   // srcs: a (batch..., m, k), b (batch..., k, n) of the node's type and batch shape (graph/Matmul.h)
   // Room for the later node kinds: Gather/Scatter, Mask.
+  Scan, // op = ReduceOp Sum or Prod: inclusive scan of the source (of the node's type and shape) along axis `ivalue`
+
 };
 
 std::string_view kind_name(NodeKind k);

@@ -14,3 +14,4 @@
 #include <lazyfuse/random.hpp>
 #include <lazyfuse/reductions.hpp>
 #include <lazyfuse/runtime.hpp>
+#include <lazyfuse/scans.hpp>

@@ -1291,9 +1291,25 @@ private:
     return std::string(f) + "(" + a + ", " + b + ")";
   }
   // The kernel's instructions for the element at `i`, the scan's input value going to `sink` ("<sink> = value;").
-  void element(const std::function<void(const std::string&)>& sink) {
-    for (std::size_t n = 0; n + 1 < ir_.code.size(); ++n) print_instruction(w_, ir_, n, Mode::Scalar, root_lin_);
+  // `vectors`: inside the tile loop over lf_k, where a whole vector's contiguous inputs (LoadLinear) were read at once.
+  void element(const std::function<void(const std::string&)>& sink, bool vectors = false) {
+    for (std::size_t n = 0; n + 1 < ir_.code.size(); ++n) {
+      const Instr& in = ir_.code[n];
+      if (vectors && in.op == IrOp::LoadLinear)
+        w_.line("const ", cuda_type(in.dtype), " ", v(int(n)), " = lf_whole ? lf_l", in.slot, ".v[lf_k] : in", in.slot,
+                "[i];");
+      else
+        print_instruction(w_, ir_, n, Mode::Scalar, root_lin_);
+    }
     sink(v(st_.a));
+  }
+  // Input slots read with LoadLinear: contiguous, aligned to a whole vector, at the kernel's own index.
+  std::vector<int> linear_inputs() const {
+    std::vector<int> slots;
+    for (const Instr& in : ir_.code)
+      if (in.op == IrOp::LoadLinear && std::find(slots.begin(), slots.end(), in.slot) == slots.end())
+        slots.push_back(in.slot);
+    return slots;
   }
 
   void tiled() {
@@ -1317,13 +1333,22 @@ private:
             kScanTile, " : ", kScanTile, ");");
     w_.line("const int lf_first = (int)threadIdx.x * ", I, ";");
     w_.line("const int lf_items = lf_count - lf_first;");
+    // A thread's elements are one vector (kScanItems == kElementsPerThread) where they are all there and start on a
+    // whole vector: contiguous inputs and the output then move as vectors, a warp's access one contiguous run.
+    static_assert(kScanItems == kElementsPerThread, "a tiled scan thread's elements are one vector");
+    w_.line("const bool lf_whole = lf_items >= ", I, " && lf_base % ", I, " == 0;");
+    for (int k : linear_inputs()) {
+      const char* t = cuda_type(ir_.inputs[std::size_t(k)].dtype);
+      w_.line("lf_vec<", t, "> lf_l", k, ";");
+      w_.line("if (lf_whole) lf_l", k, " = *reinterpret_cast<const lf_vec<", t, ">*>(in", k, " + lf_base + lf_first);");
+    }
     w_.line(T, " lf_s[", I, "];");
     {
       w_.directive("#pragma unroll");
       auto loop = w_.block("for (int lf_k = 0; lf_k < ", I, "; ++lf_k)");
       auto valid = w_.block("if (lf_k < lf_items)");
       w_.line("const idx_t i = lf_base + lf_first + lf_k;");
-      element([&](const std::string& value) { w_.line("lf_s[lf_k] = ", value, ";"); });
+      element([&](const std::string& value) { w_.line("lf_s[lf_k] = ", value, ";"); }, true);
     }
     // The thread's own scan, then Kogge-Stone over the warp's threads and over the warps.
     w_.line(T, " lf_w = ", zero_of(st_.dtype), ";");
@@ -1361,14 +1386,17 @@ private:
     w_.line("__syncthreads();");
     w_.line("const ", T, " lf_excl = threadIdx.x > 0 ? lf_incl[threadIdx.x - 1] : lf_w;");
     w_.line("const ", T, " lf_pre = lf_tr > 0 ? *lf_prefix : lf_w;");
+    w_.line("lf_vec<", T, "> lf_out;");
     {
       w_.directive("#pragma unroll");
       auto loop = w_.block("for (int lf_k = 0; lf_k < ", I, "; ++lf_k)");
       auto valid = w_.block("if (lf_k < lf_items)");
       w_.line(T, " lf_r = threadIdx.x > 0 ? ", combine("lf_excl", "lf_s[lf_k]"), " : lf_s[lf_k];");
       w_.line("if (lf_tr > 0) lf_r = ", combine("lf_pre", "lf_r"), ";");
-      w_.line("out", st_.slot, "[lf_base + lf_first + lf_k] = lf_r;");
+      w_.line("lf_out.v[lf_k] = lf_r;");
+      w_.line("if (!lf_whole) out", st_.slot, "[lf_base + lf_first + lf_k] = lf_r;");
     }
+    w_.line("if (lf_whole) *reinterpret_cast<lf_vec<", T, ">*>(out", st_.slot, " + lf_base + lf_first) = lf_out;");
     auto last = w_.block("if (lf_last_sm)");
     w_.line("for (idx_t lf_q = threadIdx.x; lf_q < lf_tiles + 2; lf_q += blockDim.x) lf_tickets[lf_q] = 0u;");
   }

@@ -1,9 +1,11 @@
 // Scans (scans.hpp) on the GPU beside a device-to-device copy: cumsum of 2^25 float32 (the single-pass look-back
 // kernel; bytes: one read and one write), with an elementwise input fused in, along the rows and along the columns of
-// a matrix. Each call is one kernel. Timing and checks: bench/common.h.
+// a matrix, each call one kernel; and sort and argsort (sorting.hpp) of 2^25 float32. Timing and checks:
+// bench/common.h.
 #include "common.h"
 
 #include <lazyfuse/scans.hpp>
+#include <lazyfuse/sorting.hpp>
 
 using namespace lazyfuse_bench;
 
@@ -40,6 +42,22 @@ void BM_CumsumColumns(benchmark::State& state) {
       state, [&] { cumsum(m, 0).eval(); }, 1, 2.0 * 4.0 * double(kRows * kCols));
 }
 
+// sort and argsort of 2^25 float32: no kernel yet, the runtime sorts on the host (runtime/Sorting.h) between a
+// download and an upload, so these measure that round trip until a device sort replaces it.
+void BM_Sort(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  auto x = random_f32(kN, -1, 1, 25).eval();
+  measure(
+      state, [&] { sort(x).eval(); }, 0, 2.0 * 4.0 * double(kN));
+}
+
+void BM_Argsort(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  auto x = random_f32(kN, -1, 1, 26).eval();
+  measure(
+      state, [&] { argsort(x).eval(); }, 0, (4.0 + 8.0) * double(kN));
+}
+
 } // namespace
 
 BENCHMARK(BM_CopyReference)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
@@ -47,5 +65,7 @@ BENCHMARK(BM_Cumsum)->UseManualTime()->Iterations(1)->Unit(benchmark::kMilliseco
 BENCHMARK(BM_CumsumFused)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CumsumRows)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CumsumColumns)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Sort)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Argsort)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

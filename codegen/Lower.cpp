@@ -528,6 +528,7 @@ private:
       LAZYFUSE_ASSERT(false, "a matrix product reached inside a kernel (partition stores them)");
       break;
     case NodeKind::Scan: LAZYFUSE_ASSERT(false, "a scan reached inside another kernel (partition stores them)"); break;
+    case NodeKind::Sort: LAZYFUSE_ASSERT(false, "a sort reached inside a kernel (partition stores them)"); break;
     case NodeKind::Fill:
     case NodeKind::Iota: break;
     case NodeKind::Random:
@@ -617,7 +618,8 @@ private:
     case NodeKind::Buffer:
     case NodeKind::Reduce:
     case NodeKind::Matmul:
-    case NodeKind::Scan: break;
+    case NodeKind::Scan:
+    case NodeKind::Sort: break;
     case NodeKind::Fill: return scalar_of(n);
     case NodeKind::Iota: {
       auto c = coords(t.frame, n.shape);

@@ -327,6 +327,12 @@ void store_products(Subgraph& g) {
       store(k, "scan: a kernel of its own");
       continue;
     }
+    if (n.kind == NodeKind::Sort) { // a library call over its materialized source
+      store(k, "sort: a library call");
+      const int j = g.find(n.sources_unlocked()[0].get());
+      if (j >= 0 && !g.info[std::size_t(j)].stored) store(std::size_t(j), "input of a sort, written contiguously");
+      continue;
+    }
     if (n.kind != NodeKind::Matmul) continue;
     store(k, "matrix product: a library call");
     for (const NodePtr& src : n.sources_unlocked()) {
@@ -481,8 +487,11 @@ std::vector<KernelPlan> make_plans(const Subgraph& g, const PlanOutputs& groups,
   std::size_t p = 0;
   for (std::size_t k = 0; k < g.order.size(); ++k)
     if (g.info[k].stored)
-      plans.push_back(
-          {{g.order[k]}, g.order[k]->shape, g.info[k].reason, domains[p++], g.order[k]->kind == NodeKind::Matmul});
+      plans.push_back({{g.order[k]},
+                       g.order[k]->shape,
+                       g.info[k].reason,
+                       domains[p++],
+                       g.order[k]->kind == NodeKind::Matmul || g.order[k]->kind == NodeKind::Sort});
   for (auto& grp : groups) {
     std::string why = grp.size() > 1 ? std::to_string(grp.size()) + " outputs of one shape" : "requested output";
     plans.push_back({grp, grp[0]->shape, why, domains[p++]});

@@ -39,6 +39,7 @@ enum class NodeKind : std::uint8_t {
   Matmul,   // srcs: a (batch..., m, k), b (batch..., k, n) of the node's type and batch shape (graph/Matmul.h)
   // Room for the later node kinds: Gather/Scatter, Mask.
   Scan, // op = ReduceOp Sum or Prod: inclusive scan of the source (of the node's type and shape) along axis `ivalue`
+  Sort, // op = SortResult (graph/Sort.h): the source sorted stably along axis `ivalue`, or the permutation (int64)
 
 };
 

@@ -15,3 +15,4 @@
 #include <lazyfuse/reductions.hpp>
 #include <lazyfuse/runtime.hpp>
 #include <lazyfuse/scans.hpp>
+#include <lazyfuse/sorting.hpp>

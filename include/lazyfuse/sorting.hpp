@@ -1,0 +1,21 @@
+// Sorting, as NumPy's sort and argsort with kind="stable".
+//
+// `axis`: the axis sorted along (negative counts from the end; the default is the last); none sorts the array
+// flattened in C order, giving a 1-D result. NumPy's order: NaNs last whatever their sign bit, -0.0 equal to +0.0
+// (equal elements keep their order: the sort is stable), complex numbers by real part, then imaginary part, a NaN part
+// after every number without one. An axis out of range is an IndexError. The input is materialized first; the result is
+// an array like any other (lazy consumers read it).
+#pragma once
+
+#include <lazyfuse/array.hpp>
+
+#include <optional>
+
+namespace lazyfuse {
+
+/// The elements sorted along `axis` (none: of the flattened array), stably.
+Array sort(const Array& a, std::optional<int> axis = -1);
+/// The indices (int64) that sort `a` along `axis` stably: take_along_axis(a, argsort(a, axis), axis) == sort(a, axis).
+Array argsort(const Array& a, std::optional<int> axis = -1);
+
+} // namespace lazyfuse

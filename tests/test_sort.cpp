@@ -1,8 +1,8 @@
-// Sorting (sorting.hpp: sort, argsort) on the backend in use, against NumPy's stable sorts (the interpreter
-// LAZYFUSE_TEST_PYTHON names): every dtype, axes, views, the flattened array, empty arrays, and inputs full of ties
-// and special values (NaNs of both signs, -0.0 and +0.0, infinities). NumPy sorts the very bits lazyfuse sorted (its
-// input is lazyfuse's input, written out byte for byte), and the results must be equal byte for byte: the same
-// values with the same signs and NaN payloads where they landed, the same permutations.
+// Sorting (sorting.hpp: sort, argsort; quantile, percentile, median) on the backend in use, against NumPy's stable
+// sorts (the interpreter LAZYFUSE_TEST_PYTHON names): every dtype, axes, views, the flattened array, empty arrays, and
+// inputs full of ties and special values (NaNs of both signs, -0.0 and +0.0, infinities). NumPy sorts the very bits
+// lazyfuse sorted (its input is lazyfuse's input, written out byte for byte), and the results must be equal byte for
+// byte: the same values with the same signs and NaN payloads where they landed, the same permutations.
 #include <lazyfuse/lazyfuse.hpp>
 
 #include "api/ApiAccess.h"
@@ -241,6 +241,159 @@ TEST_P(SortOracle, AgreesWithNumPyBitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, SortOracle, testing::Range<std::size_t>(0, cases().size()),
                          [](const testing::TestParamInfo<std::size_t>& info) { return cases()[info.param].name; });
+
+// quantile, percentile and median (NumPy's linear method) against NumPy, within a few units of roundoff of the
+// result type times the line's largest magnitude; NaN where NumPy's is.
+struct QuantileCase {
+  std::string name, op; // quantile, percentile, median
+  DType dtype;
+  Shape shape;
+  int axis;
+  double q;
+  bool keepdims;
+  bool nans; // some NaNs among the elements
+};
+
+std::vector<QuantileCase> quantile_cases() {
+  using D = DType;
+  return {
+      {"q_f64_flat", "quantile", D::Float64, {101}, kNoAxis, 0.3, false, false},
+      {"q_f32_rows", "quantile", D::Float32, {6, 40}, 1, 0.75, false, false},
+      {"q_f32_columns_keep", "quantile", D::Float32, {40, 6}, 0, 0.1, true, false},
+      {"q_i32", "quantile", D::Int32, {5, 33}, -1, 0.5, false, false},
+      {"q_edges_0", "quantile", D::Float64, {17}, 0, 0.0, false, false},
+      {"q_edges_1", "quantile", D::Float64, {17}, 0, 1.0, false, false},
+      {"q_f16", "quantile", D::Float16, {50}, 0, 0.4, false, false},
+      {"q_nans", "quantile", D::Float64, {8, 20}, 1, 0.6, false, true},
+      {"p_u8", "percentile", D::UInt8, {4, 25}, 1, 90, false, false},
+      {"p_flat_keep", "percentile", D::Float32, {3, 7}, kNoAxis, 12.5, true, false},
+      {"m_f64_even", "median", D::Float64, {3, 10}, 1, 0.5, false, false},
+      {"m_f32_odd", "median", D::Float32, {9, 4}, 0, 0.5, false, false},
+      {"m_i64_flat", "median", D::Int64, {2, 3, 5}, kNoAxis, 0.5, false, false},
+  };
+}
+
+constexpr const char* kQuantileScript = R"PY(
+import sys, numpy as np
+d = sys.argv[1]
+out = open(d + '/meta.txt', 'w')
+for line in open(d + '/cases.txt'):
+    name, op, dtype, shape, axis, q, keep = line.rstrip('\n').split('\t')
+    shape = tuple(int(x) for x in shape.split(',') if x)
+    a = np.fromfile(d + '/' + name + '.in', dtype=np.dtype(dtype)).reshape(shape)
+    ax = None if axis == 'none' else int(axis)
+    kw = {'axis': ax, 'keepdims': keep == '1'}
+    r = np.median(a, **kw) if op == 'median' else getattr(np, op)(a, float(q), **kw)
+    r = np.asarray(r)
+    out.write(f"{name} {r.dtype.name} {','.join(str(x) for x in r.shape)}\n")
+    np.ascontiguousarray(r, dtype=np.float64).tofile(d + '/' + name + '.out')
+out.close()
+print('ok')
+)PY";
+
+struct QuantileOracle {
+  std::string why_not;
+  std::map<std::string, std::tuple<std::string, Shape, std::vector<double>>> answers;
+  std::map<std::string, Array> inputs;
+};
+
+const QuantileOracle& quantile_oracle() {
+  static const QuantileOracle oracle = [] {
+    QuantileOracle o;
+    const char* python = std::getenv("LAZYFUSE_TEST_PYTHON");
+    if (!python || !*python) {
+      o.why_not = "LAZYFUSE_TEST_PYTHON is not set (the Python interpreter with NumPy 2 that answers for NumPy)";
+      return o;
+    }
+    const std::string dir = "quantile_oracle_" + std::to_string(getpid());
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::mt19937_64 rng(lazyfuse_test::seed() ^ 77);
+    std::ofstream list(dir + "/cases.txt");
+    for (const QuantileCase& c : quantile_cases()) {
+      std::vector<double> v(static_cast<std::size_t>(graph::shape_size(c.shape)));
+      for (auto& x : v) {
+        x = is_integer(c.dtype) ? double(rng() % 200) : std::uniform_real_distribution<double>(-5, 5)(rng);
+        if (c.nans && rng() % 8 == 0) x = std::nan("");
+      }
+      const Array a = asarray(v, c.shape).astype(c.dtype).eval();
+      o.inputs[c.name] = a;
+      std::ofstream(dir + "/" + c.name + ".in", std::ios::binary) << bytes_of(a);
+      list << c.name << '\t' << c.op << '\t' << dtype_name(c.dtype) << '\t' << shape_text(c.shape) << '\t'
+           << (c.axis == kNoAxis ? std::string("none") : std::to_string(c.axis)) << '\t' << c.q << '\t'
+           << (c.keepdims ? 1 : 0) << '\n';
+    }
+    list.close();
+    std::ofstream(dir + "/oracle.py") << kQuantileScript;
+    const std::string cmd = std::string("'") + python + "' '" + dir + "/oracle.py' '" + dir + "' 2>&1";
+    std::FILE* pipe = popen(cmd.c_str(), "r");
+    std::string all;
+    char buf[4096];
+    for (std::size_t n; pipe && (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) all.append(buf, n);
+    const int status = pipe ? pclose(pipe) : -1;
+    if (status != 0 || all.find("ok") == std::string::npos) {
+      o.why_not = cmd + " failed (status " + std::to_string(status) + "): " + all.substr(0, 3000);
+      return o;
+    }
+    std::ifstream meta(dir + "/meta.txt");
+    for (std::string line; std::getline(meta, line);) {
+      std::istringstream in(line);
+      std::string name, dtype, shape;
+      in >> name >> dtype >> shape;
+      Shape dims;
+      std::istringstream ds(shape);
+      for (std::string d; std::getline(ds, d, ',');) dims.push_back(std::stoll(d));
+      std::ifstream f(dir + "/" + name + ".out", std::ios::binary);
+      std::vector<double> values;
+      for (double x; f.read(reinterpret_cast<char*>(&x), sizeof x);) values.push_back(x);
+      o.answers[name] = {dtype, dims, values};
+    }
+    std::filesystem::remove_all(dir);
+    return o;
+  }();
+  return oracle;
+}
+
+class QuantileAgainstNumPy : public testing::TestWithParam<std::size_t> {};
+
+TEST_P(QuantileAgainstNumPy, Agrees) {
+  LAZYFUSE_NEED_NUMPY(quantile_oracle().why_not);
+  const QuantileCase c = quantile_cases()[GetParam()];
+  const auto& [dtype, shape, want] = quantile_oracle().answers.at(c.name);
+  const Array a = quantile_oracle().inputs.at(c.name);
+  const std::optional<int> axis = c.axis == kNoAxis ? std::nullopt : std::optional<int>(c.axis);
+  const Array r = c.op == "median"       ? median(a, axis, c.keepdims)
+                  : c.op == "percentile" ? percentile(a, c.q, axis, c.keepdims)
+                                         : quantile(a, c.q, axis, c.keepdims);
+  SCOPED_TRACE(c.name + ", " + lazyfuse_test::seed_note());
+  ASSERT_EQ(std::string(dtype_name(r.dtype())), dtype);
+  ASSERT_EQ(r.shape(), shape);
+  const auto got = r.astype(DType::Float64).get<double>();
+  const double unit = c.dtype == DType::Float16   ? std::ldexp(1.0, -10)
+                      : c.dtype == DType::Float32 ? std::ldexp(1.0, -23)
+                                                  : std::ldexp(1.0, -52);
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (std::isnan(want[i])) {
+      EXPECT_TRUE(std::isnan(got.data()[i])) << "element " << i;
+      continue;
+    }
+    EXPECT_NEAR(got.data()[i], want[i], 4 * unit * (is_integer(c.dtype) ? 200 : 5)) << "element " << i;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, QuantileAgainstNumPy, testing::Range<std::size_t>(0, quantile_cases().size()),
+                         [](const testing::TestParamInfo<std::size_t>& info) {
+                           return quantile_cases()[info.param].name;
+                         });
+
+TEST(Quantile, Errors) {
+  const Array x = asarray(std::vector<double>{1, 2, 3});
+  EXPECT_THROW(quantile(x, 1.5), ValueError);
+  EXPECT_THROW(percentile(x, -1), ValueError);
+  EXPECT_THROW(median(x.astype(DType::Complex64)), DTypeError);
+  EXPECT_THROW(median(x, 1), IndexError);
+  EXPECT_TRUE(std::isnan(median(zeros({0})).item<double>())); // NumPy: NaN (with a warning)
+}
 
 TEST(Sort, LazyInputAndConsumers) {
   // The input is computed first (a kernel), the sort runs on it, and consumers read the result.

@@ -1317,11 +1317,13 @@ private:
     w_.line("__shared__ __align__(16) unsigned char lf_incl_sm[", kBlockSize, " * sizeof(", T, ")];");
     w_.line("__shared__ __align__(16) unsigned char lf_warp_sm[", kWarps, " * sizeof(", T, ")];");
     w_.line("__shared__ __align__(16) unsigned char lf_prefix_sm[sizeof(", T, ")];");
+    w_.line("__shared__ __align__(16) unsigned char lf_window_sm[", kWarpSize, " * sizeof(", T, ")];");
     w_.line("__shared__ unsigned int lf_tile_sm;");
     w_.line("__shared__ int lf_last_sm;");
     w_.line(T, "* lf_incl = reinterpret_cast<", T, "*>(lf_incl_sm);");
     w_.line(T, "* lf_warps = reinterpret_cast<", T, "*>(lf_warp_sm);");
     w_.line(T, "* lf_prefix = reinterpret_cast<", T, "*>(lf_prefix_sm);");
+    w_.line(T, "* lf_window = reinterpret_cast<", T, "*>(lf_window_sm);");
     w_.line("const idx_t lf_tiles_per_row = (lf_len + ", kScanTile - 1, ") / ", kScanTile, ";");
     w_.line("const idx_t lf_tiles = n / lf_len * lf_tiles_per_row;");
     w_.line("if (threadIdx.x == 0) lf_tile_sm = atomicAdd(lf_tickets, 1u);");
@@ -1401,44 +1403,69 @@ private:
     w_.line("for (idx_t lf_q = threadIdx.x; lf_q < lf_tiles + 2; lf_q += blockDim.x) lf_tickets[lf_q] = 0u;");
   }
 
-  // Thread 0 publishes the tile's aggregate, finds the inclusive value of the tile before (folding forward from the
-  // nearest tile that published its own), publishes the tile's inclusive value, and counts the tile done.
+  // Warp 0 publishes the tile's aggregate, finds the inclusive value of the tile before and publishes the tile's
+  // own, then counts the tile done. The search reads 32 predecessors' flags at once (one lane each, spinning until
+  // its tile has published) and stops at the nearest with an inclusive value, j; the fold is then FORWARD from it,
+  // inc(j) + agg(j+1) + ... + agg(t-1), the lanes reading 32 aggregates at once into shared memory and lane 0
+  // combining them in order: inc(t-1) bit for bit, whichever j the search found.
   void look_back() {
     const std::string T = t_;
-    auto lead = w_.block("if (threadIdx.x == 0)");
+    const std::string status = std::to_string(kScanStatusBytes);
+    auto lead = w_.block("if (lf_warp == 0)");
     w_.line("const ", T, " lf_agg = lf_incl[(lf_count - 1) / ", I, "];");
     w_.line("volatile unsigned int* lf_flags = lf_tickets + 2;");
-    w_.line("unsigned char* lf_status = lf_partials + (size_t)lf_t * ", kScanStatusBytes, ";");
+    w_.line("unsigned char* lf_status = lf_partials + (size_t)lf_t * ", status, ";");
     {
       auto first = w_.block("if (lf_tr == 0)");
+      auto lane0 = w_.block("if (lf_lane == 0)");
       w_.line("lf_scan_publish(lf_status + 16, lf_agg);");
       w_.line("__threadfence();");
       w_.line("lf_flags[lf_t] = 2u;");
     }
     {
       auto later = w_.block("else");
-      w_.line("lf_scan_publish(lf_status, lf_agg);");
-      w_.line("__threadfence();");
-      w_.line("lf_flags[lf_t] = 1u;");
-      w_.line("idx_t lf_j = lf_t - 1;");
       {
-        auto walk = w_.block("for (;;)");
-        w_.line("unsigned int lf_f;");
-        w_.line("while ((lf_f = lf_flags[lf_j]) == 0u) {}");
-        w_.line("if (lf_f == 2u) break;");
-        w_.line("--lf_j;");
+        auto lane0 = w_.block("if (lf_lane == 0)");
+        w_.line("lf_scan_publish(lf_status, lf_agg);");
+        w_.line("__threadfence();");
+        w_.line("lf_flags[lf_t] = 1u;");
+      }
+      w_.line("const idx_t lf_row0 = lf_t - lf_tr;");
+      w_.line("idx_t lf_hi = lf_t;");
+      w_.line("idx_t lf_j = lf_row0;");
+      {
+        auto search = w_.block("for (;;)");
+        w_.line("const idx_t lf_q = lf_hi - ", kWarpSize, " + lf_lane;");
+        w_.line("unsigned int lf_f = 0u;");
+        w_.line("if (lf_q >= lf_row0) while ((lf_f = lf_flags[lf_q]) == 0u) {}");
+        w_.line("const unsigned int lf_inc = __ballot_sync(0xffffffffu, lf_q >= lf_row0 && lf_f == 2u);");
+        {
+          auto found = w_.block("if (lf_inc != 0u)");
+          w_.line("lf_j = lf_hi - ", kWarpSize, " + (31 - __clz((int)lf_inc));");
+          w_.line("break;");
+        }
+        w_.line("lf_hi -= ", kWarpSize, ";");
       }
       w_.line("__threadfence();");
-      w_.line(T, " lf_p = lf_scan_read<", T, ">(lf_partials + (size_t)lf_j * ", kScanStatusBytes, " + 16);");
-      w_.line("for (idx_t lf_m = lf_j + 1; lf_m < lf_t; ++lf_m) lf_p = ",
-              combine("lf_p",
-                      "lf_scan_read<" + T + ">(lf_partials + (size_t)lf_m * " + std::to_string(kScanStatusBytes) + ")"),
-              ";");
+      w_.line(T, " lf_p = lf_scan_read<", T, ">(lf_partials + (size_t)lf_j * ", status, " + 16);");
+      {
+        auto fold = w_.block("for (idx_t lf_m0 = lf_j + 1; lf_m0 < lf_t; lf_m0 += ", kWarpSize, ")");
+        w_.line("const idx_t lf_m = lf_m0 + lf_lane;");
+        w_.line("if (lf_m < lf_t) lf_window[lf_lane] = lf_scan_read<", T, ">(lf_partials + (size_t)lf_m * ", status,
+                ");");
+        w_.line("__syncwarp();");
+        w_.line("const int lf_c = lf_t - lf_m0 < ", kWarpSize, " ? (int)(lf_t - lf_m0) : ", kWarpSize, ";");
+        w_.line("if (lf_lane == 0) for (int lf_k = 0; lf_k < lf_c; ++lf_k) lf_p = ", combine("lf_p", "lf_window[lf_k]"),
+                ";");
+        w_.line("__syncwarp();");
+      }
+      auto lane0 = w_.block("if (lf_lane == 0)");
       w_.line("*lf_prefix = lf_p;");
       w_.line("lf_scan_publish(lf_status + 16, ", combine("lf_p", "lf_agg"), ");");
       w_.line("__threadfence();");
       w_.line("lf_flags[lf_t] = 2u;");
     }
+    auto lane0 = w_.block("if (lf_lane == 0)");
     w_.line("__threadfence();");
     w_.line("lf_last_sm = atomicAdd(lf_tickets + 1, 1u) == (unsigned int)(lf_tiles - 1);");
   }

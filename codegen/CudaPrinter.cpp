@@ -8,6 +8,7 @@
 #include "graph/Random.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string_view>
@@ -388,6 +389,7 @@ void print_instruction(CodeWriter& w, const KernelIR& ir, std::size_t n, Mode mo
   case IrOp::LoopEnd:
   case IrOp::Result:
   case IrOp::CheckedIndex: break;
+  case IrOp::ScanStore: break;
   }
   const std::string type = is_index_op(in.op) ? "idx_t" : is_predicate_op(in.op) ? "bool" : t;
   w.line("const ", type, " ", v(int(n)), " = ", e.str(), ";");
@@ -1295,10 +1297,284 @@ private:
   std::vector<int> folded_; // split kernels: loops whose partials the last block has folded
 };
 
+// ---- Scan kernels (Schedule::Scan) ----
+// codegen/Schedule.h's scan order, as CUDA. Tiled (a contiguous scan axis of at least kScanTileMinLength): a block per
+// tile, numbered by a counter (lf_tickets[0]) in the order the blocks start, so that a tile waits only on tiles held by
+// running blocks; each tile publishes its aggregate (flag 1) and then its inclusive value (flag 2) in lf_partials and
+// the flags lf_tickets[2 + t], and the last block to finish (lf_tickets[1] counts them) zeroes the tickets again.
+// Otherwise a thread per line walks the scan axis.
+constexpr const char* kScanHelpers = R"(// Any type up to 16 bytes, 32 bits at a time.
+template <class T> __device__ __forceinline__ T lf_scan_shfl_up(T v, int off) {
+  unsigned int w[(sizeof(T) + 3) / 4] = {};
+  memcpy(w, &v, sizeof(T));
+  for (int k = 0; k < (int)((sizeof(T) + 3) / 4); ++k) w[k] = __shfl_up_sync(0xffffffffu, w[k], off);
+  memcpy(&v, w, sizeof(T));
+  return v;
+}
+// A tile's status value for other blocks: written to and read from L2, never a stale L1 line.
+template <class T> __device__ __forceinline__ void lf_scan_publish(unsigned char* p, T v) {
+  static_assert(sizeof(T) <= 16, "a scan's status value takes at most 16 bytes");
+  unsigned int w[4] = {};
+  memcpy(w, &v, sizeof(T));
+  for (int k = 0; k < 4; ++k) __stcg(reinterpret_cast<unsigned int*>(p) + k, w[k]);
+}
+template <class T> __device__ __forceinline__ T lf_scan_read(const unsigned char* p) {
+  unsigned int w[4];
+  for (int k = 0; k < 4; ++k) w[k] = __ldcg(reinterpret_cast<const unsigned int*>(p) + k);
+  T v;
+  memcpy(&v, w, sizeof(T));
+  return v;
+}
+
+)";
+
+class ScanPrinter {
+public:
+  explicit ScanPrinter(const KernelIR& ir) : ir_(ir), st_(ir.code.back()) {
+    LAZYFUSE_ASSERT(st_.op == IrOp::ScanStore, "a scan kernel ends with its ScanStore");
+    for (std::size_t k = 0; k < ir.code.size(); ++k)
+      if (ir.code[k].op == IrOp::LinearIndex) root_lin_ = int(k);
+    t_ = cuda_type(st_.dtype);
+  }
+
+  std::string print() {
+    std::ostringstream header;
+    print_header(header, ir_);
+    w_.text(kScanHelpers).text(header.str()).text(") {\n");
+    {
+      auto in = w_.indent();
+      w_.line("const idx_t lf_len = p", ir_.code[std::size_t(st_.b)].slot, ";");
+      if (contiguous()) {
+        auto tiles = w_.block("if (lf_len >= ", kScanTileMinLength, ")");
+        tiled();
+        w_.line("return;");
+      }
+      columns();
+    }
+    w_.line("}");
+    return w_.str();
+  }
+
+private:
+  static constexpr int I = kScanItems, kWarps = kBlockSize / kWarpSize;
+
+  bool contiguous() const { return ir_.code[std::size_t(st_.c)].op == IrOp::IndexConst; }
+  std::string combine(const std::string& a, const std::string& b) const {
+    const char* f = graph::ReduceOp(st_.fn) == graph::ReduceOp::Prod ? "lf_multiply" : "lf_add";
+    return std::string(f) + "(" + a + ", " + b + ")";
+  }
+  // The kernel's instructions for the element at `i`, the scan's input value going to `sink` ("<sink> = value;").
+  // `vectors`: inside the tile loop over lf_k, where a whole vector's contiguous inputs (LoadLinear) were read at once.
+  void element(const std::function<void(const std::string&)>& sink, bool vectors = false) {
+    for (std::size_t n = 0; n + 1 < ir_.code.size(); ++n) {
+      const Instr& in = ir_.code[n];
+      if (vectors && in.op == IrOp::LoadLinear)
+        w_.line("const ", cuda_type(in.dtype), " ", v(int(n)), " = lf_whole ? lf_l", in.slot, ".v[lf_k] : in", in.slot,
+                "[i];");
+      else
+        print_instruction(w_, ir_, n, Mode::Scalar, root_lin_);
+    }
+    sink(v(st_.a));
+  }
+  // Input slots read with LoadLinear: contiguous, aligned to a whole vector, at the kernel's own index.
+  std::vector<int> linear_inputs() const {
+    std::vector<int> slots;
+    for (const Instr& in : ir_.code)
+      if (in.op == IrOp::LoadLinear && std::find(slots.begin(), slots.end(), in.slot) == slots.end())
+        slots.push_back(in.slot);
+    return slots;
+  }
+
+  void tiled() {
+    const std::string T = t_;
+    w_.line("__shared__ __align__(16) unsigned char lf_incl_sm[", kBlockSize, " * sizeof(", T, ")];");
+    w_.line("__shared__ __align__(16) unsigned char lf_warp_sm[", kWarps, " * sizeof(", T, ")];");
+    w_.line("__shared__ __align__(16) unsigned char lf_prefix_sm[sizeof(", T, ")];");
+    w_.line("__shared__ __align__(16) unsigned char lf_window_sm[", kWarpSize, " * sizeof(", T, ")];");
+    w_.line("__shared__ unsigned int lf_tile_sm;");
+    w_.line("__shared__ int lf_last_sm;");
+    w_.line(T, "* lf_incl = reinterpret_cast<", T, "*>(lf_incl_sm);");
+    w_.line(T, "* lf_warps = reinterpret_cast<", T, "*>(lf_warp_sm);");
+    w_.line(T, "* lf_prefix = reinterpret_cast<", T, "*>(lf_prefix_sm);");
+    w_.line(T, "* lf_window = reinterpret_cast<", T, "*>(lf_window_sm);");
+    w_.line("const idx_t lf_tiles_per_row = (lf_len + ", kScanTile - 1, ") / ", kScanTile, ";");
+    w_.line("const idx_t lf_tiles = n / lf_len * lf_tiles_per_row;");
+    w_.line("if (threadIdx.x == 0) lf_tile_sm = atomicAdd(lf_tickets, 1u);");
+    w_.line("__syncthreads();");
+    w_.line("const idx_t lf_t = (idx_t)lf_tile_sm;");
+    w_.line("const idx_t lf_tr = lf_t % lf_tiles_per_row;");
+    w_.line("const idx_t lf_base = lf_t / lf_tiles_per_row * lf_len + lf_tr * ", kScanTile, ";");
+    w_.line("const int lf_count = (int)(lf_len - lf_tr * ", kScanTile, " < ", kScanTile, " ? lf_len - lf_tr * ",
+            kScanTile, " : ", kScanTile, ");");
+    w_.line("const int lf_first = (int)threadIdx.x * ", I, ";");
+    w_.line("const int lf_items = lf_count - lf_first;");
+    // A thread's elements are one vector (kScanItems == kElementsPerThread) where they are all there and start on a
+    // whole vector: contiguous inputs and the output then move as vectors, a warp's access one contiguous run.
+    static_assert(kScanItems == kElementsPerThread, "a tiled scan thread's elements are one vector");
+    w_.line("const bool lf_whole = lf_items >= ", I, " && lf_base % ", I, " == 0;");
+    for (int k : linear_inputs()) {
+      const char* t = cuda_type(ir_.inputs[std::size_t(k)].dtype);
+      w_.line("lf_vec<", t, "> lf_l", k, ";");
+      w_.line("if (lf_whole) lf_l", k, " = *reinterpret_cast<const lf_vec<", t, ">*>(in", k, " + lf_base + lf_first);");
+    }
+    w_.line(T, " lf_s[", I, "];");
+    {
+      w_.directive("#pragma unroll");
+      auto loop = w_.block("for (int lf_k = 0; lf_k < ", I, "; ++lf_k)");
+      auto valid = w_.block("if (lf_k < lf_items)");
+      w_.line("const idx_t i = lf_base + lf_first + lf_k;");
+      element([&](const std::string& value) { w_.line("lf_s[lf_k] = ", value, ";"); }, true);
+    }
+    // The thread's own scan, then Kogge-Stone over the warp's threads and over the warps.
+    w_.line(T, " lf_w = ", zero_of(st_.dtype), ";");
+    {
+      w_.directive("#pragma unroll");
+      auto loop = w_.block("for (int lf_k = 0; lf_k < ", I, "; ++lf_k)");
+      auto valid = w_.block("if (lf_k < lf_items)");
+      w_.line("if (lf_k > 0) lf_s[lf_k] = ", combine("lf_s[lf_k - 1]", "lf_s[lf_k]"), ";");
+      w_.line("lf_w = lf_s[lf_k];");
+    }
+    w_.line("const int lf_lane = threadIdx.x & 31, lf_warp = threadIdx.x >> 5;");
+    {
+      w_.directive("#pragma unroll");
+      auto loop = w_.block("for (int lf_off = 1; lf_off < ", kWarpSize, "; lf_off <<= 1)");
+      w_.line("const ", T, " lf_y = lf_scan_shfl_up(lf_w, lf_off);");
+      w_.line("if (lf_lane >= lf_off) lf_w = ", combine("lf_y", "lf_w"), ";");
+    }
+    w_.line("if (lf_lane == ", kWarpSize - 1, ") lf_warps[lf_warp] = lf_w;");
+    w_.line("__syncthreads();");
+    {
+      auto first = w_.block("if (lf_warp == 0)");
+      w_.line(T, " lf_p = lf_lane < ", kWarps, " ? lf_warps[lf_lane] : lf_w;");
+      w_.directive("#pragma unroll");
+      {
+        auto loop = w_.block("for (int lf_off = 1; lf_off < ", kWarps, "; lf_off <<= 1)");
+        w_.line("const ", T, " lf_y = lf_scan_shfl_up(lf_p, lf_off);");
+        w_.line("if (lf_lane >= lf_off) lf_p = ", combine("lf_y", "lf_p"), ";");
+      }
+      w_.line("if (lf_lane < ", kWarps, ") lf_warps[lf_lane] = lf_p;");
+    }
+    w_.line("__syncthreads();");
+    w_.line("lf_incl[threadIdx.x] = lf_warp > 0 ? ", combine("lf_warps[lf_warp - 1]", "lf_w"), " : lf_w;");
+    w_.line("__syncthreads();");
+    look_back();
+    w_.line("__syncthreads();");
+    w_.line("const ", T, " lf_excl = threadIdx.x > 0 ? lf_incl[threadIdx.x - 1] : lf_w;");
+    w_.line("const ", T, " lf_pre = lf_tr > 0 ? *lf_prefix : lf_w;");
+    w_.line("lf_vec<", T, "> lf_out;");
+    {
+      w_.directive("#pragma unroll");
+      auto loop = w_.block("for (int lf_k = 0; lf_k < ", I, "; ++lf_k)");
+      auto valid = w_.block("if (lf_k < lf_items)");
+      w_.line(T, " lf_r = threadIdx.x > 0 ? ", combine("lf_excl", "lf_s[lf_k]"), " : lf_s[lf_k];");
+      w_.line("if (lf_tr > 0) lf_r = ", combine("lf_pre", "lf_r"), ";");
+      w_.line("lf_out.v[lf_k] = lf_r;");
+      w_.line("if (!lf_whole) out", st_.slot, "[lf_base + lf_first + lf_k] = lf_r;");
+    }
+    w_.line("if (lf_whole) *reinterpret_cast<lf_vec<", T, ">*>(out", st_.slot, " + lf_base + lf_first) = lf_out;");
+    auto last = w_.block("if (lf_last_sm)");
+    w_.line("for (idx_t lf_q = threadIdx.x; lf_q < lf_tiles + 2; lf_q += blockDim.x) lf_tickets[lf_q] = 0u;");
+  }
+
+  // Warp 0 publishes the tile's aggregate, finds the inclusive value of the tile before and publishes the tile's
+  // own, then counts the tile done. The search reads 32 predecessors' flags at once (one lane each, spinning until
+  // its tile has published) and stops at the nearest with an inclusive value, j; the fold is then FORWARD from it,
+  // inc(j) + agg(j+1) + ... + agg(t-1), the lanes reading 32 aggregates at once into shared memory and lane 0
+  // combining them in order: inc(t-1) bit for bit, whichever j the search found.
+  void look_back() {
+    const std::string T = t_;
+    const std::string status = std::to_string(kScanStatusBytes);
+    auto lead = w_.block("if (lf_warp == 0)");
+    w_.line("const ", T, " lf_agg = lf_incl[(lf_count - 1) / ", I, "];");
+    w_.line("volatile unsigned int* lf_flags = lf_tickets + 2;");
+    w_.line("unsigned char* lf_status = lf_partials + (size_t)lf_t * ", status, ";");
+    {
+      auto first = w_.block("if (lf_tr == 0)");
+      auto lane0 = w_.block("if (lf_lane == 0)");
+      w_.line("lf_scan_publish(lf_status + 16, lf_agg);");
+      w_.line("__threadfence();");
+      w_.line("lf_flags[lf_t] = 2u;");
+    }
+    {
+      auto later = w_.block("else");
+      {
+        auto lane0 = w_.block("if (lf_lane == 0)");
+        w_.line("lf_scan_publish(lf_status, lf_agg);");
+        w_.line("__threadfence();");
+        w_.line("lf_flags[lf_t] = 1u;");
+      }
+      w_.line("const idx_t lf_row0 = lf_t - lf_tr;");
+      w_.line("idx_t lf_hi = lf_t;");
+      w_.line("idx_t lf_j = lf_row0;");
+      {
+        auto search = w_.block("for (;;)");
+        w_.line("const idx_t lf_q = lf_hi - ", kWarpSize, " + lf_lane;");
+        w_.line("unsigned int lf_f = 0u;");
+        w_.line("if (lf_q >= lf_row0) while ((lf_f = lf_flags[lf_q]) == 0u) {}");
+        w_.line("const unsigned int lf_inc = __ballot_sync(0xffffffffu, lf_q >= lf_row0 && lf_f == 2u);");
+        {
+          auto found = w_.block("if (lf_inc != 0u)");
+          w_.line("lf_j = lf_hi - ", kWarpSize, " + (31 - __clz((int)lf_inc));");
+          w_.line("break;");
+        }
+        w_.line("lf_hi -= ", kWarpSize, ";");
+      }
+      w_.line("__threadfence();");
+      w_.line(T, " lf_p = lf_scan_read<", T, ">(lf_partials + (size_t)lf_j * ", status, " + 16);");
+      {
+        auto fold = w_.block("for (idx_t lf_m0 = lf_j + 1; lf_m0 < lf_t; lf_m0 += ", kWarpSize, ")");
+        w_.line("const idx_t lf_m = lf_m0 + lf_lane;");
+        w_.line("if (lf_m < lf_t) lf_window[lf_lane] = lf_scan_read<", T, ">(lf_partials + (size_t)lf_m * ", status,
+                ");");
+        w_.line("__syncwarp();");
+        w_.line("const int lf_c = lf_t - lf_m0 < ", kWarpSize, " ? (int)(lf_t - lf_m0) : ", kWarpSize, ";");
+        w_.line("if (lf_lane == 0) for (int lf_k = 0; lf_k < lf_c; ++lf_k) lf_p = ", combine("lf_p", "lf_window[lf_k]"),
+                ";");
+        w_.line("__syncwarp();");
+      }
+      auto lane0 = w_.block("if (lf_lane == 0)");
+      w_.line("*lf_prefix = lf_p;");
+      w_.line("lf_scan_publish(lf_status + 16, ", combine("lf_p", "lf_agg"), ");");
+      w_.line("__threadfence();");
+      w_.line("lf_flags[lf_t] = 2u;");
+    }
+    auto lane0 = w_.block("if (lf_lane == 0)");
+    w_.line("__threadfence();");
+    w_.line("lf_last_sm = atomicAdd(lf_tickets + 1, 1u) == (unsigned int)(lf_tiles - 1);");
+  }
+
+  void columns() {
+    const std::string inner = contiguous() ? "(idx_t)1" : "p" + std::to_string(ir_.code[std::size_t(st_.c)].slot);
+    w_.line("const idx_t lf_inner = ", inner, ";");
+    w_.line("const idx_t lf_columns = n / lf_len;");
+    auto loop = w_.block("for (idx_t lf_c = (idx_t)blockIdx.x * blockDim.x + threadIdx.x; lf_c < lf_columns; ",
+                         "lf_c += (idx_t)gridDim.x * blockDim.x)");
+    w_.line("const idx_t lf_o = lf_c / lf_inner;");
+    w_.line("const idx_t lf_line = lf_o * lf_len * lf_inner + (lf_c - lf_o * lf_inner);");
+    w_.line(t_, " lf_acc = ", zero_of(st_.dtype), ";");
+    auto walk = w_.block("for (idx_t lf_r = 0; lf_r < lf_len; ++lf_r)");
+    w_.line("const idx_t i = lf_line + lf_r * lf_inner;");
+    element([&](const std::string& value) {
+      w_.line("lf_acc = lf_r == 0 ? ", value, " : ", combine("lf_acc", value), ";");
+      w_.line("out", st_.slot, "[i] = lf_acc;");
+    });
+  }
+
+  const KernelIR& ir_;
+  const Instr& st_;
+  std::string t_;
+  CodeWriter w_;
+  int root_lin_ = -1;
+};
+
 } // namespace
 
 std::string render_cuda(const KernelIR& ir) {
   LAZYFUSE_ASSERT(ir.analyzed, "render_cuda of kernel IR that codegen::analyze has not run on");
+  if (ir.schedule == Schedule::Scan) {
+    const std::string kernel = ScanPrinter(ir).print();
+    return print_prelude(ir, kernel) + kernel;
+  }
   const std::string kernel =
       print_loop_states(ir) +
       (ir.schedule == Schedule::Elementwise ? ElementwisePrinter(ir).print() : ReductionPrinter(ir).print());

@@ -92,7 +92,7 @@ PackedArgs pack_kernel_args(const KernelIR& ir, const KernelArgs& args, const st
                    " parameters for a kernel of " + std::to_string(ir.inputs.size()) + ", " +
                    std::to_string(ir.outputs.size()) + " and " + std::to_string(ir.params.size()))
                       .c_str());
-  LAZYFUSE_ASSERT(!is_split(ir.schedule) || split,
+  LAZYFUSE_ASSERT(!has_block_scratch(ir.schedule) || split,
                   ("kernel " + ir.name + ": a split launch without its scratch").c_str());
   PackedArgs packed;
   packed.reserve(ir.inputs.size() + ir.outputs.size() + 1 + ir.params.size() + 4);

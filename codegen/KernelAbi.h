@@ -32,15 +32,15 @@ struct AbiParam {
 };
 
 /// Calls `f(AbiParam)` for every parameter of `ir`'s kernel, in order: inputs, outputs, n, the IR's parameters in
-/// slot order, then for split schedules the partials, the tickets and the split count, then for kernels with bounds
-/// checks (has_bounds_checks) the error word. Allocates nothing (the
+/// slot order, then for split and scan schedules the partials, the tickets and the split count, then for kernels with
+/// bounds checks (has_bounds_checks) the error word. Allocates nothing (the
 /// executor packs arguments on the host path of every launch).
 template <class F> void for_each_abi_param(const KernelIR& ir, F&& f) {
   for (std::size_t k = 0; k < ir.inputs.size(); ++k) f(AbiParam{AbiRole::Input, int(k)});
   for (std::size_t k = 0; k < ir.outputs.size(); ++k) f(AbiParam{AbiRole::Output, int(k)});
   f(AbiParam{AbiRole::Count, -1});
   for (std::size_t k = 0; k < ir.params.size(); ++k) f(AbiParam{AbiRole::Param, int(k)});
-  if (is_split(ir.schedule)) {
+  if (has_block_scratch(ir.schedule)) {
     f(AbiParam{AbiRole::SplitPartials, -1});
     f(AbiParam{AbiRole::SplitTickets, -1});
     f(AbiParam{AbiRole::SplitCount, -1});

@@ -41,6 +41,7 @@ const char* ir_op_name(IrOp op) {
   case IrOp::StoreAt: return "store_at";
   case IrOp::Random: return "random";
   case IrOp::CheckedIndex: return "checked_index";
+  case IrOp::ScanStore: return "scan_store";
   }
   return "?";
 }
@@ -128,7 +129,8 @@ std::string to_string(const KernelIR& k) {
     os << "  %" << n << " = " << ir_op_name(i.op);
     if (i.op == IrOp::Unary) os << "." << graph::name_of(graph::UnaryOp(i.fn));
     if (i.op == IrOp::Binary) os << "." << graph::name_of(graph::BinaryOp(i.fn));
-    if (i.op == IrOp::Accumulate || i.op == IrOp::Result) os << "." << graph::name_of(graph::ReduceOp(i.fn));
+    if (i.op == IrOp::Accumulate || i.op == IrOp::Result || i.op == IrOp::ScanStore)
+      os << "." << graph::name_of(graph::ReduceOp(i.fn));
     if (i.op == IrOp::Random) os << "." << graph::name_of(graph::RandomDist(i.fn));
     if (!is_index_op(i.op) && !is_predicate_op(i.op)) os << ":" << dtype_name(i.dtype);
     for (int a : {i.a, i.b, i.c})

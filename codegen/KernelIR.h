@@ -64,6 +64,14 @@ enum class IrOp : std::uint8_t {
   // a CheckedIndex). With c >= 0 the check happens only where predicate c holds. `slot`: the check's number in the
   // kernel, in order of emission (LoweredKernel::checks says which gather axis it is).
   CheckedIndex,
+  // Scan kernels (KernelIR::schedule == Schedule::Scan; the kernel's last instruction, its only store): the kernel's
+  // index space is a C-order shape (outer, len, inner) whose middle axis is scanned, and value a (of dtype) is the
+  // scan's input at the linear index i. outputs[slot][i] = the inclusive scan along that axis, fn = ReduceOp (Sum or
+  // Prod): the values at (o, 0, c) ... (o, r, c) combined for i = (o * len + r) * inner + c, in the order of
+  // codegen/Schedule.h's "scan order" (tiles and an in-tile tree where inner is 1 and len is long enough, else one
+  // after another). b: the index value len (an IndexParam); c: inner (an IndexParam, or IndexConst 1: a contiguous
+  // scan axis, which a kernel scans in tiles).
+  ScanStore,
 };
 
 const char* ir_op_name(IrOp op);
@@ -99,11 +107,17 @@ enum class Schedule : std::uint8_t {
   Column,      // a thread per outer index (the kept innermost axis walks with the threads: coalesced), looping
                // over all r itself
   ColumnSplit, // as Column, with r split over several blocks per group of outer indices, combined by the last
+  Scan,        // a scan (IrOp::ScanStore): tiles of a contiguous scan axis, chained by a decoupled look-back over
+               // per-tile status words; or a thread per column walking the scan axis (codegen/Schedule.h)
 };
 
 /// True for the schedules whose reductions are split over blocks (their loops must be independent).
 inline bool is_split(Schedule s) {
   return s == Schedule::Split || s == Schedule::ColumnSplit;
+}
+/// True for the schedules whose launches get the block scratch of codegen/KernelAbi.h (partials, zeroed tickets).
+inline bool has_block_scratch(Schedule s) {
+  return is_split(s) || s == Schedule::Scan;
 }
 inline bool is_column(Schedule s) {
   return s == Schedule::Column || s == Schedule::ColumnSplit;
@@ -191,7 +205,7 @@ struct KernelArgs {
   std::vector<void*> outputs;      // C-contiguous outputs of n elements
   std::vector<ParamValue> params;
   std::int64_t n = 0;       // output elements (elementwise) or outer elements (reductions)
-  std::int64_t reduced = 0; // reduction kernels: elements each reduction combines per outer element
+  std::int64_t reduced = 0; // reduction kernels: elements each reduction combines per outer element; scans: the axis
   /// Kernels with bounds checks (has_bounds_checks): a zeroed 32-bit word the kernel ors failed checks into, in
   /// the executor's memory; set by the runtime for each launch.
   void* error_word = nullptr;

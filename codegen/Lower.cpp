@@ -83,6 +83,7 @@ public:
   explicit Lowerer(const fusion::KernelPlan& plan) : plan_(plan) {}
 
   LoweredKernel run() {
+    if (plan_.outputs[0]->kind == NodeKind::Scan && !plan_.outputs[0]->materialized()) return run_scan();
     if (plan_.reduction) return run_reduction(*plan_.reduction);
     out_.args.n = graph::shape_size(plan_.shape);
     root_lin_ = emit({IrOp::LinearIndex});
@@ -103,6 +104,36 @@ public:
   }
 
 private:
+  // ---- scan kernels: the source's value at the linear index, then the one ScanStore (codegen/KernelIR.h) ----
+  LoweredKernel run_scan() {
+    const Node& scan = *plan_.outputs[0];
+    LAZYFUSE_ASSERT(plan_.outputs.size() == 1 && !plan_.reduction, "a scan plan has the scan as its only output");
+    out_.args.n = graph::shape_size(scan.shape);
+    root_lin_ = emit({IrOp::LinearIndex});
+    const int root = frame_id(Frame{root_lin_, {}, -1});
+    const int value = value_of(scan.sources_unlocked()[0], root);
+    const auto axis = std::size_t(scan.ivalue);
+    std::int64_t inner = 1;
+    for (std::size_t d = axis + 1; d < scan.shape.size(); ++d) inner *= scan.shape[d];
+    const int len = index_param(scan.shape[axis], "scan_len");
+    // A contiguous scan axis is structure (the kernel scans it in tiles), any other stride a parameter.
+    const int inner_id = inner == 1 ? index_const(1) : index_param(inner, "scan_inner");
+    out_.args.reduced = scan.shape[axis];
+    out_.ir.outputs.push_back(scan.dtype);
+    Instr st{IrOp::ScanStore, scan.dtype};
+    st.fn = std::uint8_t(scan.op);
+    st.a = value;
+    st.b = len;
+    st.c = inner_id;
+    st.slot = 0;
+    out_.ir.code.push_back(st);
+    region_of_.push_back(0);
+    out_.ir.schedule = Schedule::Scan;
+    out_.ir.index32 = fits_index32();
+    out_.ir.finalize();
+    return std::move(out_);
+  }
+
   // ---- reduction kernels ----
   LoweredKernel run_reduction(const fusion::ReductionDomain& d) {
     const Shape outer = d.outer_shape();
@@ -496,6 +527,8 @@ private:
     case NodeKind::Matmul:
       LAZYFUSE_ASSERT(false, "a matrix product reached inside a kernel (partition stores them)");
       break;
+    case NodeKind::Scan: LAZYFUSE_ASSERT(false, "a scan reached inside another kernel (partition stores them)"); break;
+    case NodeKind::Sort: LAZYFUSE_ASSERT(false, "a sort reached inside a kernel (partition stores them)"); break;
     case NodeKind::Fill:
     case NodeKind::Iota: break;
     case NodeKind::Random:
@@ -596,7 +629,9 @@ private:
     switch (n.kind) {
     case NodeKind::Buffer:
     case NodeKind::Reduce:
-    case NodeKind::Matmul: break;
+    case NodeKind::Matmul:
+    case NodeKind::Scan:
+    case NodeKind::Sort: break;
     case NodeKind::Fill: return scalar_of(n);
     case NodeKind::Iota: {
       auto c = coords(t.frame, n.shape);

@@ -85,6 +85,20 @@ LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const Devic
     break;
   }
   case Schedule::Column: s.grid = ceil_div(args.n, kBlockSize); break;
+  case Schedule::Scan: {
+    const ScanGeometry g = scan_geometry(ir, args);
+    if (g.tiled) {
+      // A block per tile: tiles take their numbers from a counter in launch order, so a tile waits only for tiles
+      // that blocks already running hold.
+      s.grid = g.tiles;
+      s.partial_bytes = g.tiles * kScanStatusBytes;
+      s.ticket_bytes = (g.tiles + 2) * std::int64_t(sizeof(unsigned));
+      s.splits = g.tiles_per_row;
+    } else {
+      s.grid = std::min(ceil_div(g.columns, kBlockSize), caps.max_grid_blocks);
+    }
+    break;
+  }
   case Schedule::ColumnSplit:
   case Schedule::Split: {
     // Enough blocks for two waves, each reading at least a few thousand elements; at most one partial per thread
@@ -140,6 +154,29 @@ int reduction_unroll(const KernelIR& ir, const RowLoop* loop) {
     if (loop->base[b] != -1 && ir.code[b].op == IrOp::Load) widest = std::max(widest, itemsize(ir.code[b].dtype));
   if (widest == 0) return kUnroll;
   return std::max(kUnroll, int(std::size_t(kSplitBytesInFlight) / (kElementsPerThread * widest)));
+}
+
+ScanGeometry scan_geometry(const KernelIR& ir, const KernelArgs& args) {
+  LAZYFUSE_ASSERT(ir.schedule == Schedule::Scan && !ir.code.empty() && ir.code.back().op == IrOp::ScanStore,
+                  "scan_geometry of a kernel that is not a scan");
+  const Instr& st = ir.code.back();
+  auto index_value = [&](int id) {
+    const Instr& in = ir.code[std::size_t(id)];
+    return in.op == IrOp::IndexConst ? in.imm : args.params[std::size_t(in.slot)].i;
+  };
+  ScanGeometry g;
+  g.len = index_value(st.b);
+  g.inner = index_value(st.c);
+  const bool contiguous = ir.code[std::size_t(st.c)].op == IrOp::IndexConst;
+  g.tiled = contiguous && g.len >= kScanTileMinLength;
+  if (g.len <= 0 || args.n <= 0) return g;
+  if (g.tiled) {
+    g.tiles_per_row = ceil_div(g.len, kScanTile);
+    g.tiles = args.n / g.len * g.tiles_per_row;
+  } else {
+    g.columns = args.n / g.len;
+  }
+  return g;
 }
 
 } // namespace lazyfuse::codegen

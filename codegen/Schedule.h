@@ -58,6 +58,44 @@ inline constexpr std::int64_t kMaxRowCacheBytes = 48 * 1024;
 inline constexpr std::int64_t kPartialBytes = 16;
 inline constexpr std::int64_t kWidePartialBytes = 32;
 
+// ---- The scan order (Schedule::Scan) -----------------------------------------------------------------------------
+//
+// A scan's association is fixed, the same on every run and on both backends (the CPU backend computes exactly this
+// order, so that its floating-point results equal the GPU's bit for bit), written here with (+) for the scan's
+// combining function and x the scan's input along one line of the scan axis:
+//  - Tiled (a contiguous scan axis, inner == 1, of at least kScanTileMinLength elements): each row is cut into tiles
+//    of kScanTile elements; thread j of a tile's block owns elements j*kScanItems ... j*kScanItems+kScanItems-1 of it.
+//    s_k: the thread's own inclusive scan, one element after another (s_0 = x_0, s_k = s_{k-1} (+) x_k); T_j its last
+//    s. Kogge-Stone over the 32 T of each warp (for offsets 1, 2, 4, 8, 16 at once: w_l = w_{l-off} (+) w_l where
+//    l >= off) gives w_j; Kogge-Stone over the 8 warps' last w (offsets 1, 2, 4) gives P_q; incl_j = P_{q-1} (+) w_j
+//    for the thread's warp q > 0, else w_j. The tile's local value of element k of thread j is incl_{j-1} (+) s_k
+//    (j > 0), else s_k; its aggregate agg is incl of the thread holding its last element. Across the tiles of a row:
+//    inc_0 = agg_0, inc_t = inc_{t-1} (+) agg_t, and a result is inc_{t-1} (+) local (t > 0), else local. On the GPU
+//    a tile finds inc_{t-1} by a decoupled look-back that folds FORWARD from the nearest predecessor that published
+//    its inclusive value (inc_j (+) agg_{j+1} (+) ... (+) agg_{t-1}, left to right), which is inc_{t-1} bit for bit
+//    whichever j it finds: the result does not depend on timing.
+//  - Columns (any other scan): one element after another along the axis.
+
+/// Elements each thread of a tiled scan owns.
+inline constexpr int kScanItems = 4;
+/// Elements of one tile of a tiled scan (a block's work).
+inline constexpr std::int64_t kScanTile = std::int64_t(kBlockSize) * kScanItems;
+/// Shortest contiguous scan axis scanned in tiles; shorter rows are walked by a thread each.
+inline constexpr std::int64_t kScanTileMinLength = 128;
+/// Bytes of a tile's status values in a tiled scan's partials: its aggregate, then its inclusive value, 16 bytes each.
+inline constexpr std::int64_t kScanStatusBytes = 32;
+
+/// The shape of a scan kernel's index space (KernelIR::schedule == Schedule::Scan) for one launch.
+struct ScanGeometry {
+  std::int64_t len = 0;   ///< elements along the scan axis
+  std::int64_t inner = 1; ///< product of the axes after it
+  bool tiled = false;     ///< scanned in tiles (inner == 1 structurally, len >= kScanTileMinLength)
+  std::int64_t tiles_per_row = 0, tiles = 0;
+  std::int64_t columns = 0; ///< untiled: the lines scanned, one per thread
+};
+/// The geometry of the scan kernel `ir` over `args` (read from its IrOp::ScanStore and the parameters).
+ScanGeometry scan_geometry(const KernelIR& ir, const KernelArgs& args);
+
 // ---- Device capabilities ----------------------------------------------------------------------------------------
 
 /// What the launch shape needs to know about the device (and, for resident_blocks_per_sm and static_shared_bytes,
@@ -145,13 +183,14 @@ KernelLaunchFacts launch_facts(const KernelIR& ir);
 /// How to launch one kernel: grid and block, dynamic shared memory, and for split schedules the sizes of its
 /// partials and tickets (the three arguments after the IR's parameters, see codegen/KernelAbi.h).
 struct LaunchShape {
-  std::int64_t grid = 0; ///< blocks; may be 0 for an empty index space (launch at least one)
+  std::int64_t grid = 0; ///< blocks; may be 0 for an empty index space (launch at least one). Tiled scans: one per tile
   int block = kBlockSize;
   unsigned shared_bytes = 0;
   std::int64_t splits = 0;        ///< split schedules: blocks per outer element (rows) or per column tile
   std::int64_t partial_bytes = 0; ///< split schedules: scratch for the partials
   /// Split schedules: one counter per group, zero when the launch starts; the kernel leaves them zero (the CUDA
-  /// executor keeps them in a zeroed buffer per stream).
+  /// executor keeps them in a zeroed buffer per stream). Tiled scans: a tile counter, a done counter and a status
+  /// flag per tile (partial_bytes: kScanStatusBytes per tile), left zero by the last block to finish.
   std::int64_t ticket_bytes = 0;
   bool operator==(const LaunchShape&) const = default;
 };

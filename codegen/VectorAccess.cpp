@@ -57,7 +57,7 @@ std::vector<bool> find_unit_step_loads(const KernelIR& ir) {
 
 std::vector<bool> find_unit_step_randoms(const KernelIR& ir) {
   std::vector<bool> randoms(ir.code.size(), false);
-  if (is_column(ir.schedule)) return randoms;
+  if (is_column(ir.schedule) || ir.schedule == Schedule::Scan) return randoms; // printed one element at a time
   const auto step = index_steps(ir);
   auto is_param = [&](int k) { return ir.code[std::size_t(k)].op == IrOp::ScalarParam; };
   for (std::size_t k = 0; k < ir.code.size(); ++k) {

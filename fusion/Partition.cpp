@@ -324,6 +324,16 @@ void store_products(Subgraph& g) {
   };
   for (std::size_t k = 0; k < g.order.size(); ++k) {
     const Node& n = *g.order[k];
+    if (n.kind == NodeKind::Scan) { // its own kernel, its source (the prologue) inlined into it
+      store(k, "scan: a kernel of its own");
+      continue;
+    }
+    if (n.kind == NodeKind::Sort) { // a library call over its materialized source
+      store(k, "sort: a library call");
+      const int j = g.find(n.sources_unlocked()[0].get());
+      if (j >= 0 && !g.info[std::size_t(j)].stored) store(std::size_t(j), "input of a sort, written contiguously");
+      continue;
+    }
     const ProductEpilogue* e = g.info[k].epilogue.get();
     if (!e && (n.kind != NodeKind::Matmul || g.info[k].folded)) continue;
     store(k, e ? "matrix product with its epilogue: a library call" : "matrix product: a library call");
@@ -504,7 +514,8 @@ std::vector<KernelPlan> make_plans(const Subgraph& g, const PlanOutputs& groups,
                        g.order[k]->shape,
                        g.info[k].reason,
                        domains[p++],
-                       g.order[k]->kind == NodeKind::Matmul || g.info[k].epilogue,
+                       g.order[k]->kind == NodeKind::Matmul || g.order[k]->kind == NodeKind::Sort ||
+                           g.info[k].epilogue,
                        g.info[k].epilogue});
   for (auto& grp : groups) {
     std::string why = grp.size() > 1 ? std::to_string(grp.size()) + " outputs of one shape" : "requested output";

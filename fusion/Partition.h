@@ -51,7 +51,8 @@ struct KernelPlan {
   /// domain, reached with its kept axes in place.
   std::optional<ReductionDomain> reduction;
   /// A matrix product (its one output is a graph::NodeKind::Matmul node): the runtime runs it in a library (GEMM),
-  /// nothing is lowered. Its operands are materialized or are views of materialized nodes (graph::operand_strides).
+  /// nothing is lowered. Or a sort (graph::NodeKind::Sort), whose source is materialized (runtime/Sorting.h). Its
+  /// operands are materialized or are views of materialized nodes (graph::operand_strides).
   bool library = false;
   /// Set for a product with work folded around it (library is set too): the plan's one output is the epilogue's
   /// last node, whose value the library call writes.
@@ -94,6 +95,9 @@ struct PartitionOptions {
 ///    view of one) stays as it is; a view of pending work that a GEMM can read becomes the work stored contiguously
 ///    (one kernel) with the view left for the GEMM; any other operand is stored itself, so that its pending work and
 ///    its view are one kernel writing a contiguous operand.
+///  - Sorts (graph::NodeKind::Sort) are library plans of their own, roots included, over their source stored.
+///  - Scans (graph::NodeKind::Scan) are kernels of their own, roots included: each inlines its source (cumsum(x * x)
+///    is one kernel) and its consumers read the stored scan.
 ///  - Eager mode: every node that computes something is its own kernel; only fills, axis maps and reshapes (free
 ///    views, or scalars) are inlined.
 std::vector<KernelPlan> partition(const std::vector<graph::NodePtr>& roots, const PartitionOptions& options);

@@ -31,6 +31,8 @@ std::string_view kind_name(NodeKind k) {
   case NodeKind::Random: return "random";
   case NodeKind::Matmul: return "matmul";
   case NodeKind::Gather: return "gather";
+  case NodeKind::Scan: return "scan";
+  case NodeKind::Sort: return "sort";
   }
   return "?";
 }

@@ -38,6 +38,8 @@ enum class NodeKind : std::uint8_t {
   Random,   // op = RandomDist (graph/Random.h); srcs: key, counter offset (uint64 fills); element i from i alone
   Matmul,   // srcs: a (batch..., m, k), b (batch..., k, n) of the node's type and batch shape (graph/Matmul.h)
   Gather,   // srcs: source, then one integer index array per advanced axis, all of one shape B (graph/Gather.h)
+  Scan, // op = ReduceOp Sum or Prod: inclusive scan of the source (of the node's type and shape) along axis `ivalue`
+  Sort, // op = SortResult (graph/Sort.h): the source sorted stably along axis `ivalue`, or the permutation (int64)
   // Room for the later node kinds: Scatter, Mask.
 };
 

@@ -1,6 +1,7 @@
 #include "runtime/CpuBackend.h"
 
 #include "runtime/CpuRandom.h"
+#include "runtime/CpuScan.h"
 #include "runtime/ThreadPool.h"
 
 #include "graph/Assert.h"
@@ -35,6 +36,10 @@ constexpr int kBlockLevel = 6;
 constexpr std::int64_t kBlockColumns = std::int64_t(1) << kBlockLevel;
 // Elements (reduced or not) below which a kernel run stays on the calling thread.
 constexpr std::int64_t kMinParallelWork = std::int64_t(1) << 15;
+// `elements` rounded up to whole columns.
+std::int64_t ceil_chunks(std::int64_t elements) {
+  return (elements + kChunk - 1) / kChunk * kChunk;
+}
 // Bytes of one element of a column: 8 (an index, and every type up to 64 bits), or 16 in kernels with a complex128
 // value. Narrow columns keep the common kernels' working set as it was before complex128.
 std::size_t slot_bytes_of(const KernelIR& ir) {
@@ -413,6 +418,7 @@ private:
         });
         break;
       case IrOp::Store:
+      case IrOp::ScanStore: // the scan's input; scan_in_place scans it afterwards
         graph::visit_opmath_type(in.dtype, [&]<class T>() {
           T* out = static_cast<T*>(args_.outputs[std::size_t(in.slot)]);
           const T* v = col<T>(in.a);
@@ -586,6 +592,12 @@ void run_on_cpu(const KernelIR& ir, const KernelArgs& args, int threads) {
   if (args.n <= 0) return;
   threads = ThreadPool::resolve_threads(threads);
   ThreadPool& pool = ThreadPool::instance();
+  if (ir.schedule == codegen::Schedule::Scan) {
+    const std::int64_t grain = std::max(ceil_chunks((args.n + 4 * threads - 1) / (4 * threads)), kMinParallelWork);
+    pool.parallel_for(args.n, grain, threads, [&](std::int64_t b, std::int64_t e) { Interpreter(ir, args).run(b, e); });
+    scan_in_place(ir, args, threads);
+    return;
+  }
   if (ir.schedule != codegen::Schedule::Elementwise) {
     Interpreter outer(ir, args);
     const std::int64_t reduced = outer.longest_loop();
@@ -607,8 +619,7 @@ void run_on_cpu(const KernelIR& ir, const KernelArgs& args, int threads) {
     return;
   }
   // Chunks are whole columns, at least kMinParallelWork elements, about four per thread.
-  std::int64_t grain = std::max((args.n + 4 * threads - 1) / (4 * threads), kMinParallelWork);
-  grain = (grain + kChunk - 1) / kChunk * kChunk;
+  const std::int64_t grain = std::max(ceil_chunks((args.n + 4 * threads - 1) / (4 * threads)), kMinParallelWork);
   pool.parallel_for(args.n, grain, threads, [&](std::int64_t b, std::int64_t e) { Interpreter(ir, args).run(b, e); });
 }
 

@@ -148,7 +148,7 @@ public:
     const codegen::LaunchShape shape = codegen::launch_shape(k.ir, k.args, kernel->caps, kernel->facts);
     codegen::SplitArgs split;
     std::shared_ptr<graph::Storage> scratch; // freed (stream-ordered) once the launch is queued
-    if (codegen::is_split(k.ir.schedule)) {
+    if (codegen::has_block_scratch(k.ir.schedule)) {
       scratch = allocate(std::size_t(shape.partial_bytes));
       split = {static_cast<unsigned char*>(scratch->data), tickets_.get(std::size_t(shape.ticket_bytes)), shape.splits};
     }

@@ -11,6 +11,7 @@
 #include "runtime/Executor.h"
 #include "runtime/PlanCache.h"
 #include "runtime/Products.h"
+#include "runtime/Sorting.h"
 
 #include <lazyfuse/error.hpp>
 
@@ -126,6 +127,17 @@ void materialize(const std::vector<graph::NodePtr>& roots) {
   for (auto& plan : fusion::partition(roots, opt)) {
     // Library kernels (runtime/Accelerators.h). A graph with a plan they could serve is not recorded: the setting and
     // the size limits decide anew on every call.
+    if (plan.library && plan.outputs[0]->kind == graph::NodeKind::Sort) { // runtime/Sorting.h; not recorded either
+      const graph::NodePtr& src = plan.outputs[0]->sources_unlocked()[0];
+      std::shared_ptr<const graph::BufferView> in = src->buffer();
+      if (!graph::is_contiguous(*in, src->shape)) {
+        const fusion::KernelPlan copy{{src}, src->shape, "contiguous copy"};
+        in = run_plan(copy, codegen::lower(copy))[0];
+      }
+      plan.outputs[0]->set_buffer(run_sort(*plan.outputs[0], *in));
+      cacheable = false;
+      continue;
+    }
     if (plan.library) { // a matrix product (runtime/Products.h); not recorded by the plan cache
       plan.outputs[0]->set_buffer(run_product(plan));
       cacheable = false;

@@ -15,3 +15,5 @@
 #include <lazyfuse/random.hpp>
 #include <lazyfuse/reductions.hpp>
 #include <lazyfuse/runtime.hpp>
+#include <lazyfuse/scans.hpp>
+#include <lazyfuse/sorting.hpp>

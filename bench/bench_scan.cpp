@@ -1,0 +1,71 @@
+// Scans (scans.hpp) on the GPU beside a device-to-device copy: cumsum of 2^25 float32 (the single-pass look-back
+// kernel; bytes: one read and one write), with an elementwise input fused in, along the rows and along the columns of
+// a matrix, each call one kernel; and sort and argsort (sorting.hpp) of 2^25 float32. Timing and checks:
+// bench/common.h.
+#include "common.h"
+
+#include <lazyfuse/scans.hpp>
+#include <lazyfuse/sorting.hpp>
+
+using namespace lazyfuse_bench;
+
+namespace {
+
+constexpr std::int64_t kN = std::int64_t(1) << 25;
+constexpr std::int64_t kRows = 4096, kCols = 8192;
+
+void BM_Cumsum(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  auto x = random_f32(kN, -1, 1, 21).eval();
+  measure(
+      state, [&] { cumsum(x).eval(); }, 1, 2.0 * 4.0 * double(kN));
+}
+
+void BM_CumsumFused(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  auto x = random_f32(kN, -1, 1, 22).eval();
+  measure(
+      state, [&] { cumsum(x * x + 1.0f).eval(); }, 1, 2.0 * 4.0 * double(kN));
+}
+
+void BM_CumsumRows(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  auto m = random_f32(kRows * kCols, -1, 1, 23).reshape({kRows, kCols}).eval();
+  measure(
+      state, [&] { cumsum(m, 1).eval(); }, 1, 2.0 * 4.0 * double(kRows * kCols));
+}
+
+void BM_CumsumColumns(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  auto m = random_f32(kRows * kCols, -1, 1, 24).reshape({kRows, kCols}).eval();
+  measure(
+      state, [&] { cumsum(m, 0).eval(); }, 1, 2.0 * 4.0 * double(kRows * kCols));
+}
+
+// sort and argsort of 2^25 float32: no kernel yet, the runtime sorts on the host (runtime/Sorting.h) between a
+// download and an upload, so these measure that round trip until a device sort replaces it.
+void BM_Sort(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  auto x = random_f32(kN, -1, 1, 25).eval();
+  measure(
+      state, [&] { sort(x).eval(); }, 0, 2.0 * 4.0 * double(kN));
+}
+
+void BM_Argsort(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  auto x = random_f32(kN, -1, 1, 26).eval();
+  measure(
+      state, [&] { argsort(x).eval(); }, 0, (4.0 + 8.0) * double(kN));
+}
+
+} // namespace
+
+BENCHMARK(BM_CopyReference)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Cumsum)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CumsumFused)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CumsumRows)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CumsumColumns)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Sort)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Argsort)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();

@@ -1,0 +1,109 @@
+#include "runtime/Sorting.h"
+
+#include "runtime/Executor.h"
+#include "runtime/ThreadPool.h"
+
+#include "graph/Assert.h"
+#include "graph/DTypeVisit.h"
+#include "graph/Sort.h"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <numeric>
+#include <type_traits>
+#include <vector>
+
+namespace lazyfuse::runtime {
+
+namespace {
+
+// Lines below this many elements in all run on the calling thread.
+constexpr std::int64_t kMinParallelSort = std::int64_t(1) << 15;
+
+template <class T> struct IsComplex : std::false_type {};
+template <class T> struct IsComplex<std::complex<T>> : std::true_type {};
+
+// NumPy's order (numpy/_core/src/npysort/npysort_common.h): a strict weak order with NaNs after every number.
+template <class T> bool numpy_less(const T& a, const T& b) {
+  if constexpr (IsComplex<T>::value) {
+    const auto ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
+    if (ar < br) return ai == ai || bi != bi;
+    if (ar > br) return bi != bi && ai == ai;
+    if (ar == br || (ar != ar && br != br)) return ai < bi || (bi != bi && ai == ai);
+    return br != br;
+  } else if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) {
+    // Sign and magnitude bits: the magnitude as a signed integer orders the numbers (-0 and +0 both 0), and a
+    // magnitude above the infinity's is a NaN.
+    constexpr int inf = std::is_same_v<T, float16> ? 0x7c00 : 0x7f80;
+    std::uint16_t x, y;
+    std::memcpy(&x, &a, 2);
+    std::memcpy(&y, &b, 2);
+    const int mx = x & 0x7fff, my = y & 0x7fff;
+    if (mx > inf || my > inf) return mx <= inf && my > inf;
+    return (x & 0x8000 ? -mx : mx) < (y & 0x8000 ? -my : my);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return a < b || (b != b && a == a);
+  } else {
+    return a < b;
+  }
+}
+
+} // namespace
+
+std::shared_ptr<graph::BufferView> run_sort(const graph::Node& sort, const graph::BufferView& input) {
+  LAZYFUSE_ASSERT(sort.kind == graph::NodeKind::Sort, "run_sort of a node that is not a sort");
+  const graph::Node& src = *sort.sources_unlocked()[0];
+  const auto axis = std::size_t(sort.ivalue);
+  const std::int64_t n = src.size(), len = src.shape[axis];
+  std::int64_t inner = 1;
+  for (std::size_t d = axis + 1; d < src.shape.size(); ++d) inner *= src.shape[d];
+  const std::int64_t lines = len > 0 ? n / len : 0;
+  const bool indices = graph::SortResult(sort.op) == graph::SortResult::Indices;
+  const std::size_t in_item = itemsize(src.dtype), out_item = itemsize(sort.dtype);
+
+  Executor& ex = executor();
+  const bool host = ex.kind() == Backend::Cpu;
+  auto out = std::make_shared<graph::BufferView>();
+  out->strides = graph::contiguous_strides(sort.shape);
+  std::vector<std::byte> in_copy, out_copy;
+  const std::byte* in = nullptr;
+  std::byte* result = nullptr;
+  if (host) {
+    in = static_cast<const std::byte*>(input.storage->data) + std::size_t(input.offset) * in_item;
+    out->storage = ex.allocate(std::size_t(n) * out_item);
+    result = static_cast<std::byte*>(out->storage->data);
+  } else {
+    in_copy.resize(std::size_t(n) * in_item);
+    if (n > 0) ex.download(*input.storage, std::size_t(input.offset) * in_item, in_copy.data(), in_copy.size());
+    in = in_copy.data();
+    out_copy.resize(std::size_t(n) * out_item);
+    result = out_copy.data();
+  }
+  graph::visit_dtype(src.dtype, [&]<class T>() {
+    const T* x = reinterpret_cast<const T*>(in);
+    const std::int64_t grain = std::max<std::int64_t>(1, kMinParallelSort / std::max<std::int64_t>(len, 1));
+    ThreadPool::instance().parallel_for(lines, grain, 0, [&](std::int64_t b, std::int64_t e) {
+      std::vector<std::int64_t> order(static_cast<std::size_t>(len));
+      for (std::int64_t line = b; line < e; ++line) {
+        const std::int64_t first = line / inner * len * inner + line % inner;
+        std::iota(order.begin(), order.end(), std::int64_t(0));
+        std::stable_sort(order.begin(), order.end(), [&](std::int64_t p, std::int64_t q) {
+          return numpy_less(x[first + p * inner], x[first + q * inner]);
+        });
+        for (std::int64_t r = 0; r < len; ++r) {
+          const std::int64_t at = first + r * inner;
+          if (indices)
+            std::memcpy(result + std::size_t(at) * out_item, &order[std::size_t(r)], out_item);
+          else
+            std::memcpy(result + std::size_t(at) * out_item, &x[first + order[std::size_t(r)] * inner], out_item);
+        }
+      }
+    });
+  });
+  if (!host) out->storage = ex.upload(out_copy.data(), out_copy.size());
+  return out;
+}
+
+} // namespace lazyfuse::runtime

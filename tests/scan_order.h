@@ -1,0 +1,66 @@
+// The scan order of codegen/Schedule.h ("The scan order"), written out again from its description for the tests: a
+// sum scan of float or double values computed exactly as both backends must compute it, so that a test can ask for
+// equal bits. Deliberately a literal simulation (a block of threads, warps, lanes), not the CPU backend's code.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace lazyfuse_test {
+
+inline constexpr int kScanTileItems = 4, kScanTileThreads = 256, kScanWarp = 32, kScanTileMinLength = 128;
+
+// One line of `len` elements of a contiguous scan axis, in place.
+template <class T> void scan_order_line(T* x, std::int64_t len) {
+  if (len < kScanTileMinLength) { // a thread walks the line
+    for (std::int64_t r = 1; r < len; ++r) x[r] = x[r - 1] + x[r];
+    return;
+  }
+  const std::int64_t tile = kScanTileThreads * kScanTileItems;
+  T inc_before{};
+  for (std::int64_t t0 = 0; t0 < len; t0 += tile) {
+    const int count = int(std::min(tile, len - t0));
+    T* e = x + t0;
+    std::vector<T> own(kScanTileThreads, T(0)); // each thread's last own-scan value
+    std::vector<bool> holds(kScanTileThreads, false);
+    for (int j = 0; j < kScanTileThreads; ++j)
+      for (int k = 0; k < kScanTileItems; ++k) {
+        const int at = j * kScanTileItems + k;
+        if (at >= count) continue;
+        if (k > 0) e[at] = e[at - 1] + e[at];
+        own[std::size_t(j)] = e[at];
+        holds[std::size_t(j)] = true;
+      }
+    // Kogge-Stone in each warp: every lane reads the previous step's values.
+    std::vector<T> w = own;
+    for (int off = 1; off < kScanWarp; off *= 2) {
+      std::vector<T> prev = w;
+      for (int j = 0; j < kScanTileThreads; ++j)
+        if (j % kScanWarp >= off) w[std::size_t(j)] = prev[std::size_t(j - off)] + prev[std::size_t(j)];
+    }
+    const int warps = kScanTileThreads / kScanWarp;
+    std::vector<T> p(static_cast<std::size_t>(warps));
+    for (int q = 0; q < warps; ++q) p[std::size_t(q)] = w[std::size_t(q * kScanWarp + kScanWarp - 1)];
+    for (int off = 1; off < warps; off *= 2) {
+      std::vector<T> prev = p;
+      for (int q = off; q < warps; ++q) p[std::size_t(q)] = prev[std::size_t(q - off)] + prev[std::size_t(q)];
+    }
+    std::vector<T> incl(kScanTileThreads);
+    for (int j = 0; j < kScanTileThreads; ++j) {
+      const int q = j / kScanWarp;
+      incl[std::size_t(j)] = q > 0 ? p[std::size_t(q - 1)] + w[std::size_t(j)] : w[std::size_t(j)];
+    }
+    T agg{};
+    for (int j = 0; j < kScanTileThreads; ++j)
+      if (holds[std::size_t(j)]) agg = incl[std::size_t(j)];
+    for (int at = 0; at < count; ++at) {
+      const int j = at / kScanTileItems;
+      T local = j > 0 ? incl[std::size_t(j - 1)] + e[at] : e[at];
+      e[at] = t0 > 0 ? inc_before + local : local;
+    }
+    inc_before = t0 > 0 ? inc_before + agg : agg;
+  }
+}
+
+} // namespace lazyfuse_test

@@ -1,12 +1,16 @@
 #include "runtime/CpuBackend.h"
 
 #include "runtime/CpuRandom.h"
+#include "runtime/LlvmCodegen.h"
 #include "runtime/ThreadPool.h"
 
 #include "graph/Assert.h"
+#include "graph/Config.h"
 #include "graph/DTypeVisit.h"
 #include "graph/HostOps.h"
 #include "graph/Ops.h"
+
+#include <lazyfuse/error.hpp>
 
 #include <algorithm>
 #include <array>
@@ -546,12 +550,41 @@ private:
   std::vector<Stride> stride_; // of each instruction's column as last computed
 };
 
+// The compiled code LAZYFUSE_CPU_CODEGEN chooses for this launch (runtime/LlvmCodegen.h), or null: interpret it.
+CompiledElementwise compiled_code(const KernelIR& ir, const KernelArgs& args) {
+  const std::string& mode = config::snapshot().cpu_codegen;
+  if (mode == "interpreter") return nullptr;
+  if (mode == "llvm") {
+    if (!llvm_codegen_built())
+      throw Error("LAZYFUSE_CPU_CODEGEN=llvm: this build has no LLVM code generator (" + cpu_codegen_description() +
+                  "); use auto or interpreter");
+    return llvm_compiled_kernel(ir);
+  }
+  if (!llvm_codegen_built() || ir.schedule != codegen::Schedule::Elementwise) return nullptr;
+  if (args.n < kMinCompiledElements && !llvm_kernel_cached(ir)) {
+    count_interpreted(true);
+    return nullptr;
+  }
+  return llvm_compiled_kernel(ir);
+}
+
 } // namespace
 
 void run_on_cpu(const KernelIR& ir, const KernelArgs& args, int threads) {
   if (args.n <= 0) return;
   threads = ThreadPool::resolve_threads(threads);
   ThreadPool& pool = ThreadPool::instance();
+  if (CompiledElementwise fn = compiled_code(ir, args)) {
+    // The interpreter's split: whole columns, at least kMinParallelWork elements, about four ranges per thread.
+    std::vector<CompiledParam> params;
+    compiled_params(ir, args, params);
+    std::int64_t grain = std::max((args.n + 4 * threads - 1) / (4 * threads), kMinParallelWork);
+    grain = (grain + kChunk - 1) / kChunk * kChunk;
+    pool.parallel_for(args.n, grain, threads, [&](std::int64_t b, std::int64_t e) {
+      fn(args.inputs.data(), args.outputs.data(), params.data(), b, e);
+    });
+    return;
+  }
   if (ir.schedule != codegen::Schedule::Elementwise) {
     Interpreter outer(ir, args);
     const std::int64_t reduced = outer.longest_loop();

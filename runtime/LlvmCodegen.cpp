@@ -1,6 +1,7 @@
 // The LLVM CPU code generator (runtime/LlvmCodegen.h): kernel IR lowered to LLVM IR, linked with the op library's
 // bitcode, optimized at -O3 for the host CPU and compiled by ORC's LLJIT.
 #include "runtime/LlvmCodegen.h"
+#include "runtime/ReduceTree.h"
 
 #include "graph/Assert.h"
 #include "graph/Config.h"
@@ -25,6 +26,7 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -106,10 +108,33 @@ const char* binary_name(graph::BinaryOp op) {
 // Why the generator leaves `ir` to the interpreter, or "" when it lowers it. Every IrOp it does not know (including
 // ones added after it) lands here through the switch's default: never a wrong answer.
 std::string unsupported_reason(const KernelIR& ir) {
-  if (ir.schedule != codegen::Schedule::Elementwise) return "a reduction schedule";
+  const bool reduction = ir.schedule != codegen::Schedule::Elementwise;
+  int open_loop = -1; // the loop being read (loops do not nest)
   for (const Instr& in : ir.code) {
     switch (in.op) {
     case IrOp::LinearIndex:
+    case IrOp::LoadLinear:
+      if (reduction) return "a linear index in a reduction kernel";
+      break;
+    case IrOp::Store:
+      if (open_loop >= 0) return "a store inside a loop";
+      break;
+    case IrOp::OuterIndex:
+    case IrOp::Result:
+      if (!reduction) return "a reduction instruction in an elementwise kernel";
+      break;
+    case IrOp::LoopBegin:
+      if (!reduction || open_loop >= 0) return "nested loops";
+      open_loop = in.slot;
+      break;
+    case IrOp::LoopEnd:
+      if (open_loop != in.slot) return "a loop end without its begin";
+      open_loop = -1;
+      break;
+    case IrOp::Accumulate:
+    case IrOp::StoreAt:
+      if (open_loop < 0) return "a loop instruction outside a loop";
+      break;
     case IrOp::IndexParam:
     case IrOp::IndexConst:
     case IrOp::IAdd:
@@ -123,12 +148,10 @@ std::string unsupported_reason(const KernelIR& ir) {
     case IrOp::IEq:
     case IrOp::PAnd:
     case IrOp::Load:
-    case IrOp::LoadLinear:
     case IrOp::ScalarParam:
     case IrOp::IndexToValue:
     case IrOp::Cast:
-    case IrOp::Select:
-    case IrOp::Store: break;
+    case IrOp::Select: break;
     case IrOp::Unary:
       if (!unary_name(graph::UnaryOp(in.fn)) || !unary_defined(graph::UnaryOp(in.fn), ir.code[std::size_t(in.a)].dtype))
         return "an undefined unary op";
@@ -141,7 +164,30 @@ std::string unsupported_reason(const KernelIR& ir) {
     default: return std::string("IrOp ") + codegen::ir_op_name(in.op);
     }
   }
+  if (open_loop >= 0) return "a loop without its end";
   return "";
+}
+
+bool is_arg_reduction(graph::ReduceOp op) {
+  switch (op) {
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost)                                                           \
+  case graph::ReduceOp::Enum: {                                                                                        \
+    return std::string_view(#kind) == "Arg";                                                                           \
+  }
+#include <lazyfuse/ops.def>
+  }
+  return false;
+}
+
+const char* reduce_name(graph::ReduceOp op) {
+  switch (op) {
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost)                                                           \
+  case graph::ReduceOp::Enum: {                                                                                        \
+    return #name;                                                                                                      \
+  }
+#include <lazyfuse/ops.def>
+  }
+  return "?";
 }
 
 // ---- Lowering ----
@@ -194,8 +240,22 @@ public:
     b_.SetInsertPoint(loop);
     llvm::PHINode* i = b_.CreatePHI(i64_, 2, "i");
     i->addIncoming(begin, preheader);
-    for (std::size_t id = 0; id < n; ++id)
-      if (!invariant_[id]) values_[id] = emit(id, i);
+    if (ir_.schedule == codegen::Schedule::Elementwise) {
+      for (std::size_t id = 0; id < n; ++id)
+        if (!invariant_[id]) values_[id] = emit(id, i);
+    } else {
+      // i is the outer index; the instructions run in order, a loop at a time.
+      for (std::size_t id = 0; id < n; ++id) {
+        if (invariant_[id]) continue;
+        const Instr& in = ir_.code[id];
+        if (in.op == IrOp::LoopBegin)
+          id = lower_loop(id);
+        else if (in.op == IrOp::OuterIndex)
+          values_[id] = i;
+        else
+          values_[id] = emit(id, i);
+      }
+    }
     llvm::Value* next = b_.CreateAdd(i, b_.getInt64(1));
     i->addIncoming(next, b_.GetInsertBlock());
     b_.CreateCondBr(b_.CreateICmpSLT(next, end), loop, exit);
@@ -205,6 +265,121 @@ public:
   }
 
 private:
+  // One Accumulate of a loop: its column of values (and indices) and its state, in stack slots.
+  struct Acc {
+    std::size_t id;
+    bool arg;
+    llvm::Type* type;
+    llvm::AllocaInst *column, *index, *levels, *used, *best, *best_index;
+    std::string suffix; // "<op>_<type>"
+  };
+
+  // Lowers the loop starting at `begin` (in the interpreter's order: columns of kReduceColumn elements, each folded by
+  // the op library's tree functions, runtime/ReduceTree.h); returns the position of its LoopEnd.
+  std::size_t lower_loop(std::size_t begin) {
+    const auto& code = ir_.code;
+    const Instr& head = code[begin];
+    std::size_t end = begin + 1;
+    while (!(code[end].op == IrOp::LoopEnd && code[end].slot == head.slot)) ++end;
+    llvm::Type* i32 = b_.getInt32Ty();
+    std::vector<Acc> accs;
+    for (std::size_t k = begin + 1; k < end; ++k) {
+      const Instr& in = code[k];
+      if (in.op != IrOp::Accumulate) continue;
+      Acc a{};
+      a.id = k;
+      a.arg = is_arg_reduction(graph::ReduceOp(in.fn));
+      a.type = value_type(in.dtype);
+      a.suffix = std::string(reduce_name(graph::ReduceOp(in.fn))) + "_" + std::string(dtype_name(in.dtype));
+      a.column = entry_alloca(llvm::ArrayType::get(a.type, kReduceColumn));
+      a.column->setAlignment(llvm::Align(32));
+      if (a.arg) {
+        a.index = entry_alloca(llvm::ArrayType::get(i64_, kReduceColumn));
+        a.best = entry_alloca(a.type);
+        a.best_index = entry_alloca(i64_);
+        void_call("lfjit_arg_init_" + a.suffix, {a.best, a.best_index});
+      } else {
+        a.levels = entry_alloca(llvm::ArrayType::get(a.type, 64));
+        a.used = entry_alloca(llvm::ArrayType::get(i8_, 64));
+        b_.CreateMemSet(a.used, b_.getInt8(0), 64, llvm::MaybeAlign(1));
+      }
+      accs.push_back(a);
+    }
+    llvm::Value* n = values_[std::size_t(head.a)];
+    auto* columns = llvm::BasicBlock::Create(ctx_, "columns", fn_);
+    auto* elements = llvm::BasicBlock::Create(ctx_, "elements", fn_);
+    auto* fold = llvm::BasicBlock::Create(ctx_, "fold", fn_);
+    auto* done = llvm::BasicBlock::Create(ctx_, "loop_done", fn_);
+    llvm::BasicBlock* before = b_.GetInsertBlock();
+    b_.CreateCondBr(b_.CreateICmpSGT(n, b_.getInt64(0)), columns, done);
+
+    b_.SetInsertPoint(columns);
+    llvm::PHINode* c0 = b_.CreatePHI(i64_, 2, "c0");
+    c0->addIncoming(b_.getInt64(0), before);
+    llvm::Value* left = b_.CreateSub(n, c0);
+    llvm::Value* len =
+        b_.CreateSelect(b_.CreateICmpSLT(left, b_.getInt64(kReduceColumn)), left, b_.getInt64(kReduceColumn));
+    b_.CreateBr(elements);
+
+    b_.SetInsertPoint(elements);
+    llvm::PHINode* e = b_.CreatePHI(i64_, 2, "e");
+    e->addIncoming(b_.getInt64(0), columns);
+    values_[begin] = b_.CreateAdd(c0, e); // the reduced index r
+    for (std::size_t k = begin + 1; k < end; ++k) {
+      if (invariant_[k]) continue;
+      const Instr& in = code[k];
+      if (in.op == IrOp::Accumulate) {
+        const Acc& a = *std::find_if(accs.begin(), accs.end(), [&](const Acc& x) { return x.id == k; });
+        b_.CreateStore(as_value(in.a), b_.CreateGEP(a.type, a.column, e));
+        if (a.arg) b_.CreateStore(value(in.b), b_.CreateGEP(i64_, a.index, e));
+      } else if (in.op == IrOp::StoreAt) {
+        llvm::Type* t = value_type(in.dtype);
+        b_.CreateAlignedStore(as_value(in.b), b_.CreateGEP(t, output_ptrs_[std::size_t(in.slot)], value(in.a)),
+                              align_of(in.dtype));
+      } else {
+        values_[k] = emit(k, nullptr);
+      }
+    }
+    llvm::Value* e_next = b_.CreateAdd(e, b_.getInt64(1));
+    e->addIncoming(e_next, b_.GetInsertBlock());
+    b_.CreateCondBr(b_.CreateICmpSLT(e_next, len), elements, fold);
+
+    b_.SetInsertPoint(fold);
+    llvm::Value* len32 = b_.CreateTrunc(len, i32);
+    for (const Acc& a : accs) {
+      if (a.arg)
+        void_call("lfjit_arg_fold_" + a.suffix, {a.column, a.index, len32, a.best, a.best_index});
+      else
+        void_call("lfjit_reduce_fold_" + a.suffix, {a.column, len32, a.levels, a.used});
+    }
+    llvm::Value* c_next = b_.CreateAdd(c0, b_.getInt64(kReduceColumn));
+    c0->addIncoming(c_next, fold);
+    b_.CreateCondBr(b_.CreateICmpSLT(c_next, n), columns, done);
+
+    b_.SetInsertPoint(done);
+    for (const Acc& a : accs) {
+      const auto slot = std::size_t(code[a.id].slot);
+      if (results_.size() <= slot) results_.resize(slot + 1, nullptr);
+      if (a.arg) {
+        // The index of the best element; 0 when there was none (an empty reduction).
+        results_[slot] = entry_alloca(i64_);
+        llvm::Value* bi = b_.CreateLoad(i64_, a.best_index);
+        b_.CreateStore(b_.CreateSelect(b_.CreateICmpEQ(bi, b_.getInt64(INT64_MAX)), b_.getInt64(0), bi),
+                       results_[slot]);
+      } else {
+        results_[slot] = entry_alloca(a.type);
+        void_call("lfjit_reduce_finish_" + a.suffix, {a.levels, a.used, results_[slot]});
+      }
+    }
+    return end;
+  }
+
+  void void_call(const std::string& name, const std::vector<llvm::Value*>& args) {
+    std::vector<llvm::Type*> types;
+    for (llvm::Value* v : args) types.push_back(v->getType());
+    b_.CreateCall(module_.getOrInsertFunction(name, llvm::FunctionType::get(b_.getVoidTy(), types, false)), args);
+  }
+
   bool is_invariant(std::size_t id) const {
     const Instr& in = ir_.code[id];
     switch (in.op) {
@@ -214,7 +389,13 @@ private:
     case IrOp::LinearIndex:
     case IrOp::Load:
     case IrOp::LoadLinear:
-    case IrOp::Store: return false;
+    case IrOp::Store:
+    case IrOp::OuterIndex:
+    case IrOp::LoopBegin:
+    case IrOp::LoopEnd:
+    case IrOp::Accumulate:
+    case IrOp::Result:
+    case IrOp::StoreAt: return false;
     default: break;
     }
     for (int operand : {in.a, in.b, in.c})
@@ -378,6 +559,7 @@ private:
                       std::string(dtype_name(type_of(in.a))),
                   {as_value(in.a)}, value_type(in.dtype));
     case IrOp::Select: return b_.CreateSelect(condition(in.a), as_value(in.b), as_value(in.c));
+    case IrOp::Result: return b_.CreateLoad(value_type(in.dtype), results_[std::size_t(in.slot)]);
     case IrOp::Store: {
       llvm::Type* t = value_type(in.dtype);
       b_.CreateAlignedStore(as_value(in.a), b_.CreateGEP(t, output_ptrs_[std::size_t(in.slot)], i), align_of(in.dtype));
@@ -399,6 +581,7 @@ private:
   llvm::Value* params_ = nullptr;
   std::vector<llvm::Value*> values_, input_ptrs_, output_ptrs_;
   std::vector<bool> invariant_;
+  std::vector<llvm::AllocaInst*> results_; // reduction kernels: each accumulator's result, by slot
 };
 
 // ---- The JIT ----
@@ -435,7 +618,7 @@ public:
   const std::string& cpu() const { return cpu_; }
 
   // Compiles `ir` as function `name`; throws std::runtime_error with LLVM's message on failure.
-  CompiledElementwise compile(const KernelIR& ir, const std::string& name) {
+  CompiledKernel compile(const KernelIR& ir, const std::string& name) {
     auto ctx = std::make_unique<llvm::LLVMContext>();
     auto module = std::make_unique<llvm::Module>(name, *ctx);
     module->setDataLayout(layout_);
@@ -477,7 +660,7 @@ public:
       throw std::runtime_error(to_string(std::move(error)));
     auto symbol = jit_->lookup(dylib, name);
     if (!symbol) throw std::runtime_error(to_string(symbol.takeError()));
-    return symbol->toPtr<CompiledElementwise>();
+    return symbol->toPtr<CompiledKernel>();
   }
 
 private:
@@ -535,7 +718,7 @@ private:
 // fixed, so they are no part of an in-memory key.
 struct Entry {
   KernelIR structure; // the IR without its analyses
-  CompiledElementwise fn = nullptr;
+  CompiledKernel fn = nullptr;
   std::string unsupported; // why it is interpreted ("" when fn is set), or the compile error
 };
 
@@ -568,13 +751,18 @@ bool llvm_codegen_built() {
   return true;
 }
 
+void llvm_forget_kernels() {
+  std::lock_guard lock(cache().mutex);
+  cache().entries.clear();
+}
+
 bool llvm_kernel_cached(const KernelIR& ir) {
   std::lock_guard lock(cache().mutex);
   const Entry* e = find_locked(ir);
   return e && e->fn;
 }
 
-CompiledElementwise llvm_compiled_kernel(const KernelIR& ir) {
+CompiledKernel llvm_compiled_kernel(const KernelIR& ir) {
   Cache& c = cache();
   std::lock_guard lock(c.mutex);
   if (const Entry* e = find_locked(ir)) {
@@ -616,7 +804,7 @@ CompiledElementwise llvm_compiled_kernel(const KernelIR& ir) {
     config::log("codegen", "llvm: " + ir.name + " interpreted (" + entry.unsupported + ")");
     c.unsupported++;
   }
-  CompiledElementwise fn = entry.fn;
+  CompiledKernel fn = entry.fn;
   c.entries.emplace(ir.hash, std::move(entry));
   return fn;
 }
@@ -662,7 +850,7 @@ std::string cpu_codegen_description() {
   if (mode == "interpreter") return "interpreter (LAZYFUSE_CPU_CODEGEN=interpreter; " + llvm + " built in)";
   if (mode == "llvm") return "llvm (" + llvm + "; LAZYFUSE_CPU_CODEGEN=llvm: every kernel it handles compiled)";
   return "llvm (" + llvm + "; LAZYFUSE_CPU_CODEGEN=auto: kernels under " + std::to_string(kMinCompiledElements) +
-         " elements, reductions and random numbers interpreted)";
+         " elements and random numbers interpreted)";
 }
 
 } // namespace lazyfuse::runtime

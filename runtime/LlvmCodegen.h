@@ -18,29 +18,33 @@ struct alignas(16) CompiledParam {
   unsigned char bytes[16];
 };
 
-/// A compiled elementwise kernel: evaluates the IR for every linear index in [begin, end). Thread-safe: ranges may
-/// run at once on several threads.
-using CompiledElementwise = void (*)(const void* const* inputs, void* const* outputs, const CompiledParam* params,
-                                     std::int64_t begin, std::int64_t end);
+/// A compiled kernel: evaluates the IR for every linear index (elementwise) or outer index (reductions, each loop in
+/// the interpreter's tree order) in [begin, end). Thread-safe: ranges may run at once on several threads.
+using CompiledKernel = void (*)(const void* const* inputs, void* const* outputs, const CompiledParam* params,
+                                std::int64_t begin, std::int64_t end);
 
 /// True when this build has the LLVM code generator.
 bool llvm_codegen_built();
 
-/// Output elements below which LAZYFUSE_CPU_CODEGEN=auto interprets a kernel that has no compiled code yet: a cold
-/// compile (~10-30 ms) costs about what the interpreter spends on 2^18 elements of a short kernel several times
-/// over, and a kernel that stays this small never repays it.
+/// Elements (output elements, or outer times reduced elements) below which LAZYFUSE_CPU_CODEGEN=auto interprets a
+/// kernel that has no compiled code yet: a cold compile (~10-30 ms) costs what the interpreter spends on 2^18
+/// elements of a short kernel several times over, and a kernel that stays this small never repays it.
 constexpr std::int64_t kMinCompiledElements = std::int64_t(1) << 18;
 
 /// The compiled code of `ir` (compiled on first use; then from the in-memory cache, keyed by the IR's structure),
-/// or null when the generator does not handle the kernel: a schedule or IrOp it does not lower yet (reductions,
-/// random numbers, ops added after it), or a failed compile (logged on channel `codegen`). Null without LLVM.
+/// or null when the generator does not handle the kernel: an IrOp it does not lower yet (random numbers, ops added
+/// after it), or a failed compile (logged on channel `codegen`). Null without LLVM.
 /// Thread-safe.
-CompiledElementwise llvm_compiled_kernel(const codegen::KernelIR& ir);
+CompiledKernel llvm_compiled_kernel(const codegen::KernelIR& ir);
 
 /// True when llvm_compiled_kernel(ir) would return code without compiling (it is in the cache).
 bool llvm_kernel_cached(const codegen::KernelIR& ir);
 
-/// The parameters of one launch as CompiledElementwise reads them.
+/// Empties the in-memory cache (lazyfuse::clear_kernel_cache): the next run of each kernel compiles again. Code
+/// compiled before stays mapped until the process ends (a launch may still be running it).
+void llvm_forget_kernels();
+
+/// The parameters of one launch as CompiledKernel reads them.
 void compiled_params(const codegen::KernelIR& ir, const codegen::KernelArgs& args, std::vector<CompiledParam>& out);
 
 /// Counters of the LLVM code generator in this process (tests, benchmarks, lazyfuse-info).

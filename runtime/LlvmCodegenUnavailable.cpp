@@ -16,9 +16,11 @@ bool llvm_codegen_built() {
   return false;
 }
 
-CompiledElementwise llvm_compiled_kernel(const codegen::KernelIR&) {
+CompiledKernel llvm_compiled_kernel(const codegen::KernelIR&) {
   return nullptr;
 }
+
+void llvm_forget_kernels() {}
 
 bool llvm_kernel_cached(const codegen::KernelIR&) {
   return false;

@@ -216,6 +216,24 @@ const std::vector<OpName> kBinaryOps = {
 #include <lazyfuse/ops.def>
 };
 
+// An array of type t holding `bytes`.
+lf::Array array_of(DType t, const std::vector<unsigned char>& bytes, lf::Shape shape) {
+  if (t == DType::Bool) {
+    std::vector<bool> v(bytes.size());
+    for (std::size_t e = 0; e < v.size(); ++e) v[e] = bytes[e] != 0;
+    return lf::asarray(v, std::move(shape));
+  }
+  return lf::graph::visit_dtype(t, [&]<class H>() {
+    if constexpr (std::is_same_v<H, bool>) {
+      return lf::Array(); // (handled above)
+    } else {
+      std::vector<H> v(bytes.size() / sizeof(H));
+      std::memcpy(static_cast<void*>(v.data()), bytes.data(), bytes.size());
+      return lf::asarray(v, std::move(shape));
+    }
+  });
+}
+
 // Sizes: not a multiple of the vector width, so that the compiled loops' remainders run too.
 constexpr std::int64_t kN = 4099;
 
@@ -382,16 +400,66 @@ TEST(LlvmCodegen, FusedProgramsGiveTheInterpretersBits) {
   }
 }
 
-// The generator's limits: a reduction runs in the interpreter, and says so in the counters.
-TEST(LlvmCodegen, ReductionsAreInterpretedAndCounted) {
+// Reductions of every kind on every type they are defined for, rows of several lengths (one element, a partial
+// column, several columns and a partial one) and several loops in one kernel, through the public API.
+TEST(LlvmCodegen, ReductionsGiveTheInterpretersBits) {
   SKIP_WITHOUT_LLVM();
-  Codegen scope("llvm");
-  const auto before = rt::cpu_codegen_stats();
-  std::vector<double> v(1000);
-  for (std::size_t e = 0; e < v.size(); ++e) v[e] = double(e) * 0.5;
-  lf::Array s = lf::sum(lf::asarray(v) * 2.0);
-  EXPECT_DOUBLE_EQ(s.item<double>(), 499500.0);
-  EXPECT_GT(rt::cpu_codegen_stats().unsupported, before.unsupported);
+  std::mt19937_64 rng(6);
+  for (DType t : {DType::Float32, DType::Float64, DType::Int32, DType::Int64, DType::Float16, DType::Bool,
+                  DType::Complex64, DType::UInt8}) {
+    for (std::int64_t cols : {1, 100, 256, 1000, 5000}) {
+      const std::int64_t rows = 7;
+      const std::vector<unsigned char> bytes = random_bytes(t, rows * cols, rng);
+      auto program = [&](std::vector<lf::Array>& outs) {
+        lf::Array x = array_of(t, bytes, {rows, cols});
+        outs.clear();
+        if (t == DType::Bool) {
+          outs = {lf::any(x, {1}), lf::all(x, {0}), lf::sum(x, {1})};
+        } else {
+          outs = {lf::sum(x, {1}), lf::sum(x * x, {0}), lf::prod(x, {1})};
+          if (!lf::is_complex(t)) {
+            lf::Array y = lf::astype(x, DType::Float64);
+            outs.push_back(lf::max(x, {1}));
+            outs.push_back(lf::min(x, {0}));
+            outs.push_back(lf::argmax(x, 1));
+            outs.push_back(lf::argmin(x, 0));
+            outs.push_back(lf::exp(y - lf::max(y, {1}, true)) / lf::sum(lf::exp(y - lf::max(y, {1}, true)), {1}, true));
+            outs.push_back(lf::sum(y));
+          }
+        }
+        std::vector<const lf::Array*> all;
+        for (const auto& o : outs) all.push_back(&o);
+        lf::eval_arrays(all);
+      };
+      std::vector<lf::Array> interpreted, compiled;
+      {
+        Codegen scope("interpreter");
+        program(interpreted);
+      }
+      const auto before = rt::cpu_codegen_stats();
+      {
+        Codegen scope("llvm");
+        program(compiled);
+      }
+      const auto after = rt::cpu_codegen_stats();
+      EXPECT_GT(after.compiled + after.cache_hits, before.compiled + before.cache_hits) << "no kernel was compiled";
+      for (std::size_t o = 0; o < compiled.size(); ++o) {
+        SCOPED_TRACE("output " + std::to_string(o) + ", " + std::string(lf::dtype_name(t)) + " 7x" +
+                     std::to_string(cols));
+        const lf::Array &p = interpreted[o], &q = compiled[o];
+        ASSERT_EQ(p.dtype(), q.dtype());
+        ASSERT_EQ(p.shape(), q.shape());
+        const auto* pb = static_cast<const unsigned char*>(p.data_ptr());
+        const auto* qb = static_cast<const unsigned char*>(q.data_ptr());
+        const std::size_t size = lf::itemsize(p.dtype());
+        for (std::int64_t e = 0; e < p.size(); ++e)
+          if (!same_value(p.dtype(), pb + std::size_t(e) * size, qb + std::size_t(e) * size)) {
+            ADD_FAILURE() << "element " << e << " differs";
+            break;
+          }
+      }
+    }
+  }
 }
 
 TEST(LlvmCodegen, AutoInterpretsSmallKernels) {

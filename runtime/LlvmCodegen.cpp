@@ -49,6 +49,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+std::string ms(Clock::duration d) {
+  return std::to_string(std::chrono::duration<double, std::milli>(d).count()) + " ms";
+}
+
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -190,6 +194,79 @@ const char* reduce_name(graph::ReduceOp op) {
   return "?";
 }
 
+// ---- The reductions' host functions ----
+
+// A reduction's column fold, finish and the arg reductions' steps: the interpreter's own template code
+// (runtime/ReduceTree.h, lf_<op>_combine / lf_<op>_better), compiled here by the host compiler and called by the
+// kernels (once per column of kReduceColumn elements, so the call costs nothing) instead of being inlined into every
+// module, which tripled compile times. Named lfhost_reduce_fold_<op>_<type>, lfhost_reduce_finish_<op>_<type>,
+// lfhost_arg_init_<op>_<type>, lfhost_arg_fold_<op>_<type>; registered as absolute symbols of the JIT.
+template <class T, class Combine> void host_fold(const void* column, int len, void* levels, void* used) {
+  constexpr Combine combine{};
+  reduce_carry(static_cast<T*>(levels), static_cast<bool*>(used),
+               reduce_column(static_cast<const T*>(column), len, combine), 0, combine);
+}
+template <class T, class Combine, T (*Identity)()> void host_finish(const void* levels, const void* used, void* out) {
+  const T result = reduce_finish(static_cast<const T*>(levels), static_cast<const bool*>(used), Identity(), Combine{});
+  std::memcpy(out, &result, sizeof result);
+}
+template <class T, T (*Identity)()> void host_arg_init(void* best, void* best_index) {
+  const T identity = Identity();
+  const std::int64_t none = INT64_MAX;
+  std::memcpy(best, &identity, sizeof identity);
+  std::memcpy(best_index, &none, sizeof none);
+}
+template <class T, class Better>
+void host_arg_fold(const void* column, const void* index, int len, void* best, void* best_index) {
+  const T* v = static_cast<const T*>(column);
+  const std::int64_t* idx = static_cast<const std::int64_t*>(index);
+  T b;
+  std::int64_t bi;
+  std::memcpy(&b, best, sizeof b);
+  std::memcpy(&bi, best_index, sizeof bi);
+  for (int e = 0; e < len; ++e)
+    if (Better{}(v[e], idx[e], b, bi)) b = v[e], bi = idx[e];
+  std::memcpy(best, &b, sizeof b);
+  std::memcpy(best_index, &bi, sizeof bi);
+}
+
+// Every reduction's host functions, by symbol name.
+std::vector<std::pair<std::string, void*>> reduction_host_functions() {
+  std::vector<std::pair<std::string, void*>> out;
+  auto add = [&](std::string name, auto* fn) { out.emplace_back(std::move(name), reinterpret_cast<void*>(fn)); };
+  for (DType t : {
+#define LAZYFUSE_DTYPE(Enum, name, host_type, kernel_type, kernel_c_type, kind, bits) DType::Enum,
+#include <lazyfuse/dtypes.def>
+       }) {
+    const std::string type(dtype_name(t));
+    graph::visit_opmath_type(t, [&]<class T>() {
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost)                                                           \
+  if constexpr (graph::ReduceRule::rule != graph::ReduceRule::Logical || std::is_same_v<T, bool>) {                    \
+    LFJIT_HOST_##kind(name)                                                                                            \
+  }
+#define LFJIT_HOST_Combine(name)                                                                                       \
+  struct name##_combine {                                                                                              \
+    T operator()(T a, T b) const { return lazyfuse_opmath::lf_##name##_combine(a, b); }                                \
+  };                                                                                                                   \
+  add("lfhost_reduce_fold_" #name "_" + type, &host_fold<T, name##_combine>);                                          \
+  add("lfhost_reduce_finish_" #name "_" + type,                                                                        \
+      &host_finish<T, name##_combine, &lazyfuse_opmath::lf_##name##_identity<T>>);
+#define LFJIT_HOST_Arg(name)                                                                                           \
+  struct name##_better {                                                                                               \
+    bool operator()(T v, std::int64_t i, T b, std::int64_t j) const {                                                  \
+      return lazyfuse_opmath::lf_##name##_better(v, i, b, j);                                                          \
+    }                                                                                                                  \
+  };                                                                                                                   \
+  add("lfhost_arg_init_" #name "_" + type, &host_arg_init<T, &lazyfuse_opmath::lf_##name##_identity<T>>);              \
+  add("lfhost_arg_fold_" #name "_" + type, &host_arg_fold<T, name##_better>);
+#include <lazyfuse/ops.def>
+#undef LFJIT_HOST_Combine
+#undef LFJIT_HOST_Arg
+    });
+  }
+  return out;
+}
+
 // ---- Lowering ----
 
 class Lowering {
@@ -275,7 +352,7 @@ private:
   };
 
   // Lowers the loop starting at `begin` (in the interpreter's order: columns of kReduceColumn elements, each folded by
-  // the op library's tree functions, runtime/ReduceTree.h); returns the position of its LoopEnd.
+  // the host's tree functions, runtime/ReduceTree.h); returns the position of its LoopEnd.
   std::size_t lower_loop(std::size_t begin) {
     const auto& code = ir_.code;
     const Instr& head = code[begin];
@@ -297,7 +374,7 @@ private:
         a.index = entry_alloca(llvm::ArrayType::get(i64_, kReduceColumn));
         a.best = entry_alloca(a.type);
         a.best_index = entry_alloca(i64_);
-        void_call("lfjit_arg_init_" + a.suffix, {a.best, a.best_index});
+        void_call("lfhost_arg_init_" + a.suffix, {a.best, a.best_index});
       } else {
         a.levels = entry_alloca(llvm::ArrayType::get(a.type, 64));
         a.used = entry_alloca(llvm::ArrayType::get(i8_, 64));
@@ -348,9 +425,9 @@ private:
     llvm::Value* len32 = b_.CreateTrunc(len, i32);
     for (const Acc& a : accs) {
       if (a.arg)
-        void_call("lfjit_arg_fold_" + a.suffix, {a.column, a.index, len32, a.best, a.best_index});
+        void_call("lfhost_arg_fold_" + a.suffix, {a.column, a.index, len32, a.best, a.best_index});
       else
-        void_call("lfjit_reduce_fold_" + a.suffix, {a.column, len32, a.levels, a.used});
+        void_call("lfhost_reduce_fold_" + a.suffix, {a.column, len32, a.levels, a.used});
     }
     llvm::Value* c_next = b_.CreateAdd(c0, b_.getInt64(kReduceColumn));
     c0->addIncoming(c_next, fold);
@@ -368,7 +445,7 @@ private:
                        results_[slot]);
       } else {
         results_[slot] = entry_alloca(a.type);
-        void_call("lfjit_reduce_finish_" + a.suffix, {a.levels, a.used, results_[slot]});
+        void_call("lfhost_reduce_finish_" + a.suffix, {a.levels, a.used, results_[slot]});
       }
     }
     return end;
@@ -619,6 +696,7 @@ public:
 
   // Compiles `ir` as function `name`; throws std::runtime_error with LLVM's message on failure.
   CompiledKernel compile(const KernelIR& ir, const std::string& name) {
+    const auto t0 = Clock::now();
     auto ctx = std::make_unique<llvm::LLVMContext>();
     auto module = std::make_unique<llvm::Module>(name, *ctx);
     module->setDataLayout(layout_);
@@ -646,7 +724,9 @@ public:
     llvm::raw_string_ostream verify_os(verify);
     if (llvm::verifyModule(*module, &verify_os)) throw std::runtime_error("invalid module: " + verify_os.str());
 
+    const auto t_linked = Clock::now();
     optimize(*module);
+    const auto t_optimized = Clock::now();
 
     const std::string dylib_name = name + "_" + std::to_string(++modules_);
     auto& dylib = [&]() -> llvm::orc::JITDylib& {
@@ -660,6 +740,9 @@ public:
       throw std::runtime_error(to_string(std::move(error)));
     auto symbol = jit_->lookup(dylib, name);
     if (!symbol) throw std::runtime_error(to_string(symbol.takeError()));
+    if (config::log_enabled("codegen"))
+      config::log("codegen", "llvm: " + name + ": lower+link " + ms(t_linked - t0) + ", optimize " +
+                                 ms(t_optimized - t_linked) + ", machine code " + ms(Clock::now() - t_optimized));
     return symbol->toPtr<CompiledKernel>();
   }
 
@@ -686,6 +769,13 @@ private:
     auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(layout_.getGlobalPrefix());
     if (!process) return to_string(process.takeError());
     jit_->getMainJITDylib().addGenerator(std::move(*process));
+    llvm::orc::SymbolMap host;
+    for (const auto& [name, address] : reduction_host_functions())
+      host[jit_->mangleAndIntern(name)] =
+          llvm::orc::ExecutorSymbolDef(llvm::orc::ExecutorAddr(reinterpret_cast<std::uint64_t>(address)),
+                                       llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+    if (auto error = jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(host))))
+      return to_string(std::move(error));
     return "";
   }
 

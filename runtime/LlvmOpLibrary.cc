@@ -10,13 +10,11 @@
 //   lfjit_unary_<op>_<type>(const void* a, void* out)            out = lf_<op>(a), a of <type>'s op-math type
 //   lfjit_binary_<op>_<type>(const void* a, const void* b, void* out)
 //   lfjit_cast_<to>_<from>(const void* a, void* out)              out = lf_cast<to, from>(a)
-//   lfjit_reduce_* and lfjit_arg_*: reductions in the interpreter's tree order (at the end of this file)
+// (A reduction's column folds are host functions the kernels call, not inlined: runtime/LlvmCodegen.cpp.)
 // <type> is the type table's name (float32, complex64, ...). A pair the op table leaves undefined traps: the
 // generator never calls one (it checks the same `requires` as the interpreter).
 #include "graph/HostOps.h"
-#include "runtime/ReduceTree.h"
 
-#include <cstdint>
 #include <cstring>
 
 namespace {
@@ -49,54 +47,6 @@ template <class T> LFJIT_INLINE void write(void* p, const T& v) {
       __builtin_trap();                                                                                                \
   }
 #include <lazyfuse/ops.def>
-
-// Reductions, in the interpreter's order (runtime/ReduceTree.h). Logical reductions combine bools only.
-#define LFJIT_LOGICAL_Sum 0
-#define LFJIT_LOGICAL_Same 0
-#define LFJIT_LOGICAL_Index 0
-#define LFJIT_LOGICAL_Logical 1
-#define LFJIT_CAT(a, b) a##b
-#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) LFJIT_REDUCE_##kind(name, LFJIT_CAT(LFJIT_LOGICAL_, rule))
-#define LFJIT_REDUCE_Combine(name, logical)                                                                            \
-  template <class T> constexpr bool reduce_defined_##name = !(logical) || std::is_same_v<T, bool>;                     \
-  template <class T> LFJIT_INLINE void reduce_fold_##name(const void* column, int len, void* levels, void* used) {     \
-    if constexpr (reduce_defined_##name<T>) {                                                                          \
-      auto combine = [](T a, T b) { return lf_##name##_combine(a, b); };                                               \
-      lazyfuse::runtime::reduce_carry(static_cast<T*>(levels), static_cast<bool*>(used),                               \
-                                      lazyfuse::runtime::reduce_column(static_cast<const T*>(column), len, combine),   \
-                                      0, combine);                                                                     \
-    } else {                                                                                                           \
-      __builtin_trap();                                                                                                \
-    }                                                                                                                  \
-  }                                                                                                                    \
-  template <class T> LFJIT_INLINE void reduce_finish_##name(const void* levels, const void* used, void* out) {         \
-    if constexpr (reduce_defined_##name<T>) {                                                                          \
-      auto combine = [](T a, T b) { return lf_##name##_combine(a, b); };                                               \
-      write(out, lazyfuse::runtime::reduce_finish(static_cast<const T*>(levels), static_cast<const bool*>(used),       \
-                                                  lf_##name##_identity<T>(), combine));                                \
-    } else {                                                                                                           \
-      __builtin_trap();                                                                                                \
-    }                                                                                                                  \
-  }
-#define LFJIT_REDUCE_Arg(name, logical)                                                                                \
-  template <class T> LFJIT_INLINE void arg_init_##name(void* best, void* best_index) {                                 \
-    write(best, lf_##name##_identity<T>());                                                                            \
-    write(best_index, std::int64_t(INT64_MAX));                                                                        \
-  }                                                                                                                    \
-  template <class T>                                                                                                   \
-  LFJIT_INLINE void arg_fold_##name(const void* column, const void* index, int len, void* best, void* best_index) {    \
-    const T* v = static_cast<const T*>(column);                                                                        \
-    const std::int64_t* idx = static_cast<const std::int64_t*>(index);                                                 \
-    T b = read<T>(best);                                                                                               \
-    std::int64_t bi = read<std::int64_t>(best_index);                                                                  \
-    for (int e = 0; e < len; ++e)                                                                                      \
-      if (lf_##name##_better(v[e], idx[e], b, bi)) b = v[e], bi = idx[e];                                              \
-    write(best, b);                                                                                                    \
-    write(best_index, bi);                                                                                             \
-  }
-#include <lazyfuse/ops.def>
-#undef LFJIT_REDUCE_Combine
-#undef LFJIT_REDUCE_Arg
 
 template <class To, class From> LFJIT_INLINE void cast(const void* a, void* out) {
   write(out, lf_cast<To, From>(read<From>(a)));
@@ -173,24 +123,3 @@ LFJIT_EACH_TYPE(LFJIT_ALIAS, )
   }
 #define LFJIT_CAST_FROM(from_name, From, unused) LFJIT_EACH_TYPE_B(LFJIT_CAST_TO, from_name, From)
 LFJIT_EACH_TYPE(LFJIT_CAST_FROM, )
-
-// Reductions: lfjit_reduce_fold_<op>_<type>(column, len, levels, used) folds a column into the counter,
-// lfjit_reduce_finish_<op>_<type>(levels, used, out) writes the result; arg reductions keep (best, best_index):
-// lfjit_arg_init_<op>_<type>(best, best_index), lfjit_arg_fold_<op>_<type>(column, index, len, best, best_index).
-#define LFJIT_REDUCE_OF_Combine(tname, T, name)                                                                        \
-  LFJIT_EXPORT void lfjit_reduce_fold_##name##_##tname(const void* column, int len, void* levels, void* used) {        \
-    reduce_fold_##name<T>(column, len, levels, used);                                                                  \
-  }                                                                                                                    \
-  LFJIT_EXPORT void lfjit_reduce_finish_##name##_##tname(const void* levels, const void* used, void* out) {            \
-    reduce_finish_##name<T>(levels, used, out);                                                                        \
-  }
-#define LFJIT_REDUCE_OF_Arg(tname, T, name)                                                                            \
-  LFJIT_EXPORT void lfjit_arg_init_##name##_##tname(void* best, void* best_index) {                                    \
-    arg_init_##name<T>(best, best_index);                                                                              \
-  }                                                                                                                    \
-  LFJIT_EXPORT void lfjit_arg_fold_##name##_##tname(const void* column, const void* index, int len, void* best,        \
-                                                    void* best_index) {                                                \
-    arg_fold_##name<T>(column, index, len, best, best_index);                                                          \
-  }
-#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost) LFJIT_EACH_TYPE(LFJIT_REDUCE_OF_##kind, name)
-#include <lazyfuse/ops.def>

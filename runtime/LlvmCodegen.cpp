@@ -369,7 +369,6 @@ private:
       a.type = value_type(in.dtype);
       a.suffix = std::string(reduce_name(graph::ReduceOp(in.fn))) + "_" + std::string(dtype_name(in.dtype));
       a.column = entry_alloca(llvm::ArrayType::get(a.type, kReduceColumn));
-      a.column->setAlignment(llvm::Align(32));
       if (a.arg) {
         a.index = entry_alloca(llvm::ArrayType::get(i64_, kReduceColumn));
         a.best = entry_alloca(a.type);
@@ -544,7 +543,11 @@ private:
   }
   llvm::AllocaInst* entry_alloca(llvm::Type* t) {
     llvm::IRBuilder<> at(entry_, entry_->getFirstInsertionPt());
-    return at.CreateAlloca(t);
+    llvm::AllocaInst* slot = at.CreateAlloca(t);
+    // The host's types may be aligned beyond their LLVM layout (lf_c128 is alignas(16)): the host functions that
+    // read these slots assume it.
+    if (slot->getAlign() < llvm::Align(32)) slot->setAlignment(llvm::Align(32));
+    return slot;
   }
 
   llvm::Value* param_record(int slot_instr, llvm::Type* t) {

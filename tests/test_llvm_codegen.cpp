@@ -406,7 +406,7 @@ TEST(LlvmCodegen, ReductionsGiveTheInterpretersBits) {
   SKIP_WITHOUT_LLVM();
   std::mt19937_64 rng(6);
   for (DType t : {DType::Float32, DType::Float64, DType::Int32, DType::Int64, DType::Float16, DType::Bool,
-                  DType::Complex64, DType::UInt8}) {
+                  DType::Complex64, DType::Complex128, DType::UInt8}) {
     for (std::int64_t cols : {1, 100, 256, 1000, 5000}) {
       const std::int64_t rows = 7;
       const std::vector<unsigned char> bytes = random_bytes(t, rows * cols, rng);

@@ -5,6 +5,8 @@
 #   make demo ARGS=... ... and run build/default/examples/demo
 #   make asan-test     ASan+UBSan build (tests only) into build/asan, and its tests
 #   make tsan-test     TSan build (tests only) into build/tsan, and its tests
+#   make llvm-test     the default build's tests with every kernel the LLVM code generator handles compiled
+#   make nollvm-test   a build without LLVM (LAZYFUSE_LLVM=OFF, as on the GPU machine) into build/nollvm, and its tests
 #   make format / format-check / clean
 
 SHELL := /bin/bash
@@ -21,12 +23,15 @@ CTEST ?= ctest
 ARGS ?=
 CTEST_ARGS ?=
 
-DEB_PACKAGES := cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev clang-format python3-venv libopenblas-dev
+# llvm-19-dev and clang-19: the LLVM CPU code generator (LAZYFUSE_LLVM, on when both are found).
+DEB_PACKAGES := cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev clang-format python3-venv libopenblas-dev \
+                llvm-19-dev clang-19
 FORMAT_DIRS := graph fusion codegen runtime api include tools examples tests bench
 # tests/golden holds generated kernels compared byte for byte: not formatted.
 FORMAT_FILES = $(shell find $(FORMAT_DIRS) -path tests/golden -prune -o -type f \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' -o -name '*.cc' -o -name '*.cu' -o -name '*.cuh' \) -print 2>/dev/null | sort)
 
 .PHONY: all deps configure build test demo asan-configure asan-build asan-test tsan-configure tsan-build tsan-test \
+        llvm-test nollvm-build nollvm-test \
         format format-check clean
 
 all: build
@@ -75,6 +80,16 @@ tsan-build: tsan-configure
 
 tsan-test: tsan-build
 	$(CTEST) --preset tsan -j $(JOBS) $(CTEST_ARGS)
+
+llvm-test: build
+	$(CTEST) --preset llvm -j $(JOBS) -E install $(CTEST_ARGS)
+
+nollvm-build: deps
+	$(CMAKE) --preset nollvm
+	$(CMAKE) --build --preset nollvm -j $(JOBS)
+
+nollvm-test: nollvm-build
+	$(CTEST) --preset nollvm -j $(JOBS) -E install $(CTEST_ARGS)
 
 format:
 	@files="$(FORMAT_FILES)"; [ -z "$$files" ] || clang-format -i $$files

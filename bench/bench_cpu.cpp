@@ -5,6 +5,8 @@
 //
 // BM_StreamSum is the memory-read reference: a hand-written float sum over all hardware threads, compiled with -O3
 // -march=native (bench/CMakeLists.txt), whose GB/s a full reduction is compared against.
+#include "runtime/LlvmCodegen.h"
+
 #include <lazyfuse/lazyfuse.hpp>
 
 #include <benchmark/benchmark.h>
@@ -129,7 +131,43 @@ void BM_StreamSum(benchmark::State& state) {
   set_bytes(state, 4.0 * double(n));
 }
 
+// A cold compile by the LLVM CPU code generator (runtime/LlvmCodegen.h): each iteration empties the kernel cache and
+// runs the kernel of `make` once on a small input with LAZYFUSE_CPU_CODEGEN=llvm. Counters: compile_ms, the mean
+// compile time alone (lowering, linking the op library, -O3, machine code), and setup_ms, the one-time JIT setup of
+// the process (target detection, LLJIT), paid by the first compile of all and not in compile_ms. Skipped in a build
+// without LLVM.
+template <class Make> void cold_compile(benchmark::State& state, Make make) {
+  if (!runtime::llvm_codegen_built()) {
+    state.SkipWithError("built without the LLVM code generator");
+    return;
+  }
+  config::set("LAZYFUSE_CPU_CODEGEN", "llvm");
+  Array x = uniform({64, 64}, 8);
+  const auto before = runtime::cpu_codegen_stats();
+  for (auto _ : state) {
+    clear_kernel_cache();
+    make(x).eval();
+  }
+  const auto after = runtime::cpu_codegen_stats();
+  const double compiles = double(after.compiled - before.compiled);
+  state.counters["compiles"] = compiles;
+  state.counters["compile_ms"] = compiles > 0 ? 1e3 * (after.compile_seconds - before.compile_seconds) / compiles : 0;
+  state.counters["setup_ms"] = 1e3 * after.setup_seconds;
+  config::reset("LAZYFUSE_CPU_CODEGEN");
+}
+
+void BM_ColdCompileElementwise(benchmark::State& state) {
+  cold_compile(state, [](const Array& x) { return where(x > 0, sqrt(x) * 2.0, exp(x) - 1.0); });
+}
+
+void BM_ColdCompileReduction(benchmark::State& state) {
+  cold_compile(state, [](const Array& x) { return sum(x * 2.0f + 1.0f, {1}); });
+}
+
 constexpr std::int64_t k2To24 = std::int64_t(1) << 24;
+
+BENCHMARK(BM_ColdCompileElementwise)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ColdCompileReduction)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 BENCHMARK(BM_StreamSum)->Arg(k2To24)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_WhereSqrtExp)->Arg(k2To24)->UseRealTime()->Unit(benchmark::kMillisecond);

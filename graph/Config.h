@@ -31,6 +31,7 @@ struct Snapshot {
   bool pool_enabled = true;     // LAZYFUSE_POOL: pool (or a switch's on) rather than none (or off)
   bool per_thread_default_stream = false;
   int cpu_threads = 0;         // 0: hardware concurrency
+  std::string cpu_codegen;     // "auto", "interpreter", "llvm" (LAZYFUSE_CPU_CODEGEN)
   std::string accelerators;    // "cub" or "" (LAZYFUSE_ACCELERATORS)
   bool accelerator_cub = true; // CUB's kernels serve the plain reductions they win (runtime/Accelerators.h)
   bool tf32 = false;           // float32 products on the GPU use TF32 tensor cores (LAZYFUSE_TF32)

@@ -2,12 +2,17 @@
 
 #include "runtime/CpuRandom.h"
 #include "runtime/CpuScan.h"
+#include "runtime/LlvmCodegen.h"
+#include "runtime/ReduceTree.h"
 #include "runtime/ThreadPool.h"
 
 #include "graph/Assert.h"
+#include "graph/Config.h"
 #include "graph/DTypeVisit.h"
 #include "graph/HostOps.h"
 #include "graph/Ops.h"
+
+#include <lazyfuse/error.hpp>
 
 #include <algorithm>
 #include <array>
@@ -29,7 +34,7 @@ namespace {
 
 // Elements evaluated together: each instruction runs over a column of this many values, so the interpreter's
 // dispatch is paid once per column, not once per element.
-constexpr int kChunk = 256;
+constexpr int kChunk = kReduceColumn;
 // A reduction loop split over threads is cut into blocks of 2^kBlockLevel columns (16384 elements): the unit of work
 // whose partial the binary counter of Pairwise carries at one level, so the split does not change the order.
 constexpr int kBlockLevel = 6;
@@ -145,8 +150,8 @@ private:
     virtual void absorb(const Accumulator& block) = 0;
   };
 
-  // A combining reduction in the CPU backend's tree order (docs/design.md, "The CPU backend's order"): a halving
-  // tree inside each column, and a binary counter of column partials, so the rounding error grows with log n, not n.
+  // A combining reduction in the CPU backend's tree order (runtime/ReduceTree.h, shared with the LLVM code
+  // generator): a halving tree inside each column, and a binary counter of column partials.
   // The counter's state after whole blocks of 2^kBlockLevel columns is one partial per block, carried at level
   // kBlockLevel; so blocks folded separately and absorbed in order give the same bits as one sequential fold.
   template <class T, class Combine> struct Pairwise final : Accumulator {
@@ -156,35 +161,11 @@ private:
     T levels[64];
     bool used[64] = {};
     void fold(Interpreter& in, const Instr& acc, int len) override {
-      const T* v = in.col<T>(acc.a);
-      T partial = v[0];
-      if (len > 1) {
-        // The first halving reads the column; the rest work in scratch. Element e takes element e + half.
-        T scratch[kChunk];
-        int half = (len + 1) / 2;
-        for (int e = 0; e + half < len; ++e) scratch[e] = combine(v[e], v[e + half]);
-        if (len % 2) scratch[half - 1] = v[half - 1];
-        for (int m = half; m > 1;) {
-          half = (m + 1) / 2;
-          for (int e = 0; e + half < m; ++e) scratch[e] = combine(scratch[e], scratch[e + half]);
-          m = half;
-        }
-        partial = scratch[0];
-      }
-      carry_in(partial, 0);
+      carry_in(reduce_column(in.col<T>(acc.a), len, combine), 0);
     }
-    void carry_in(T partial, int level) {
-      while (used[level]) {
-        partial = combine(levels[level], partial);
-        used[level++] = false;
-      }
-      levels[level] = partial;
-      used[level] = true;
-    }
+    void carry_in(T partial, int level) { reduce_carry(levels, used, partial, level, combine); }
     void finish(void* out) override {
-      T result = identity;
-      for (int level = 0; level < 64; ++level)
-        if (used[level]) result = combine(levels[level], result);
+      const T result = reduce_finish(levels, used, identity, combine);
       std::memcpy(out, &result, sizeof(T));
     }
     std::unique_ptr<Accumulator> fresh() const override { return std::make_unique<Pairwise>(combine, identity); }
@@ -586,6 +567,29 @@ private:
   std::vector<Stride> stride_; // of each instruction's column as last computed
 };
 
+// The compiled code LAZYFUSE_CPU_CODEGEN chooses for this launch (runtime/LlvmCodegen.h), or null: interpret it.
+CompiledKernel compiled_code(const KernelIR& ir, const KernelArgs& args) {
+  const std::string& mode = config::snapshot().cpu_codegen;
+  if (mode == "interpreter") return nullptr;
+  if (mode == "llvm") {
+    if (!llvm_codegen_built())
+      throw Error("LAZYFUSE_CPU_CODEGEN=llvm: this build has no LLVM code generator (" + cpu_codegen_description() +
+                  "); use auto or interpreter");
+    return llvm_compiled_kernel(ir);
+  }
+  if (!llvm_codegen_built()) return nullptr;
+  // Elements a run reads or writes: the output's, or every reduced element of every outer one.
+  std::int64_t work = args.n;
+  for (const Instr& in : ir.code)
+    if (in.op == IrOp::LoopBegin)
+      work = std::max(work, args.n * args.params[std::size_t(ir.code[std::size_t(in.a)].slot)].i);
+  if (work < kMinCompiledElements && !llvm_kernel_cached(ir)) {
+    count_interpreted(true);
+    return nullptr;
+  }
+  return llvm_compiled_kernel(ir);
+}
+
 } // namespace
 
 void run_on_cpu(const KernelIR& ir, const KernelArgs& args, int threads) {
@@ -597,6 +601,34 @@ void run_on_cpu(const KernelIR& ir, const KernelArgs& args, int threads) {
     pool.parallel_for(args.n, grain, threads, [&](std::int64_t b, std::int64_t e) { Interpreter(ir, args).run(b, e); });
     scan_in_place(ir, args, threads);
     return;
+  }
+  if (CompiledKernel fn = compiled_code(ir, args)) {
+    std::vector<CompiledParam> params;
+    compiled_params(ir, args, params);
+    auto run_range = [&](std::int64_t b, std::int64_t e) {
+      fn(args.inputs.data(), args.outputs.data(), params.data(), b, e);
+    };
+    if (ir.schedule == codegen::Schedule::Elementwise) {
+      // The interpreter's split: whole columns, at least kMinParallelWork elements, about four ranges per thread.
+      std::int64_t grain = std::max((args.n + 4 * threads - 1) / (4 * threads), kMinParallelWork);
+      grain = (grain + kChunk - 1) / kChunk * kChunk;
+      pool.parallel_for(args.n, grain, threads, run_range);
+      return;
+    }
+    // Reductions: the outer elements split over the threads as the interpreter splits them. (Compiled code runs
+    // each loop on one thread; the interpreter's split of one long loop over the threads, below, gives the same
+    // bits.)
+    const std::int64_t reduced = Interpreter(ir, args).longest_loop();
+    if (threads == 1 || args.n * std::max<std::int64_t>(reduced, 1) < kMinParallelWork) {
+      run_range(0, args.n);
+      return;
+    }
+    if (args.n >= 8 * std::int64_t(threads) || reduced < 2 * kBlockColumns * kChunk) {
+      const std::int64_t per_thread = (args.n + 4 * threads - 1) / (4 * threads);
+      const std::int64_t grain = std::max(per_thread, kMinParallelWork / std::max<std::int64_t>(reduced, 1));
+      pool.parallel_for(args.n, grain, threads, run_range);
+      return;
+    }
   }
   if (ir.schedule != codegen::Schedule::Elementwise) {
     Interpreter outer(ir, args);

@@ -4,6 +4,7 @@
 #include "runtime/CpuBackend.h"
 #include "runtime/Executor.h"
 #include "runtime/HostPool.h"
+#include "runtime/LlvmCodegen.h"
 
 #include <lazyfuse/error.hpp>
 
@@ -60,6 +61,7 @@ public:
   void forget_kernels() override {
     std::lock_guard lock(mutex_);
     seen_.clear();
+    llvm_forget_kernels();
   }
 
 private:

@@ -82,6 +82,15 @@ TEST(LazyfuseInfo, ExitsZeroAndListsEverySetting) {
   EXPECT_TRUE(contains(cpu[0], "BLAS") || contains(cpu[0], "blocked loop")) << cpu[0];
 }
 
+// The CPU code generator in use and why: "llvm (LLVM 19...)" or "interpreter (reason)".
+TEST(LazyfuseInfo, ShowsTheCpuCodeGenerator) {
+  const InfoRun r = run_info();
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto lines = lines_starting_with(r.out, "kernels on the host");
+  ASSERT_EQ(lines.size(), 1u) << r.out;
+  EXPECT_TRUE(contains(lines[0], "llvm (LLVM ") || contains(lines[0], "interpreter (")) << lines[0];
+}
+
 TEST(LazyfuseInfo, ShowsTheBackendInUse) {
   const std::string expected = lazyfuse::backend() == lazyfuse::Backend::Cuda ? "cuda" : "cpu";
   const InfoRun r = run_info();

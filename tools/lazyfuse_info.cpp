@@ -10,6 +10,7 @@
 #include "runtime/CublasLt.h"
 #include "runtime/CudaApi.h"
 #include "runtime/DiskCache.h"
+#include "runtime/LlvmCodegen.h"
 #include "runtime/MemoryPool.h"
 
 #include <lazyfuse/config.hpp>
@@ -95,6 +96,8 @@ void print_backend() {
   }
   row("in use", text);
   row("requested", config::snapshot().backend + " (LAZYFUSE_BACKEND)");
+  // How the CPU backend runs kernels: the LLVM code generator or the interpreter, and why (LAZYFUSE_CPU_CODEGEN).
+  row("kernels on the host", lazyfuse::runtime::cpu_codegen_description());
 }
 
 void print_cuda() {

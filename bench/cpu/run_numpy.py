@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """NumPy on bench_cpu's workloads, and (with --bench) bench_cpu itself in the same run: one Markdown table.
 --bench LABEL=PATH may be given more than once (a build of another commit, say): one column each, run in order.
+--setting LABEL:NAME=VALUE sets a LAZYFUSE_* setting in the environment of LABEL's run (repeatable), e.g. two columns
+of one build with LAZYFUSE_CPU_CODEGEN=interpreter and =llvm.
 
 Each NumPy row is timed as Google Benchmark times bench_cpu's: repetitions of at least --min-time seconds of calls
 each, the mean call time per repetition, the median over --repetitions. Inputs are uniform in [-2, 2] float32, as
@@ -67,9 +69,11 @@ def time_numpy(call, arg, repetitions, min_time):
     return means
 
 
-def run_bench(path, repetitions, min_time):
+def run_bench(path, repetitions, min_time, settings):
+    env = dict(os.environ, **settings)
     out = subprocess.run([path, f"--benchmark_repetitions={repetitions}", f"--benchmark_min_time={min_time}",
-                          "--benchmark_format=json"], check=True, capture_output=True, text=True).stdout
+                          "--benchmark_format=json", "--benchmark_filter=-BM_ColdCompile"], check=True,
+                         capture_output=True, text=True, env=env).stdout
     runs = {}
     for b in json.loads(out)["benchmarks"]:
         if b.get("run_type") != "iteration":
@@ -88,14 +92,22 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--bench", action="append", default=[], metavar="LABEL=PATH",
                    help="a built bench_cpu and its column's label; repeatable")
+    p.add_argument("--setting", action="append", default=[], metavar="LABEL:NAME=VALUE",
+                   help="a setting in the environment of LABEL's run; repeatable")
     p.add_argument("--repetitions", type=int, default=5)
     p.add_argument("--min-time", type=float, default=0.3)
     args = p.parse_args()
 
+    settings = {}
+    for spec in args.setting:
+        label, _, assignment = spec.partition(":")
+        name, _, value = assignment.partition("=")
+        settings.setdefault(label, {})[name] = value
     benches = []
     for spec in args.bench:
         label, _, path = spec.rpartition("=")
-        benches.append((label or "lazyfuse CPU", run_bench(path, args.repetitions, args.min_time)))
+        label = label or "lazyfuse CPU"
+        benches.append((label, run_bench(path, args.repetitions, args.min_time, settings.get(label, {}))))
     print(f"NumPy {np.__version__}, {os.cpu_count()} CPUs; median of {args.repetitions} (min-max), ms")
     for label, runs in benches:
         if "BM_StreamSum/16777216" in runs:

@@ -1,0 +1,949 @@
+// The LLVM CPU code generator (runtime/LlvmCodegen.h): kernel IR lowered to LLVM IR, linked with the op library's
+// bitcode, optimized at -O3 for the host CPU and compiled by ORC's LLJIT.
+#include "runtime/LlvmCodegen.h"
+#include "runtime/ReduceTree.h"
+
+#include "graph/Assert.h"
+#include "graph/Config.h"
+#include "graph/HostOps.h"
+#include "graph/Ops.h"
+
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Config/llvm-config.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+
+// The op library's bitcode (runtime/LlvmOpLibrary.cc, embedded by cmake/EmbedBitcode.cmake).
+extern const unsigned char lazyfuse_llvm_op_library[];
+extern const std::size_t lazyfuse_llvm_op_library_size;
+
+namespace lazyfuse::runtime {
+
+using codegen::Instr;
+using codegen::IrOp;
+using codegen::KernelIR;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string ms(Clock::duration d) {
+  return std::to_string(std::chrono::duration<double, std::milli>(d).count()) + " ms";
+}
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// ---- What the generator handles ----
+
+bool unary_defined(graph::UnaryOp op, DType t) {
+  switch (op) {
+#define LAZYFUSE_UNARY(Enum, name, rule, cost)                                                                         \
+  case graph::UnaryOp::Enum:                                                                                           \
+    return graph::visit_opmath_type(t, [&]<class T>() {                                                                \
+      return requires(T x) {                                                                                           \
+        lazyfuse_opmath::lf_##name(x);                                                                                 \
+      };                                                                                                               \
+    });
+#include <lazyfuse/ops.def>
+  }
+  return false;
+}
+
+bool binary_defined(graph::BinaryOp op, DType t) {
+  switch (op) {
+#define LAZYFUSE_BINARY(Enum, name, rule, cost)                                                                        \
+  case graph::BinaryOp::Enum:                                                                                          \
+    return graph::visit_opmath_type(t, [&]<class T>() {                                                                \
+      return requires(T x) {                                                                                           \
+        lazyfuse_opmath::lf_##name(x, x);                                                                              \
+      };                                                                                                               \
+    });
+#include <lazyfuse/ops.def>
+  }
+  return false;
+}
+
+const char* unary_name(graph::UnaryOp op) {
+  switch (op) {
+#define LAZYFUSE_UNARY(Enum, name, rule, cost)                                                                         \
+  case graph::UnaryOp::Enum: {                                                                                         \
+    return #name;                                                                                                      \
+  }
+#include <lazyfuse/ops.def>
+  }
+  return nullptr;
+}
+
+const char* binary_name(graph::BinaryOp op) {
+  switch (op) {
+#define LAZYFUSE_BINARY(Enum, name, rule, cost)                                                                        \
+  case graph::BinaryOp::Enum: {                                                                                        \
+    return #name;                                                                                                      \
+  }
+#include <lazyfuse/ops.def>
+  }
+  return nullptr;
+}
+
+// Why the generator leaves `ir` to the interpreter, or "" when it lowers it. Every IrOp it does not know (including
+// ones added after it) lands here through the switch's default: never a wrong answer.
+std::string unsupported_reason(const KernelIR& ir) {
+  const bool reduction = ir.schedule != codegen::Schedule::Elementwise;
+  int open_loop = -1; // the loop being read (loops do not nest)
+  for (const Instr& in : ir.code) {
+    switch (in.op) {
+    case IrOp::LinearIndex:
+    case IrOp::LoadLinear:
+      if (reduction) return "a linear index in a reduction kernel";
+      break;
+    case IrOp::Store:
+      if (open_loop >= 0) return "a store inside a loop";
+      break;
+    case IrOp::OuterIndex:
+    case IrOp::Result:
+      if (!reduction) return "a reduction instruction in an elementwise kernel";
+      break;
+    case IrOp::LoopBegin:
+      if (!reduction || open_loop >= 0) return "nested loops";
+      open_loop = in.slot;
+      break;
+    case IrOp::LoopEnd:
+      if (open_loop != in.slot) return "a loop end without its begin";
+      open_loop = -1;
+      break;
+    case IrOp::Accumulate:
+    case IrOp::StoreAt:
+      if (open_loop < 0) return "a loop instruction outside a loop";
+      break;
+    case IrOp::IndexParam:
+    case IrOp::IndexConst:
+    case IrOp::IAdd:
+    case IrOp::ISub:
+    case IrOp::IMul:
+    case IrOp::IDiv:
+    case IrOp::IMod:
+    case IrOp::Coord:
+    case IrOp::ILt:
+    case IrOp::IGe:
+    case IrOp::IEq:
+    case IrOp::PAnd:
+    case IrOp::Load:
+    case IrOp::ScalarParam:
+    case IrOp::IndexToValue:
+    case IrOp::Cast:
+    case IrOp::Select: break;
+    case IrOp::Unary:
+      if (!unary_name(graph::UnaryOp(in.fn)) || !unary_defined(graph::UnaryOp(in.fn), ir.code[std::size_t(in.a)].dtype))
+        return "an undefined unary op";
+      break;
+    case IrOp::Binary:
+      if (!binary_name(graph::BinaryOp(in.fn)) ||
+          !binary_defined(graph::BinaryOp(in.fn), ir.code[std::size_t(in.a)].dtype))
+        return "an undefined binary op";
+      break;
+    default: return std::string("IrOp ") + codegen::ir_op_name(in.op);
+    }
+  }
+  if (open_loop >= 0) return "a loop without its end";
+  return "";
+}
+
+bool is_arg_reduction(graph::ReduceOp op) {
+  switch (op) {
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost)                                                           \
+  case graph::ReduceOp::Enum: {                                                                                        \
+    return std::string_view(#kind) == "Arg";                                                                           \
+  }
+#include <lazyfuse/ops.def>
+  }
+  return false;
+}
+
+const char* reduce_name(graph::ReduceOp op) {
+  switch (op) {
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost)                                                           \
+  case graph::ReduceOp::Enum: {                                                                                        \
+    return #name;                                                                                                      \
+  }
+#include <lazyfuse/ops.def>
+  }
+  return "?";
+}
+
+// ---- The reductions' host functions ----
+
+// A reduction's column fold, finish and the arg reductions' steps: the interpreter's own template code
+// (runtime/ReduceTree.h, lf_<op>_combine / lf_<op>_better), compiled here by the host compiler and called by the
+// kernels (once per column of kReduceColumn elements, so the call costs nothing) instead of being inlined into every
+// module, which tripled compile times. Named lfhost_reduce_fold_<op>_<type>, lfhost_reduce_finish_<op>_<type>,
+// lfhost_arg_init_<op>_<type>, lfhost_arg_fold_<op>_<type>; registered as absolute symbols of the JIT.
+template <class T, class Combine> void host_fold(const void* column, int len, void* levels, void* used) {
+  constexpr Combine combine{};
+  reduce_carry(static_cast<T*>(levels), static_cast<bool*>(used),
+               reduce_column(static_cast<const T*>(column), len, combine), 0, combine);
+}
+template <class T, class Combine, T (*Identity)()> void host_finish(const void* levels, const void* used, void* out) {
+  const T result = reduce_finish(static_cast<const T*>(levels), static_cast<const bool*>(used), Identity(), Combine{});
+  std::memcpy(out, &result, sizeof result);
+}
+template <class T, T (*Identity)()> void host_arg_init(void* best, void* best_index) {
+  const T identity = Identity();
+  const std::int64_t none = INT64_MAX;
+  std::memcpy(best, &identity, sizeof identity);
+  std::memcpy(best_index, &none, sizeof none);
+}
+template <class T, class Better>
+void host_arg_fold(const void* column, const void* index, int len, void* best, void* best_index) {
+  const T* v = static_cast<const T*>(column);
+  const std::int64_t* idx = static_cast<const std::int64_t*>(index);
+  T b;
+  std::int64_t bi;
+  std::memcpy(&b, best, sizeof b);
+  std::memcpy(&bi, best_index, sizeof bi);
+  for (int e = 0; e < len; ++e)
+    if (Better{}(v[e], idx[e], b, bi)) b = v[e], bi = idx[e];
+  std::memcpy(best, &b, sizeof b);
+  std::memcpy(best_index, &bi, sizeof bi);
+}
+
+// Every reduction's host functions, by symbol name.
+std::vector<std::pair<std::string, void*>> reduction_host_functions() {
+  std::vector<std::pair<std::string, void*>> out;
+  auto add = [&](std::string name, auto* fn) { out.emplace_back(std::move(name), reinterpret_cast<void*>(fn)); };
+  for (DType t : {
+#define LAZYFUSE_DTYPE(Enum, name, host_type, kernel_type, kernel_c_type, kind, bits) DType::Enum,
+#include <lazyfuse/dtypes.def>
+       }) {
+    const std::string type(dtype_name(t));
+    graph::visit_opmath_type(t, [&]<class T>() {
+#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost)                                                           \
+  if constexpr (graph::ReduceRule::rule != graph::ReduceRule::Logical || std::is_same_v<T, bool>) {                    \
+    LFJIT_HOST_##kind(name)                                                                                            \
+  }
+#define LFJIT_HOST_Combine(name)                                                                                       \
+  struct name##_combine {                                                                                              \
+    T operator()(T a, T b) const { return lazyfuse_opmath::lf_##name##_combine(a, b); }                                \
+  };                                                                                                                   \
+  add("lfhost_reduce_fold_" #name "_" + type, &host_fold<T, name##_combine>);                                          \
+  add("lfhost_reduce_finish_" #name "_" + type,                                                                        \
+      &host_finish<T, name##_combine, &lazyfuse_opmath::lf_##name##_identity<T>>);
+#define LFJIT_HOST_Arg(name)                                                                                           \
+  struct name##_better {                                                                                               \
+    bool operator()(T v, std::int64_t i, T b, std::int64_t j) const {                                                  \
+      return lazyfuse_opmath::lf_##name##_better(v, i, b, j);                                                          \
+    }                                                                                                                  \
+  };                                                                                                                   \
+  add("lfhost_arg_init_" #name "_" + type, &host_arg_init<T, &lazyfuse_opmath::lf_##name##_identity<T>>);              \
+  add("lfhost_arg_fold_" #name "_" + type, &host_arg_fold<T, name##_better>);
+#include <lazyfuse/ops.def>
+#undef LFJIT_HOST_Combine
+#undef LFJIT_HOST_Arg
+    });
+  }
+  return out;
+}
+
+// ---- Lowering ----
+
+class Lowering {
+public:
+  Lowering(const KernelIR& ir, llvm::Module& module, const std::string& name)
+      : ir_(ir), module_(module), ctx_(module.getContext()), b_(ctx_) {
+    i1_ = llvm::Type::getInt1Ty(ctx_);
+    i8_ = llvm::Type::getInt8Ty(ctx_);
+    i64_ = llvm::Type::getInt64Ty(ctx_);
+    ptr_ = llvm::PointerType::get(ctx_, 0);
+    auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr_, ptr_, ptr_, i64_, i64_}, false);
+    fn_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module_);
+  }
+
+  llvm::Function* function() const { return fn_; }
+
+  void lower() {
+    llvm::Argument* args = fn_->arg_begin();
+    llvm::Value *inputs = args + 0, *outputs = args + 1, *params = args + 2, *begin = args + 3, *end = args + 4;
+    auto* entry = llvm::BasicBlock::Create(ctx_, "entry", fn_);
+    auto* preheader = llvm::BasicBlock::Create(ctx_, "preheader", fn_);
+    auto* loop = llvm::BasicBlock::Create(ctx_, "loop", fn_);
+    auto* exit = llvm::BasicBlock::Create(ctx_, "exit", fn_);
+    b_.SetInsertPoint(entry);
+    entry_ = entry;
+    preheader_ = preheader;
+    b_.CreateCondBr(b_.CreateICmpSLT(begin, end), preheader, exit);
+
+    const std::size_t n = ir_.code.size();
+    values_.assign(n, nullptr);
+    invariant_.assign(n, false);
+    for (std::size_t id = 0; id < n; ++id) invariant_[id] = is_invariant(id);
+
+    // Everything that does not depend on the element: parameters, buffer addresses, Coord's divisors, and the values
+    // computed from them only (evaluated once per range, as the CUDA printer hoists them).
+    b_.SetInsertPoint(preheader);
+    input_ptrs_.resize(ir_.inputs.size());
+    for (std::size_t s = 0; s < ir_.inputs.size(); ++s)
+      input_ptrs_[s] = b_.CreateLoad(ptr_, b_.CreateConstGEP1_64(ptr_, inputs, s));
+    output_ptrs_.resize(ir_.outputs.size());
+    for (std::size_t s = 0; s < ir_.outputs.size(); ++s)
+      output_ptrs_[s] = b_.CreateLoad(ptr_, b_.CreateConstGEP1_64(ptr_, outputs, s));
+    params_ = params;
+    for (std::size_t id = 0; id < n; ++id)
+      if (invariant_[id]) values_[id] = emit(id, nullptr);
+    b_.CreateBr(loop);
+
+    b_.SetInsertPoint(loop);
+    llvm::PHINode* i = b_.CreatePHI(i64_, 2, "i");
+    i->addIncoming(begin, preheader);
+    if (ir_.schedule == codegen::Schedule::Elementwise) {
+      for (std::size_t id = 0; id < n; ++id)
+        if (!invariant_[id]) values_[id] = emit(id, i);
+    } else {
+      // i is the outer index; the instructions run in order, a loop at a time.
+      for (std::size_t id = 0; id < n; ++id) {
+        if (invariant_[id]) continue;
+        const Instr& in = ir_.code[id];
+        if (in.op == IrOp::LoopBegin)
+          id = lower_loop(id);
+        else if (in.op == IrOp::OuterIndex)
+          values_[id] = i;
+        else
+          values_[id] = emit(id, i);
+      }
+    }
+    llvm::Value* next = b_.CreateAdd(i, b_.getInt64(1));
+    i->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateCondBr(b_.CreateICmpSLT(next, end), loop, exit);
+
+    b_.SetInsertPoint(exit);
+    b_.CreateRetVoid();
+  }
+
+private:
+  // One Accumulate of a loop: its column of values (and indices) and its state, in stack slots.
+  struct Acc {
+    std::size_t id;
+    bool arg;
+    llvm::Type* type;
+    llvm::AllocaInst *column, *index, *levels, *used, *best, *best_index;
+    std::string suffix; // "<op>_<type>"
+  };
+
+  // Lowers the loop starting at `begin` (in the interpreter's order: columns of kReduceColumn elements, each folded by
+  // the host's tree functions, runtime/ReduceTree.h); returns the position of its LoopEnd.
+  std::size_t lower_loop(std::size_t begin) {
+    const auto& code = ir_.code;
+    const Instr& head = code[begin];
+    std::size_t end = begin + 1;
+    while (!(code[end].op == IrOp::LoopEnd && code[end].slot == head.slot)) ++end;
+    llvm::Type* i32 = b_.getInt32Ty();
+    std::vector<Acc> accs;
+    for (std::size_t k = begin + 1; k < end; ++k) {
+      const Instr& in = code[k];
+      if (in.op != IrOp::Accumulate) continue;
+      Acc a{};
+      a.id = k;
+      a.arg = is_arg_reduction(graph::ReduceOp(in.fn));
+      a.type = value_type(in.dtype);
+      a.suffix = std::string(reduce_name(graph::ReduceOp(in.fn))) + "_" + std::string(dtype_name(in.dtype));
+      a.column = entry_alloca(llvm::ArrayType::get(a.type, kReduceColumn));
+      if (a.arg) {
+        a.index = entry_alloca(llvm::ArrayType::get(i64_, kReduceColumn));
+        a.best = entry_alloca(a.type);
+        a.best_index = entry_alloca(i64_);
+        void_call("lfhost_arg_init_" + a.suffix, {a.best, a.best_index});
+      } else {
+        a.levels = entry_alloca(llvm::ArrayType::get(a.type, 64));
+        a.used = entry_alloca(llvm::ArrayType::get(i8_, 64));
+        b_.CreateMemSet(a.used, b_.getInt8(0), 64, llvm::MaybeAlign(1));
+      }
+      accs.push_back(a);
+    }
+    llvm::Value* n = values_[std::size_t(head.a)];
+    auto* columns = llvm::BasicBlock::Create(ctx_, "columns", fn_);
+    auto* elements = llvm::BasicBlock::Create(ctx_, "elements", fn_);
+    auto* fold = llvm::BasicBlock::Create(ctx_, "fold", fn_);
+    auto* done = llvm::BasicBlock::Create(ctx_, "loop_done", fn_);
+    llvm::BasicBlock* before = b_.GetInsertBlock();
+    b_.CreateCondBr(b_.CreateICmpSGT(n, b_.getInt64(0)), columns, done);
+
+    b_.SetInsertPoint(columns);
+    llvm::PHINode* c0 = b_.CreatePHI(i64_, 2, "c0");
+    c0->addIncoming(b_.getInt64(0), before);
+    llvm::Value* left = b_.CreateSub(n, c0);
+    llvm::Value* len =
+        b_.CreateSelect(b_.CreateICmpSLT(left, b_.getInt64(kReduceColumn)), left, b_.getInt64(kReduceColumn));
+    b_.CreateBr(elements);
+
+    b_.SetInsertPoint(elements);
+    llvm::PHINode* e = b_.CreatePHI(i64_, 2, "e");
+    e->addIncoming(b_.getInt64(0), columns);
+    values_[begin] = b_.CreateAdd(c0, e); // the reduced index r
+    for (std::size_t k = begin + 1; k < end; ++k) {
+      if (invariant_[k]) continue;
+      const Instr& in = code[k];
+      if (in.op == IrOp::Accumulate) {
+        const Acc& a = *std::find_if(accs.begin(), accs.end(), [&](const Acc& x) { return x.id == k; });
+        b_.CreateStore(as_value(in.a), b_.CreateGEP(a.type, a.column, e));
+        if (a.arg) b_.CreateStore(value(in.b), b_.CreateGEP(i64_, a.index, e));
+      } else if (in.op == IrOp::StoreAt) {
+        llvm::Type* t = value_type(in.dtype);
+        b_.CreateAlignedStore(as_value(in.b), b_.CreateGEP(t, output_ptrs_[std::size_t(in.slot)], value(in.a)),
+                              align_of(in.dtype));
+      } else {
+        values_[k] = emit(k, nullptr);
+      }
+    }
+    llvm::Value* e_next = b_.CreateAdd(e, b_.getInt64(1));
+    e->addIncoming(e_next, b_.GetInsertBlock());
+    b_.CreateCondBr(b_.CreateICmpSLT(e_next, len), elements, fold);
+
+    b_.SetInsertPoint(fold);
+    llvm::Value* len32 = b_.CreateTrunc(len, i32);
+    for (const Acc& a : accs) {
+      if (a.arg)
+        void_call("lfhost_arg_fold_" + a.suffix, {a.column, a.index, len32, a.best, a.best_index});
+      else
+        void_call("lfhost_reduce_fold_" + a.suffix, {a.column, len32, a.levels, a.used});
+    }
+    llvm::Value* c_next = b_.CreateAdd(c0, b_.getInt64(kReduceColumn));
+    c0->addIncoming(c_next, fold);
+    b_.CreateCondBr(b_.CreateICmpSLT(c_next, n), columns, done);
+
+    b_.SetInsertPoint(done);
+    for (const Acc& a : accs) {
+      const auto slot = std::size_t(code[a.id].slot);
+      if (results_.size() <= slot) results_.resize(slot + 1, nullptr);
+      if (a.arg) {
+        // The index of the best element; 0 when there was none (an empty reduction).
+        results_[slot] = entry_alloca(i64_);
+        llvm::Value* bi = b_.CreateLoad(i64_, a.best_index);
+        b_.CreateStore(b_.CreateSelect(b_.CreateICmpEQ(bi, b_.getInt64(INT64_MAX)), b_.getInt64(0), bi),
+                       results_[slot]);
+      } else {
+        results_[slot] = entry_alloca(a.type);
+        void_call("lfhost_reduce_finish_" + a.suffix, {a.levels, a.used, results_[slot]});
+      }
+    }
+    return end;
+  }
+
+  void void_call(const std::string& name, const std::vector<llvm::Value*>& args) {
+    std::vector<llvm::Type*> types;
+    for (llvm::Value* v : args) types.push_back(v->getType());
+    b_.CreateCall(module_.getOrInsertFunction(name, llvm::FunctionType::get(b_.getVoidTy(), types, false)), args);
+  }
+
+  bool is_invariant(std::size_t id) const {
+    const Instr& in = ir_.code[id];
+    switch (in.op) {
+    case IrOp::IndexParam:
+    case IrOp::IndexConst:
+    case IrOp::ScalarParam: return true;
+    case IrOp::LinearIndex:
+    case IrOp::Load:
+    case IrOp::LoadLinear:
+    case IrOp::Store:
+    case IrOp::OuterIndex:
+    case IrOp::LoopBegin:
+    case IrOp::LoopEnd:
+    case IrOp::Accumulate:
+    case IrOp::Result:
+    case IrOp::StoreAt: return false;
+    default: break;
+    }
+    for (int operand : {in.a, in.b, in.c})
+      if (operand >= 0 && !invariant_[std::size_t(operand)]) return false;
+    return true;
+  }
+
+  // The LLVM type of a value of `t` (its op-math type's layout; bool as a byte, the half types as their bits).
+  llvm::Type* value_type(DType t) {
+    switch (t) {
+    case DType::Bool:
+    case DType::Int8:
+    case DType::UInt8: return i8_;
+    case DType::Int16:
+    case DType::UInt16:
+    case DType::Float16:
+    case DType::BFloat16: return llvm::Type::getInt16Ty(ctx_);
+    case DType::Int32:
+    case DType::UInt32: return llvm::Type::getInt32Ty(ctx_);
+    case DType::Int64:
+    case DType::UInt64: return i64_;
+    case DType::Float32: return llvm::Type::getFloatTy(ctx_);
+    case DType::Float64: return llvm::Type::getDoubleTy(ctx_);
+    case DType::Complex64: {
+      llvm::Type* f = llvm::Type::getFloatTy(ctx_);
+      return llvm::StructType::get(ctx_, {f, f});
+    }
+    case DType::Complex128: {
+      llvm::Type* d = llvm::Type::getDoubleTy(ctx_);
+      return llvm::StructType::get(ctx_, {d, d});
+    }
+    }
+    LAZYFUSE_ASSERT(false, "value_type: not a DType of the type table");
+    return nullptr;
+  }
+  static llvm::Align align_of(DType t) { return llvm::Align(is_complex(t) ? itemsize(t) / 2 : itemsize(t)); }
+
+  DType type_of(int id) const { return ir_.code[std::size_t(id)].dtype; }
+  bool is_predicate(int id) const { return codegen::is_predicate_op(ir_.code[std::size_t(id)].op); }
+  llvm::Value* value(int id) const { return values_[std::size_t(id)]; }
+
+  // A bool operand as an i1: predicates are i1 already; bool values are bytes.
+  llvm::Value* condition(int id) {
+    llvm::Value* v = value(id);
+    return v->getType() == i1_ ? v : b_.CreateICmpNE(v, llvm::ConstantInt::get(v->getType(), 0));
+  }
+  // An operand as a value of its dtype's layout: a predicate read as a bool value becomes a byte.
+  llvm::Value* as_value(int id) {
+    llvm::Value* v = value(id);
+    return v->getType() == i1_ ? b_.CreateZExt(v, i8_) : v;
+  }
+
+  // A call of the op library's `name` on values `operands`, its result of type `result`: through stack slots, the
+  // library's uniform signature; after inlining, SROA leaves plain values.
+  llvm::Value* call(const std::string& name, const std::vector<llvm::Value*>& operands, llvm::Type* result) {
+    std::vector<llvm::Type*> params(operands.size() + 1, ptr_);
+    llvm::FunctionCallee callee =
+        module_.getOrInsertFunction(name, llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), params, false));
+    std::vector<llvm::Value*> args;
+    for (llvm::Value* operand : operands) {
+      llvm::AllocaInst* slot = entry_alloca(operand->getType());
+      b_.CreateStore(operand, slot);
+      args.push_back(slot);
+    }
+    llvm::AllocaInst* out = entry_alloca(result);
+    args.push_back(out);
+    b_.CreateCall(callee, args);
+    return b_.CreateLoad(result, out);
+  }
+  llvm::AllocaInst* entry_alloca(llvm::Type* t) {
+    llvm::IRBuilder<> at(entry_, entry_->getFirstInsertionPt());
+    llvm::AllocaInst* slot = at.CreateAlloca(t);
+    // The host's types may be aligned beyond their LLVM layout (lf_c128 is alignas(16)): the host functions that
+    // read these slots assume it.
+    if (slot->getAlign() < llvm::Align(32)) slot->setAlignment(llvm::Align(32));
+    return slot;
+  }
+
+  llvm::Value* param_record(int slot_instr, llvm::Type* t) {
+    llvm::Value* address =
+        b_.CreateConstGEP1_64(llvm::ArrayType::get(i8_, sizeof(CompiledParam)), params_, std::uint64_t(slot_instr));
+    return b_.CreateAlignedLoad(t, address, llvm::Align(t == i64_ ? 8 : 1));
+  }
+  llvm::Value* index_param(int instr) { return param_record(instr, i64_); }
+
+  llvm::Value* guarded_div(llvm::Value* a, llvm::Value* b, bool remainder) {
+    // b ? a / b : 0 (and %), as the interpreter: the divisor replaced by 1 where it is 0, so nothing traps.
+    llvm::Value* zero = b_.getInt64(0);
+    llvm::Value* is_zero = b_.CreateICmpEQ(b, zero);
+    llvm::Value* safe = b_.CreateSelect(is_zero, b_.getInt64(1), b);
+    llvm::Value* q = remainder ? b_.CreateSRem(a, safe) : b_.CreateSDiv(a, safe);
+    return b_.CreateSelect(is_zero, zero, q);
+  }
+
+  llvm::Value* emit(std::size_t id, llvm::Value* i) {
+    const Instr& in = ir_.code[id];
+    switch (in.op) {
+    case IrOp::LinearIndex: return i;
+    case IrOp::IndexParam: return index_param(int(id));
+    case IrOp::IndexConst: return b_.getInt64(std::uint64_t(in.imm));
+    case IrOp::IAdd: return b_.CreateAdd(value(in.a), value(in.b));
+    case IrOp::ISub: return b_.CreateSub(value(in.a), value(in.b));
+    case IrOp::IMul: return b_.CreateMul(value(in.a), value(in.b));
+    case IrOp::IDiv: return guarded_div(value(in.a), value(in.b), false);
+    case IrOp::IMod: return guarded_div(value(in.a), value(in.b), true);
+    case IrOp::Coord: {
+      // Coordinate k: divide by the dimensions after it, then reduce modulo its own (not for the first).
+      const auto& dims = ir_.unravels[std::size_t(in.slot)];
+      llvm::Value* after = b_.getInt64(1);
+      {
+        // The divisors do not depend on the element: computed in the preheader.
+        llvm::IRBuilder<> pre(ctx_);
+        if (b_.GetInsertBlock() == preheader_)
+          pre.SetInsertPoint(preheader_);
+        else
+          pre.SetInsertPoint(preheader_->getTerminator());
+        for (std::size_t d = dims.size(); d-- > std::size_t(in.imm) + 1;)
+          after = pre.CreateMul(after, values_[std::size_t(dims[d])]);
+      }
+      llvm::Value* t = guarded_div(value(in.a), after, false);
+      if (in.imm == 0) return t;
+      return guarded_div(t, values_[std::size_t(dims[std::size_t(in.imm)])], true);
+    }
+    case IrOp::ILt: return b_.CreateICmpSLT(value(in.a), value(in.b));
+    case IrOp::IGe: return b_.CreateICmpSGE(value(in.a), value(in.b));
+    case IrOp::IEq: return b_.CreateICmpEQ(value(in.a), value(in.b));
+    case IrOp::PAnd: return b_.CreateAnd(condition(in.a), condition(in.b));
+    case IrOp::Load: {
+      llvm::Type* t = value_type(in.dtype);
+      llvm::Value* base = input_ptrs_[std::size_t(in.slot)];
+      if (in.b < 0) return b_.CreateAlignedLoad(t, b_.CreateGEP(t, base, value(in.a)), align_of(in.dtype));
+      // Only where the predicate holds (else 0): the address may be out of bounds elsewhere.
+      llvm::Value* pred = condition(in.b);
+      llvm::BasicBlock* from = b_.GetInsertBlock();
+      auto* then = llvm::BasicBlock::Create(ctx_, "load", fn_);
+      auto* merge = llvm::BasicBlock::Create(ctx_, "loaded", fn_);
+      b_.CreateCondBr(pred, then, merge);
+      b_.SetInsertPoint(then);
+      llvm::Value* loaded = b_.CreateAlignedLoad(t, b_.CreateGEP(t, base, value(in.a)), align_of(in.dtype));
+      b_.CreateBr(merge);
+      b_.SetInsertPoint(merge);
+      llvm::PHINode* phi = b_.CreatePHI(t, 2);
+      phi->addIncoming(loaded, then);
+      phi->addIncoming(llvm::Constant::getNullValue(t), from);
+      return phi;
+    }
+    case IrOp::LoadLinear: {
+      llvm::Type* t = value_type(in.dtype);
+      return b_.CreateAlignedLoad(t, b_.CreateGEP(t, input_ptrs_[std::size_t(in.slot)], i), align_of(in.dtype));
+    }
+    case IrOp::ScalarParam: return param_record(int(id), value_type(in.dtype));
+    case IrOp::IndexToValue:
+      return call(std::string("lfjit_cast_") + std::string(dtype_name(in.dtype)) + "_int64", {value(in.a)},
+                  value_type(in.dtype));
+    case IrOp::Unary:
+      return call(std::string("lfjit_unary_") + unary_name(graph::UnaryOp(in.fn)) + "_" +
+                      std::string(dtype_name(type_of(in.a))),
+                  {as_value(in.a)}, value_type(in.dtype));
+    case IrOp::Binary:
+      return call(std::string("lfjit_binary_") + binary_name(graph::BinaryOp(in.fn)) + "_" +
+                      std::string(dtype_name(type_of(in.a))),
+                  {as_value(in.a), as_value(in.b)}, value_type(in.dtype));
+    case IrOp::Cast:
+      return call(std::string("lfjit_cast_") + std::string(dtype_name(in.dtype)) + "_" +
+                      std::string(dtype_name(type_of(in.a))),
+                  {as_value(in.a)}, value_type(in.dtype));
+    case IrOp::Select: return b_.CreateSelect(condition(in.a), as_value(in.b), as_value(in.c));
+    case IrOp::Result: return b_.CreateLoad(value_type(in.dtype), results_[std::size_t(in.slot)]);
+    case IrOp::Store: {
+      llvm::Type* t = value_type(in.dtype);
+      b_.CreateAlignedStore(as_value(in.a), b_.CreateGEP(t, output_ptrs_[std::size_t(in.slot)], i), align_of(in.dtype));
+      return nullptr;
+    }
+    default: break;
+    }
+    LAZYFUSE_ASSERT(false, "LLVM lowering of an IrOp unsupported_reason accepted");
+    return nullptr;
+  }
+
+  const KernelIR& ir_;
+  llvm::Module& module_;
+  llvm::LLVMContext& ctx_;
+  llvm::IRBuilder<> b_;
+  llvm::Function* fn_ = nullptr;
+  llvm::BasicBlock *entry_ = nullptr, *preheader_ = nullptr;
+  llvm::Type *i1_ = nullptr, *i8_ = nullptr, *i64_ = nullptr, *ptr_ = nullptr;
+  llvm::Value* params_ = nullptr;
+  std::vector<llvm::Value*> values_, input_ptrs_, output_ptrs_;
+  std::vector<bool> invariant_;
+  std::vector<llvm::AllocaInst*> results_; // reduction kernels: each accumulator's result, by slot
+};
+
+// ---- The JIT ----
+
+std::string to_string(llvm::Error error) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << error;
+  return os.str();
+}
+
+class Jit {
+public:
+  // Null with `error` set when the host target cannot be set up.
+  static Jit* instance(std::string& error) {
+    static std::once_flag once;
+    static std::unique_ptr<Jit> jit;
+    static std::string setup_error;
+    std::call_once(once, [] {
+      const auto t0 = Clock::now();
+      jit = std::unique_ptr<Jit>(new Jit());
+      setup_error = jit->setup();
+      if (!setup_error.empty()) jit.reset();
+      setup_seconds().store(seconds_since(t0));
+    });
+    error = setup_error;
+    return jit.get();
+  }
+  static std::atomic<double>& setup_seconds() {
+    static std::atomic<double> s{0};
+    return s;
+  }
+
+  const std::string& cpu() const { return cpu_; }
+
+  // Compiles `ir` as function `name`; throws std::runtime_error with LLVM's message on failure.
+  CompiledKernel compile(const KernelIR& ir, const std::string& name) {
+    const auto t0 = Clock::now();
+    auto ctx = std::make_unique<llvm::LLVMContext>();
+    auto module = std::make_unique<llvm::Module>(name, *ctx);
+    module->setDataLayout(layout_);
+    module->setTargetTriple(triple_);
+    Lowering lowering(ir, *module, name);
+    lowering.lower();
+    llvm::Function* fn = lowering.function();
+    fn->addFnAttr("target-cpu", cpu_);
+    fn->addFnAttr("target-features", features_);
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+
+    // The op library: only the functions this kernel calls are read (a lazy module) and linked.
+    auto buffer = llvm::MemoryBuffer::getMemBuffer(
+        llvm::StringRef(reinterpret_cast<const char*>(lazyfuse_llvm_op_library), lazyfuse_llvm_op_library_size),
+        "lazyfuse-op-library", false);
+    auto library = llvm::getOwningLazyBitcodeModule(std::move(buffer), *ctx);
+    if (!library) throw std::runtime_error("reading the op library's bitcode: " + to_string(library.takeError()));
+    (*library)->setDataLayout(layout_);
+    (*library)->setTargetTriple(triple_);
+    if (llvm::Linker::linkModules(*module, std::move(*library), llvm::Linker::Flags::LinkOnlyNeeded))
+      throw std::runtime_error("linking the op library failed");
+    for (llvm::Function& f : *module)
+      if (!f.isDeclaration() && &f != fn) f.setLinkage(llvm::GlobalValue::InternalLinkage);
+    std::string verify;
+    llvm::raw_string_ostream verify_os(verify);
+    if (llvm::verifyModule(*module, &verify_os)) throw std::runtime_error("invalid module: " + verify_os.str());
+
+    const auto t_linked = Clock::now();
+    optimize(*module);
+    const auto t_optimized = Clock::now();
+
+    const std::string dylib_name = name + "_" + std::to_string(++modules_);
+    auto& dylib = [&]() -> llvm::orc::JITDylib& {
+      // One JITDylib per kernel: a name may repeat (a structure compiled again after forget) without clashing.
+      auto created = jit_->createJITDylib(dylib_name);
+      if (!created) throw std::runtime_error(to_string(created.takeError()));
+      created->addToLinkOrder(jit_->getMainJITDylib());
+      return *created;
+    }();
+    if (auto error = jit_->addIRModule(dylib, llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx))))
+      throw std::runtime_error(to_string(std::move(error)));
+    auto symbol = jit_->lookup(dylib, name);
+    if (!symbol) throw std::runtime_error(to_string(symbol.takeError()));
+    if (config::log_enabled("codegen"))
+      config::log("codegen", "llvm: " + name + ": lower+link " + ms(t_linked - t0) + ", optimize " +
+                                 ms(t_optimized - t_linked) + ", machine code " + ms(Clock::now() - t_optimized));
+    return symbol->toPtr<CompiledKernel>();
+  }
+
+private:
+  std::string setup() {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!builder) return to_string(builder.takeError());
+    builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+    // Every + - * / rounds, as in the interpreter (built with -ffp-contract=off): never fused into an FMA.
+    builder->getOptions().AllowFPOpFusion = llvm::FPOpFusion::Strict;
+    auto machine = builder->createTargetMachine();
+    if (!machine) return to_string(machine.takeError());
+    machine_ = std::move(*machine);
+    cpu_ = machine_->getTargetCPU().str();
+    features_ = machine_->getTargetFeatureString().str();
+    layout_ = machine_->createDataLayout();
+    triple_ = machine_->getTargetTriple().str();
+    auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(*builder).create();
+    if (!jit) return to_string(jit.takeError());
+    jit_ = std::move(*jit);
+    // The C library's math functions (expf, sin, ...) the op library calls: the process' own, the interpreter's.
+    auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(layout_.getGlobalPrefix());
+    if (!process) return to_string(process.takeError());
+    jit_->getMainJITDylib().addGenerator(std::move(*process));
+    llvm::orc::SymbolMap host;
+    for (const auto& [name, address] : reduction_host_functions())
+      host[jit_->mangleAndIntern(name)] =
+          llvm::orc::ExecutorSymbolDef(llvm::orc::ExecutorAddr(reinterpret_cast<std::uint64_t>(address)),
+                                       llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+    if (auto error = jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(host))))
+      return to_string(std::move(error));
+    return "";
+  }
+
+  void optimize(llvm::Module& module) {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb(machine_.get());
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cam, mam);
+    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    mpm.run(module, mam);
+  }
+
+  std::unique_ptr<llvm::TargetMachine> machine_;
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::string cpu_, features_, triple_;
+  llvm::DataLayout layout_{""};
+  std::uint64_t modules_ = 0;
+};
+
+// ---- The cache ----
+
+// The in-memory cache: compiled code by structure. The hash is the key; the structure itself is compared on a hit,
+// so that a hash collision compiles instead of running another kernel's code. The process' CPU and LLVM version are
+// fixed, so they are no part of an in-memory key.
+struct Entry {
+  KernelIR structure; // the IR without its analyses
+  CompiledKernel fn = nullptr;
+  std::string unsupported; // why it is interpreted ("" when fn is set), or the compile error
+};
+
+bool same_structure(const KernelIR& a, const KernelIR& b) {
+  return a.schedule == b.schedule && a.code == b.code && a.inputs == b.inputs && a.outputs == b.outputs &&
+         a.params == b.params && a.unravels == b.unravels && a.index32 == b.index32;
+}
+
+struct Cache {
+  std::mutex mutex; // held while compiling: one compile at a time
+  std::unordered_multimap<std::uint64_t, Entry> entries;
+  std::atomic<std::uint64_t> compiled{0}, hits{0}, unsupported{0}, small{0}, failures{0};
+  std::atomic<double> compile_seconds{0};
+};
+Cache& cache() {
+  static Cache* c = new Cache(); // never destroyed: compiled code may run during static destruction
+  return *c;
+}
+
+const Entry* find_locked(const KernelIR& ir) {
+  auto [first, last] = cache().entries.equal_range(ir.hash);
+  for (auto it = first; it != last; ++it)
+    if (same_structure(it->second.structure, ir)) return &it->second;
+  return nullptr;
+}
+
+} // namespace
+
+bool llvm_codegen_built() {
+  return true;
+}
+
+void llvm_forget_kernels() {
+  std::lock_guard lock(cache().mutex);
+  cache().entries.clear();
+}
+
+bool llvm_kernel_cached(const KernelIR& ir) {
+  std::lock_guard lock(cache().mutex);
+  const Entry* e = find_locked(ir);
+  return e && e->fn;
+}
+
+CompiledKernel llvm_compiled_kernel(const KernelIR& ir) {
+  Cache& c = cache();
+  std::lock_guard lock(c.mutex);
+  if (const Entry* e = find_locked(ir)) {
+    if (e->fn)
+      c.hits++;
+    else
+      c.unsupported++;
+    return e->fn;
+  }
+  Entry entry;
+  entry.structure.schedule = ir.schedule;
+  entry.structure.code = ir.code;
+  entry.structure.inputs = ir.inputs;
+  entry.structure.outputs = ir.outputs;
+  entry.structure.params = ir.params;
+  entry.structure.unravels = ir.unravels;
+  entry.structure.index32 = ir.index32;
+  entry.unsupported = unsupported_reason(ir);
+  if (entry.unsupported.empty()) {
+    std::string error;
+    if (Jit* jit = Jit::instance(error)) {
+      const auto t0 = Clock::now();
+      try {
+        entry.fn = jit->compile(ir, ir.name.empty() ? std::string("lf_kernel") : ir.name);
+        c.compiled++;
+        const double took = seconds_since(t0);
+        c.compile_seconds.store(c.compile_seconds.load() + took);
+        config::log("codegen", "llvm: compiled " + ir.name + " in " + std::to_string(took * 1e3) + " ms");
+      } catch (const std::exception& e) {
+        entry.unsupported = std::string("compile failed: ") + e.what();
+        c.failures++;
+      }
+    } else {
+      entry.unsupported = "JIT setup failed: " + error;
+      c.failures++;
+    }
+  }
+  if (!entry.fn) {
+    config::log("codegen", "llvm: " + ir.name + " interpreted (" + entry.unsupported + ")");
+    c.unsupported++;
+  }
+  CompiledKernel fn = entry.fn;
+  c.entries.emplace(ir.hash, std::move(entry));
+  return fn;
+}
+
+void compiled_params(const KernelIR& ir, const codegen::KernelArgs& args, std::vector<CompiledParam>& out) {
+  out.assign(ir.code.size(), CompiledParam{});
+  for (std::size_t id = 0; id < ir.code.size(); ++id) {
+    const Instr& in = ir.code[id];
+    if (in.op == IrOp::IndexParam) {
+      std::memcpy(out[id].bytes, &args.params[std::size_t(in.slot)].i, sizeof(std::int64_t));
+    } else if (in.op == IrOp::ScalarParam) {
+      graph::visit_opmath_type(in.dtype, [&]<class T>() {
+        const auto& pv = args.params[std::size_t(in.slot)];
+        const T v = graph::opmath_value<T>(pv.f, pv.i, pv.im);
+        static_assert(sizeof(T) <= sizeof(CompiledParam));
+        std::memcpy(out[id].bytes, &v, sizeof v);
+      });
+    }
+  }
+}
+
+CpuCodegenStats cpu_codegen_stats() {
+  Cache& c = cache();
+  CpuCodegenStats s;
+  s.compiled = c.compiled.load();
+  s.cache_hits = c.hits.load();
+  s.unsupported = c.unsupported.load();
+  s.small = c.small.load();
+  s.failures = c.failures.load();
+  s.compile_seconds = c.compile_seconds.load();
+  s.setup_seconds = Jit::setup_seconds().load();
+  return s;
+}
+
+void count_interpreted(bool small) {
+  if (small) cache().small++;
+}
+
+std::string cpu_codegen_description() {
+  const std::string& mode = config::snapshot().cpu_codegen;
+  const std::string llvm =
+      std::string("LLVM ") + LLVM_VERSION_STRING + ", host cpu " + llvm::sys::getHostCPUName().str();
+  if (mode == "interpreter") return "interpreter (LAZYFUSE_CPU_CODEGEN=interpreter; " + llvm + " built in)";
+  if (mode == "llvm") return "llvm (" + llvm + "; LAZYFUSE_CPU_CODEGEN=llvm: every kernel it handles compiled)";
+  return "llvm (" + llvm + "; LAZYFUSE_CPU_CODEGEN=auto: kernels under " + std::to_string(kMinCompiledElements) +
+         " elements and random numbers interpreted)";
+}
+
+} // namespace lazyfuse::runtime

@@ -1,0 +1,56 @@
+// The CPU backend's order of a combining reduction (docs/design.md, "The CPU backend's order"), as functions over
+// plain arrays: the one definition that the interpreter (runtime/CpuBackend.cpp) and the LLVM code generator (through
+// the op library's bitcode, runtime/LlvmOpLibrary.cc) both run, so their sums have the same bits.
+//
+// Elements come in columns of at most kReduceColumn. A column is folded by a halving tree (element e takes element
+// e + half, the halves rounded up, until one value is left); the column partials go into a binary counter: `levels`
+// holds one partial per set bit of the count of columns so far (`used[level]`), and a new partial carries upwards as
+// an increment does. The counter's result combines the levels from the lowest. So rounding errors grow with log n, and
+// blocks of 2^k whole columns folded separately (a reduction split over threads) carry in at level k with the same
+// bits as one sequential fold.
+//
+// Plain C++ without the standard library: compiled by the host compiler and by clang to bitcode.
+#pragma once
+
+namespace lazyfuse::runtime {
+
+/// Elements of one column (the interpreter's kChunk).
+constexpr int kReduceColumn = 256;
+
+/// The halving tree of the `len` (1..kReduceColumn) values at v.
+template <class T, class Combine> inline T reduce_column(const T* v, int len, Combine combine) {
+  if (len == 1) return v[0];
+  // The first halving reads the column; the rest work in scratch.
+  T scratch[kReduceColumn];
+  int half = (len + 1) / 2;
+  for (int e = 0; e + half < len; ++e) scratch[e] = combine(v[e], v[e + half]);
+  if (len % 2) scratch[half - 1] = v[half - 1];
+  for (int m = half; m > 1;) {
+    half = (m + 1) / 2;
+    for (int e = 0; e + half < m; ++e) scratch[e] = combine(scratch[e], scratch[e + half]);
+    m = half;
+  }
+  return scratch[0];
+}
+
+/// Adds `partial` (of 2^level columns) to the counter (levels[64], used[64]).
+template <class T, class Combine>
+inline void reduce_carry(T* levels, bool* used, T partial, int level, Combine combine) {
+  while (used[level]) {
+    partial = combine(levels[level], partial);
+    used[level++] = false;
+  }
+  levels[level] = partial;
+  used[level] = true;
+}
+
+/// The counter's result: its levels combined from the lowest, starting from `identity`.
+template <class T, class Combine>
+inline T reduce_finish(const T* levels, const bool* used, T identity, Combine combine) {
+  T result = identity;
+  for (int level = 0; level < 64; ++level)
+    if (used[level]) result = combine(levels[level], result);
+  return result;
+}
+
+} // namespace lazyfuse::runtime

@@ -1,0 +1,483 @@
+// The LLVM CPU code generator (runtime/LlvmCodegen.h) against the interpreter, which defines the CPU results: the
+// same kernel IR run both ways must give the same bits. Every unary and binary op of lazyfuse/ops.def on every type
+// it is defined for, every cast, views (Coord, predicated loads), selects and scalar parameters, and fused programs
+// built through the public API. Skips where the build has no LLVM (LAZYFUSE_LLVM=OFF), except the test that such a
+// build refuses LAZYFUSE_CPU_CODEGEN=llvm with an Error.
+#include "codegen/KernelIR.h"
+#include "graph/HostOps.h"
+#include "graph/Ops.h"
+#include "runtime/CpuBackend.h"
+#include "runtime/LlvmCodegen.h"
+
+#include <lazyfuse/lazyfuse.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace lf = lazyfuse;
+namespace cg = lazyfuse::codegen;
+namespace rt = lazyfuse::runtime;
+using lf::DType;
+
+namespace {
+
+const std::vector<DType> kTypes = {
+#define LAZYFUSE_DTYPE(Enum, name, host_type, kernel_type, kernel_c_type, kind, bits) DType::Enum,
+#include <lazyfuse/dtypes.def>
+};
+
+// Sets LAZYFUSE_CPU_CODEGEN for one scope.
+struct Codegen {
+  explicit Codegen(const char* mode) { lf::config::set("LAZYFUSE_CPU_CODEGEN", mode); }
+  ~Codegen() { lf::config::reset("LAZYFUSE_CPU_CODEGEN"); }
+};
+
+#define SKIP_WITHOUT_LLVM()                                                                                            \
+  if (!rt::llvm_codegen_built()) GTEST_SKIP() << "built without the LLVM code generator"
+
+// Random bytes for n elements of t: every bit pattern (NaNs, infinities, subnormals, extremes), bool as 0 or 1.
+std::vector<unsigned char> random_bytes(DType t, std::int64_t n, std::mt19937_64& rng) {
+  std::vector<unsigned char> bytes(std::size_t(n) * lf::itemsize(t));
+  for (auto& b : bytes) b = static_cast<unsigned char>(rng());
+  if (t == DType::Bool)
+    for (auto& b : bytes) b &= 1;
+  // A quarter of the elements small integers as the type's values: the ordinary domain (exact results, zero, one).
+  lf::graph::visit_opmath_type(t, [&]<class T>() {
+    for (std::int64_t e = 0; e < n; e += 4) {
+      const T v = lf::graph::opmath_value<T>(double(std::int64_t(rng() % 7) - 3), std::int64_t(rng() % 7) - 3, 0.5);
+      std::memcpy(bytes.data() + std::size_t(e) * sizeof(T), &v, sizeof v);
+    }
+  });
+  return bytes;
+}
+
+struct Buffers {
+  std::vector<std::vector<unsigned char>> inputs, outputs;
+};
+
+// Runs `ir` over n elements with LAZYFUSE_CPU_CODEGEN=mode; returns the outputs' bytes.
+std::vector<std::vector<unsigned char>> run(const char* mode, const cg::KernelIR& ir, const Buffers& in,
+                                            std::vector<cg::ParamValue> params, std::int64_t n) {
+  Codegen scope(mode);
+  cg::KernelArgs args;
+  for (const auto& b : in.inputs) args.inputs.push_back(b.data());
+  std::vector<std::vector<unsigned char>> outputs;
+  for (DType t : ir.outputs) outputs.emplace_back(std::size_t(n) * lf::itemsize(t), 0xAB);
+  for (auto& o : outputs) args.outputs.push_back(o.data());
+  args.params = std::move(params);
+  args.n = n;
+  rt::run_on_cpu(ir, args, 0);
+  return outputs;
+}
+
+// True when the float (bits 32) or double (64) at p is a NaN.
+bool is_nan_bits(const unsigned char* p, int bits) {
+  if (bits == 32) {
+    float f;
+    std::memcpy(&f, p, 4);
+    return f != f;
+  }
+  double d;
+  std::memcpy(&d, p, 8);
+  return d != d;
+}
+
+// The same bits, except that any two NaNs are equal: IEEE 754 leaves a NaN result's sign and payload open (which
+// operand's NaN an x86 instruction passes on depends on the operand order a compiler picks; libm's floorf returns a
+// signaling NaN unquieted, SSE4.1's roundss quiets it), and neither backend promises them.
+bool same_value(DType t, const unsigned char* a, const unsigned char* b) {
+  if (std::memcmp(a, b, lf::itemsize(t)) == 0) return true;
+  auto nan = [&](const unsigned char* p, int bits) {
+    if (bits != 16) return is_nan_bits(p, bits);
+    std::uint16_t u;
+    std::memcpy(&u, p, 2);
+    return t == DType::Float16 ? (u & 0x7c00) == 0x7c00 && (u & 0x3ff) : (u & 0x7f80) == 0x7f80 && (u & 0x7f);
+  };
+  switch (t) {
+  case DType::Float16:
+  case DType::BFloat16: return nan(a, 16) && nan(b, 16);
+  case DType::Float32: return nan(a, 32) && nan(b, 32);
+  case DType::Float64: return nan(a, 64) && nan(b, 64);
+  case DType::Complex64:
+  case DType::Complex128: {
+    const int bits = t == DType::Complex64 ? 32 : 64;
+    const std::size_t half = lf::itemsize(t) / 2;
+    for (std::size_t part : {std::size_t(0), half})
+      if (std::memcmp(a + part, b + part, half) != 0 && !(nan(a + part, bits) && nan(b + part, bits))) return false;
+    return true;
+  }
+  default: return false;
+  }
+}
+
+// Element e of `bytes` in hex, most significant byte first.
+std::string hex(const std::vector<unsigned char>& bytes, std::int64_t e, std::size_t size) {
+  static const char* digits = "0123456789abcdef";
+  std::string text = "0x";
+  for (std::size_t k = size; k-- > 0;) {
+    const unsigned char b = bytes[std::size_t(e) * size + k];
+    text += digits[b >> 4];
+    text += digits[b & 15];
+  }
+  return text;
+}
+
+// Runs both ways and compares bit for bit; checks that the compiled code ran.
+void expect_same_bits(const cg::KernelIR& ir, const Buffers& in, const std::vector<cg::ParamValue>& params,
+                      std::int64_t n, const std::vector<std::string>& labels) {
+  const auto interpreted = run("interpreter", ir, in, params, n);
+  const auto before = rt::cpu_codegen_stats();
+  const auto compiled = run("llvm", ir, in, params, n);
+  const auto after = rt::cpu_codegen_stats();
+  EXPECT_EQ(after.compiled + after.cache_hits, before.compiled + before.cache_hits + 1)
+      << "the kernel was not compiled:\n"
+      << cg::to_string(ir);
+  ASSERT_EQ(interpreted.size(), compiled.size());
+  for (std::size_t o = 0; o < compiled.size(); ++o) {
+    const std::size_t size = lf::itemsize(ir.outputs[o]);
+    for (std::int64_t e = 0; e < n; ++e)
+      if (!same_value(ir.outputs[o], interpreted[o].data() + std::size_t(e) * size,
+                      compiled[o].data() + std::size_t(e) * size)) {
+        ADD_FAILURE() << labels[o] << ": element " << e << " differs between the interpreter and LLVM: input "
+                      << hex(in.inputs[0], e, lf::itemsize(ir.inputs[0].dtype)) << ", " << hex(interpreted[o], e, size)
+                      << " vs " << hex(compiled[o], e, size);
+        break;
+      }
+  }
+}
+
+cg::Instr instr(cg::IrOp op, DType t, int a = -1, int b = -1, int c = -1, int slot = -1, std::int64_t imm = 0,
+                std::uint8_t fn = 0) {
+  cg::Instr in;
+  in.op = op;
+  in.dtype = t;
+  in.a = a;
+  in.b = b;
+  in.c = c;
+  in.slot = slot;
+  in.imm = imm;
+  in.fn = fn;
+  return in;
+}
+
+int add(cg::KernelIR& ir, const cg::Instr& in) {
+  ir.code.push_back(in);
+  return int(ir.code.size()) - 1;
+}
+void store(cg::KernelIR& ir, int value) {
+  add(ir, instr(cg::IrOp::Store, ir.code[std::size_t(value)].dtype, value, -1, -1, int(ir.outputs.size())));
+  ir.outputs.push_back(ir.code[std::size_t(value)].dtype);
+}
+
+// The result type of unary op `op` on t, if the op table defines it (the interpreter's own test).
+std::optional<DType> unary_result(lf::graph::UnaryOp op, DType t) {
+  switch (op) {
+#define LAZYFUSE_UNARY(Enum, name, rule, cost)                                                                         \
+  case lf::graph::UnaryOp::Enum:                                                                                       \
+    return lf::graph::visit_opmath_type(t, [&]<class T>() -> std::optional<DType> {                                    \
+      if constexpr (requires(T x) { lazyfuse_opmath::lf_##name(x); })                                                  \
+        return lf::graph::opmath_dtype<decltype(lazyfuse_opmath::lf_##name(T{}))>();                                   \
+      else                                                                                                             \
+        return std::nullopt;                                                                                           \
+    });
+#include <lazyfuse/ops.def>
+  }
+  return std::nullopt;
+}
+std::optional<DType> binary_result(lf::graph::BinaryOp op, DType t) {
+  switch (op) {
+#define LAZYFUSE_BINARY(Enum, name, rule, cost)                                                                        \
+  case lf::graph::BinaryOp::Enum:                                                                                      \
+    return lf::graph::visit_opmath_type(t, [&]<class T>() -> std::optional<DType> {                                    \
+      if constexpr (requires(T x) { lazyfuse_opmath::lf_##name(x, x); })                                               \
+        return lf::graph::opmath_dtype<decltype(lazyfuse_opmath::lf_##name(T{}, T{}))>();                              \
+      else                                                                                                             \
+        return std::nullopt;                                                                                           \
+    });
+#include <lazyfuse/ops.def>
+  }
+  return std::nullopt;
+}
+
+struct OpName {
+  int fn;
+  const char* name;
+};
+const std::vector<OpName> kUnaryOps = {
+#define LAZYFUSE_UNARY(Enum, name, rule, cost) {int(lf::graph::UnaryOp::Enum), #name},
+#include <lazyfuse/ops.def>
+};
+const std::vector<OpName> kBinaryOps = {
+#define LAZYFUSE_BINARY(Enum, name, rule, cost) {int(lf::graph::BinaryOp::Enum), #name},
+#include <lazyfuse/ops.def>
+};
+
+// An array of type t holding `bytes`.
+lf::Array array_of(DType t, const std::vector<unsigned char>& bytes, lf::Shape shape) {
+  if (t == DType::Bool) {
+    std::vector<bool> v(bytes.size());
+    for (std::size_t e = 0; e < v.size(); ++e) v[e] = bytes[e] != 0;
+    return lf::asarray(v, std::move(shape));
+  }
+  return lf::graph::visit_dtype(t, [&]<class H>() {
+    if constexpr (std::is_same_v<H, bool>) {
+      return lf::Array(); // (handled above)
+    } else {
+      std::vector<H> v(bytes.size() / sizeof(H));
+      std::memcpy(static_cast<void*>(v.data()), bytes.data(), bytes.size());
+      return lf::asarray(v, std::move(shape));
+    }
+  });
+}
+
+// Sizes: not a multiple of the vector width, so that the compiled loops' remainders run too.
+constexpr std::int64_t kN = 4099;
+
+} // namespace
+
+TEST(LlvmCodegen, EveryUnaryOpOnEveryTypeGivesTheInterpretersBits) {
+  SKIP_WITHOUT_LLVM();
+  std::mt19937_64 rng(1);
+  int kernels = 0;
+  for (DType t : kTypes) {
+    // One multi-output kernel per type: every op defined on it.
+    cg::KernelIR ir;
+    ir.inputs.push_back({t});
+    const int x = add(ir, instr(cg::IrOp::LoadLinear, t, -1, -1, -1, 0));
+    std::vector<std::string> labels;
+    for (const OpName& op : kUnaryOps)
+      if (auto r = unary_result(lf::graph::UnaryOp(op.fn), t)) {
+        store(ir, add(ir, instr(cg::IrOp::Unary, *r, x, -1, -1, -1, 0, std::uint8_t(op.fn))));
+        labels.push_back(std::string(op.name) + "(" + std::string(lf::dtype_name(t)) + ")");
+      }
+    if (ir.outputs.empty()) continue;
+    ir.finalize();
+    Buffers in;
+    in.inputs.push_back(random_bytes(t, kN, rng));
+    expect_same_bits(ir, in, {}, kN, labels);
+    ++kernels;
+  }
+  EXPECT_EQ(kernels, int(kTypes.size()));
+}
+
+TEST(LlvmCodegen, EveryBinaryOpOnEveryTypeGivesTheInterpretersBits) {
+  SKIP_WITHOUT_LLVM();
+  std::mt19937_64 rng(2);
+  for (DType t : kTypes) {
+    cg::KernelIR ir;
+    ir.inputs.push_back({t});
+    ir.inputs.push_back({t});
+    const int x = add(ir, instr(cg::IrOp::LoadLinear, t, -1, -1, -1, 0));
+    const int y = add(ir, instr(cg::IrOp::LoadLinear, t, -1, -1, -1, 1));
+    std::vector<std::string> labels;
+    for (const OpName& op : kBinaryOps)
+      if (auto r = binary_result(lf::graph::BinaryOp(op.fn), t)) {
+        store(ir, add(ir, instr(cg::IrOp::Binary, *r, x, y, -1, -1, 0, std::uint8_t(op.fn))));
+        labels.push_back(std::string(op.name) + "(" + std::string(lf::dtype_name(t)) + ")");
+      }
+    if (ir.outputs.empty()) continue;
+    ir.finalize();
+    Buffers in;
+    in.inputs.push_back(random_bytes(t, kN, rng));
+    in.inputs.push_back(random_bytes(t, kN, rng));
+    expect_same_bits(ir, in, {}, kN, labels);
+  }
+}
+
+TEST(LlvmCodegen, EveryCastAndIndexConversionGivesTheInterpretersBits) {
+  SKIP_WITHOUT_LLVM();
+  std::mt19937_64 rng(3);
+  for (DType from : kTypes) {
+    cg::KernelIR ir;
+    ir.inputs.push_back({from});
+    const int x = add(ir, instr(cg::IrOp::LoadLinear, from, -1, -1, -1, 0));
+    const int i = add(ir, instr(cg::IrOp::LinearIndex, DType::Int64));
+    std::vector<std::string> labels;
+    for (DType to : kTypes) {
+      store(ir, add(ir, instr(cg::IrOp::Cast, to, x)));
+      labels.push_back("astype(" + std::string(lf::dtype_name(from)) + " -> " + std::string(lf::dtype_name(to)) + ")");
+    }
+    store(ir, add(ir, instr(cg::IrOp::IndexToValue, from, i)));
+    labels.push_back("index as " + std::string(lf::dtype_name(from)));
+    ir.finalize();
+    Buffers in;
+    in.inputs.push_back(random_bytes(from, kN, rng));
+    expect_same_bits(ir, in, {}, kN, labels);
+  }
+}
+
+// A transposed, padded view: Coord unravels the output index, a predicated load reads inside the bounds only, a
+// select and scalar parameters of every type combine the values.
+TEST(LlvmCodegen, ViewsPredicatedLoadsSelectsAndScalarsGiveTheInterpretersBits) {
+  SKIP_WITHOUT_LLVM();
+  std::mt19937_64 rng(4);
+  const std::int64_t rows = 61, cols = 67; // output rows x cols; the input is cols-1 x rows (transposed, one short)
+  for (DType t : kTypes) {
+    using cg::IrOp;
+    cg::KernelIR ir;
+    ir.inputs.push_back({t});
+    const int rows_p = add(ir, instr(IrOp::IndexParam, DType::Int64, -1, -1, -1, 0));
+    const int cols_p = add(ir, instr(IrOp::IndexParam, DType::Int64, -1, -1, -1, 1));
+    ir.params.push_back({true, DType::Int64});
+    ir.params.push_back({true, DType::Int64});
+    ir.unravels.push_back({rows_p, cols_p});
+    const int i = add(ir, instr(IrOp::LinearIndex, DType::Int64));
+    const int r = add(ir, instr(IrOp::Coord, DType::Int64, i, -1, -1, 0, 0));
+    const int c = add(ir, instr(IrOp::Coord, DType::Int64, i, -1, -1, 0, 1));
+    const int one = add(ir, instr(IrOp::IndexConst, DType::Int64, -1, -1, -1, -1, 1));
+    const int c_limit = add(ir, instr(IrOp::ISub, DType::Int64, cols_p, one));
+    const int inside = add(ir, instr(IrOp::ILt, DType::Int64, c, c_limit));
+    const int offset = add(ir, instr(IrOp::IAdd, DType::Int64, add(ir, instr(IrOp::IMul, DType::Int64, c, rows_p)), r));
+    const int v = add(ir, instr(IrOp::Load, t, offset, inside, -1, 0));
+    const int s = add(ir, instr(IrOp::ScalarParam, t, -1, -1, -1, 2));
+    ir.params.push_back({false, t});
+    const int parity = add(ir, instr(IrOp::IEq, DType::Int64, add(ir, instr(IrOp::IMod, DType::Int64, i, cols_p)),
+                                     add(ir, instr(IrOp::IDiv, DType::Int64, i, cols_p))));
+    store(ir, add(ir, instr(IrOp::Select, t, parity, s, v)));
+    store(ir, v);
+    ir.finalize();
+    Buffers in;
+    in.inputs.push_back(random_bytes(t, (cols - 1) * rows, rng));
+    std::vector<cg::ParamValue> params(3);
+    params[0].i = rows;
+    params[1].i = cols;
+    params[2].f = -2.75;
+    params[2].i = -3;
+    params[2].im = 1.5;
+    expect_same_bits(
+        ir, in, params, rows * cols,
+        {"select(" + std::string(lf::dtype_name(t)) + ")", "view(" + std::string(lf::dtype_name(t)) + ")"});
+  }
+}
+
+// Fused programs through the public API: chains on views with broadcasting, several outputs, run with the generator
+// and the interpreter.
+TEST(LlvmCodegen, FusedProgramsGiveTheInterpretersBits) {
+  SKIP_WITHOUT_LLVM();
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 12; ++round) {
+    const std::int64_t m = 37 + std::int64_t(rng() % 50), n = 29 + std::int64_t(rng() % 70);
+    std::vector<float> a(static_cast<std::size_t>(m * n)), b(static_cast<std::size_t>(n));
+    std::normal_distribution<float> normal(0.0f, 2.0f);
+    for (auto& x : a) x = normal(rng);
+    for (auto& x : b) x = normal(rng);
+    std::vector<std::int32_t> k(static_cast<std::size_t>(m));
+    for (auto& x : k) x = std::int32_t(rng() % 200) - 100;
+    auto program = [&](std::vector<lf::Array>& outs) {
+      lf::Array x = lf::asarray(a, {m, n}), y = lf::asarray(b, {n}), z = lf::asarray(k, {m, 1});
+      lf::Array t = lf::transpose(x);
+      lf::Array e = lf::where(x > 0.0f, lf::sqrt(x) * 2.0f, lf::exp(x) - 1.0f) + y;
+      lf::Array f = lf::astype(z, DType::Float64) / (lf::abs(x) + 1.0) - lf::sin(y);
+      lf::Array g = lf::maximum(t, 0.5f) * lf::astype(lf::transpose(z) % 7, DType::Float32);
+      outs = {e, f, g, lf::astype(e, DType::Float16), (z * 3 + 1) ^ 5};
+      std::vector<const lf::Array*> all;
+      for (const auto& o : outs) all.push_back(&o);
+      lf::eval_arrays(all);
+    };
+    std::vector<lf::Array> interpreted, compiled;
+    {
+      Codegen scope("interpreter");
+      program(interpreted);
+    }
+    const auto before = rt::cpu_codegen_stats();
+    {
+      Codegen scope("llvm");
+      program(compiled);
+    }
+    const auto after = rt::cpu_codegen_stats();
+    EXPECT_GT(after.compiled + after.cache_hits, before.compiled + before.cache_hits) << "no kernel was compiled";
+    for (std::size_t o = 0; o < compiled.size(); ++o) {
+      const lf::Array &p = interpreted[o], &q = compiled[o];
+      ASSERT_EQ(p.dtype(), q.dtype());
+      ASSERT_EQ(p.shape(), q.shape());
+      EXPECT_EQ(std::memcmp(p.data_ptr(), q.data_ptr(), std::size_t(p.size()) * lf::itemsize(p.dtype())), 0)
+          << "output " << o << " of round " << round;
+    }
+  }
+}
+
+// Reductions of every kind on every type they are defined for, rows of several lengths (one element, a partial
+// column, several columns and a partial one) and several loops in one kernel, through the public API.
+TEST(LlvmCodegen, ReductionsGiveTheInterpretersBits) {
+  SKIP_WITHOUT_LLVM();
+  std::mt19937_64 rng(6);
+  for (DType t : {DType::Float32, DType::Float64, DType::Int32, DType::Int64, DType::Float16, DType::Bool,
+                  DType::Complex64, DType::Complex128, DType::UInt8}) {
+    for (std::int64_t cols : {1, 100, 256, 1000, 5000}) {
+      const std::int64_t rows = 7;
+      const std::vector<unsigned char> bytes = random_bytes(t, rows * cols, rng);
+      auto program = [&](std::vector<lf::Array>& outs) {
+        lf::Array x = array_of(t, bytes, {rows, cols});
+        outs.clear();
+        if (t == DType::Bool) {
+          outs = {lf::any(x, {1}), lf::all(x, {0}), lf::sum(x, {1})};
+        } else {
+          outs = {lf::sum(x, {1}), lf::sum(x * x, {0}), lf::prod(x, {1})};
+          if (!lf::is_complex(t)) {
+            lf::Array y = lf::astype(x, DType::Float64);
+            outs.push_back(lf::max(x, {1}));
+            outs.push_back(lf::min(x, {0}));
+            outs.push_back(lf::argmax(x, 1));
+            outs.push_back(lf::argmin(x, 0));
+            outs.push_back(lf::exp(y - lf::max(y, {1}, true)) / lf::sum(lf::exp(y - lf::max(y, {1}, true)), {1}, true));
+            outs.push_back(lf::sum(y));
+          }
+        }
+        std::vector<const lf::Array*> all;
+        for (const auto& o : outs) all.push_back(&o);
+        lf::eval_arrays(all);
+      };
+      std::vector<lf::Array> interpreted, compiled;
+      {
+        Codegen scope("interpreter");
+        program(interpreted);
+      }
+      const auto before = rt::cpu_codegen_stats();
+      {
+        Codegen scope("llvm");
+        program(compiled);
+      }
+      const auto after = rt::cpu_codegen_stats();
+      EXPECT_GT(after.compiled + after.cache_hits, before.compiled + before.cache_hits) << "no kernel was compiled";
+      for (std::size_t o = 0; o < compiled.size(); ++o) {
+        SCOPED_TRACE("output " + std::to_string(o) + ", " + std::string(lf::dtype_name(t)) + " 7x" +
+                     std::to_string(cols));
+        const lf::Array &p = interpreted[o], &q = compiled[o];
+        ASSERT_EQ(p.dtype(), q.dtype());
+        ASSERT_EQ(p.shape(), q.shape());
+        const auto* pb = static_cast<const unsigned char*>(p.data_ptr());
+        const auto* qb = static_cast<const unsigned char*>(q.data_ptr());
+        const std::size_t size = lf::itemsize(p.dtype());
+        for (std::int64_t e = 0; e < p.size(); ++e)
+          if (!same_value(p.dtype(), pb + std::size_t(e) * size, qb + std::size_t(e) * size)) {
+            ADD_FAILURE() << "element " << e << " differs";
+            break;
+          }
+      }
+    }
+  }
+}
+
+TEST(LlvmCodegen, AutoInterpretsSmallKernels) {
+  SKIP_WITHOUT_LLVM();
+  Codegen scope("auto");
+  const auto before = rt::cpu_codegen_stats();
+  lf::Array x = lf::asarray({1.0f, 2.0f, 3.0f}) * 3.0f - 0.25f;
+  x.eval();
+  EXPECT_GT(rt::cpu_codegen_stats().small, before.small);
+}
+
+TEST(LlvmCodegen, DescriptionNamesTheGenerator) {
+  Codegen scope("interpreter");
+  EXPECT_NE(rt::cpu_codegen_description().find("interpreter"), std::string::npos) << rt::cpu_codegen_description();
+}
+
+TEST(LlvmCodegen, LlvmModeWithoutLlvmIsAnError) {
+  if (rt::llvm_codegen_built()) GTEST_SKIP() << "this build has the LLVM code generator";
+  Codegen scope("llvm");
+  EXPECT_THROW((lf::asarray({1.0f, 2.0f}) + 1.0f).eval(), lf::Error);
+}

@@ -132,7 +132,8 @@ void materialize(const std::vector<graph::NodePtr>& roots) {
       std::shared_ptr<const graph::BufferView> in = src->buffer();
       if (!graph::is_contiguous(*in, src->shape)) {
         const fusion::KernelPlan copy{{src}, src->shape, "contiguous copy"};
-        in = run_plan(copy, codegen::lower(copy))[0];
+        codegen::LoweredKernel lowered = codegen::lower(copy);
+        in = run_plan(copy, lowered)[0];
       }
       plan.outputs[0]->set_buffer(run_sort(*plan.outputs[0], *in));
       cacheable = false;

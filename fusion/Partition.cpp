@@ -514,8 +514,7 @@ std::vector<KernelPlan> make_plans(const Subgraph& g, const PlanOutputs& groups,
                        g.order[k]->shape,
                        g.info[k].reason,
                        domains[p++],
-                       g.order[k]->kind == NodeKind::Matmul || g.order[k]->kind == NodeKind::Sort ||
-                           g.info[k].epilogue,
+                       g.order[k]->kind == NodeKind::Matmul || g.order[k]->kind == NodeKind::Sort || g.info[k].epilogue,
                        g.info[k].epilogue});
   for (auto& grp : groups) {
     std::string why = grp.size() > 1 ? std::to_string(grp.size()) + " outputs of one shape" : "requested output";

@@ -856,7 +856,10 @@ private:
       vector_path(L);
       w_.line("} else {");
     }
-    if (grouped_loop_fits(L))
+    // A row whose accesses are not aligned takes the vector path's order with scalar accesses (grouped_loop): the
+    // bits of a reduction must not depend on where its operands happen to start (a view's offset, a stored or a
+    // fused draw).
+    if (grouped_loop_fits(L) || (!column_ && L.row && L.row->vector))
       grouped_loop(L);
     else
       scalar_loop(L);
@@ -1039,7 +1042,8 @@ private:
   // The loop element by element: threads (or, in column kernels, splits) stride over r, kUnroll elements a trip.
   // The loop's Random instructions computed four at a time (KernelIR::unit_step_randoms): where its body reads
   // and writes no memory (the thread's elements need not be consecutive for coalescing), each thread takes groups of
-  // four consecutive r instead of one r per trip, so one Philox block serves four float32 elements.
+  // four consecutive r instead of one r per trip, so one Philox block serves four float32 elements (the order of
+  // the vector path, so a draw summed where it is made gives the bits of the same draw stored and summed).
   bool grouped_loop_fits(const Loop& L) const {
     if (column_) return false;
     bool any = false;

@@ -2183,9 +2183,10 @@ void run_cases(std::uint64_t base_seed, i64 count, const char* label, NumpyOracl
   if (stats.cases >= 50) {
     EXPECT_LT(double(stats.blind_cases), 0.1 * double(stats.cases)) << "too many cases with mostly uncertain results";
   }
-  // Every program checked by the reference went through NumPy too.
+  // Every program checked by the reference went through NumPy too: checked, or counted as one the oracle's
+  // ml_dtypes cannot promote (bfloat16 with an older ml_dtypes; none under CI, which installs ml_dtypes >= 0.7).
   if (oracle) {
-    EXPECT_EQ(oracle->programs(), sent) << "programs the NumPy oracle checked";
+    EXPECT_EQ(oracle->programs() + oracle->unchecked_programs(), sent) << "programs the NumPy oracle saw";
   }
 }
 

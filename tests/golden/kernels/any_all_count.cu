@@ -137,23 +137,39 @@ extern "C" __global__ void __launch_bounds__(256) lf_kac73ea9353d1dbfa(const flo
         }
       }
     } else {
-    const idx_t lf_step0 = blockDim.x;
-    for (idx_t lf_r0 = threadIdx.x; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
+    const idx_t lf_step0 = blockDim.x * 4;
+    for (idx_t lf_r0 = (threadIdx.x) * 4; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
 #pragma unroll
-    for (int lf_u = 0; lf_u < 4; ++lf_u) {
-      const idx_t v2 = lf_r0 + lf_u * lf_step0;
-      if (v2 < v1) {
-        const idx_t v5 = v4 + v2;
-        const float v6 = in0[v5];
-        const bool v8 = lf_greater(v6, v7);
-        lf_acc0[lf_u] = lf_any_combine(lf_acc0[lf_u], v8);
-        const bool v11 = lf_greater(v6, v10);
-        lf_acc1[lf_u] = lf_all_combine(lf_acc1[lf_u], v11);
-        const bool v14 = lf_greater(v6, v13);
-        const lf_i64 v15 = lf_cast<lf_i64, bool>(v14);
-        lf_acc2[lf_u] = lf_sum_combine(lf_acc2[lf_u], v15);
+      for (int lf_u = 0; lf_u < 4; ++lf_u) {
+        const idx_t lf_rb = lf_r0 + lf_u * lf_step0;
+        if (lf_rb + 4 <= v1) {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const idx_t v2 = lf_rb + j;
+            const idx_t v5 = v4 + v2;
+            const float v6 = in0[v5];
+            const bool v8 = lf_greater(v6, v7);
+            lf_acc0[lf_u] = lf_any_combine(lf_acc0[lf_u], v8);
+            const bool v11 = lf_greater(v6, v10);
+            lf_acc1[lf_u] = lf_all_combine(lf_acc1[lf_u], v11);
+            const bool v14 = lf_greater(v6, v13);
+            const lf_i64 v15 = lf_cast<lf_i64, bool>(v14);
+            lf_acc2[lf_u] = lf_sum_combine(lf_acc2[lf_u], v15);
+          }
+        } else {
+          for (idx_t v2 = lf_rb; v2 < v1; ++v2) {
+            const idx_t v5 = v4 + v2;
+            const float v6 = in0[v5];
+            const bool v8 = lf_greater(v6, v7);
+            lf_acc0[lf_u] = lf_any_combine(lf_acc0[lf_u], v8);
+            const bool v11 = lf_greater(v6, v10);
+            lf_acc1[lf_u] = lf_all_combine(lf_acc1[lf_u], v11);
+            const bool v14 = lf_greater(v6, v13);
+            const lf_i64 v15 = lf_cast<lf_i64, bool>(v14);
+            lf_acc2[lf_u] = lf_sum_combine(lf_acc2[lf_u], v15);
+          }
+        }
       }
-    }
     }
     }
     for (int lf_u = 1; lf_u < 4; ++lf_u) {

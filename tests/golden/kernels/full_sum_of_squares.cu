@@ -123,18 +123,29 @@ extern "C" __global__ void __launch_bounds__(256) lf_k9de8e5d07a190d19(const flo
         }
       }
     } else {
-    const idx_t lf_step0 = lf_splits * blockDim.x;
-    for (idx_t lf_r0 = lf_s * blockDim.x + threadIdx.x; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
+    const idx_t lf_step0 = lf_splits * blockDim.x * 4;
+    for (idx_t lf_r0 = (lf_s * blockDim.x + threadIdx.x) * 4; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
 #pragma unroll
-    for (int lf_u = 0; lf_u < 4; ++lf_u) {
-      const idx_t v2 = lf_r0 + lf_u * lf_step0;
-      if (v2 < v1) {
-        const float v3 = in0[v2];
-        const float v5 = lf_subtract(v3, v4);
-        const float v6 = lf_square(v5);
-        lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v6);
+      for (int lf_u = 0; lf_u < 4; ++lf_u) {
+        const idx_t lf_rb = lf_r0 + lf_u * lf_step0;
+        if (lf_rb + 4 <= v1) {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const idx_t v2 = lf_rb + j;
+            const float v3 = in0[v2];
+            const float v5 = lf_subtract(v3, v4);
+            const float v6 = lf_square(v5);
+            lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v6);
+          }
+        } else {
+          for (idx_t v2 = lf_rb; v2 < v1; ++v2) {
+            const float v3 = in0[v2];
+            const float v5 = lf_subtract(v3, v4);
+            const float v6 = lf_square(v5);
+            lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v6);
+          }
+        }
       }
-    }
     }
     }
     for (int lf_u = 1; lf_u < 4; ++lf_u) {

@@ -135,17 +135,27 @@ extern "C" __global__ void __launch_bounds__(256) lf_k1d5635d538690e62(const flo
         }
       }
     } else {
-    const idx_t lf_step0 = blockDim.x;
-    for (idx_t lf_r0 = threadIdx.x; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
+    const idx_t lf_step0 = blockDim.x * 4;
+    for (idx_t lf_r0 = (threadIdx.x) * 4; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
 #pragma unroll
-    for (int lf_u = 0; lf_u < 4; ++lf_u) {
-      const idx_t v2 = lf_r0 + lf_u * lf_step0;
-      if (v2 < v1) {
-        const idx_t v5 = v4 + v2;
-        const float v6 = in0[v5];
-        lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v6);
+      for (int lf_u = 0; lf_u < 4; ++lf_u) {
+        const idx_t lf_rb = lf_r0 + lf_u * lf_step0;
+        if (lf_rb + 4 <= v1) {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const idx_t v2 = lf_rb + j;
+            const idx_t v5 = v4 + v2;
+            const float v6 = in0[v5];
+            lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v6);
+          }
+        } else {
+          for (idx_t v2 = lf_rb; v2 < v1; ++v2) {
+            const idx_t v5 = v4 + v2;
+            const float v6 = in0[v5];
+            lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v6);
+          }
+        }
       }
-    }
     }
     }
     for (int lf_u = 1; lf_u < 4; ++lf_u) {
@@ -258,20 +268,33 @@ extern "C" __global__ void __launch_bounds__(256) lf_k1d5635d538690e62(const flo
         }
       }
     } else {
-    const idx_t lf_step1 = blockDim.x;
-    for (idx_t lf_r0 = threadIdx.x; lf_r0 < v1; lf_r0 += 4 * lf_step1) {
+    const idx_t lf_step1 = blockDim.x * 4;
+    for (idx_t lf_r0 = (threadIdx.x) * 4; lf_r0 < v1; lf_r0 += 4 * lf_step1) {
 #pragma unroll
-    for (int lf_u = 0; lf_u < 4; ++lf_u) {
-      const idx_t v10 = lf_r0 + lf_u * lf_step1;
-      if (v10 < v1) {
-        const idx_t v12 = v11 + v10;
-        const float v13 = in0[v12];
-        const float v16 = lf_true_divide(v9, v15);
-        const float v17 = lf_subtract(v13, v16);
-        const float v18 = lf_square(v17);
-        lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
+      for (int lf_u = 0; lf_u < 4; ++lf_u) {
+        const idx_t lf_rb = lf_r0 + lf_u * lf_step1;
+        if (lf_rb + 4 <= v1) {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const idx_t v10 = lf_rb + j;
+            const idx_t v12 = v11 + v10;
+            const float v13 = in0[v12];
+            const float v16 = lf_true_divide(v9, v15);
+            const float v17 = lf_subtract(v13, v16);
+            const float v18 = lf_square(v17);
+            lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
+          }
+        } else {
+          for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
+            const idx_t v12 = v11 + v10;
+            const float v13 = in0[v12];
+            const float v16 = lf_true_divide(v9, v15);
+            const float v17 = lf_subtract(v13, v16);
+            const float v18 = lf_square(v17);
+            lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
+          }
+        }
       }
-    }
     }
     }
     for (int lf_u = 1; lf_u < 4; ++lf_u) {
@@ -436,27 +459,47 @@ extern "C" __global__ void __launch_bounds__(256) lf_k1d5635d538690e62(const flo
         }
       }
     } else {
-    const idx_t lf_step2 = blockDim.x;
-    for (idx_t lf_r0 = threadIdx.x; lf_r0 < v1; lf_r0 += 4 * lf_step2) {
+    const idx_t lf_step2 = blockDim.x * 4;
+    for (idx_t lf_r0 = (threadIdx.x) * 4; lf_r0 < v1; lf_r0 += 4 * lf_step2) {
 #pragma unroll
-    for (int lf_u = 0; lf_u < 4; ++lf_u) {
-      const idx_t v22 = lf_r0 + lf_u * lf_step2;
-      if (v22 < v1) {
-        const idx_t v25 = v24 + v22;
-        const idx_t v27 = v26 + v22;
-        const float v28 = in0[v27];
-        const float v31 = lf_true_divide(v9, v30);
-        const float v32 = lf_subtract(v28, v31);
-        const float v35 = lf_true_divide(v21, v34);
-        const float v37 = lf_add(v35, v36);
-        const float v38 = lf_sqrt(v37);
-        const float v39 = lf_true_divide(v32, v38);
-        const idx_t v42 = v41 + v22;
-        const float v43 = in1[v42];
-        const float v44 = lf_multiply(v39, v43);
-        out0[v25] = v44;
+      for (int lf_u = 0; lf_u < 4; ++lf_u) {
+        const idx_t lf_rb = lf_r0 + lf_u * lf_step2;
+        if (lf_rb + 4 <= v1) {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const idx_t v22 = lf_rb + j;
+            const idx_t v25 = v24 + v22;
+            const idx_t v27 = v26 + v22;
+            const float v28 = in0[v27];
+            const float v31 = lf_true_divide(v9, v30);
+            const float v32 = lf_subtract(v28, v31);
+            const float v35 = lf_true_divide(v21, v34);
+            const float v37 = lf_add(v35, v36);
+            const float v38 = lf_sqrt(v37);
+            const float v39 = lf_true_divide(v32, v38);
+            const idx_t v42 = v41 + v22;
+            const float v43 = in1[v42];
+            const float v44 = lf_multiply(v39, v43);
+            out0[v25] = v44;
+          }
+        } else {
+          for (idx_t v22 = lf_rb; v22 < v1; ++v22) {
+            const idx_t v25 = v24 + v22;
+            const idx_t v27 = v26 + v22;
+            const float v28 = in0[v27];
+            const float v31 = lf_true_divide(v9, v30);
+            const float v32 = lf_subtract(v28, v31);
+            const float v35 = lf_true_divide(v21, v34);
+            const float v37 = lf_add(v35, v36);
+            const float v38 = lf_sqrt(v37);
+            const float v39 = lf_true_divide(v32, v38);
+            const idx_t v42 = v41 + v22;
+            const float v43 = in1[v42];
+            const float v44 = lf_multiply(v39, v43);
+            out0[v25] = v44;
+          }
+        }
       }
-    }
     }
     }
   }

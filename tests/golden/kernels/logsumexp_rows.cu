@@ -130,17 +130,27 @@ extern "C" __global__ void __launch_bounds__(256) lf_k87c6895f560e5436(const dou
         }
       }
     } else {
-    const idx_t lf_step0 = blockDim.x;
-    for (idx_t lf_r0 = threadIdx.x; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
+    const idx_t lf_step0 = blockDim.x * 4;
+    for (idx_t lf_r0 = (threadIdx.x) * 4; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
 #pragma unroll
-    for (int lf_u = 0; lf_u < 4; ++lf_u) {
-      const idx_t v2 = lf_r0 + lf_u * lf_step0;
-      if (v2 < v1) {
-        const idx_t v5 = v4 + v2;
-        const double v6 = in0[v5];
-        lf_acc0[lf_u] = lf_max_combine(lf_acc0[lf_u], v6);
+      for (int lf_u = 0; lf_u < 4; ++lf_u) {
+        const idx_t lf_rb = lf_r0 + lf_u * lf_step0;
+        if (lf_rb + 4 <= v1) {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const idx_t v2 = lf_rb + j;
+            const idx_t v5 = v4 + v2;
+            const double v6 = in0[v5];
+            lf_acc0[lf_u] = lf_max_combine(lf_acc0[lf_u], v6);
+          }
+        } else {
+          for (idx_t v2 = lf_rb; v2 < v1; ++v2) {
+            const idx_t v5 = v4 + v2;
+            const double v6 = in0[v5];
+            lf_acc0[lf_u] = lf_max_combine(lf_acc0[lf_u], v6);
+          }
+        }
       }
-    }
     }
     }
     for (int lf_u = 1; lf_u < 4; ++lf_u) {
@@ -259,21 +269,35 @@ extern "C" __global__ void __launch_bounds__(256) lf_k87c6895f560e5436(const dou
         }
       }
     } else {
-    const idx_t lf_step1 = blockDim.x;
-    for (idx_t lf_r0 = threadIdx.x; lf_r0 < v1; lf_r0 += 4 * lf_step1) {
+    const idx_t lf_step1 = blockDim.x * 4;
+    for (idx_t lf_r0 = (threadIdx.x) * 4; lf_r0 < v1; lf_r0 += 4 * lf_step1) {
 #pragma unroll
-    for (int lf_u = 0; lf_u < 4; ++lf_u) {
-      const idx_t v10 = lf_r0 + lf_u * lf_step1;
-      if (v10 < v1) {
-        const idx_t v12 = v11 + v10;
-        const double v13 = in0[v12];
-        const bool v15 = lf_isfinite(v9);
-        const double v17 = v15 ? v9 : v16;
-        const double v18 = lf_subtract(v13, v17);
-        const double v19 = lf_exp(v18);
-        lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v19);
+      for (int lf_u = 0; lf_u < 4; ++lf_u) {
+        const idx_t lf_rb = lf_r0 + lf_u * lf_step1;
+        if (lf_rb + 4 <= v1) {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const idx_t v10 = lf_rb + j;
+            const idx_t v12 = v11 + v10;
+            const double v13 = in0[v12];
+            const bool v15 = lf_isfinite(v9);
+            const double v17 = v15 ? v9 : v16;
+            const double v18 = lf_subtract(v13, v17);
+            const double v19 = lf_exp(v18);
+            lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v19);
+          }
+        } else {
+          for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
+            const idx_t v12 = v11 + v10;
+            const double v13 = in0[v12];
+            const bool v15 = lf_isfinite(v9);
+            const double v17 = v15 ? v9 : v16;
+            const double v18 = lf_subtract(v13, v17);
+            const double v19 = lf_exp(v18);
+            lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v19);
+          }
+        }
       }
-    }
     }
     }
     for (int lf_u = 1; lf_u < 4; ++lf_u) {

@@ -132,18 +132,29 @@ extern "C" __global__ void __launch_bounds__(256) lf_kfdd45e1e186e6223(const flo
         }
       }
     } else {
-    const idx_t lf_step0 = lf_splits * blockDim.x;
-    for (idx_t lf_r0 = lf_s * blockDim.x + threadIdx.x; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
+    const idx_t lf_step0 = lf_splits * blockDim.x * 4;
+    for (idx_t lf_r0 = (lf_s * blockDim.x + threadIdx.x) * 4; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
 #pragma unroll
-    for (int lf_u = 0; lf_u < 4; ++lf_u) {
-      const idx_t v2 = lf_r0 + lf_u * lf_step0;
-      if (v2 < v1) {
-        const float v3 = in0[v2];
-        lf_acc0[lf_u] = lf_max_combine(lf_acc0[lf_u], v3);
-        const float v5 = in1[v2];
-        lf_acc1[lf_u] = lf_min_combine(lf_acc1[lf_u], v5);
+      for (int lf_u = 0; lf_u < 4; ++lf_u) {
+        const idx_t lf_rb = lf_r0 + lf_u * lf_step0;
+        if (lf_rb + 4 <= v1) {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const idx_t v2 = lf_rb + j;
+            const float v3 = in0[v2];
+            lf_acc0[lf_u] = lf_max_combine(lf_acc0[lf_u], v3);
+            const float v5 = in1[v2];
+            lf_acc1[lf_u] = lf_min_combine(lf_acc1[lf_u], v5);
+          }
+        } else {
+          for (idx_t v2 = lf_rb; v2 < v1; ++v2) {
+            const float v3 = in0[v2];
+            lf_acc0[lf_u] = lf_max_combine(lf_acc0[lf_u], v3);
+            const float v5 = in1[v2];
+            lf_acc1[lf_u] = lf_min_combine(lf_acc1[lf_u], v5);
+          }
+        }
       }
-    }
     }
     }
     for (int lf_u = 1; lf_u < 4; ++lf_u) {

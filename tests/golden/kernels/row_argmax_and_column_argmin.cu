@@ -210,17 +210,27 @@ extern "C" __global__ void __launch_bounds__(256) lf_k75894066362f1792(const flo
         }
       }
     } else {
-    const idx_t lf_step0 = blockDim.x;
-    for (idx_t lf_r0 = threadIdx.x; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
+    const idx_t lf_step0 = blockDim.x * 4;
+    for (idx_t lf_r0 = (threadIdx.x) * 4; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
 #pragma unroll
-    for (int lf_u = 0; lf_u < 4; ++lf_u) {
-      const idx_t v2 = lf_r0 + lf_u * lf_step0;
-      if (v2 < v1) {
-        const idx_t v5 = v4 + v2;
-        const float v6 = in0[v5];
-        if (lf_argmax_better(v6, (lf_i64)v2, lf_acc0[lf_u], lf_acc0_i[lf_u])) { lf_acc0[lf_u] = v6; lf_acc0_i[lf_u] = (lf_i64)v2; }
+      for (int lf_u = 0; lf_u < 4; ++lf_u) {
+        const idx_t lf_rb = lf_r0 + lf_u * lf_step0;
+        if (lf_rb + 4 <= v1) {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const idx_t v2 = lf_rb + j;
+            const idx_t v5 = v4 + v2;
+            const float v6 = in0[v5];
+            if (lf_argmax_better(v6, (lf_i64)v2, lf_acc0[lf_u], lf_acc0_i[lf_u])) { lf_acc0[lf_u] = v6; lf_acc0_i[lf_u] = (lf_i64)v2; }
+          }
+        } else {
+          for (idx_t v2 = lf_rb; v2 < v1; ++v2) {
+            const idx_t v5 = v4 + v2;
+            const float v6 = in0[v5];
+            if (lf_argmax_better(v6, (lf_i64)v2, lf_acc0[lf_u], lf_acc0_i[lf_u])) { lf_acc0[lf_u] = v6; lf_acc0_i[lf_u] = (lf_i64)v2; }
+          }
+        }
       }
-    }
     }
     }
     for (int lf_u = 1; lf_u < 4; ++lf_u) {

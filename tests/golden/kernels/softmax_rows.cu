@@ -129,17 +129,27 @@ extern "C" __global__ void __launch_bounds__(256) lf_kd5a6afb8ad32ed4c(const flo
         }
       }
     } else {
-    const idx_t lf_step0 = blockDim.x;
-    for (idx_t lf_r0 = threadIdx.x; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
+    const idx_t lf_step0 = blockDim.x * 4;
+    for (idx_t lf_r0 = (threadIdx.x) * 4; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
 #pragma unroll
-    for (int lf_u = 0; lf_u < 4; ++lf_u) {
-      const idx_t v2 = lf_r0 + lf_u * lf_step0;
-      if (v2 < v1) {
-        const idx_t v5 = v4 + v2;
-        const float v6 = in0[v5];
-        lf_acc0[lf_u] = lf_max_combine(lf_acc0[lf_u], v6);
+      for (int lf_u = 0; lf_u < 4; ++lf_u) {
+        const idx_t lf_rb = lf_r0 + lf_u * lf_step0;
+        if (lf_rb + 4 <= v1) {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const idx_t v2 = lf_rb + j;
+            const idx_t v5 = v4 + v2;
+            const float v6 = in0[v5];
+            lf_acc0[lf_u] = lf_max_combine(lf_acc0[lf_u], v6);
+          }
+        } else {
+          for (idx_t v2 = lf_rb; v2 < v1; ++v2) {
+            const idx_t v5 = v4 + v2;
+            const float v6 = in0[v5];
+            lf_acc0[lf_u] = lf_max_combine(lf_acc0[lf_u], v6);
+          }
+        }
       }
-    }
     }
     }
     for (int lf_u = 1; lf_u < 4; ++lf_u) {
@@ -259,19 +269,31 @@ extern "C" __global__ void __launch_bounds__(256) lf_kd5a6afb8ad32ed4c(const flo
         }
       }
     } else {
-    const idx_t lf_step1 = blockDim.x;
-    for (idx_t lf_r0 = threadIdx.x; lf_r0 < v1; lf_r0 += 4 * lf_step1) {
+    const idx_t lf_step1 = blockDim.x * 4;
+    for (idx_t lf_r0 = (threadIdx.x) * 4; lf_r0 < v1; lf_r0 += 4 * lf_step1) {
 #pragma unroll
-    for (int lf_u = 0; lf_u < 4; ++lf_u) {
-      const idx_t v10 = lf_r0 + lf_u * lf_step1;
-      if (v10 < v1) {
-        const idx_t v12 = v11 + v10;
-        const float v13 = in0[v12];
-        const float v14 = lf_subtract(v13, v9);
-        const float v15 = lf_exp(v14);
-        lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v15);
+      for (int lf_u = 0; lf_u < 4; ++lf_u) {
+        const idx_t lf_rb = lf_r0 + lf_u * lf_step1;
+        if (lf_rb + 4 <= v1) {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const idx_t v10 = lf_rb + j;
+            const idx_t v12 = v11 + v10;
+            const float v13 = in0[v12];
+            const float v14 = lf_subtract(v13, v9);
+            const float v15 = lf_exp(v14);
+            lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v15);
+          }
+        } else {
+          for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
+            const idx_t v12 = v11 + v10;
+            const float v13 = in0[v12];
+            const float v14 = lf_subtract(v13, v9);
+            const float v15 = lf_exp(v14);
+            lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v15);
+          }
+        }
       }
-    }
     }
     }
     for (int lf_u = 1; lf_u < 4; ++lf_u) {
@@ -391,21 +413,35 @@ extern "C" __global__ void __launch_bounds__(256) lf_kd5a6afb8ad32ed4c(const flo
         }
       }
     } else {
-    const idx_t lf_step2 = blockDim.x;
-    for (idx_t lf_r0 = threadIdx.x; lf_r0 < v1; lf_r0 += 4 * lf_step2) {
+    const idx_t lf_step2 = blockDim.x * 4;
+    for (idx_t lf_r0 = (threadIdx.x) * 4; lf_r0 < v1; lf_r0 += 4 * lf_step2) {
 #pragma unroll
-    for (int lf_u = 0; lf_u < 4; ++lf_u) {
-      const idx_t v19 = lf_r0 + lf_u * lf_step2;
-      if (v19 < v1) {
-        const idx_t v22 = v21 + v19;
-        const idx_t v24 = v23 + v19;
-        const float v25 = in0[v24];
-        const float v26 = lf_subtract(v25, v9);
-        const float v27 = lf_exp(v26);
-        const float v28 = lf_true_divide(v27, v18);
-        out0[v22] = v28;
+      for (int lf_u = 0; lf_u < 4; ++lf_u) {
+        const idx_t lf_rb = lf_r0 + lf_u * lf_step2;
+        if (lf_rb + 4 <= v1) {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const idx_t v19 = lf_rb + j;
+            const idx_t v22 = v21 + v19;
+            const idx_t v24 = v23 + v19;
+            const float v25 = in0[v24];
+            const float v26 = lf_subtract(v25, v9);
+            const float v27 = lf_exp(v26);
+            const float v28 = lf_true_divide(v27, v18);
+            out0[v22] = v28;
+          }
+        } else {
+          for (idx_t v19 = lf_rb; v19 < v1; ++v19) {
+            const idx_t v22 = v21 + v19;
+            const idx_t v24 = v23 + v19;
+            const float v25 = in0[v24];
+            const float v26 = lf_subtract(v25, v9);
+            const float v27 = lf_exp(v26);
+            const float v28 = lf_true_divide(v27, v18);
+            out0[v22] = v28;
+          }
+        }
       }
-    }
     }
     }
   }

@@ -30,24 +30,30 @@ std::vector<Array> true_positions(const Array& mask) {
   const HostArray<bool> m = mask.get<bool>();
   const bool* data = m.data();
   const std::size_t count = std::size_t(std::count(data, data + m.size(), true));
-  std::vector<std::vector<std::int64_t>> pos(shape.size());
-  for (auto& p : pos) p.reserve(count);
-  if (shape.size() == 1) { // the common case, without the coordinate walk
-    for (std::size_t e = 0; e < m.size(); ++e)
-      if (data[e]) pos[0].push_back(std::int64_t(e));
-  } else {
-    std::vector<std::int64_t> coord(shape.size(), 0);
-    for (std::size_t e = 0; e < m.size(); ++e) {
-      if (data[e])
-        for (std::size_t d = 0; d < shape.size(); ++d) pos[d].push_back(coord[d]);
-      for (std::size_t d = shape.size(); d-- > 0;) { // the next coordinate in C order
-        if (++coord[d] < shape[d]) break;
-        coord[d] = 0;
-      }
+  // The linear positions, written without a branch (a mask of random bits would mispredict every other element:
+  // 2^25 of them took 0.2 s on one core with the branch): every element's index is written, and the cursor moves
+  // past it only when the element is true. One spare slot takes the write after the last true element.
+  std::vector<std::int64_t> linear(count + 1);
+  std::size_t found = 0;
+  for (std::size_t e = 0; e < m.size(); ++e) {
+    linear[found] = std::int64_t(e);
+    found += data[e] ? 1 : 0;
+  }
+  linear.resize(count);
+  std::vector<Array> out;
+  if (shape.size() == 1) {
+    out.push_back(asarray(linear, {std::int64_t(count)}));
+    return out;
+  }
+  std::vector<std::vector<std::int64_t>> pos(shape.size(), std::vector<std::int64_t>(count));
+  for (std::size_t k = 0; k < count; ++k) {
+    std::int64_t rest = linear[k];
+    for (std::size_t d = shape.size(); d-- > 0;) {
+      pos[d][k] = rest % shape[d];
+      rest /= shape[d];
     }
   }
-  std::vector<Array> out;
-  for (auto& p : pos) out.push_back(asarray(p, {std::int64_t(p.size())}));
+  for (auto& p : pos) out.push_back(asarray(p, {std::int64_t(count)}));
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <lazyfuse/indexing.hpp>
 
 #include "api/ApiAccess.h"
+#include "graph/Assert.h"
 #include "graph/Build.h"
 #include "graph/Gather.h"
 
@@ -176,6 +177,35 @@ Array take_along_axis(const Array& a, const Array& indices, std::optional<int> a
     arrays.push_back(graph::make_iota(std::move(shape), DType::Int64, d, 0, 1));
   }
   return wrap_node(graph::make_gather(source, std::move(arrays), std::move(axes), 0));
+}
+
+Array put(const Array& a, const Array& indices, const Array& values, const std::string& mode) {
+  const NodePtr& base = node_of(a, "put");
+  const NodePtr& idx = node_of(indices, "put", "the indices");
+  node_of(values, "put", "the values");
+  if (mode != "raise" && mode != "wrap" && mode != "clip")
+    throw ValueError("put: mode must be one of 'raise', 'wrap', 'clip', got '" + mode + "'");
+  if (!is_integer(idx->dtype))
+    throw IndexError("put: the indices must be integers, got " + graph::describe("indices", *idx));
+  const std::int64_t n = base->size(), m = idx->size(), count = values.size();
+  if (m == 0 || count == 0) return a; // NumPy: nothing to write
+  if (n == 0) throw IndexError("put: cannot replace elements of an empty array");
+  Array at = indices.ravel();
+  if (mode == "wrap") at = at % n; // the remainder of floor division: in [0, n)
+  if (mode == "clip") at = clip(at, 0, n - 1);
+  // The values repeat cyclically over the indices, as in NumPy.
+  Array v = values.ravel();
+  if (count != m) v = take(v, arange(m) % count);
+  return a.ravel().at(at).set(v).reshape(base->shape);
+}
+
+Array put_along_axis(const Array& a, const Array& indices, const Array& values, std::optional<int> axis) {
+  const NodePtr& base = node_of(a, "put_along_axis");
+  node_of(values, "put_along_axis", "the values");
+  // Where in a (flat, C order) each written element is: a's flat positions read along the axis, which checks the
+  // indices' dimensions, types, shapes and range as take_along_axis does.
+  const Array flat = take_along_axis(arange(base->size()).reshape(base->shape), indices, axis);
+  return a.ravel().at(flat).set(values).reshape(base->shape);
 }
 
 // ---- compositions ------------------------------------------------------------------------------------------------
@@ -455,18 +485,43 @@ Array Array::At::set(Operand value) const {
 }
 
 Array Array::At::add(Operand value) const {
-  if (!base_) throw Error("at().add: the array is an empty (default-constructed) Array");
-  NodePtr v = assigned(value, base_->dtype, "at().add");
+  return combine(value, Combine::Add, "at().add");
+}
+Array Array::At::multiply(Operand value) const {
+  return combine(value, Combine::Multiply, "at().multiply");
+}
+Array Array::At::min(Operand value) const {
+  return combine(value, Combine::Min, "at().min");
+}
+Array Array::At::max(Operand value) const {
+  return combine(value, Combine::Max, "at().max");
+}
+
+Array Array::At::combine(Operand value, Combine how, const char* what) const {
+  if (!base_) throw Error(std::string(what) + ": the array is an empty (default-constructed) Array");
+  NodePtr v = assigned(value, base_->dtype, what);
   const Array x = wrap_node(base_);
+  const auto apply = [how](const Array& a, const Array& b) {
+    switch (how) {
+    case Combine::Add: return lazyfuse::add(a, b);
+    case Combine::Multiply: return lazyfuse::multiply(a, b);
+    case Combine::Min: return lazyfuse::minimum(a, b);
+    case Combine::Max: return lazyfuse::maximum(a, b);
+    }
+    LAZYFUSE_ASSERT(false, "an At::Combine without its function");
+    return a;
+  };
   if (advanced_.empty()) {
     const Array region = x.index_with(index_);
-    return wrap_node(graph::set_slice(base_, index_, detail::ApiAccess::node(lazyfuse::add(region, wrap_node(v)))));
+    return wrap_node(graph::set_slice(base_, index_, detail::ApiAccess::node(apply(region, wrap_node(v)))));
   }
   const Positions p = positions_of(base_, advanced_);
   if (p.flat.empty()) return x;
-  v = graph::broadcast_to(v, p.shape, "at().add");
-  // Every element of x that is written gets a row listing the positions of x(index) that add to it, in C order
-  // (padded with -1 to the longest): a gather and a sum over the rows, one sum per element, in a fixed order.
+  v = graph::broadcast_to(v, p.shape, what);
+  // Every element of x that is written gets a row listing the positions of x(index) that combine into it, in C order,
+  // padded to the longest row: the row's values are reduced (one reduction per element, in a fixed order) and
+  // combined with x once. Padding: the identity of sum and prod, and for min and max the row's first position, which
+  // changes neither.
   const std::size_t n = std::size_t(base_->size());
   std::vector<std::int64_t> count(n, 0);
   for (auto t : p.flat) ++count[std::size_t(t)];
@@ -482,12 +537,23 @@ Array Array::At::add(Operand value) const {
     const auto r = std::size_t(row[std::size_t(p.flat[s])]);
     sources[r * std::size_t(width) + std::size_t(filled[r]++)] = std::int64_t(s);
   }
+  if (how == Combine::Min || how == Combine::Max)
+    for (std::size_t r = 0; r < std::size_t(rows); ++r)
+      for (std::size_t k = std::size_t(filled[r]); k < std::size_t(width); ++k)
+        sources[r * std::size_t(width) + k] = sources[r * std::size_t(width)];
   const DType t = promote_types(base_->dtype, v->dtype);
   const Array flat_values = wrap_node(graph::reshape(v, {-1})).astype(t);
   const Array src = asarray(sources, {rows, width});
-  const Array sums = sum(where(src >= 0, take(flat_values, maximum(src, 0)), zeros({}, t)), 1);
+  const Array picked = take(flat_values, maximum(src, 0));
+  Array reduced;
+  switch (how) {
+  case Combine::Add: reduced = sum(where(src >= 0, picked, zeros({}, t)), 1); break;
+  case Combine::Multiply: reduced = prod(where(src >= 0, picked, ones({}, t)), 1); break;
+  case Combine::Min: reduced = lazyfuse::min(picked, 1); break;
+  case Combine::Max: reduced = lazyfuse::max(picked, 1); break;
+  }
   const Array r = asarray(row, base_->shape);
-  return where(r >= 0, lazyfuse::add(x, take(sums, maximum(r, 0))).astype(base_->dtype), x);
+  return where(r >= 0, apply(x, take(reduced, maximum(r, 0))).astype(base_->dtype), x);
 }
 
 } // namespace lazyfuse

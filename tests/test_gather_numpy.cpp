@@ -29,12 +29,19 @@ constexpr const char* kScript = R"PY(
 import sys
 import numpy as np
 out = open(sys.argv[2], 'w')
+# NumPy's writes are in place; these return the written copy, as lazyfuse's functions do.
+def put(a, ind, v, mode='raise'):
+    a = a.copy(); np.put(a, ind, v, mode=mode); return a
+def put_along_axis(a, ind, v, axis):
+    a = a.copy(); np.put_along_axis(a, ind, v, axis); return a
+def at(ufunc, a, ind, v):
+    a = a.copy(); ufunc.at(a, ind, v); return a
 for line in open(sys.argv[1]):
     shape, expr = line.rstrip('\n').split('\t')
     shape = tuple(int(d) for d in shape.split(',') if d)
     x = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape)
     try:
-        r = np.asarray(eval(expr, {'np': np, 'x': x}))
+        r = np.asarray(eval(expr, {'np': np, 'x': x, 'put': put, 'put_along_axis': put_along_axis, 'at': at}))
         out.write('ok|' + ','.join(str(d) for d in r.shape) + '|' + ' '.join(str(int(v)) for v in r.ravel()) + '\n')
     except IndexError as e:
         out.write('IndexError\n')
@@ -366,6 +373,63 @@ TEST(GatherNumPy, CompositionsAndMasksAgreeWithNumPy) {
         return compress(arange(len) % 2 == 0, x, axis);
       });
     }
+  }
+  // Writes: put (every mode, cyclic values, out-of-range indices), put_along_axis and the ufunc.at family.
+  for (int k = 0; k < 30; ++k) {
+    Shape shape = random_shape(rng, 3, 4);
+    if (shape.empty()) shape = {3};
+    for (auto& d : shape) d = std::max<std::int64_t>(d, 1);
+    std::int64_t n = 1;
+    for (auto d : shape) n *= d;
+    const int nd = int(shape.size());
+    const std::int64_t m = 1 + std::int64_t(rng() % 6);
+    std::vector<std::int64_t> wide(
+        static_cast<std::size_t>(m)); // some out of range: wrap and clip bring them in, raise raises
+    for (auto& v : wide) v = std::int64_t(rng() % std::uint64_t(4 * n)) - 2 * n;
+    const Array wide_a = asarray(wide, {m});
+    const std::string wide_t = list_text(wide, {m});
+    const std::int64_t count = 1 + std::int64_t(rng() % 3);
+    const std::string vals_t = "np.arange(" + std::to_string(count) + ") * 10 - 7";
+    const Array vals = arange(count).astype(DType::Float64) * 10.0 - 7.0;
+    for (const char* mode : {"raise", "wrap", "clip"})
+      add(shape, "put(x, " + wide_t + ", " + vals_t + ", mode='" + mode + "')",
+          [=](const Array& x) { return put(x, wide_a, vals, mode); });
+    auto [idx, idx_t] = index_array(rng, {m}, n);
+    add(shape, "put(x, " + idx_t + ", " + vals_t + ")", [=, idx = idx](const Array& x) { return put(x, idx, vals); });
+    {
+      const int axis = int(rng() % std::uint64_t(nd)) - (rng() % 2 ? nd : 0);
+      const int ax = axis < 0 ? axis + nd : axis;
+      Shape s = shape;
+      for (auto& d : s)
+        if (rng() % 3 == 0) d = 1;
+      s[std::size_t(ax)] = std::int64_t(rng() % 4);
+      auto [along, along_t] = index_array(rng, s, shape[std::size_t(ax)]);
+      add(shape, "put_along_axis(x, " + along_t + ", -x.max() - 1, " + std::to_string(axis) + ")",
+          [=, along = along](const Array& x) { return put_along_axis(x, along, -max(x) - 1.0, axis); });
+      add(shape,
+          "put_along_axis(x, " + along_t + ", np.arange(3).reshape((3,) + (1,) * " + std::to_string(nd - 1) +
+              ")[:1] + 5, " + std::to_string(axis) + ")",
+          [=, along = along](const Array& x) {
+            Shape one(std::size_t(nd), 1);
+            return put_along_axis(x, along, arange(1).reshape(one).astype(DType::Float64) + 5.0, axis);
+          });
+    }
+    // ufunc.at over the first axis with repeated (and negative) indices; values broadcast over the rest.
+    auto [rows, rows_t] = index_array(rng, {m}, shape[0]);
+    Shape vshape = shape;
+    vshape[0] = m;
+    std::int64_t vn = 1;
+    for (auto d : vshape) vn *= d;
+    const std::string v_t = "(np.arange(" + std::to_string(vn) + ") % 7 - 3.0).reshape(" + shape_text(vshape) + ")";
+    const auto v_of = [=] { return (arange(vn) % 7 - 3.0).reshape(vshape); };
+    add(shape, "at(np.add, x, " + rows_t + ", " + v_t + ")",
+        [=, rows = rows](const Array& x) { return x.at(rows).add(v_of()); });
+    add(shape, "at(np.multiply, x, " + rows_t + ", " + v_t + ")",
+        [=, rows = rows](const Array& x) { return x.at(rows).multiply(v_of()); });
+    add(shape, "at(np.minimum, x, " + rows_t + ", " + v_t + ")",
+        [=, rows = rows](const Array& x) { return x.at(rows).min(v_of()); });
+    add(shape, "at(np.maximum, x, " + rows_t + ", " + v_t + " + 50)",
+        [=, rows = rows](const Array& x) { return x.at(rows).max(v_of() + 50.0); });
   }
   add({3, 4}, "np.choose(np.array([[0, 1, 2, 0], [2, 2, 1, 0], [1, 0, 0, 2]]), [x, x * 10, -x])", [](const Array& x) {
     return choose(asarray<std::int64_t>({{0, 1, 2, 0}, {2, 2, 1, 0}, {1, 0, 0, 2}}), {x, x * 10.0, -x});

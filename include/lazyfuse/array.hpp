@@ -122,12 +122,21 @@ public:
     Array set(Operand value) const;
     /// x + y at the indexed elements (`x[idx] += y` for basic indexes, ufunc.at for advanced ones), as a new array.
     Array add(Operand value) const;
+    /// x * y at the indexed elements (NumPy's `np.multiply.at`): every duplicate multiplies in, its values' product
+    /// first (in `prod`'s order), then x times it once, converted to x's type.
+    Array multiply(Operand value) const;
+    /// minimum(x, y) at the indexed elements (NumPy's `np.minimum.at`; a NaN among them wins, as in `minimum`).
+    Array min(Operand value) const;
+    /// maximum(x, y) at the indexed elements (NumPy's `np.maximum.at`).
+    Array max(Operand value) const;
 
   private:
     friend class Array;
     At(std::shared_ptr<graph::Node> base, std::vector<Index> index)
         : base_(std::move(base)), index_(std::move(index)) {}
     At(std::shared_ptr<graph::Node> base, std::vector<std::variant<Index, Array>> advanced);
+    enum class Combine { Add, Multiply, Min, Max };
+    Array combine(Operand value, Combine how, const char* what) const;
     std::shared_ptr<graph::Node> base_;
     std::vector<Index> index_;
     std::vector<std::variant<Index, Array>> advanced_; // non-empty: an index with Arrays

@@ -30,6 +30,18 @@ Array take(const Array& a, const Array& indices, std::optional<int> axis = std::
 /// that are not integers or shapes that do not broadcast. At most 7 dimensions.
 Array take_along_axis(const Array& a, const Array& indices, std::optional<int> axis);
 
+/// NumPy's put, with value semantics: a new array equal to a except that its flattened elements at `indices` hold
+/// `values` (flattened, repeated cyclically over the indices, converted to a's type); a is unchanged. `mode`:
+/// "raise" (an index out of range is an IndexError; negative ones count from the end), "wrap" (indices taken modulo
+/// a's size) or "clip" (clipped to [0, size - 1]). Where an index repeats, the last write wins. Nothing is written
+/// when either is empty. The indices' positions are read on the host (a synchronization, as `at().set` does).
+Array put(const Array& a, const Array& indices, const Array& values, const std::string& mode = "raise");
+/// NumPy's put_along_axis, with value semantics: a new array equal to a except at the elements that
+/// take_along_axis(a, indices, axis) reads, which hold `values` broadcast to that result's shape (axis nullopt: the
+/// flattened a and 1-D indices). Errors as take_along_axis's; where an element is named twice, the last write in C
+/// order wins.
+Array put_along_axis(const Array& a, const Array& indices, const Array& values, std::optional<int> axis);
+
 // ---- compositions: views, wheres and gathers (lazy unless said otherwise) ----------------------------------------
 
 /// NumPy's diff: the n-th discrete difference along `axis`, a[1:] - a[:-1] applied n times (not_equal for bool).

@@ -143,6 +143,17 @@ Array take(const Array& a, const Array& indices, std::optional<int> axis) {
   const NodePtr& idx = node_of(indices, "take", "the indices");
   if (!axis) return wrap_node(graph::make_gather(graph::reshape(source, {-1}), {idx}, {0}, 0));
   const int ax = graph::normalize_axis("take", *axis, source->ndim());
+  if (source->shape[std::size_t(ax)] == 0 && is_integer(idx->dtype)) {
+    // NumPy's take (unlike x[:, idx]) checks its indices once per element of the axes before `axis`: with none of
+    // them, an empty axis is no error.
+    const Shape before(source->shape.begin(), source->shape.begin() + ax);
+    if (graph::shape_size(before) == 0) {
+      Shape out = before;
+      out.insert(out.end(), idx->shape.begin(), idx->shape.end());
+      out.insert(out.end(), source->shape.begin() + ax + 1, source->shape.end());
+      return zeros(out, source->dtype);
+    }
+  }
   return wrap_node(graph::make_gather(source, {idx}, {ax}, ax));
 }
 

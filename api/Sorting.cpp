@@ -2,7 +2,10 @@
 #include <lazyfuse/creation.hpp>
 #include <lazyfuse/elementwise.hpp>
 #include <lazyfuse/error.hpp>
+#include <lazyfuse/indexing.hpp>
 #include <lazyfuse/manipulation.hpp>
+#include <lazyfuse/reductions.hpp>
+#include <lazyfuse/scans.hpp>
 #include <lazyfuse/sorting.hpp>
 
 #include "api/ApiAccess.h"
@@ -81,6 +84,147 @@ Array percentile(const Array& a, double q, std::optional<int> axis, bool keepdim
 }
 Array median(const Array& a, std::optional<int> axis, bool keepdims) {
   return quantile_of("median", a, 0.5, axis, keepdims);
+}
+
+// ---- searching, deduplication and counting --------------------------------------------------------------------
+
+namespace {
+
+std::string described(const char* name, const Array& a) {
+  return graph::describe(name, *detail::graph_node(a));
+}
+
+} // namespace
+
+Array searchsorted(const Array& a, const Array& v, const std::string& side) {
+  detail::require_valid(a, "searchsorted");
+  detail::require_valid(v, "searchsorted", "the values");
+  if (a.ndim() != 1) throw ValueError("searchsorted: a must be 1-dimensional, got " + described("a", a));
+  if (side != "left" && side != "right")
+    throw ValueError("searchsorted: side must be 'left' or 'right', got '" + side + "'");
+  const std::int64_t na = a.size(), nv = v.size();
+  if (nv == 0 || na == 0) return zeros(v.shape(), DType::Int64);
+  // One stable sort of a and v together: the values first for "left" (before equal elements of a), after a for
+  // "right". An element of v lands after exactly the elements of a that go before it; counted by a running sum over
+  // the sorted order, then written back to v's places through the permutation.
+  const bool left = side == "left";
+  const Array order = argsort(left ? concatenate({v.ravel(), a}) : concatenate({a, v.ravel()}), std::nullopt);
+  const Array from_a = left ? order >= nv : order < na;
+  const Array a_before = cumsum(from_a.astype(DType::Int64)) - from_a.astype(DType::Int64);
+  const Array at_merged = put(zeros({na + nv}, DType::Int64), order, a_before);
+  return (left ? at_merged(slice(0, nv)) : at_merged(slice(na, none))).reshape(v.shape());
+}
+
+Array digitize(const Array& x, const Array& bins, bool right) {
+  detail::require_valid(bins, "digitize", "the bins");
+  if (bins.ndim() != 1) throw ValueError("digitize: bins must be 1-dimensional, got " + described("bins", bins));
+  if (is_complex(x.dtype()) || is_complex(bins.dtype())) throw DTypeError("digitize: x may not be complex");
+  const std::int64_t n = bins.size();
+  bool increasing = true, decreasing = true;
+  if (n > 1) {
+    const Array steps = diff(bins.astype(DType::Float64));
+    increasing = all(steps >= 0.0).item<bool>();
+    decreasing = all(steps <= 0.0).item<bool>();
+  }
+  if (!increasing && !decreasing) throw ValueError("digitize: bins must be monotonically increasing or decreasing");
+  const char* side = right ? "left" : "right";
+  if (increasing) return searchsorted(bins, x, side);
+  return n - searchsorted(bins(slice(none, none, -1)), x, side);
+}
+
+Array isin(const Array& element, const Array& test_elements, bool invert) {
+  detail::require_valid(element, "isin");
+  detail::require_valid(test_elements, "isin", "the test elements");
+  const std::int64_t n = test_elements.size();
+  if (n == 0 || element.size() == 0) return full(element.shape(), invert ? 1.0 : 0.0, DType::Bool);
+  const Array s = sort(test_elements, std::nullopt);
+  const Array at = searchsorted(s, element, "left");
+  const Array found = logical_and(at < n, take(s, minimum(at, n - 1)) == element);
+  return invert ? logical_not(found) : found;
+}
+
+namespace {
+
+// NumPy's unique with return_index, return_inverse and return_counts: NaNs one value (`equal_nan`, unique's rule) or
+// each its own (the unique_* functions, the array API's rule).
+UniqueAll unique_of(const Array& a, bool equal_nan) {
+  detail::require_valid(a, "unique");
+  const Array flat = a.ravel();
+  const std::int64_t n = flat.size();
+  if (n == 0) {
+    const Array none_found = zeros({0}, DType::Int64);
+    return {flat, none_found, zeros(a.shape(), DType::Int64), none_found};
+  }
+  const Array order = argsort(flat, std::nullopt); // stable: the first of equal elements comes first
+  const Array s = take(flat, order);
+  // A value starts where it differs from the one before (a NaN from every value, itself included); with equal_nan,
+  // the NaNs (sorted last) are one value.
+  const Array later = s(slice(1, none)), earlier = s(slice(none, -1));
+  const Array differs = equal_nan
+                            ? logical_and(later != earlier, logical_not(logical_and(isnan(later), isnan(earlier))))
+                            : later != earlier;
+  const Array starts = concatenate({full({1}, 1.0, DType::Bool), differs});
+  const Array first = flatnonzero(starts); // positions in the sorted order (read on the host)
+  const Array group = cumsum(starts.astype(DType::Int64)) - 1;
+  return {take(s, first), take(order, first), put(zeros({n}, DType::Int64), order, group).reshape(a.shape()),
+          diff(first, 1, -1, std::nullopt, full({}, double(n), DType::Int64))};
+}
+
+} // namespace
+
+UniqueAll unique_all(const Array& a) {
+  return unique_of(a, false);
+}
+Array unique(const Array& a) {
+  return unique_of(a, true).values;
+}
+UniqueCounts unique_counts(const Array& a) {
+  UniqueAll u = unique_all(a);
+  return {u.values, u.counts};
+}
+UniqueInverse unique_inverse(const Array& a) {
+  UniqueAll u = unique_all(a);
+  return {u.values, u.inverse_indices};
+}
+
+Array bincount(const Array& x, const std::optional<Array>& weights, std::int64_t minlength) {
+  detail::require_valid(x, "bincount");
+  if (x.ndim() != 1) throw ValueError("bincount: x must be 1-dimensional, got " + described("x", x));
+  if (!is_integer(x.dtype()) && x.dtype() != DType::Bool)
+    throw DTypeError(std::string("bincount: x must hold integers, got ") + std::string(dtype_name(x.dtype())));
+  if (minlength < 0) throw ValueError("bincount: minlength must be non-negative");
+  if (weights && weights->shape() != x.shape())
+    throw ValueError("bincount: the weights and x must have the same shape: " + described("x", x) + ", " +
+                     described("weights", *weights));
+  std::int64_t bins = minlength;
+  if (x.size() > 0) {
+    const Array as64 = x.astype(DType::Int64);
+    if (min(as64).item<std::int64_t>() < 0) throw ValueError("bincount: x must have no negative elements");
+    bins = std::max(bins, max(as64).item<std::int64_t>() + 1);
+  }
+  if (!weights) return zeros({bins}, DType::Int64).at(x).add(ones(x.shape(), DType::Int64));
+  return zeros({bins}, DType::Float64).at(x).add(weights->astype(DType::Float64));
+}
+
+namespace {
+
+Array partitioned(graph::SortResult result, const char* name, const Array& a, std::int64_t kth, int axis) {
+  detail::require_valid(a, name);
+  const int ax = graph::normalize_axis(name, axis, a.ndim());
+  const std::int64_t n = a.shape()[std::size_t(ax)];
+  if (a.size() > 0 && (kth < -n || kth >= n)) // NumPy checks kth only where there is something to partition
+    throw ValueError(std::string(name) + ": kth(=" + std::to_string(kth) + ") out of bounds (" + std::to_string(n) +
+                     ")");
+  return sorted(result, name, a, ax);
+}
+
+} // namespace
+
+Array partition(const Array& a, std::int64_t kth, int axis) {
+  return partitioned(graph::SortResult::Values, "partition", a, kth, axis);
+}
+Array argpartition(const Array& a, std::int64_t kth, int axis) {
+  return partitioned(graph::SortResult::Indices, "argpartition", a, kth, axis);
 }
 
 } // namespace lazyfuse

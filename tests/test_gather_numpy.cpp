@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -460,6 +461,79 @@ TEST(GatherNumPy, CompositionsAndMasksAgreeWithNumPy) {
   const auto [checked, errors] = compare_with_numpy(cases);
   EXPECT_GT(checked, 300) << "most cases compare values";
   EXPECT_GT(errors, 0) << "some cases check the errors (compress past the end, a mask of the wrong size)";
+}
+
+// sorting.hpp's searching, deduplication and counting, over random shapes with ties and NaNs, against NumPy.
+TEST(GatherNumPy, SearchingUniqueAndCountingAgreeWithNumPy) {
+  LAZYFUSE_NEED_NUMPY(numpy_missing());
+  std::mt19937_64 rng(lazyfuse_test::seed() + 2);
+  std::vector<Case> cases;
+  auto add = [&](Shape shape, std::string python, std::function<Array(const Array&)> run) {
+    cases.push_back({std::move(shape), std::move(python), std::move(run)});
+  };
+  const auto nan_at = [](const Array& x, double m) { return where(x % m == 0.0, full({}, std::nan("")), x % 4.0); };
+  for (int k = 0; k < 25; ++k) {
+    Shape shape = random_shape(rng, 3, 5);
+    if (shape.empty()) shape = {4};
+    const int nd = int(shape.size());
+    const int axis = int(rng() % std::uint64_t(nd));
+    for (const char* side : {"left", "right"})
+      add(shape, std::string("np.searchsorted(np.sort((x % 5).ravel()), x % 7 - 1, side='") + side + "')",
+          [=](const Array& x) { return searchsorted(sort((x % 5.0).ravel(), std::nullopt), x % 7.0 - 1.0, side); });
+    add(shape, "np.searchsorted(np.sort(np.where(x % 3 == 0, np.nan, x).ravel()), np.where(x % 2 == 0, np.nan, x))",
+        [=](const Array& x) {
+          return searchsorted(sort(where(x % 3.0 == 0.0, full({}, std::nan("")), x).ravel(), std::nullopt),
+                              where(x % 2.0 == 0.0, full({}, std::nan("")), x));
+        });
+    for (bool right : {false, true}) {
+      const std::string r = right ? "True" : "False";
+      add(shape, "np.digitize(x % 9, np.array([1., 3., 3., 6.]), right=" + r + ")", [=](const Array& x) {
+        return digitize(x % 9.0, asarray({1.0, 3.0, 3.0, 6.0}), right);
+      });
+      add(shape, "np.digitize(x % 9, np.array([6., 3., 1.]), right=" + r + ")", [=](const Array& x) {
+        return digitize(x % 9.0, asarray({6.0, 3.0, 1.0}), right);
+      });
+    }
+    add(shape, "np.digitize(x, np.array([1., 3., 2.]))", [=](const Array& x) {
+      return digitize(x, asarray({1.0, 3.0, 2.0}));
+    });
+    add(shape, "np.isin(x % 6, np.array([1., 4., 4., 9.]))", [=](const Array& x) {
+      return isin(x % 6.0, asarray({1.0, 4.0, 4.0, 9.0}));
+    });
+    add(shape, "np.isin(np.where(x % 4 == 0, np.nan, x), np.array([np.nan, 2., -0.]), invert=True)",
+        [=](const Array& x) {
+          return isin(where(x % 4.0 == 0.0, full({}, std::nan("")), x), asarray({std::nan(""), 2.0, -0.0}), true);
+        });
+    add(shape, "np.unique(x % 4 - 1)", [=](const Array& x) { return unique(x % 4.0 - 1.0); });
+    add(shape, "np.unique_all(x % 5).indices", [=](const Array& x) { return unique_all(x % 5.0).indices; });
+    add(shape, "np.unique_all(x % 5).inverse_indices",
+        [=](const Array& x) { return unique_all(x % 5.0).inverse_indices; });
+    add(shape, "np.unique_counts(x % 5).counts", [=](const Array& x) { return unique_counts(x % 5.0).counts; });
+    add(shape, "np.unique_all(np.where(x % 3 == 0, np.nan, x % 4)).counts",
+        [=](const Array& x) { return unique_all(nan_at(x, 3.0)).counts; });
+    add(shape, "np.unique_all(np.where(x % 3 == 0, np.nan, x % 4)).indices",
+        [=](const Array& x) { return unique_all(nan_at(x, 3.0)).indices; });
+    // (NumPy's own unique_inverse sorts without stability, so the NaNs' inverse indices are its sort's; unique_all's
+    // are the stable order's, which lazyfuse's unique_inverse returns.)
+    add(shape, "np.unique_all(np.where(x % 3 == 0, np.nan, x % 4)).inverse_indices",
+        [=](const Array& x) { return unique_inverse(nan_at(x, 3.0)).inverse_indices; });
+    const std::int64_t minlength = std::int64_t(rng() % 9);
+    add(shape, "np.bincount((x % 5).astype(np.int64).ravel(), minlength=" + std::to_string(minlength) + ")",
+        [=](const Array& x) { return bincount((x % 5.0).astype(DType::Int64).ravel(), std::nullopt, minlength); });
+    add(shape, "np.bincount((x % 5).astype(np.int32).ravel(), weights=(x.ravel() % 3) * 2)",
+        [=](const Array& x) { return bincount((x % 5.0).astype(DType::Int32).ravel(), (x.ravel() % 3.0) * 2.0); });
+    add(shape, "np.bincount((x - 2).astype(np.int64).ravel())",
+        [=](const Array& x) { return bincount((x - 2.0).astype(DType::Int64).ravel()); });
+    const std::int64_t len = shape[std::size_t(axis)];
+    const std::int64_t kth = len == 0 ? 0 : std::int64_t(rng() % std::uint64_t(len));
+    add(shape,
+        "np.take(np.partition(-x % 7, " + std::to_string(kth) + ", axis=" + std::to_string(axis) + "), [" +
+            std::to_string(kth) + "], axis=" + std::to_string(axis) + ")",
+        [=](const Array& x) { return take(partition(-x % 7.0, kth, axis), asarray<std::int64_t>({kth}), axis); });
+  }
+  const auto [checked, errors] = compare_with_numpy(cases);
+  EXPECT_GT(checked, 400) << "most cases compare values";
+  EXPECT_GT(errors, 0) << "some cases check the errors (non-monotonic bins, negative counts, kth out of bounds)";
 }
 
 } // namespace

@@ -29,4 +29,50 @@ Array percentile(const Array& a, double q, std::optional<int> axis = std::nullop
 /// quantile(a, 0.5, ...).
 Array median(const Array& a, std::optional<int> axis = std::nullopt, bool keepdims = false);
 
+// ---- searching, deduplication and counting --------------------------------------------------------------------
+// Built on the stable sort above (so, on the GPU, on its host sort for now) and on the index writes of indexing.hpp
+// (whose positions are read on the host): NumPy's results, with NumPy's orders (NaNs last, -0.0 equal to +0.0).
+
+/// NumPy's searchsorted: for each element of v, the index in the sorted 1-D `a` where it would be inserted to keep
+/// a sorted: before equal elements (`side` "left") or after them ("right"). int64, of v's shape. `a` is not checked
+/// for order (as in NumPy). ValueError for an `a` that is not 1-D or another side.
+Array searchsorted(const Array& a, const Array& v, const std::string& side = "left");
+/// NumPy's digitize: the index of the bin each element of x falls in, for monotonically increasing or decreasing
+/// `bins` (read on the host to tell which; ValueError otherwise); `right` says which side of a bin is closed.
+Array digitize(const Array& x, const Array& bins, bool right = false);
+/// NumPy's isin: whether each element of `element` equals some element of `test_elements` (a NaN never does), of
+/// element's shape; `invert` negates the result.
+Array isin(const Array& element, const Array& test_elements, bool invert = false);
+
+/// NumPy 2's unique_all: the sorted distinct elements of the flattened array (each NaN distinct, last, as NumPy's
+/// unique_all and the array API have it), the index of each one's first occurrence, for every element of the input
+/// the index of its value (of the input's shape), and how often each value occurs.
+struct UniqueAll {
+  Array values, indices, inverse_indices, counts;
+};
+UniqueAll unique_all(const Array& a);
+/// NumPy's unique(a): the sorted distinct elements of the flattened array, the NaNs collapsed into one (last).
+Array unique(const Array& a);
+/// unique_all's values and counts (NumPy's unique_counts).
+struct UniqueCounts {
+  Array values, counts;
+};
+UniqueCounts unique_counts(const Array& a);
+/// unique_all's values and inverse indices (NumPy's unique_inverse).
+struct UniqueInverse {
+  Array values, inverse_indices;
+};
+UniqueInverse unique_inverse(const Array& a);
+
+/// NumPy's bincount: for the non-negative integers of the 1-D x, how often each value occurs (int64), or the sum of
+/// their `weights` (float64; duplicates summed in at().add's fixed order), over max(x) + 1 bins and at least
+/// `minlength`. ValueError for a negative value, an x that is not 1-D or weights of another length.
+Array bincount(const Array& x, const std::optional<Array>& weights = std::nullopt, std::int64_t minlength = 0);
+
+/// NumPy's partition / argpartition: the kth element of each line along `axis` in its sorted place, the smaller ones
+/// before it and the others after. Here the whole line is sorted (a stable sort satisfies that contract; NumPy's
+/// order inside the parts is unspecified). ValueError for a kth outside [-n, n) of a non-empty array.
+Array partition(const Array& a, std::int64_t kth, int axis = -1);
+Array argpartition(const Array& a, std::int64_t kth, int axis = -1);
+
 } // namespace lazyfuse

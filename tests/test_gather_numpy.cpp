@@ -225,17 +225,11 @@ std::pair<int, int> compare_with_numpy(const std::vector<Case>& cases) {
       for (std::size_t k = 0; k < c.shape.size(); ++k) list << (k ? "," : "") << c.shape[k];
       list << '\t' << c.python << '\n';
     }
-    std::ofstream(dir + "/oracle.py") << kScript;
   }
-  const std::string cmd =
-      std::string("'") + python + "' '" + dir + "/oracle.py' '" + dir + "/cases.txt' '" + dir + "/answers.txt' 2>&1";
-  std::FILE* pipe = popen(cmd.c_str(), "r");
-  std::string all;
-  char buf[4096];
-  for (std::size_t n; pipe && (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) all.append(buf, n);
-  const int status = pipe ? pclose(pipe) : -1;
-  if (status != 0 || all.find("ok") == std::string::npos) {
-    ADD_FAILURE() << cmd << " failed: " << all;
+  const std::string why_not =
+      lazyfuse_test::run_oracle_script(python, dir, kScript, {dir + "/cases.txt", dir + "/answers.txt"});
+  if (!why_not.empty()) {
+    ADD_FAILURE() << why_not;
     return {0, 0};
   }
   std::vector<Answer> answers;

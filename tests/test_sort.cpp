@@ -190,17 +190,8 @@ Oracle run_oracle() {
          << (c.axis == kNoAxis ? std::string("none") : std::to_string(c.axis)) << '\n';
   }
   list.close();
-  std::ofstream(dir + "/oracle.py") << kScript;
-  const std::string cmd = std::string("'") + python + "' '" + dir + "/oracle.py' '" + dir + "' 2>&1";
-  std::FILE* pipe = popen(cmd.c_str(), "r");
-  std::string all;
-  char buf[4096];
-  for (std::size_t n; pipe && (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) all.append(buf, n);
-  const int status = pipe ? pclose(pipe) : -1;
-  if (status != 0 || all.find("ok") == std::string::npos) {
-    o.why_not = cmd + " failed (status " + std::to_string(status) + "): " + all.substr(0, 3000);
-    return o;
-  }
+  o.why_not = lazyfuse_test::run_oracle_script(python, dir, kScript, {dir});
+  if (!o.why_not.empty()) return o;
   std::ifstream meta(dir + "/meta.txt");
   for (std::string line; std::getline(meta, line);) {
     std::istringstream in(line);
@@ -324,17 +315,8 @@ const QuantileOracle& quantile_oracle() {
            << (c.keepdims ? 1 : 0) << '\n';
     }
     list.close();
-    std::ofstream(dir + "/oracle.py") << kQuantileScript;
-    const std::string cmd = std::string("'") + python + "' '" + dir + "/oracle.py' '" + dir + "' 2>&1";
-    std::FILE* pipe = popen(cmd.c_str(), "r");
-    std::string all;
-    char buf[4096];
-    for (std::size_t n; pipe && (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) all.append(buf, n);
-    const int status = pipe ? pclose(pipe) : -1;
-    if (status != 0 || all.find("ok") == std::string::npos) {
-      o.why_not = cmd + " failed (status " + std::to_string(status) + "): " + all.substr(0, 3000);
-      return o;
-    }
+    o.why_not = lazyfuse_test::run_oracle_script(python, dir, kQuantileScript, {dir});
+    if (!o.why_not.empty()) return o;
     std::ifstream meta(dir + "/meta.txt");
     for (std::string line; std::getline(meta, line);) {
       std::istringstream in(line);

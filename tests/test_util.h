@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -36,6 +38,24 @@ template <class T> std::vector<T> uniform_values(std::mt19937_64& rng, std::size
   std::vector<T> v(n);
   for (auto& x : v) x = d(rng);
   return v;
+}
+
+/// Writes `script` to dir/oracle.py and runs it with the Python interpreter `python` and the arguments `args` (each
+/// quoted). Returns "" when it exited 0 and printed "ok" (the scripts' last word), else why not: the command, its
+/// status and the first 3,000 characters of what it printed.
+inline std::string run_oracle_script(const char* python, const std::string& dir, const char* script,
+                                     const std::vector<std::string>& args) {
+  std::ofstream(dir + "/oracle.py") << script;
+  std::string cmd = std::string("'") + python + "' '" + dir + "/oracle.py'";
+  for (const std::string& a : args) cmd += " '" + a + "'";
+  cmd += " 2>&1";
+  std::FILE* pipe = popen(cmd.c_str(), "r");
+  std::string all;
+  char buf[4096];
+  for (std::size_t n; pipe && (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) all.append(buf, n);
+  const int status = pipe ? pclose(pipe) : -1;
+  if (status == 0 && all.find("ok") != std::string::npos) return "";
+  return cmd + " failed (status " + std::to_string(status) + "): " + all.substr(0, 3000);
 }
 
 } // namespace lazyfuse_test

@@ -116,6 +116,7 @@ Array searchsorted(const Array& a, const Array& v, const std::string& side) {
 }
 
 Array digitize(const Array& x, const Array& bins, bool right) {
+  detail::require_valid(x, "digitize");
   detail::require_valid(bins, "digitize", "the bins");
   if (bins.ndim() != 1) throw ValueError("digitize: bins must be 1-dimensional, got " + described("bins", bins));
   if (is_complex(x.dtype()) || is_complex(bins.dtype())) throw DTypeError("digitize: x may not be complex");

@@ -247,3 +247,29 @@ TEST(Gather, ChooseRaisesForEntriesOutOfRange) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Gather, PutSearchAndCountReportBadInput) {
+  const Array x = ramp({2, 3});
+  EXPECT_THROW(put(x, asarray<std::int64_t>({0}), asarray({1.0}), "bogus"), ValueError);
+  EXPECT_THROW(put(x, asarray({0.5}), asarray({1.0})), IndexError) << "float indices";
+  EXPECT_THROW(put(zeros({0}), asarray<std::int64_t>({0}), asarray({1.0})), IndexError) << "an empty array";
+  EXPECT_EQ(put(x, asarray<std::int64_t>({0}), zeros({0})).shape(), x.shape()) << "no values: nothing written";
+  EXPECT_THROW((void)put(x, asarray<std::int64_t>({6}), asarray({1.0})).get<float>(), IndexError);
+  EXPECT_THROW(put_along_axis(x, asarray<std::int64_t>({0}), asarray({1.0}), 1), ValueError) << "1-D indices, 2-D arr";
+  EXPECT_THROW(searchsorted(x, asarray({1.0})), ValueError) << "a 2-D a";
+  EXPECT_THROW(searchsorted(x.ravel(), asarray({1.0}), "middle"), ValueError);
+  EXPECT_THROW(digitize(asarray({1.0}), asarray({1.0, 3.0, 2.0})), ValueError) << "bins not monotonic";
+  EXPECT_THROW(bincount(asarray<std::int64_t>({1, -1})), ValueError) << "a negative value";
+  EXPECT_THROW(bincount(asarray({1.0})), DTypeError) << "floats";
+  EXPECT_THROW(bincount(asarray<std::int64_t>({1, 2}), asarray({1.0})), ValueError) << "weights of another length";
+  EXPECT_THROW(partition(x, 3, 1), ValueError) << "kth out of bounds";
+  try {
+    (void)bincount(asarray<std::int64_t>({1, 2}), asarray({1.0}));
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("weights"), std::string::npos) << e.what();
+  }
+}
+
+} // namespace

@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace lazyfuse {
@@ -205,6 +206,70 @@ Array bincount(const Array& x, const std::optional<Array>& weights, std::int64_t
   }
   if (!weights) return zeros({bins}, DType::Int64).at(x).add(ones(x.shape(), DType::Int64));
   return zeros({bins}, DType::Float64).at(x).add(weights->astype(DType::Float64));
+}
+
+Array lexsort(const std::vector<Array>& keys, int axis) {
+  if (keys.empty()) throw ValueError("lexsort: need sequence of keys with len > 0");
+  for (const Array& k : keys) detail::require_valid(k, "lexsort", "a key");
+  for (const Array& k : keys)
+    if (k.shape() != keys[0].shape())
+      throw ValueError("lexsort: all keys need to be the same shape: " + described("keys[0]", keys[0]) + ", " +
+                       described("a key", k));
+  if (keys[0].ndim() == 0) return zeros({}, DType::Int64); // NumPy: a 0-d key sorts to index 0
+  // Stable sorts from the least significant key to the most: each keeps the order of the ones before among ties.
+  Array order = argsort(keys[0], axis);
+  for (std::size_t k = 1; k < keys.size(); ++k)
+    order = take_along_axis(order, argsort(take_along_axis(keys[k], order, axis), axis), axis);
+  return order;
+}
+
+Histogram histogram(const Array& a, std::int64_t bins, std::optional<std::pair<double, double>> range,
+                    const std::optional<Array>& weights) {
+  detail::require_valid(a, "histogram");
+  if (bins < 1) throw ValueError("histogram: `bins` must be positive, when an integer");
+  if (is_complex(a.dtype())) throw DTypeError("histogram: complex data is not supported");
+  if (weights && weights->shape() != a.shape())
+    throw ValueError("histogram: weights should have the same shape as a: " + described("a", a) + ", " +
+                     described("weights", *weights));
+  const Array flat = a.ravel();
+  // NumPy's types: edges in a's float type (integers and bools: float64), the index arithmetic in it too.
+  const DType edge_type = is_floating(a.dtype()) ? a.dtype() : DType::Float64;
+  double first = 0, last = 1;
+  if (range) {
+    std::tie(first, last) = *range;
+    if (first > last) throw ValueError("histogram: max must be larger than min in range parameter.");
+    if (!std::isfinite(first) || !std::isfinite(last))
+      throw ValueError("histogram: supplied range of [" + std::to_string(first) + ", " + std::to_string(last) +
+                       "] is not finite");
+  } else if (flat.size() > 0) {
+    first = min(flat).astype(DType::Float64).item<double>();
+    last = max(flat).astype(DType::Float64).item<double>();
+    if (!std::isfinite(first) || !std::isfinite(last))
+      throw ValueError("histogram: autodetected range of [" + std::to_string(first) + ", " + std::to_string(last) +
+                       "] is not finite");
+  }
+  if (first == last) {
+    first -= 0.5;
+    last += 0.5;
+  }
+  const Array edges = linspace(first, last, bins + 1, true, DType::Float64).astype(edge_type);
+  // The edges as the element type computes with them (NumPy subtracts the range's ends in that type).
+  const Array lo = full({}, first).astype(edge_type), hi = full({}, last).astype(edge_type);
+  const Array x = flat.astype(edge_type);
+  const Array keep = logical_and(x >= lo, x <= hi);
+  const bool all_kept = flat.size() == 0 || all(keep).item<bool>();
+  const Array kept = all_kept ? x : x(keep); // a mask: read on the host
+  // The range's width: subtracted in the element type from data's own ends, in double from a given range (NumPy's
+  // Python floats), then rounded to the element type.
+  const Array width = range ? full({}, last - first).astype(edge_type) : hi - lo;
+  Array index = ((kept - lo) / width * double(bins)).astype(DType::Int64);
+  index = where(index == bins, index - 1, index);
+  index = where(kept < take(edges, index), index - 1, index);
+  index = where(logical_and(kept >= take(edges, index + 1), index != bins - 1), index + 1, index);
+  std::optional<Array> w;
+  if (weights) w = all_kept ? weights->ravel() : weights->ravel()(keep);
+  const Array counts = bincount(index, w, bins);
+  return {weights ? counts.astype(weights->dtype()) : counts, edges}; // NumPy: the weights' type
 }
 
 namespace {

@@ -518,6 +518,27 @@ TEST(GatherNumPy, SearchingUniqueAndCountingAgreeWithNumPy) {
         [=](const Array& x) { return bincount((x % 5.0).astype(DType::Int32).ravel(), (x.ravel() % 3.0) * 2.0); });
     add(shape, "np.bincount((x - 2).astype(np.int64).ravel())",
         [=](const Array& x) { return bincount((x - 2.0).astype(DType::Int64).ravel()); });
+    add(shape, "np.lexsort((x % 3, np.floor(x / 4) % 2, -x % 5))", [=](const Array& x) {
+      return lexsort({x % 3.0, floor(x / 4.0) % 2.0, -x % 5.0});
+    });
+    const std::int64_t nbins = 1 + std::int64_t(rng() % 7);
+    const std::string b = std::to_string(nbins);
+    const auto data = [](const Array& x) { return x * 0.37 % 5.0; };
+    add(shape, "np.histogram(x * 0.37 % 5, bins=" + b + ")[0]",
+        [=](const Array& x) { return histogram(data(x), nbins).hist; });
+    add(shape, "(np.histogram(x * 0.37 % 5, bins=" + b + ")[1] * 2.0**30).astype(np.int64)", [=](const Array& x) {
+      return (histogram(data(x), nbins).bin_edges * std::ldexp(1.0, 30)).astype(DType::Int64);
+    });
+    add(shape, "np.histogram((x * 0.37 % 5).astype(np.float32), bins=" + b + ", range=(0.5, 3.3))[0]",
+        [=](const Array& x) {
+          return histogram(data(x).astype(DType::Float32), nbins, std::pair{0.5, 3.3}).hist;
+        });
+    add(shape, "np.histogram((x * 0.37 % 5).astype(np.float32), bins=" + b + ")[0]",
+        [=](const Array& x) { return histogram(data(x).astype(DType::Float32), nbins).hist; });
+    add(shape, "np.histogram((x % 13).astype(np.int64), bins=" + b + ")[0]",
+        [=](const Array& x) { return histogram((x % 13.0).astype(DType::Int64), nbins).hist; });
+    add(shape, "np.histogram(x * 0.37 % 5, bins=" + b + ", weights=x % 3)[0]",
+        [=](const Array& x) { return histogram(data(x), nbins, std::nullopt, x % 3.0).hist; });
     const std::int64_t len = shape[std::size_t(axis)];
     const std::int64_t kth = len == 0 ? 0 : std::int64_t(rng() % std::uint64_t(len));
     add(shape,

@@ -10,6 +10,8 @@
 #include <lazyfuse/array.hpp>
 
 #include <optional>
+#include <utility>
+#include <vector>
 
 namespace lazyfuse {
 
@@ -68,6 +70,23 @@ UniqueInverse unique_inverse(const Array& a);
 /// their `weights` (float64; duplicates summed in at().add's fixed order), over max(x) + 1 bins and at least
 /// `minlength`. ValueError for a negative value, an x that is not 1-D or weights of another length.
 Array bincount(const Array& x, const std::optional<Array>& weights = std::nullopt, std::int64_t minlength = 0);
+
+/// NumPy's lexsort: the indices (int64) that sort along `axis` by the last key, ties broken by the one before it, and
+/// so on (keys[0] decides last); stable. The keys share one shape. ValueError for no keys or shapes that differ.
+Array lexsort(const std::vector<Array>& keys, int axis = -1);
+
+/// NumPy's histogram with `bins` equal bins over [range.first, range.second] (default: the data's minimum and
+/// maximum, read on the host; a point range widens by 0.5 each way): the counts (int64; float64 sums of `weights`
+/// when given) and the bins + 1 edges (linspace in the type NumPy picks: float32 data keeps float32 edges, integers
+/// take float64). A value goes to the bin NumPy's own computation picks ((x - first) / (last - first) * bins, then
+/// corrected against the edges; the last bin is closed); values outside the range are left out. ValueError for
+/// bins < 1, a range with first > last, or data whose range is not finite.
+struct Histogram {
+  Array hist, bin_edges;
+};
+Histogram histogram(const Array& a, std::int64_t bins = 10,
+                    std::optional<std::pair<double, double>> range = std::nullopt,
+                    const std::optional<Array>& weights = std::nullopt);
 
 /// NumPy's partition / argpartition: the kth element of each line along `axis` in its sorted place, the smaller ones
 /// before it and the others after. Here the whole line is sorted (a stable sort satisfies that contract; NumPy's

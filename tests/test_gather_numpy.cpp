@@ -207,18 +207,9 @@ struct Answer {
 
 // Runs every case in lazyfuse and in NumPy and compares: the shape and exact values, or the same exception. Returns
 // {cases that compared values, cases that raised}.
-std::string numpy_missing() {
-  const char* python = std::getenv("LAZYFUSE_TEST_PYTHON");
-  return python && *python
-             ? ""
-             : "LAZYFUSE_TEST_PYTHON is not set (the Python interpreter with NumPy 2 that answers for NumPy)";
-}
-
 std::pair<int, int> compare_with_numpy(const std::vector<Case>& cases) {
-  const char* python = std::getenv("LAZYFUSE_TEST_PYTHON");
-  const std::string dir = "gather_oracle_" + std::to_string(getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const char* python = lazyfuse_test::oracle_python();
+  const std::string dir = lazyfuse_test::fresh_oracle_dir("gather");
   {
     std::ofstream list(dir + "/cases.txt");
     for (auto& c : cases) {
@@ -289,7 +280,7 @@ std::pair<int, int> compare_with_numpy(const std::vector<Case>& cases) {
 }
 
 TEST(GatherNumPy, AgreesWithNumPyOnRandomIndexes) {
-  LAZYFUSE_NEED_NUMPY(numpy_missing());
+  LAZYFUSE_NEED_NUMPY(lazyfuse_test::python_missing());
   std::mt19937_64 rng(lazyfuse_test::seed());
   std::vector<Case> cases;
   for (int k = 0; k < 400; ++k) cases.push_back(index_case(rng));
@@ -301,7 +292,7 @@ TEST(GatherNumPy, AgreesWithNumPyOnRandomIndexes) {
 
 // Compositions and masks, over fixed patterns and random shapes: each case is NumPy text and the same in lazyfuse.
 TEST(GatherNumPy, CompositionsAndMasksAgreeWithNumPy) {
-  LAZYFUSE_NEED_NUMPY(numpy_missing());
+  LAZYFUSE_NEED_NUMPY(lazyfuse_test::python_missing());
   std::mt19937_64 rng(lazyfuse_test::seed() + 1);
   std::vector<Case> cases;
   auto add = [&](Shape shape, std::string python, std::function<Array(const Array&)> run) {
@@ -459,7 +450,7 @@ TEST(GatherNumPy, CompositionsAndMasksAgreeWithNumPy) {
 
 // sorting.hpp's searching, deduplication and counting, over random shapes with ties and NaNs, against NumPy.
 TEST(GatherNumPy, SearchingUniqueAndCountingAgreeWithNumPy) {
-  LAZYFUSE_NEED_NUMPY(numpy_missing());
+  LAZYFUSE_NEED_NUMPY(lazyfuse_test::python_missing());
   std::mt19937_64 rng(lazyfuse_test::seed() + 2);
   std::vector<Case> cases;
   auto add = [&](Shape shape, std::string python, std::function<Array(const Array&)> run) {

@@ -220,14 +220,10 @@ std::string shape_text(const Shape& s) {
 
 Oracle run_oracle() {
   Oracle o;
-  const char* python = std::getenv("LAZYFUSE_TEST_PYTHON");
-  if (!python || !*python) {
-    o.why_not = "LAZYFUSE_TEST_PYTHON is not set (the Python interpreter with NumPy 2 that answers for NumPy)";
-    return o;
-  }
-  const std::string dir = "scan_oracle_" + std::to_string(getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  o.why_not = lazyfuse_test::python_missing();
+  if (!o.why_not.empty()) return o;
+  const char* python = lazyfuse_test::oracle_python();
+  const std::string dir = lazyfuse_test::fresh_oracle_dir("scan");
   std::mt19937_64 rng(lazyfuse_test::seed());
   std::ofstream list(dir + "/cases.txt");
   for (const Case& c : cases()) {

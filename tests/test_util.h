@@ -6,11 +6,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
 #include <type_traits>
 #include <vector>
+
+#include <unistd.h>
 
 namespace lazyfuse_test {
 
@@ -38,6 +41,25 @@ template <class T> std::vector<T> uniform_values(std::mt19937_64& rng, std::size
   std::vector<T> v(n);
   for (auto& x : v) x = d(rng);
   return v;
+}
+
+/// Why a NumPy oracle cannot run here: "" when LAZYFUSE_TEST_PYTHON names the interpreter (oracle_python()).
+inline std::string python_missing() {
+  const char* python = std::getenv("LAZYFUSE_TEST_PYTHON");
+  return python && *python
+             ? ""
+             : "LAZYFUSE_TEST_PYTHON is not set (the Python interpreter with NumPy 2 that answers for NumPy)";
+}
+inline const char* oracle_python() {
+  return std::getenv("LAZYFUSE_TEST_PYTHON");
+}
+
+/// An empty scratch folder "<name>_oracle_<pid>" in the working directory, for one oracle run's files.
+inline std::string fresh_oracle_dir(const std::string& name) {
+  const std::string dir = name + "_oracle_" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
 }
 
 /// Writes `script` to dir/oracle.py and runs it with the Python interpreter `python` and the arguments `args` (each

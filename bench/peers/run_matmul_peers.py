@@ -23,12 +23,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_peers import bench  # noqa: E402  (the same timing method)
+from run_peers import bench, run_workers  # noqa: E402  (the same timing method)
 
 SYSTEMS = ["torch", "torch_compile", "jax", "cupy"]
 LABELS = {"lazyfuse": "lazyfuse", "limit": "cuBLASLt direct", "torch": "torch eager", "torch_compile": "torch.compile",
@@ -309,26 +307,9 @@ def main() -> int:
         ours, limit = lazyfuse_cells(args.lazyfuse_json)
         report["systems"]["lazyfuse"] = {"cells": ours}
         report["systems"]["limit"] = {"cells": limit}
-    with tempfile.TemporaryDirectory() as tmp:
-        for system in [s for s in args.systems.split(",") if s]:
-            out = os.path.join(tmp, system + ".json")
-            env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"),
-                       TRITON_CACHE_DIR=os.path.join(tmp, "triton"), CUPY_CACHE_DIR=os.path.join(tmp, "cupy"),
-                       CUPY_TF32="1" if system == "cupy_tf32" else "0")
-            cmd = [sys.executable, os.path.abspath(__file__), "--worker", system, "--worker-out", out]
-            if args.quick:
-                cmd.append("--quick")
-            try:
-                proc = subprocess.run(cmd, env=env, timeout=args.timeout, check=False, capture_output=True, text=True)
-                if not os.path.exists(out):
-                    tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
-                    raise OSError(f"the worker exited with status {proc.returncode}: {tail[0]}")
-                with open(out) as f:
-                    report["systems"][system] = json.load(f)
-            except subprocess.TimeoutExpired:
-                report["systems"][system] = {"error": f"timed out after {args.timeout:.0f} s"}
-            except (OSError, ValueError) as e:
-                report["systems"][system] = {"error": f"no result ({type(e).__name__}: {e})"}
+    systems = [s for s in args.systems.split(",") if s]
+    tf32 = lambda system: {"CUPY_TF32": "1" if system == "cupy_tf32" else "0"}  # noqa: E731
+    report["systems"].update(run_workers(__file__, systems, args.timeout, args.quick, extra_env=tf32))
     with open(args.out_json, "w") as f:
         json.dump(report, f, indent=1)
     write_markdown(report, args.out_md)

@@ -135,6 +135,34 @@ def minimal_bytes(w: str, s: dict):
     return None  # tiny-chain: the cost of one call, not bandwidth
 
 
+def run_workers(script: str, systems: list, timeout: float, quick: bool, extra_env=None) -> dict:
+    """Runs `script --worker SYSTEM --worker-out FILE` for each system, each in a fresh process with compile caches
+    of its own (what run_matmul_peers.py and run_random_peers.py measure in); returns {system: the worker's JSON, or
+    {"error": why there is none}}. `extra_env(system)` adds variables to a worker's environment."""
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for system in systems:
+            out = os.path.join(tmp, system + ".json")
+            env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, "inductor"),
+                       TRITON_CACHE_DIR=os.path.join(tmp, "triton"), CUPY_CACHE_DIR=os.path.join(tmp, "cupy"),
+                       **(extra_env(system) if extra_env else {}))
+            cmd = [sys.executable, os.path.abspath(script), "--worker", system, "--worker-out", out]
+            if quick:
+                cmd.append("--quick")
+            try:
+                proc = subprocess.run(cmd, env=env, timeout=timeout, check=False, capture_output=True, text=True)
+                if not os.path.exists(out):
+                    tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+                    raise OSError(f"the worker exited with status {proc.returncode}: {tail[0]}")
+                with open(out) as f:
+                    results[system] = json.load(f)
+            except subprocess.TimeoutExpired:
+                results[system] = {"error": f"timed out after {timeout:.0f} s"}
+            except (OSError, ValueError) as e:
+                results[system] = {"error": f"no result ({type(e).__name__}: {e})"}
+    return results
+
+
 def bench(call, sync) -> dict:
     """PERF_TARGETS.md timing. Returns seconds per call (median of the trials), the trials and the first call."""
     t0 = time.perf_counter()

@@ -1,13 +1,18 @@
 // Random numbers (random.hpp): generators hand out counters; each draw is a Random graph node (graph/Random.h),
 // with location and scale applied by ordinary elementwise nodes, which fuse with it.
+#include <lazyfuse/creation.hpp>
+#include <lazyfuse/elementwise.hpp>
 #include <lazyfuse/error.hpp>
+#include <lazyfuse/indexing.hpp>
 #include <lazyfuse/random.hpp>
+#include <lazyfuse/sorting.hpp>
 
 #include "api/ApiAccess.h"
 #include "graph/Build.h"
 #include "graph/Config.h"
 #include "graph/DTypeVisit.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <mutex>
@@ -242,6 +247,110 @@ Array Generator::binomial(std::int64_t n, double p, Shape shape) {
   require(p >= 0 && p <= 1, "binomial", "p must be in [0, 1], got " + number(p));
   const auto c = take(shape, graph::random_width(RandomDist::Binomial, DType::Int64, 0), "binomial");
   return draw(state_.key, c, shape, DType::Int64, RandomDist::Binomial, double(n), p);
+}
+
+// ---- permutations and sampling ----
+
+namespace {
+
+// Keys whose stable argsort is a uniformly random order: every 64-bit pattern equally likely.
+Array order_keys(Generator& g, const Shape& shape) {
+  return g.integers(std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max(), shape,
+                    DType::Int64, true);
+}
+
+std::int64_t sample_size(const Shape& size) {
+  for (auto d : size)
+    if (d < 0) throw ShapeError("choice: negative dimensions are not allowed: size " + graph::format_shape(size));
+  return graph::shape_size(size);
+}
+
+// p read and checked as NumPy's Generator.choice checks it: the values as float64.
+std::vector<double> checked_probabilities(const Array& p, std::int64_t a) {
+  if (p.ndim() != 1) throw ValueError("choice: p must be 1-dimensional, got shape " + graph::format_shape(p.shape()));
+  if (p.size() != a)
+    throw ValueError("choice: a and p must have the same size, got " + std::to_string(a) + " and " +
+                     std::to_string(p.size()));
+  if (!is_floating(p.dtype()) && !is_integer(p.dtype()) && p.dtype() != DType::Bool)
+    throw DTypeError("choice: p must be real, not " + std::string(dtype_name(p.dtype())));
+  const HostArray<double> host = p.astype(DType::Float64).get<double>();
+  std::vector<double> v(host.begin(), host.end());
+  // NumPy's tolerance: sqrt of float64's epsilon, or of p's own type's where that is coarser.
+  double atol = std::sqrt(std::numeric_limits<double>::epsilon());
+  if (p.dtype() == DType::Float32) atol = std::max(atol, std::sqrt(double(std::numeric_limits<float>::epsilon())));
+  if (p.dtype() == DType::Float16 || p.dtype() == DType::BFloat16) atol = std::max(atol, std::sqrt(0.0078125));
+  double total = 0, carry = 0; // Kahan, as NumPy sums p for this check
+  for (double x : v) {
+    if (std::isnan(x)) throw ValueError("choice: probabilities contain NaN");
+    if (x < 0) throw ValueError("choice: probabilities are not non-negative");
+    const double y = x - carry, t = total + y;
+    carry = (t - total) - y;
+    total = t;
+  }
+  if (!(std::abs(total - 1) <= atol))
+    throw ValueError("choice: probabilities do not sum to 1 (they sum to " + number(total) + ")");
+  return v;
+}
+
+} // namespace
+
+Array Generator::permutation(std::int64_t n) {
+  require(n >= 0, "permutation", "n must be non-negative, got " + std::to_string(n));
+  return argsort(order_keys(*this, {n}));
+}
+
+Array Generator::permutation(const Array& x, int axis) {
+  require(x.ndim() > 0, "permutation", "x must be an integer or at least 1-dimensional");
+  const int ax = graph::normalize_axis("permutation", axis, x.ndim());
+  return lazyfuse::take(x, permutation(x.shape()[std::size_t(ax)]), ax);
+}
+
+Array Generator::permuted(const Array& x, std::optional<int> axis) {
+  if (!axis) {
+    const Array flat = x.reshape({x.size()});
+    return lazyfuse::take(flat, argsort(order_keys(*this, {x.size()}))).reshape(x.shape());
+  }
+  const int ax = graph::normalize_axis("permuted", *axis, x.ndim());
+  return take_along_axis(x, argsort(order_keys(*this, x.shape()), ax), ax);
+}
+
+Array Generator::choice(std::int64_t a, Shape size, bool replace, const std::optional<Array>& p) {
+  const std::int64_t k = sample_size(size);
+  require(a >= 0, "choice", "a must be a positive integer unless no samples are taken, got " + std::to_string(a));
+  require(a > 0 || k == 0, "choice", "a cannot be empty unless no samples are taken");
+  std::vector<double> probabilities;
+  if (p) probabilities = checked_probabilities(*p, a);
+  if (!replace) {
+    require(k <= a, "choice",
+            "cannot take a larger sample than the population when replace is false (sample " + std::to_string(k) +
+                ", population " + std::to_string(a) + ")");
+    if (p) {
+      const auto nonzero = std::count_if(probabilities.begin(), probabilities.end(), [](double x) { return x > 0; });
+      require(nonzero >= k, "choice", "fewer non-zero entries in p than the sample's size");
+    }
+  }
+  if (k == 0) return zeros(size, DType::Int64);
+  if (replace && !p) return integers(0, a, size);
+  if (replace) {
+    // NumPy's method: the cumulative sum, normalized by its last entry, searched for uniform numbers.
+    std::vector<double> cdf(probabilities.size());
+    double running = 0;
+    for (std::size_t i = 0; i < cdf.size(); ++i) cdf[i] = running += probabilities[i];
+    for (double& c : cdf) c /= running;
+    return searchsorted(asarray(cdf), random(size), "right");
+  }
+  if (!p) return permutation(a)(slice(0, k)).reshape(size);
+  // A race of exponential clocks E_i / p_i: the k first to ring are a weighted sample without replacement, in the
+  // order a sequential draw would take them. p_i = 0 never rings (its key is +inf; enough others ring first).
+  const Array weights = asarray(probabilities);
+  const Array keys = where(weights > 0.0, standard_exponential({a}) / weights, std::numeric_limits<double>::infinity());
+  return argsort(keys)(slice(0, k)).reshape(size);
+}
+
+Array Generator::choice(const Array& a, Shape size, bool replace, const std::optional<Array>& p, int axis) {
+  require(a.ndim() > 0, "choice", "a must be 1-dimensional or an integer");
+  const int ax = graph::normalize_axis("choice", axis, a.ndim());
+  return lazyfuse::take(a, choice(a.shape()[std::size_t(ax)], std::move(size), replace, p), ax);
 }
 
 // ---- the default generator ----

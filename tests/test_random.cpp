@@ -893,6 +893,120 @@ TEST(RandomStatistics, DiscreteDistributionsPassChiSquare) {
   for (double v : values(g.poisson(0, {10}))) EXPECT_EQ(v, 0);
 }
 
+// ---- permutations and sampling (random.hpp: permutation, permuted, choice) ----
+
+std::vector<std::int64_t> ints(const Array& a) {
+  const auto h = a.astype(DType::Int64).get<std::int64_t>();
+  return {h.begin(), h.end()};
+}
+
+TEST(RandomSampling, PermutationsAreRandomOrders) {
+  random::Generator g(71);
+  const auto p = ints(g.permutation(1000));
+  auto sorted = p;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::int64_t i = 0; i < 1000; ++i) ASSERT_EQ(sorted[std::size_t(i)], i);
+  EXPECT_NE(p, sorted) << "1000 elements left in order";
+  EXPECT_NE(ints(g.permutation(1000)), p) << "a second draw repeats the first";
+  EXPECT_EQ(ints(random::Generator(71).permutation(1000)), p) << "the same seed gives the same order";
+  EXPECT_EQ(g.permutation(0).shape(), (Shape{0}));
+
+  // Each row of a (n, 3) array shuffled on its own: the six orders equally likely.
+  const std::int64_t n = kSamples;
+  const Array rows = zeros({n, 3}, DType::Int64) + arange(3);
+  const auto shuffled = ints(g.permuted(rows, 1));
+  std::vector<double> orders;
+  for (std::int64_t r = 0; r < n; ++r) {
+    const std::int64_t* v = &shuffled[std::size_t(r * 3)];
+    ASSERT_EQ(v[0] + v[1] + v[2], 3);
+    ASSERT_TRUE(v[0] != v[1] && v[1] != v[2] && v[0] != v[2]) << "row " << r << " is not an order of 0, 1, 2";
+    orders.push_back(double(v[0] * 2 + (v[1] < v[2] ? 0 : 1)));
+  }
+  EXPECT_GT(chi2_p(
+                orders, [](std::int64_t) { return 1.0 / 6; }, 0, 5),
+            kAlpha);
+
+  // permutation(x, axis): one order of the entries along the axis (the columns move together).
+  const Array m = arange(12).reshape({3, 4});
+  const auto by_columns = ints(g.permutation(m, 1));
+  for (int c = 0; c < 4; ++c) {
+    const std::int64_t first = by_columns[std::size_t(c)];
+    EXPECT_EQ(by_columns[std::size_t(4 + c)], first + 4);
+    EXPECT_EQ(by_columns[std::size_t(8 + c)], first + 8);
+  }
+  // permuted without an axis: the flattened entries in one order, in x's shape.
+  const Array flat = g.permuted(m);
+  EXPECT_EQ(flat.shape(), m.shape());
+  auto entries = ints(flat);
+  std::sort(entries.begin(), entries.end());
+  EXPECT_EQ(entries, ints(arange(12)));
+}
+
+TEST(RandomSampling, ChoiceDrawsWithTheGivenProbabilities) {
+  random::Generator g(72);
+  const std::vector<double> p = {0.1, 0.0, 0.25, 0.4, 0.25};
+  auto pmf = [&](std::int64_t k) { return p[std::size_t(k)]; };
+  EXPECT_GT(chi2_p(values(g.choice(5, {kSamples}, true, asarray(p))), pmf, 0, 4), kAlpha);
+  EXPECT_GT(chi2_p(
+                values(g.choice(7, {kSamples})), [](std::int64_t) { return 1.0 / 7; }, 0, 6),
+            kAlpha);
+
+  // Without replacement: distinct entries; with p, the first drawn has distribution p and zero-probability entries
+  // never appear (three of the four non-zero entries drawn each time).
+  std::vector<double> first;
+  for (int call = 0; call < 3000; ++call) {
+    const auto s = ints(g.choice(5, {3}, false, asarray(p)));
+    ASSERT_TRUE(s[0] != s[1] && s[1] != s[2] && s[0] != s[2]);
+    for (auto v : s) ASSERT_NE(v, 1) << "an entry of probability 0 was drawn";
+    first.push_back(double(s[0]));
+  }
+  EXPECT_GT(chi2_p(first, pmf, 0, 4), kAlpha);
+  auto all = ints(g.choice(9, {3, 3}, false));
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(all, ints(arange(9)));
+
+  // An array's entries along an axis: a's shape with the axis replaced by the sample's.
+  const Array m = arange(12).reshape({3, 4});
+  const Array picked = g.choice(m, {2, 5}, true, std::nullopt, 1);
+  EXPECT_EQ(picked.shape(), (Shape{3, 2, 5}));
+  const auto v = ints(picked);
+  for (std::size_t j = 0; j < 10; ++j) {
+    EXPECT_LT(v[j], 4);
+    EXPECT_EQ(v[10 + j], v[j] + 4);
+    EXPECT_EQ(v[20 + j], v[j] + 8);
+  }
+  EXPECT_EQ(g.choice(m, {}).shape(), (Shape{4})) << "an empty size picks one row";
+  EXPECT_EQ(g.choice(0, {0}).shape(), (Shape{0}));
+}
+
+TEST(RandomSampling, BadArgumentsAreErrors) {
+  random::Generator g(73);
+  auto message = [](auto&& f) -> std::string {
+    try {
+      f();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_THROW(g.permutation(-1), ValueError);
+  EXPECT_THROW(g.permutation(asarray({1.0}).reshape({})), ValueError);
+  EXPECT_THROW(g.permutation(arange(4), 1), IndexError);
+  EXPECT_THROW(g.choice(-2, {3}), ValueError);
+  EXPECT_THROW(g.choice(0, {3}), ValueError);
+  EXPECT_THROW(g.choice(3, {4}, false), ValueError);
+  EXPECT_THROW(g.choice(3, {-1}), ShapeError);
+  EXPECT_THROW(g.choice(asarray({1.0}).reshape({}), {2}), ValueError);
+  EXPECT_NE(message([&] { g.choice(3, {2}, true, asarray({0.5, 0.5})); }).find("same size"), std::string::npos);
+  EXPECT_NE(message([&] { g.choice(2, {2}, true, asarray({0.5, std::nan("")})); }).find("NaN"), std::string::npos);
+  EXPECT_NE(message([&] { g.choice(2, {2}, true, asarray({1.5, -0.5})); }).find("non-negative"), std::string::npos);
+  EXPECT_NE(message([&] { g.choice(2, {2}, true, asarray({0.5, 0.6})); }).find("sum to 1"), std::string::npos);
+  EXPECT_NE(message([&] { g.choice(3, {2}, false, asarray({1.0, 0.0, 0.0})); }).find("non-zero"), std::string::npos);
+  EXPECT_NE(message([&] { g.choice(2, {2}, true, asarray({{0.5, 0.5}})); }).find("1-dimensional"), std::string::npos);
+  // float32 probabilities get float32's tolerance, as in NumPy.
+  EXPECT_NO_THROW(g.choice(2, {2}, true, asarray({0.5f, 0.5001f})));
+}
+
 TEST(RandomStatistics, MomentsMatch) {
   // Mean and variance of 2e4 draws, within a Bonferroni-corrected normal quantile of their standard errors
   // (variance's standard error from the fourth moment).

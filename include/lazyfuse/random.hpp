@@ -86,6 +86,37 @@ public:
   /// Binomial: successes in n trials of probability p, as int64; ValueError for n < 0 or p outside [0, 1] (or NaN).
   Array binomial(std::int64_t n, double p, Shape shape);
 
+  // ---- permutations and sampling (NumPy's Generator.permutation, permuted and choice) ------------------------
+  // A random order is the stable argsort of fresh, independent uniform 64-bit integer keys (integers over the whole
+  // int64 range): every order is equally likely up to ties between keys, which need two equal 64-bit draws among n
+  // (probability below n^2 / 2^65). The numbers are lazyfuse's own: the same distributions as NumPy, not its bits.
+
+  /// The integers 0 .. n-1 in a random order, as int64 (NumPy's permutation(n)). ValueError for a negative n.
+  Array permutation(std::int64_t n);
+  /// `x` with its entries along `axis` in a random order, one order for all of them (NumPy's permutation(x, axis)):
+  /// take(x, permutation(x.shape()[axis]), axis). ValueError for a 0-d x (NumPy: "x must be an integer or at least
+  /// 1-dimensional"); IndexError for an axis out of range (NumPy's AxisError).
+  Array permutation(const Array& x, int axis = 0);
+  /// `x` with each 1-D slice along `axis` in its own random order (NumPy's permuted, which returns a new array
+  /// rather than shuffling in place here too); no axis: the flattened array shuffled, in x's shape.
+  Array permuted(const Array& x, std::optional<int> axis = std::nullopt);
+  /// A random sample of shape `size` from the integers 0 .. a-1, as int64 (NumPy's choice(a, size, replace, p)):
+  ///  - with replacement, no p: integers(0, a);
+  ///  - with replacement and p: NumPy's method, u = random() against the cumulative sum of p (normalized by its
+  ///    last entry, summed on the host in float64, one after another as NumPy does) by searchsorted(side "right");
+  ///  - without replacement, no p: the first prod(size) entries of permutation(a);
+  ///  - without replacement and p: the prod(size) smallest of E_i / p_i (E_i standard exponentials: weighted
+  ///    sampling without replacement as a race, in the order the items are drawn), entries with p_i = 0 never.
+  /// p is a 1-D array of a's length; it is materialized and read to check it, which synchronizes (ValueError when
+  /// it is not 1-D, has another length, holds a NaN or a negative entry, or does not sum to 1 within
+  /// sqrt(float64 epsilon), as NumPy checks; without replacement also when it has fewer non-zero entries than the
+  /// sample). ValueError for a < 0, a = 0 with a non-empty sample, or a sample larger than a without replacement.
+  Array choice(std::int64_t a, Shape size, bool replace = true, const std::optional<Array>& p = std::nullopt);
+  /// As choice(a.shape()[axis], ...) over the entries of `a` along `axis`: take(a, indices, axis), so the result's
+  /// shape is a's with that axis replaced by `size` (NumPy's choice of an array). ValueError for a 0-d a.
+  Array choice(const Array& a, Shape size, bool replace = true, const std::optional<Array>& p = std::nullopt,
+               int axis = 0);
+
 private:
   static std::uint64_t checked_seed(std::int64_t seed);
   /// The counter of a draw of `shape` with `width` words per element (graph::random_width), advancing the state

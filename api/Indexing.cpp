@@ -6,6 +6,7 @@
 #include "graph/Assert.h"
 #include "graph/Build.h"
 #include "graph/Gather.h"
+#include "runtime/Selection.h"
 
 #include <lazyfuse/creation.hpp>
 #include <lazyfuse/elementwise.hpp>
@@ -24,37 +25,39 @@ using graph::NodePtr;
 
 namespace {
 
-// The positions of the true elements of a bool array, one int64 array of shape (count,) per axis, in C order: read
-// on the host (a synchronization).
+// The flat (C order) positions of the true elements of a bool array, int64 of shape (count,): listed by the runtime
+// (runtime/Selection.h) on the backend in use, the one synchronization of mask selection.
+Array flat_positions(const Array& mask) {
+  return wrap_node(runtime::true_positions(detail::ApiAccess::node(mask)));
+}
+
+// The positions of the true elements of a bool array, one int64 array of shape (count,) per axis, in C order: the
+// flat positions unraveled by elementwise work that stays lazy, so that a gather reading them fuses it (and no
+// coordinate array is stored unless asked for).
 std::vector<Array> true_positions(const Array& mask) {
   const Shape shape = mask.shape();
-  const HostArray<bool> m = mask.get<bool>();
-  const bool* data = m.data();
-  const std::size_t count = std::size_t(std::count(data, data + m.size(), true));
-  // The linear positions, written without a branch (a mask of random bits would mispredict every other element:
-  // 2^25 of them took 0.2 s on one core with the branch): every element's index is written, and the cursor moves
-  // past it only when the element is true. One spare slot takes the write after the last true element.
-  std::vector<std::int64_t> linear(count + 1);
-  std::size_t found = 0;
-  for (std::size_t e = 0; e < m.size(); ++e) {
-    linear[found] = std::int64_t(e);
-    found += data[e] ? 1 : 0;
-  }
-  linear.resize(count);
+  const Array flat = flat_positions(mask);
   std::vector<Array> out;
   if (shape.size() == 1) {
-    out.push_back(asarray(linear, {std::int64_t(count)}));
+    out.push_back(flat);
     return out;
   }
-  std::vector<std::vector<std::int64_t>> pos(shape.size(), std::vector<std::int64_t>(count));
-  for (std::size_t k = 0; k < count; ++k) {
-    std::int64_t rest = linear[k];
-    for (std::size_t d = shape.size(); d-- > 0;) {
-      pos[d][k] = rest % shape[d];
-      rest /= shape[d];
-    }
+  // With no true element (which an axis of size 0 implies) there is nothing to divide, and nothing to divide by 0.
+  if (flat.size() == 0) {
+    for (std::size_t d = 0; d < shape.size(); ++d) out.push_back(flat);
+    return out;
   }
-  for (auto& p : pos) out.push_back(asarray(p, {std::int64_t(count)}));
+  std::int64_t stride = 1;
+  std::vector<std::int64_t> strides(shape.size());
+  for (std::size_t d = shape.size(); d-- > 0;) {
+    strides[d] = stride;
+    stride *= shape[d];
+  }
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    Array c = strides[d] == 1 ? flat : floor_divide(flat, strides[d]);
+    if (d > 0) c = c % shape[d]; // the first coordinate is below shape[0] already
+    out.push_back(c);
+  }
   return out;
 }
 
@@ -90,8 +93,12 @@ Array Array::index_arrays(const std::vector<std::variant<Index, Array>>& index) 
   // V's advanced axes. An integer among arrays is a 0-d index array, checked now as NumPy checks it.
   std::vector<Index> basic;
   std::vector<NodePtr> arrays;
-  std::vector<int> view_axes, positions; // per advanced component: its axis in V, its place in the index
-  int view_axis = 0, source_axis = 0, place = 0;
+  std::vector<int> view_axes, positions; // per advanced component: its axis in W (below), its place in the index
+  // W is V with the axes of each mask of 2 or more dimensions merged into one (a reshape), which the mask's flat
+  // positions index: NumPy's x[mask] reads x[mask.nonzero()], the same elements, and one flat index array costs less
+  // than one coordinate array per axis. `merged`: per such mask, its first axis in V and its number of axes.
+  std::vector<std::pair<int, int>> merged;
+  int view_axis = 0, source_axis = 0, place = 0, extra_axes = 0; // extra_axes: V's axes less W's so far
   auto advanced = [&](NodePtr node) {
     basic.push_back(all_of);
     arrays.push_back(std::move(node));
@@ -108,8 +115,12 @@ Array Array::index_arrays(const std::vector<std::variant<Index, Array>>& index) 
                            std::to_string(source_axis + int(d)) + "; size of axis is " +
                            std::to_string(base->shape[std::size_t(source_axis) + d]) +
                            " but size of corresponding boolean axis is " + std::to_string(a->shape()[d]));
-      // Its arrays share one place in the index: adjacent to each other.
-      for (auto& p : true_positions(*a)) advanced(detail::ApiAccess::node(p));
+      const int k = int(a->ndim());
+      if (k > 1) merged.emplace_back(view_axis + extra_axes, k);
+      advanced(detail::ApiAccess::node(flat_positions(*a)));
+      for (int d = 1; d < k; ++d) basic.push_back(all_of);
+      source_axis += k - 1;
+      extra_axes += k - 1;
     } else if (const Array* a = std::get_if<Array>(&c)) {
       advanced(detail::ApiAccess::node(*a));
     } else if (const auto* i = std::get_if<std::int64_t>(&std::get<Index>(c))) {
@@ -134,7 +145,19 @@ Array Array::index_arrays(const std::vector<std::variant<Index, Array>>& index) 
   }
   bool adjacent = true;
   for (std::size_t k = 1; k < positions.size(); ++k) adjacent = adjacent && positions[k] <= positions[k - 1] + 1;
-  const NodePtr view = graph::index(base, basic);
+  NodePtr view = graph::index(base, basic);
+  if (!merged.empty()) {
+    Shape shape;
+    std::size_t v = 0;
+    for (const auto& [first, count] : merged) {
+      for (; v < std::size_t(first); ++v) shape.push_back(view->shape[v]);
+      std::int64_t size = 1;
+      for (int d = 0; d < count; ++d) size *= view->shape[v++];
+      shape.push_back(size);
+    }
+    for (; v < view->shape.size(); ++v) shape.push_back(view->shape[v]);
+    view = graph::reshape(view, std::move(shape));
+  }
   return wrap_node(graph::make_gather(view, std::move(arrays), view_axes, adjacent ? view_axes[0] : 0));
 }
 
@@ -408,16 +431,17 @@ Array compress(const Array& condition, const Array& a, std::optional<int> axis) 
     throw ValueError("compress: condition must be a 1-d array, got " + graph::describe("condition", *cond));
   auto [x, ax] = axis_view(a, axis, "compress");
   const std::int64_t len = x.shape()[std::size_t(ax)];
-  const HostArray<bool> selected = condition.astype(DType::Bool).get<bool>();
-  std::vector<std::int64_t> positions;
-  for (std::size_t j = 0; j < selected.size(); ++j) {
-    if (!selected[j]) continue;
-    if (std::int64_t(j) >= len)
-      throw IndexError("index " + std::to_string(j) + " is out of bounds for axis " + std::to_string(ax) +
-                       " with size " + std::to_string(len));
-    positions.push_back(std::int64_t(j));
+  Array selected = condition.astype(DType::Bool);
+  if (selected.size() > len) {
+    // Only a true element past the axis' end is an error (NumPy's message names the first): the tail is read on the
+    // host only when it has one.
+    const Array tail = selected.index_with({slice(len, none)});
+    if (any(tail).item<bool>())
+      throw IndexError("index " + std::to_string(argmax(tail).item<std::int64_t>() + len) +
+                       " is out of bounds for axis " + std::to_string(ax) + " with size " + std::to_string(len));
+    selected = selected.index_with({slice(0, len)});
   }
-  return take(x, asarray(positions, {std::int64_t(positions.size())}), ax);
+  return take(x, flat_positions(selected), ax);
 }
 
 // ---- masks ----------------------------------------------------------------------------------------------------
@@ -431,7 +455,7 @@ std::vector<Array> nonzero(const Array& a) {
 
 Array flatnonzero(const Array& a) {
   node_of(a, "flatnonzero");
-  return true_positions(a.ravel().astype(DType::Bool))[0];
+  return flat_positions(a.ravel().astype(DType::Bool));
 }
 
 Array argwhere(const Array& a) {

@@ -1,12 +1,16 @@
 // Gathers on the GPU: fused results equal the CPU backend's (computed on the host here), the kernel count, and the
-// out-of-range IndexError raised from the device's error word. Skips without a device (tests/gpu_test.h).
+// out-of-range IndexError raised from the device's error word; boolean-mask selection listed on the device by CUB
+// (runtime/Selection.h) against the host's listing. Skips without a device (tests/gpu_test.h).
 #include <lazyfuse/lazyfuse.hpp>
 
 #include "tests/gpu_test.h"
 #include "tests/test_util.h"
 
+#include "runtime/CubSelection.h"
+
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -67,6 +71,192 @@ TEST(CudaGather, OutOfRangeIsAnIndexErrorAndNoFault) {
     }
   }
   EXPECT_EQ(take(x, arange(3) - 1).get<float>()[0], 999.0f) << "the device is still usable";
+}
+
+// ---- boolean masks ------------------------------------------------------------------------------------------
+
+std::int64_t elements(const Shape& shape) {
+  std::int64_t n = 1;
+  for (auto d : shape) n *= d;
+  return n;
+}
+
+std::string case_note(const Shape& x, std::size_t mask_ndim, double density, DType t) {
+  std::string s = "x of shape (";
+  for (auto d : x) s += std::to_string(d) + ",";
+  return s + "), a mask over " + std::to_string(mask_ndim) + " axes, density " + std::to_string(density) + ", " +
+         std::string(dtype_name(t));
+}
+
+// A random mask of `shape` with about `density` of its elements true (exactly none for 0, all for 1).
+std::vector<bool> random_mask(const Shape& shape, double density, std::mt19937_64& rng) {
+  std::vector<bool> m(std::size_t(elements(shape)));
+  std::bernoulli_distribution pick(density);
+  for (std::size_t k = 0; k < m.size(); ++k) m[k] = density >= 1 ? true : density <= 0 ? false : pick(rng);
+  return m;
+}
+
+std::vector<std::int64_t> host_positions(const std::vector<bool>& m) {
+  std::vector<std::int64_t> p;
+  for (std::size_t k = 0; k < m.size(); ++k)
+    if (m[k]) p.push_back(std::int64_t(k));
+  return p;
+}
+
+template <class T> std::vector<std::int64_t> as_int64(const HostArray<T>& h) {
+  std::vector<std::int64_t> v(h.size());
+  for (std::size_t k = 0; k < h.size(); ++k) v[k] = std::int64_t(h.data()[k]);
+  return v;
+}
+
+// x(mask) for masks over all of x's axes and over its leading ones, of several densities and dtypes: x holds its own
+// flat positions, so the host's expectation is the mask's positions times the size of the axes it leaves whole.
+TEST(CudaMaskSelection, SelectionMatchesTheHost) {
+  LAZYFUSE_SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(lazyfuse_test::seed());
+  struct Case {
+    Shape x;
+    std::size_t mask_ndim;
+  };
+  const Case cases[] = {{{(1 << 20) + 37}, 1}, {{1000, 777}, 2}, {{64, 33, 17}, 3},
+                        {{64, 33, 17}, 2},     {{300, 5, 7}, 1}, {{5, 0, 3}, 2}};
+  for (const Case& c : cases)
+    for (double density : {0.0, 0.001, 0.5, 1.0})
+      for (DType t : {DType::Float32, DType::Int32, DType::Float64, DType::Int8}) {
+        const Shape mshape(c.x.begin(), c.x.begin() + std::ptrdiff_t(c.mask_ndim));
+        const Shape rest(c.x.begin() + std::ptrdiff_t(c.mask_ndim), c.x.end());
+        const std::int64_t inner = elements(rest);
+        const std::vector<bool> m = random_mask(mshape, density, rng);
+        const std::vector<std::int64_t> p = host_positions(m);
+        // int8 holds the flat position modulo 256 (astype wraps), the others exactly.
+        const bool wraps = t == DType::Int8;
+        Array x = arange(elements(c.x)).reshape(c.x).astype(t).eval();
+        Array y = x(asarray(m, mshape).eval());
+        Shape want_shape{std::int64_t(p.size())};
+        want_shape.insert(want_shape.end(), rest.begin(), rest.end());
+        const std::string what = case_note(c.x, c.mask_ndim, density, t);
+        ASSERT_EQ(y.shape(), want_shape) << what;
+        const std::vector<std::int64_t> got = as_int64(y.astype(DType::Int64).get<std::int64_t>());
+        for (std::size_t s = 0; s < p.size(); ++s)
+          for (std::int64_t j = 0; j < inner; ++j) {
+            std::int64_t want = p[s] * inner + j;
+            if (wraps) want = std::int64_t(std::int8_t(std::uint8_t(want & 0xff)));
+            ASSERT_EQ(got[s * std::size_t(inner) + std::size_t(j)], want)
+                << what << ", selected row " << s << ", " << lazyfuse_test::seed_note();
+          }
+      }
+}
+
+// nonzero, flatnonzero, argwhere, compress and extract over device masks of each density.
+TEST(CudaMaskSelection, NonzeroArgwhereCompressMatchTheHost) {
+  LAZYFUSE_SKIP_WITHOUT_GPU();
+  std::mt19937_64 rng(lazyfuse_test::seed());
+  for (const Shape& shape : {Shape{100003}, Shape{301, 97}, Shape{17, 19, 23}})
+    for (double density : {0.0, 0.001, 0.5, 1.0}) {
+      const std::vector<bool> m = random_mask(shape, density, rng);
+      const std::vector<std::int64_t> p = host_positions(m);
+      const std::string what = case_note(shape, shape.size(), density, DType::Bool);
+      // Non-bool input: nonzero's cast to bool runs on the device too.
+      Array a = asarray(m, shape).astype(DType::Float32).eval();
+      EXPECT_EQ(as_int64(flatnonzero(a).get<std::int64_t>()), p) << what;
+      const std::vector<Array> coords = nonzero(a);
+      ASSERT_EQ(coords.size(), shape.size()) << what;
+      Array arg = argwhere(a);
+      ASSERT_EQ(arg.shape(), (Shape{std::int64_t(p.size()), std::int64_t(shape.size())})) << what;
+      const std::vector<std::int64_t> args = as_int64(arg.get<std::int64_t>());
+      for (std::size_t d = 0; d < shape.size(); ++d) {
+        std::int64_t stride = 1;
+        for (std::size_t e = d + 1; e < shape.size(); ++e) stride *= shape[e];
+        ASSERT_EQ(coords[d].shape(), (Shape{std::int64_t(p.size())})) << what;
+        const std::vector<std::int64_t> c = as_int64(coords[d].get<std::int64_t>());
+        for (std::size_t s = 0; s < p.size(); ++s) {
+          const std::int64_t want = p[s] / stride % shape[d];
+          ASSERT_EQ(c[s], want) << what << ", axis " << d << ", element " << s << ", " << lazyfuse_test::seed_note();
+          ASSERT_EQ(args[s * shape.size() + d], want) << what << ", argwhere row " << s;
+        }
+      }
+      // extract over the flattened array; compress along the last axis with a condition of that length.
+      Array values = arange(elements(shape)).reshape(shape).eval();
+      EXPECT_EQ(as_int64(extract(a, values).get<std::int64_t>()), p) << what;
+      const std::int64_t len = shape.back();
+      const std::vector<bool> cond(m.begin(), m.begin() + len);
+      const std::vector<std::int64_t> cp = host_positions(cond);
+      Array compressed = compress(asarray(cond, {len}), values, int(shape.size()) - 1);
+      Shape cshape = shape;
+      cshape.back() = std::int64_t(cp.size());
+      ASSERT_EQ(compressed.shape(), cshape) << what;
+      const std::vector<std::int64_t> cg = as_int64(compressed.get<std::int64_t>());
+      const std::int64_t lines = elements(shape) / len;
+      for (std::int64_t r = 0; r < lines; ++r)
+        for (std::size_t s = 0; s < cp.size(); ++s)
+          ASSERT_EQ(cg[std::size_t(r) * cp.size() + s], r * len + cp[s]) << what << ", compress line " << r;
+    }
+}
+
+// x[x > 0]: the mask kernel, CUB's count and select kernels, the 8-byte count read back, and the gather (which runs
+// when the result is read). No library call: CUB's kernels count as kernels, as the reductions' do.
+TEST(CudaMaskSelection, KernelCounts) {
+  LAZYFUSE_SKIP_WITHOUT_GPU();
+  namespace ck = lazyfuse::runtime::cub_kernels;
+  const std::int64_t n = std::int64_t(1) << 22;
+  Array x = ((arange(n) % 7).astype(DType::Float32) - 3.0f).eval(); // values -3 .. 3: k % 7 in {4, 5, 6} selected
+  const std::uint64_t count_kernels = std::uint64_t(ck::count_requirements(n).kernels);
+  const std::uint64_t select_kernels = std::uint64_t(ck::select_requirements(n).kernels);
+  EXPECT_EQ(select_kernels, 2u);
+  auto before = kernel_cache_stats();
+  Array y = x(x > 0.0f);
+  auto after = kernel_cache_stats();
+  EXPECT_EQ(after.kernels_launched - before.kernels_launched, 1 + count_kernels + select_kernels);
+  EXPECT_EQ(after.library_calls - before.library_calls, 0u);
+  const std::int64_t want = 3 * (n / 7) + std::max<std::int64_t>(0, n % 7 - 4);
+  ASSERT_EQ(y.shape(), (Shape{want}));
+  before = kernel_cache_stats();
+  const HostArray<float> got = y.get<float>();
+  after = kernel_cache_stats();
+  EXPECT_EQ(after.kernels_launched - before.kernels_launched, 1u) << "the gather";
+  std::size_t s = 0;
+  for (std::int64_t k = 0; k < n; ++k)
+    if (k % 7 > 3) {
+      ASSERT_EQ(got[s++], float(k % 7 - 3)) << "element " << k;
+    }
+
+  // Nothing selected: the count is read, no select runs, and the empty gather is a fill.
+  before = kernel_cache_stats();
+  Array none = x(x > 100.0f);
+  EXPECT_EQ(none.shape(), (Shape{0}));
+  EXPECT_EQ(none.get<float>().size(), 0u);
+  after = kernel_cache_stats();
+  EXPECT_EQ(after.kernels_launched - before.kernels_launched, 1 + count_kernels);
+
+  // A 2-d mask over a 2-d array: its flat positions index the merged axes, so no coordinate is computed.
+  Array x2 = x.reshape({1024, n / 1024}).eval();
+  before = kernel_cache_stats();
+  Array y2 = x2(x2 > 0.0f);
+  const HostArray<float> got2 = y2.get<float>();
+  after = kernel_cache_stats();
+  EXPECT_EQ(after.kernels_launched - before.kernels_launched, 1 + count_kernels + select_kernels + 1);
+  ASSERT_EQ(got2.size(), got.size());
+  for (std::size_t k = 0; k < got.size(); ++k) ASSERT_EQ(got2[k], got[k]) << "element " << k;
+}
+
+// More than 2^31 mask elements: int64 counts, and CUB's select over two partitions of 32-bit offsets (4 kernels) in
+// order. About 2 GiB of mask.
+TEST(CudaMaskSelection, MoreThanTwoToTheThirtyOneElements) {
+  LAZYFUSE_SKIP_WITHOUT_GPU();
+  namespace ck = lazyfuse::runtime::cub_kernels;
+  const std::int64_t n = (std::int64_t(1) << 31) + 4099, step = 1000003;
+  Array mask = (arange(n) % step == 0).eval();
+  EXPECT_EQ(ck::select_requirements(n).kernels, 4);
+  const auto before = kernel_cache_stats();
+  Array p = flatnonzero(mask);
+  const auto after = kernel_cache_stats();
+  EXPECT_EQ(after.kernels_launched - before.kernels_launched,
+            std::uint64_t(ck::count_requirements(n).kernels + ck::select_requirements(n).kernels));
+  const std::int64_t count = (n - 1) / step + 1;
+  ASSERT_EQ(p.shape(), (Shape{count}));
+  const std::vector<std::int64_t> got = as_int64(p.get<std::int64_t>());
+  for (std::int64_t k = 0; k < count; ++k) ASSERT_EQ(got[std::size_t(k)], k * step) << "position " << k;
+  EXPECT_GT(got.back(), std::int64_t(1) << 31);
 }
 
 } // namespace

@@ -215,6 +215,59 @@ TEST(Gather, MasksSelectAndTheGatherStaysLazy) {
   EXPECT_EQ(flatnonzero(x > 8.5f).get<std::int64_t>()[1], 19);
 }
 
+// A mask over 2 or more axes reads those axes merged, at its flat positions: over a lazy source, a transposed view,
+// trailing axes, beside an index array and before a slice, each against the host's reading of NumPy's x[mask].
+TEST(Gather, MultiAxisMasksSelectNumPysElements) {
+  Array x = ramp({4, 3, 5}); // x[i, j, k] = 0.5 * (15 i + 5 j + k)
+  auto at = [](std::int64_t i, std::int64_t j, std::int64_t k) { return 0.5f * float(15 * i + 5 * j + k); };
+  std::vector<bool> m01(12), m12(15), m10(15);
+  for (std::size_t e = 0; e < m01.size(); ++e) m01[e] = e % 3 != 1;
+  for (std::size_t e = 0; e < m12.size(); ++e) m12[e] = e % 4 == 1;
+  for (std::size_t e = 0; e < m10.size(); ++e) m10[e] = e % 2 == 0;
+  const Array mask01 = asarray(m01, {4, 3}), mask12 = asarray(m12, {3, 5}), mask10 = asarray(m10, {5, 3});
+
+  std::vector<float> want;
+  for (std::int64_t i = 0; i < 4; ++i)
+    for (std::int64_t j = 0; j < 3; ++j)
+      if (m01[std::size_t(i * 3 + j)])
+        for (std::int64_t k = 0; k < 5; ++k) want.push_back(2.0f * at(i, j, k) + 1.0f);
+  Array lazy = (x * 2.0f + 1.0f)(mask01);
+  EXPECT_EQ(lazy.shape(), (Shape{8, 5}));
+  EXPECT_EQ(values_of(lazy), want) << "a lazy source";
+
+  want.clear();
+  for (std::int64_t k = 0; k < 5; ++k)
+    for (std::int64_t j = 0; j < 3; ++j)
+      if (m10[std::size_t(k * 3 + j)])
+        for (std::int64_t i = 0; i < 4; ++i) want.push_back(at(i, j, k));
+  Array transposed = x.transpose()(mask10);
+  EXPECT_EQ(transposed.shape(), (Shape{8, 4}));
+  EXPECT_EQ(values_of(transposed), want) << "a transposed view";
+
+  want.clear();
+  for (std::int64_t i = 0; i < 4; ++i)
+    for (std::int64_t e = 0; e < 15; ++e)
+      if (m12[std::size_t(e)]) want.push_back(at(i, e / 5, e % 5));
+  Array trailing = x(all_of, mask12);
+  EXPECT_EQ(trailing.shape(), (Shape{4, 4}));
+  EXPECT_EQ(values_of(trailing), want) << "the trailing axes";
+
+  want.clear();
+  for (std::int64_t e = 0; e < 15; ++e)
+    if (m12[std::size_t(e)]) want.push_back(at(2, e / 5, e % 5));
+  EXPECT_EQ(values_of(x(asarray<std::int64_t>({2}), mask12)), want) << "beside an index array, broadcast";
+
+  want.clear();
+  for (std::int64_t i = 0; i < 4; ++i)
+    for (std::int64_t j = 0; j < 3; ++j)
+      if (m01[std::size_t(i * 3 + j)])
+        for (std::int64_t k = 1; k < 5; ++k) want.push_back(at(i, j, k));
+  EXPECT_EQ(values_of(x(mask01, slice(1, none))), want) << "before a slice";
+
+  EXPECT_EQ(x(asarray(std::vector<bool>(12, false), {4, 3})).shape(), (Shape{0, 5})) << "nothing selected";
+  EXPECT_EQ(values_of(x(asarray(std::vector<bool>(60, true), {4, 3, 5}))), values_of(x.ravel())) << "everything";
+}
+
 TEST(Gather, WritesThroughIndexArrays) {
   Array x = ramp({6});
   // Duplicates: the last write wins, in C order of the index.

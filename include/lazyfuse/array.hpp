@@ -89,8 +89,8 @@ public:
   /// lazy and fuses into the kernel that consumes it; negative indices count from the end; an index out of range is
   /// an IndexError when the result is materialized ("index 7 is out of bounds for axis 0 with size 5"). At most 7
   /// index arrays. A bool Array is a mask (NumPy's `x[mask]`): it covers as many axes as it has and stands for the
-  /// index arrays of its true positions, which are computed here: the mask is materialized and read on the host, a
-  /// synchronization (indexing.hpp); the gather through them stays lazy.
+  /// index arrays of its true positions, which are computed here: the mask is materialized and its positions listed
+  /// (on the GPU, on the device), a synchronization (indexing.hpp); the gather through them stays lazy.
   template <class... I> Array operator()(const I&... index) const {
     if constexpr ((detail::IndexComponent<I> && ...)) {
       return index_with({Index(to_index(index))...});

@@ -77,18 +77,20 @@ Array tile(const Array& a, const std::vector<std::int64_t>& reps);
 /// dimensions.
 Array choose(const Array& a, const std::vector<Array>& choices);
 /// NumPy's compress: the slices of a along `axis` (or of the flattened a) where `condition` (1-D, converted to bool)
-/// is true. The condition is materialized and read on the host when this is called (a synchronization); the result
-/// is a gather at the selected positions. A condition longer than the axis is an IndexError where it selects past
-/// the end.
+/// is true. The condition's true positions are listed when this is called, as a mask's (a synchronization); the
+/// result is a gather at the selected positions. A condition longer than the axis is an IndexError where it selects
+/// past the end.
 Array compress(const Array& condition, const Array& a, std::optional<int> axis = std::nullopt);
 
 // ---- boolean masks ----------------------------------------------------------------------------------------------
 // A mask's true positions decide a result's size, so they are computed when the function is called (or when
-// `x(mask)` is written): the mask is materialized and read on the host, a synchronization that copies the whole mask
-// (on the GPU: a device-to-host copy of one byte per element; a CUB DeviceSelect on the device is future work). The
-// positions are then an ordinary int64 array, and what reads the data through them is a lazy gather that fuses with
-// the work after it. `x(mask)` itself is NumPy's x[mask] (array.hpp): a mask covering k axes is the k index arrays
-// of its true positions.
+// `x(mask)` is written): the mask is materialized and its true positions listed, a synchronization. On the GPU the
+// listing runs on the device (CUB: a count, then the positions), and what comes back to the host is the count (8
+// bytes), not the mask; the CPU backend lists them on the host. The positions are then an ordinary int64 array, and
+// what reads the data through them is a lazy gather that fuses with the work after it. `x(mask)` itself is NumPy's
+// x[mask] (array.hpp): a mask covering k axes selects the same elements as the k index arrays of its true positions
+// (it reads those axes flattened, at the flat positions). nonzero's coordinates are lazy: the flat positions divided
+// per axis, computed by whatever reads them.
 
 /// NumPy's nonzero: per axis, the coordinates of the nonzero (true) elements in C order, as int64 arrays. ValueError
 /// for a 0-d array.

@@ -1,0 +1,81 @@
+// cub::DeviceReduce (the count) and cub::DeviceSelect::Flagged (the positions) over a boolean mask, for
+// runtime/CubSelection.h; compiled by nvcc for the targets of runtime/CubReductions.cu, whose probe kernel stands for
+// these too (usable_on_current_device).
+#include "runtime/CubSelection.h"
+
+#include "runtime/CudaApi.h"
+
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_select.cuh>
+#include <cuda/std/functional>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+namespace lazyfuse::runtime::cub_kernels {
+
+namespace {
+
+// A bool buffer holds 0 or 1 per byte, but any nonzero byte counts as true (what the select pass reads too).
+struct FlagValue {
+  __host__ __device__ std::int64_t operator()(std::uint8_t f) const { return f != 0 ? 1 : 0; }
+};
+
+cudaError_t count(const void* flags, std::int64_t size, std::int64_t* out, void* temp, std::size_t& bytes,
+                  cudaStream_t stream) {
+  return ::cub::DeviceReduce::TransformReduce(temp, bytes, static_cast<const std::uint8_t*>(flags), out, size,
+                                              ::cuda::std::plus<std::int64_t>{}, FlagValue{}, std::int64_t(0), stream);
+}
+
+cudaError_t select(const void* flags, std::int64_t size, std::int64_t* positions, std::int64_t* selected, void* temp,
+                   std::size_t& bytes, cudaStream_t stream) {
+  return ::cub::DeviceSelect::Flagged(temp, bytes, thrust::make_counting_iterator<std::int64_t>(0),
+                                      static_cast<const std::uint8_t*>(flags), positions, selected, size, stream);
+}
+
+void check_size(std::int64_t size) {
+  if (size < 1) throw Error("cub_kernels: a selection needs at least one flag, got " + std::to_string(size));
+}
+
+} // namespace
+
+Requirements count_requirements(std::int64_t size) {
+  check_size(size);
+  std::size_t bytes = 0;
+  LAZYFUSE_CUDA_CHECK(count(nullptr, size, nullptr, nullptr, bytes, nullptr));
+  Requirements q;
+  q.temp_bytes = std::max<std::size_t>(bytes, 1);
+  // As for CubReductions' requirements: CUB asks for 1 byte exactly when its single-tile kernel does it all.
+  q.kernels = bytes <= 1 ? 1 : 2;
+  return q;
+}
+
+void run_count(const void* flags, std::int64_t size, std::int64_t* out, void* temp, std::size_t temp_bytes,
+               cudaStream_t stream) {
+  check_size(size);
+  std::size_t bytes = temp_bytes;
+  LAZYFUSE_CUDA_CHECK(count(flags, size, out, temp, bytes, stream));
+}
+
+Requirements select_requirements(std::int64_t size) {
+  check_size(size);
+  std::size_t bytes = 0;
+  LAZYFUSE_CUDA_CHECK(select(nullptr, size, nullptr, nullptr, nullptr, bytes, nullptr));
+  Requirements q;
+  q.temp_bytes = std::max<std::size_t>(bytes, 1);
+  // DispatchSelectIf runs partitions of at most 2^31 - 1 items (its 32-bit tile offsets), two launches each.
+  const std::int64_t partition = std::numeric_limits<std::int32_t>::max();
+  q.kernels = int(2 * ((size + partition - 1) / partition));
+  return q;
+}
+
+void run_select(const void* flags, std::int64_t size, std::int64_t* positions, std::int64_t* selected, void* temp,
+                std::size_t temp_bytes, cudaStream_t stream) {
+  check_size(size);
+  std::size_t bytes = temp_bytes;
+  LAZYFUSE_CUDA_CHECK(select(flags, size, positions, selected, temp, bytes, stream));
+}
+
+} // namespace lazyfuse::runtime::cub_kernels

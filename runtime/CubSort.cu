@@ -158,58 +158,54 @@ template <class K, class I> struct Runner {
     });
   }
 
-  // Whether the sorted keys hold a NaN (a wait for the stream: the next step depends on it).
-  bool has_nans(const K* sorted) {
+  // Queues the NaN check of the sorted keys; nan_flag() reads its answer.
+  unsigned* check_nans(const K* sorted) {
     unsigned* flag = take<unsigned>(1);
     lf_sort_nan_ends<K><<<1, 1, 0, stream>>>(reinterpret_cast<const B*>(sorted), n, flag);
     check_launch();
     report.kernels++;
     note("nan check");
+    return flag;
+  }
+
+  // (a wait for the stream)
+  bool nan_flag(const unsigned* flag) {
     unsigned host = 0;
     LAZYFUSE_CUDA_CHECK(cudaMemcpyAsync(&host, flag, sizeof host, cudaMemcpyDeviceToHost, stream));
     LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(stream));
     return host != 0;
   }
 
-  void run() {
+  // SortPairs of (key, flat position) over all elements, the keys either the input or its canonical-NaN copy; then
+  // grouping by line and the final scatter or gather. Returns the sorted keys (for the NaN check).
+  const K* sort_and_place(bool canonical_nans) {
     const K* x = static_cast<const K*>(s.in);
-    const std::int64_t lines = s.outer * s.inner;
     const int grid = blocks_for(n);
-
-    // One line of values: keys only, straight into the output, which is the answer unless there are NaNs.
-    if (!s.indices && lines == 1) {
-      sort_keys(x, static_cast<K*>(s.out));
-      if constexpr (!kFloatKey<K>)
-        return;
-      else if (!has_nans(static_cast<const K*>(s.out)))
-        return;
-    }
-
-    K* keys_out = take<K>(n);
+    const K* keys = x;
     I* positions_in = take<I>(n);
-    I* positions = take<I>(n);
-    bool nan_pass = report.library_calls > 0; // the keys-only sort above saw NaNs
-    if (!nan_pass) {
-      lf_sort_iota<I><<<grid, kBlock, 0, stream>>>(positions_in, n);
-      check_launch();
-      report.kernels++;
-      note("positions");
-      sort_pairs<K>("SortPairs", x, keys_out, positions_in, positions, int(sizeof(K) * 8));
-      if constexpr (kFloatKey<K>) nan_pass = has_nans(keys_out);
-    }
     if constexpr (kFloatKey<K>) {
-      if (nan_pass) {
-        K* keys_in = take<K>(n);
+      if (canonical_nans) {
+        K* canonical = take<K>(n);
         lf_sort_canonical_keys<K, I><<<grid, kBlock, 0, stream>>>(reinterpret_cast<const B*>(x),
-                                                                  reinterpret_cast<B*>(keys_in), positions_in, n);
+                                                                  reinterpret_cast<B*>(canonical), positions_in, n);
         check_launch();
         report.kernels++;
         report.nan_pass = true;
         note("canonical NaN keys");
-        sort_pairs<K>("SortPairs", keys_in, keys_out, positions_in, positions, int(sizeof(K) * 8));
+        keys = canonical;
       }
     }
+    if (!canonical_nans) {
+      lf_sort_iota<I><<<grid, kBlock, 0, stream>>>(positions_in, n);
+      check_launch();
+      report.kernels++;
+      note("positions");
+    }
+    K* keys_out = take<K>(n);
+    I* positions = take<I>(n);
+    sort_pairs<K>("SortPairs", keys, keys_out, positions_in, positions, int(sizeof(K) * 8));
 
+    const std::int64_t lines = s.outer * s.inner;
     if (lines > 1) {
       // Group by line, stably: within a line the elements stay in key order, ties in position order.
       I* line_keys = positions_in;
@@ -235,6 +231,25 @@ template <class K, class I> struct Runner {
     }
     check_launch();
     report.kernels++;
+    return keys_out;
+  }
+
+  void run() {
+    // One line of values: keys only, straight into the output, which is the answer unless there are NaNs.
+    if (!s.indices && s.outer * s.inner == 1) {
+      sort_keys(static_cast<const K*>(s.in), static_cast<K*>(s.out));
+      if constexpr (kFloatKey<K>)
+        if (nan_flag(check_nans(static_cast<const K*>(s.out)))) sort_and_place(true);
+      return;
+    }
+    // The first sort's keys stay in their scratch buffer: the NaN check reads them after the final kernel is queued,
+    // so that the common case (no NaNs) waits once, at the end. With NaNs the whole sort runs again on canonical keys.
+    const K* sorted = sort_and_place(false);
+    if constexpr (kFloatKey<K>) {
+      if (nan_flag(check_nans(sorted))) sort_and_place(true);
+    } else {
+      (void)sorted;
+    }
   }
 };
 

@@ -163,14 +163,11 @@ Counts expected_counts(DType t, bool indices, i64 lines, bool nans) {
     if (nans) c.library_calls++, c.kernels += 2; // canonical keys, SortPairs, gather
     return c;
   }
-  c.kernels = 1; // positions
-  c.library_calls = 1;
-  if (fl) {
-    c.kernels++; // the NaN check
-    if (nans) c.library_calls++, c.kernels++;
-  }
-  if (lines > 1) c.library_calls++, c.kernels++; // line keys, SortPairs by line
-  c.kernels++;                                   // the scatter of positions or the gather of values
+  // Positions (or canonical keys), SortPairs, line keys and SortPairs by line, the scatter of positions or the
+  // gather of values: once, and again on canonical keys when there are NaNs.
+  const Counts pass{lines > 1 ? 2u : 1u, lines > 1 ? 3u : 2u};
+  c.library_calls = pass.library_calls * (nans ? 2 : 1);
+  c.kernels = pass.kernels * (nans ? 2 : 1) + (fl ? 1 : 0); // and the NaN check
   return c;
 }
 

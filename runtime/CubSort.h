@@ -53,9 +53,10 @@ struct Report {
   std::string steps;     ///< the calls in order, e.g. "SortKeys float32 n=33554432, nan check"
 };
 
-/// Queues `s` on `stream`, with scratch from `scratch`. Reads one flag back from the device (a wait for the stream)
-/// after the first sort of a floating-point type, to decide whether NaNs need the second sort. Needs a supported
-/// dtype and len >= 1; nothing runs for an empty array. Throws BackendError when CUDA fails.
+/// Queues `s` on `stream`, with scratch from `scratch`. For a floating-point type it then reads one flag back from the
+/// device (a wait for the stream, after every step is queued), and when the input had NaNs queues the sort again on
+/// canonical NaN keys. Needs a supported dtype and len >= 1; nothing runs for an empty array. Throws BackendError when
+/// CUDA fails.
 Report run(const Sort& s, const Scratch& scratch, cudaStream_t stream);
 
 /// True when these kernels have code the current device can run (sm_90 machine code, or compute_90 PTX that the

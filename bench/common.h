@@ -47,22 +47,32 @@ struct Mode {
 };
 
 // Runs `call` as the peers were timed (bench/timing.h), checking that each call launched `kernels_per_call`
-// kernels. `bytes`: minimal bytes of one call.
+// kernels and, unless it is negative, made `library_calls_per_call` library calls (KernelCacheStats::library_calls:
+// cuBLASLt, CUB's sorts). `bytes`: minimal bytes of one call.
 template <class F>
-inline void measure(benchmark::State& state, F&& call, std::uint64_t kernels_per_call, double bytes) {
+inline void measure(benchmark::State& state, F&& call, std::uint64_t kernels_per_call, double bytes,
+                    std::int64_t library_calls_per_call = -1) {
   for (int w = 0; w < kWarmup; ++w) call();
   lazyfuse::sync();
-  auto before = kernel_cache_stats().kernels_launched;
+  auto before = kernel_cache_stats();
   time_calls(
       state, stream(), call, [] { lazyfuse::sync(); },
       [&]() -> std::string {
-        const auto now = kernel_cache_stats().kernels_launched, launched = now - before;
+        const auto now = kernel_cache_stats();
+        const auto launched = now.kernels_launched - before.kernels_launched;
+        const auto calls = now.library_calls - before.library_calls;
         before = now;
-        if (launched == kernels_per_call * kCalls) return "";
-        return "launched " + std::to_string(launched) + " kernels in " + std::to_string(kCalls) + " calls, expected " +
-               std::to_string(kernels_per_call * kCalls);
+        const bool calls_ok = library_calls_per_call < 0 || calls == std::uint64_t(library_calls_per_call) * kCalls;
+        if (launched == kernels_per_call * kCalls && calls_ok) return "";
+        return "launched " + std::to_string(launched) + " kernels and made " + std::to_string(calls) +
+               " library calls in " + std::to_string(kCalls) + " calls, expected " +
+               std::to_string(kernels_per_call * kCalls) + " kernels" +
+               (library_calls_per_call < 0
+                    ? std::string()
+                    : " and " + std::to_string(std::uint64_t(library_calls_per_call) * kCalls) + " library calls");
       },
       double(kernels_per_call), bytes);
+  if (library_calls_per_call >= 0) state.counters["library_calls_per_call"] = double(library_calls_per_call);
 }
 
 inline void BM_CopyReference(benchmark::State& state) {

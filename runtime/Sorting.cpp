@@ -1,9 +1,12 @@
 #include "runtime/Sorting.h"
 
+#include "runtime/CubSort.h"
 #include "runtime/Executor.h"
+#include "runtime/Streams.h"
 #include "runtime/ThreadPool.h"
 
 #include "graph/Assert.h"
+#include "graph/Config.h"
 #include "graph/DTypeVisit.h"
 #include "graph/Sort.h"
 
@@ -50,39 +53,58 @@ template <class T> bool numpy_less(const T& a, const T& b) {
   }
 }
 
-} // namespace
-
-std::shared_ptr<graph::BufferView> run_sort(const graph::Node& sort, const graph::BufferView& input) {
-  LAZYFUSE_ASSERT(sort.kind == graph::NodeKind::Sort, "run_sort of a node that is not a sort");
-  const graph::Node& src = *sort.sources_unlocked()[0];
-  const auto axis = std::size_t(sort.ivalue);
-  const std::int64_t n = src.size(), len = src.shape[axis];
-  std::int64_t inner = 1;
-  for (std::size_t d = axis + 1; d < src.shape.size(); ++d) inner *= src.shape[d];
-  const std::int64_t lines = len > 0 ? n / len : 0;
-  const bool indices = graph::SortResult(sort.op) == graph::SortResult::Indices;
-  const std::size_t in_item = itemsize(src.dtype), out_item = itemsize(sort.dtype);
-
+// The CUDA backend's sort: cub::DeviceRadixSort (runtime/CubSort.h) from `input` into a new device buffer.
+std::shared_ptr<graph::BufferView> device_sort(const graph::Node& sort, const graph::BufferView& input,
+                                               std::int64_t outer, std::int64_t len, std::int64_t inner) {
   Executor& ex = executor();
-  const bool host = ex.kind() == Backend::Cpu;
+  const graph::Node& src = *sort.sources_unlocked()[0];
   auto out = std::make_shared<graph::BufferView>();
   out->strides = graph::contiguous_strides(sort.shape);
-  std::vector<std::byte> in_copy, out_copy;
-  const std::byte* in = nullptr;
-  std::byte* result = nullptr;
-  if (host) {
-    in = static_cast<const std::byte*>(input.storage->data) + std::size_t(input.offset) * in_item;
-    out->storage = ex.allocate(std::size_t(n) * out_item);
-    result = static_cast<std::byte*>(out->storage->data);
-  } else {
-    in_copy.resize(std::size_t(n) * in_item);
-    if (n > 0) ex.download(*input.storage, std::size_t(input.offset) * in_item, in_copy.data(), in_copy.size());
-    in = in_copy.data();
-    out_copy.resize(std::size_t(n) * out_item);
-    result = out_copy.data();
-  }
-  graph::visit_dtype(src.dtype, [&]<class T>() {
-    const T* x = reinterpret_cast<const T*>(in);
+  out->storage = ex.allocate(std::size_t(sort.size()) * itemsize(sort.dtype));
+  cub_sort::Sort s;
+  s.dtype = src.dtype;
+  s.indices = graph::SortResult(sort.op) == graph::SortResult::Indices;
+  s.in = static_cast<const std::byte*>(input.storage->data) + std::size_t(input.offset) * itemsize(src.dtype);
+  s.out = out->storage->data;
+  s.outer = outer;
+  s.len = len;
+  s.inner = inner;
+  use_on_current_stream(*input.storage);
+  // Scratch goes back to the pool when this returns, stream-ordered: the queued sort keeps it until it is done.
+  std::vector<std::shared_ptr<graph::Storage>> scratch;
+  const cub_sort::Report report = cub_sort::run(
+      s,
+      [&](std::size_t bytes) {
+        scratch.push_back(ex.allocate(bytes));
+        return scratch.back()->data;
+      },
+      current_stream());
+  counters().library_calls += std::uint64_t(report.library_calls);
+  counters().kernels_launched += std::uint64_t(report.kernels);
+  if (config::log_enabled("launch"))
+    config::log("launch", std::string("cub::DeviceRadixSort ") + (s.indices ? "argsort " : "sort ") +
+                              std::string(dtype_name(s.dtype)) + " [" + std::to_string(outer) + ", " +
+                              std::to_string(len) + ", " + std::to_string(inner) + "]: " + report.steps + " (" +
+                              std::to_string(report.library_calls) + " CUB calls, " + std::to_string(report.kernels) +
+                              " kernels)");
+  return out;
+}
+
+} // namespace
+
+std::string sort_paths() {
+  return "CUDA: cub::DeviceRadixSort (bool, integers, float16, bfloat16, float32, float64; NaNs by a second sort), "
+         "complex on the host (std::stable_sort between a download and an upload); CPU: std::stable_sort on the "
+         "thread pool";
+}
+
+void host_sort(DType dtype, bool indices, const void* in, void* out, std::int64_t outer, std::int64_t len,
+               std::int64_t inner) {
+  const std::int64_t lines = outer * inner;
+  const std::size_t out_item = indices ? sizeof(std::int64_t) : itemsize(dtype);
+  std::byte* result = static_cast<std::byte*>(out);
+  graph::visit_dtype(dtype, [&]<class T>() {
+    const T* x = static_cast<const T*>(in);
     const std::int64_t grain = std::max<std::int64_t>(1, kMinParallelSort / std::max<std::int64_t>(len, 1));
     ThreadPool::instance().parallel_for(lines, grain, 0, [&](std::int64_t b, std::int64_t e) {
       std::vector<std::int64_t> order(static_cast<std::size_t>(len));
@@ -102,6 +124,40 @@ std::shared_ptr<graph::BufferView> run_sort(const graph::Node& sort, const graph
       }
     });
   });
+}
+
+std::shared_ptr<graph::BufferView> run_sort(const graph::Node& sort, const graph::BufferView& input) {
+  LAZYFUSE_ASSERT(sort.kind == graph::NodeKind::Sort, "run_sort of a node that is not a sort");
+  const graph::Node& src = *sort.sources_unlocked()[0];
+  const auto axis = std::size_t(sort.ivalue);
+  const std::int64_t n = src.size(), len = src.shape[axis];
+  std::int64_t outer = 1, inner = 1;
+  for (std::size_t d = 0; d < axis; ++d) outer *= src.shape[d];
+  for (std::size_t d = axis + 1; d < src.shape.size(); ++d) inner *= src.shape[d];
+  const bool indices = graph::SortResult(sort.op) == graph::SortResult::Indices;
+  const std::size_t in_item = itemsize(src.dtype), out_item = itemsize(sort.dtype);
+
+  Executor& ex = executor();
+  const bool host = ex.kind() == Backend::Cpu;
+  if (!host && cub_sort::supported(src.dtype) && cub_sort::usable_on_current_device())
+    return device_sort(sort, input, outer, len, inner);
+  auto out = std::make_shared<graph::BufferView>();
+  out->strides = graph::contiguous_strides(sort.shape);
+  std::vector<std::byte> in_copy, out_copy;
+  const std::byte* in = nullptr;
+  std::byte* result = nullptr;
+  if (host) {
+    in = static_cast<const std::byte*>(input.storage->data) + std::size_t(input.offset) * in_item;
+    out->storage = ex.allocate(std::size_t(n) * out_item);
+    result = static_cast<std::byte*>(out->storage->data);
+  } else {
+    in_copy.resize(std::size_t(n) * in_item);
+    if (n > 0) ex.download(*input.storage, std::size_t(input.offset) * in_item, in_copy.data(), in_copy.size());
+    in = in_copy.data();
+    out_copy.resize(std::size_t(n) * out_item);
+    result = out_copy.data();
+  }
+  host_sort(src.dtype, indices, in, result, outer, len, inner);
   if (!host) out->storage = ex.upload(out_copy.data(), out_copy.size());
   return out;
 }

@@ -4,13 +4,26 @@
 #include "graph/Node.h"
 
 #include <memory>
+#include <string>
 
 namespace lazyfuse::runtime {
 
 /// The value of `sort` (a Sort node) from `input`, its source's value as a C-contiguous buffer: a new C-contiguous
-/// buffer on the backend in use. Each line along the sort axis is sorted with std::stable_sort by NumPy's order, on
-/// the threads of ThreadPool::instance(); on the CUDA backend the input is copied to the host and the result back (no
-/// device sort yet). Call under the evaluation lock (runtime/Materialize.h).
+/// buffer on the backend in use, the same bits on both. The CPU backend sorts each line along the sort axis with
+/// std::stable_sort by NumPy's order, on the threads of ThreadPool::instance(). The CUDA backend sorts on the device
+/// with cub::DeviceRadixSort (runtime/CubSort.h), counting its CUB calls in KernelCacheStats::library_calls and its
+/// own kernels in kernels_launched (the `launch` log channel lists them); complex types, and devices the CUB code
+/// cannot run on, take the host sort between a download and an upload. Call under the evaluation lock
+/// (runtime/Materialize.h).
 std::shared_ptr<graph::BufferView> run_sort(const graph::Node& sort, const graph::BufferView& input);
+
+/// The CPU backend's sort of the C-contiguous [outer, len, inner] array at `in` (host memory, `dtype`) along its
+/// middle axis into `out` (host memory, int64 positions along the axis when `indices`, else `dtype`): what run_sort
+/// does on the CPU backend, for tests that compare the device's sorts with it bit for bit.
+void host_sort(DType dtype, bool indices, const void* in, void* out, std::int64_t outer, std::int64_t len,
+               std::int64_t inner);
+
+/// What runs sorts on each backend, for lazyfuse-info: one line.
+std::string sort_paths();
 
 } // namespace lazyfuse::runtime

@@ -80,6 +80,10 @@ TEST(LazyfuseInfo, ExitsZeroAndListsEverySetting) {
   const auto cpu = lines_starting_with(r.out, "CPU ");
   ASSERT_EQ(cpu.size(), 1u) << r.out;
   EXPECT_TRUE(contains(cpu[0], "BLAS") || contains(cpu[0], "blocked loop")) << cpu[0];
+  // What runs sorts on each backend.
+  const auto sorts = lines_starting_with(r.out, "sort, argsort");
+  ASSERT_EQ(sorts.size(), 1u) << r.out;
+  EXPECT_TRUE(contains(sorts[0], "cub::DeviceRadixSort") && contains(sorts[0], "std::stable_sort")) << sorts[0];
 }
 
 // The CPU code generator in use and why: "llvm (LLVM 19...)" or "interpreter (reason)".

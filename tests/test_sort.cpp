@@ -36,6 +36,7 @@ struct Case {
   Shape shape;
   int axis = -1;
   bool transposed = false; // the input is the transpose of an array of the reversed shape (a strided view)
+  bool finite = false;     // no NaNs (the CUDA backend's keys-only path); -0.0, +0.0 and infinities still
 };
 
 std::vector<Case> cases() {
@@ -45,6 +46,7 @@ std::vector<Case> cases() {
     Shape shape;
     int axis;
     bool transposed;
+    bool finite = false;
   };
   using D = DType;
   const std::vector<Input> inputs = {
@@ -65,6 +67,10 @@ std::vector<Case> cases() {
       {"i64", D::Int64, {7, 60}, 1, false},
       {"u64", D::UInt64, {200}, -1, false},
       {"bool", D::Bool, {300}, -1, false},
+      {"f32_long_finite", D::Float32, {100003}, -1, false, true},
+      {"f64_rows_finite", D::Float64, {3, 4001}, -1, false, true},
+      {"f16_long_finite", D::Float16, {70001}, -1, false, true},
+      {"i16_long", D::Int16, {70001}, -1, false},
       {"empty", D::Float32, {0}, -1, false},
       {"empty_lines", D::Float64, {3, 0}, 0, false},
       {"empty_rows", D::Int32, {0, 4}, -1, false},
@@ -72,12 +78,12 @@ std::vector<Case> cases() {
   std::vector<Case> out;
   for (const char* op : {"sort", "argsort"})
     for (const Input& in : inputs)
-      out.push_back({std::string(op) + "_" + in.name, op, in.dtype, in.shape, in.axis, in.transposed});
+      out.push_back({std::string(op) + "_" + in.name, op, in.dtype, in.shape, in.axis, in.transposed, in.finite});
   return out;
 }
 
 // Values with many ties and every special value: small integers and halves, +-0.0, +-inf, NaNs of both signs.
-double draw_value(DType t, std::mt19937_64& rng) {
+double draw_value(DType t, std::mt19937_64& rng, bool finite) {
   if (t == DType::Bool) return double(rng() % 2);
   if (is_integer(t)) {
     const std::int64_t lo = is_signed_integer(t) ? -50 : 0;
@@ -85,8 +91,8 @@ double draw_value(DType t, std::mt19937_64& rng) {
   }
   const double inf = std::numeric_limits<double>::infinity();
   switch (rng() % 12) {
-  case 0: return std::nan("");
-  case 1: return -std::nan("");
+  case 0: return finite ? 0.5 : std::nan("");
+  case 1: return finite ? -0.5 : -std::nan("");
   case 2: return 0.0;
   case 3: return -0.0;
   case 4: return inf;
@@ -103,11 +109,12 @@ Array make_input(const Case& c, std::mt19937_64& rng) {
   if (is_complex(c.dtype)) {
     std::vector<std::complex<double>> z(static_cast<std::size_t>(n));
     for (auto& v : z)
-      v = {draw_value(c.dtype, rng), rng() % 3 ? double(std::int64_t(rng() % 3)) : draw_value(c.dtype, rng)};
+      v = {draw_value(c.dtype, rng, c.finite),
+           rng() % 3 ? double(std::int64_t(rng() % 3)) : draw_value(c.dtype, rng, c.finite)};
     a = asarray(z, shape).astype(c.dtype);
   } else {
     std::vector<double> v(static_cast<std::size_t>(n));
-    for (auto& x : v) x = draw_value(c.dtype, rng);
+    for (auto& x : v) x = draw_value(c.dtype, rng, c.finite);
     a = asarray(v, shape).astype(c.dtype);
   }
   return (c.transposed ? a.transpose() : a).eval();

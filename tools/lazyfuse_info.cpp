@@ -12,6 +12,7 @@
 #include "runtime/DiskCache.h"
 #include "runtime/LlvmCodegen.h"
 #include "runtime/MemoryPool.h"
+#include "runtime/Sorting.h"
 
 #include <lazyfuse/config.hpp>
 #include <lazyfuse/error.hpp>
@@ -156,6 +157,11 @@ void print_products() {
   row("CPU", lazyfuse::runtime::cpu_gemm::description());
 }
 
+void print_sorts() {
+  heading("Sorts (sorting.hpp)");
+  row("sort, argsort", lazyfuse::runtime::sort_paths());
+}
+
 void print_memory_pool() {
   heading("Memory pool" + (cu::availability().ok ? " (device " + std::to_string(lazyfuse::current_device()) + ")"
                                                  : std::string(" (no CUDA: all 0)")));
@@ -262,6 +268,7 @@ int main(int argc, char** argv) {
   print_cuda();
   print_nvrtc();
   print_products();
+  print_sorts();
   print_memory_pool();
   print_settings(verbose);
   print_kernel_cache();

@@ -106,7 +106,9 @@ struct KernelCacheStats {
   /// reused its kernel plans and lowered kernels, skipping partitioning and lowering.
   std::uint64_t plan_hits = 0;
   /// Matrix products run by a library routine instead of a generated kernel: cuBLASLt calls (one each, however many
-  /// kernels cuBLAS launches inside), BLAS calls and the CPU backend's blocked loop (linalg.hpp).
+  /// kernels cuBLAS launches inside), BLAS calls and the CPU backend's blocked loop (linalg.hpp); and the CUDA
+  /// backend's cub::DeviceRadixSort calls (sorting.hpp; one each, the small kernels around them count in
+  /// kernels_launched).
   std::uint64_t library_calls = 0;
 };
 KernelCacheStats kernel_cache_stats();

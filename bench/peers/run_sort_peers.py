@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Peer benchmarks of sorting, the workloads of bench/bench_scan.cpp's BM_Sort and BM_Argsort: a 1-D sort and argsort
+of 2^25 float32 uniforms in [-1, 1). Systems: CuPy (cupy.sort, cupy.argsort: CUB radix sorts), torch eager
+(torch.sort(x).values, torch.argsort(x)), jax.jit (jnp.sort, jnp.argsort, each jitted). torch.compile is left out:
+Inductor runs a lone sort as the eager op. Each system runs in its own subprocess, with the timing method of
+run_peers.py (its `bench`: 3 warm-up calls, 5 trials of 20 back-to-back calls and one synchronize, the median), and a
+256 MiB device-to-device copy for the bandwidth percentages (minimal bytes: one read and one write of the float32
+values for sort, one read of the values and one write of the int64 indices for argsort).
+
+Checks: the sorted values must equal NumPy's np.sort exactly, and the values taken at the returned indices likewise
+(ties among 2^25 uniforms are possible, so the indices themselves are not compared); a failure marks the cell WRONG.
+
+Usage:
+  python3 bench/peers/run_sort_peers.py --out-md sort-peers.md --out-json sort-peers.json \
+      [--systems cupy,torch,jax] [--quick] [--lazyfuse-json bench_scan.json] [--timeout 180]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_peers import COPY_BYTES, bench, run_workers  # noqa: E402  (the same timing method)
+
+WORKLOADS = ["sort", "argsort"]
+SYSTEMS = ["cupy", "torch", "jax"]
+LABELS = {"lazyfuse": "lazyfuse", "cupy": "CuPy", "torch": "torch eager", "jax": "jax.jit"}
+
+
+def minimal_bytes(w: str, n: int) -> int:
+    return (4 + 4) * n if w == "sort" else (4 + 8) * n
+
+
+def make_input(np, n: int):
+    return np.random.default_rng(20261202).uniform(-1, 1, n).astype(np.float32)
+
+
+def check(w: str, np, x, out) -> str:
+    """"" when the output is right, else why not."""
+    want = np.sort(x, kind="stable")
+    got = np.asarray(out) if w == "sort" else x[np.asarray(out).astype(np.int64)]
+    if got.shape != want.shape:
+        return f"shape {got.shape}, expected {want.shape}"
+    bad = np.flatnonzero(got != want)
+    return "" if bad.size == 0 else f"{bad.size} elements differ from np.sort, the first at {int(bad[0])}"
+
+
+# ---- workers: one system each, in its own process ----
+
+def cupy_worker(x):
+    import cupy as cp
+    d = cp.asarray(x)
+    fns = {"sort": lambda: cp.sort(d), "argsort": lambda: cp.argsort(d)}
+    a = cp.full(COPY_BYTES // 4, 1.5, dtype=cp.float32)
+    b = cp.empty_like(a)
+    copy = lambda: cp.cuda.runtime.memcpyAsync(b.data.ptr, a.data.ptr, COPY_BYTES,  # noqa: E731
+                                               cp.cuda.runtime.memcpyDeviceToDevice, 0)
+    return fns, copy, cp.cuda.Device().synchronize, cp.asnumpy, {"cupy": cp.__version__}
+
+
+def torch_worker(x):
+    import torch
+    d = torch.from_numpy(x).to("cuda")
+    fns = {"sort": lambda: torch.sort(d).values, "argsort": lambda: torch.argsort(d)}
+    a = torch.full((COPY_BYTES // 4,), 1.5, dtype=torch.float32, device="cuda")
+    b = torch.empty_like(a)
+    return fns, (lambda: b.copy_(a)), torch.cuda.synchronize, (lambda t: t.detach().cpu().numpy()), \
+        {"torch": torch.__version__}
+
+
+def jax_worker(x):
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    import jax
+    import jax.numpy as jnp
+    d = jnp.asarray(x)
+    state = {"last": None}
+
+    def jitted(f):
+        g = jax.jit(f)
+
+        def call():
+            state["last"] = g(d)
+            return state["last"]
+        return call
+
+    fns = {"sort": jitted(jnp.sort), "argsort": jitted(jnp.argsort)}
+    a = jnp.full((COPY_BYTES // 4,), 1.5, dtype=jnp.float32)
+    copy_fn = jax.jit(lambda v: v + 0.0)
+
+    def copy():
+        state["last"] = copy_fn(a)
+
+    def sync():
+        if state["last"] is not None:
+            jax.block_until_ready(state["last"])
+
+    return fns, copy, sync, (lambda v: jax.device_get(v)), {"jax": jax.__version__}
+
+
+def worker_main(args) -> int:
+    n = 1 << (21 if args.quick else 25)
+    result = {"system": args.worker, "n": n, "cells": {}}
+    try:
+        import numpy as np
+        x = make_input(np, n)
+        if args.worker == "cupy":
+            fns, copy, sync, to_host, pk = cupy_worker(x)
+        elif args.worker == "torch":
+            fns, copy, sync, to_host, pk = torch_worker(x)
+        elif args.worker == "jax":
+            fns, copy, sync, to_host, pk = jax_worker(x)
+        else:
+            raise ValueError(f"unknown system {args.worker}")
+        result["packages"] = pk
+        r = bench(copy, sync)
+        result["copy"] = {"time_s": r["time_s"], "bandwidth_Bps": 2 * COPY_BYTES / r["time_s"]}
+        for w in WORKLOADS:
+            try:
+                f = fns[w]
+                r = bench(f, sync)
+                r["wrong"] = check(w, np, x, to_host(f()))
+                r["bytes"] = minimal_bytes(w, n)
+                result["cells"][w] = r
+            except Exception as e:  # one workload failing keeps the others
+                result["cells"][w] = {"error": f"{type(e).__name__}: {e}"}
+    except Exception as e:
+        result["error"] = f"{type(e).__name__}: {e}"
+    with open(args.worker_out, "w") as f:
+        json.dump(result, f)
+    return 0
+
+
+def lazyfuse_cells(paths: list) -> dict:
+    """BM_Sort and BM_Argsort of bench_scan's Google Benchmark JSON (the _median aggregate when present), and its
+    BM_CopyReference."""
+    names = {"BM_Sort": "sort", "BM_Argsort": "argsort", "BM_CopyReference": "copy"}
+    cells = {}
+    for p in paths:
+        with open(p) as f:
+            data = json.load(f)
+        for e in data.get("benchmarks", []):
+            base = e.get("run_name", e["name"]).split("/iterations")[0].split("/manual_time")[0]
+            w = names.get(base)
+            if not w or e.get("error_occurred"):
+                continue
+            if e.get("run_type") == "aggregate" and e.get("aggregate_name") != "median":
+                continue
+            secs = e["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[e.get("time_unit", "ns")]
+            if w not in cells or e.get("aggregate_name") == "median":
+                cells[w] = {"time_s": secs, "bytes": 2 * COPY_BYTES if w == "copy" else minimal_bytes(w, 1 << 25)}
+    return cells
+
+
+def write_markdown(report: dict, path: str) -> None:
+    cols = [c for c in ["lazyfuse"] + SYSTEMS if c in report["systems"]]
+    lines = ["| workload | " + " | ".join(LABELS[c] for c in cols) + " |", "|---" * (len(cols) + 1) + "|"]
+    notes = []
+    for w in WORKLOADS:
+        row = [w]
+        for c in cols:
+            s = report["systems"][c]
+            cell = s.get("cells", {}).get(w)
+            if s.get("error") or not cell or "error" in cell:
+                notes.append(f"{LABELS[c]} {w}: {(s.get('error') or (cell or {}).get('error') or 'not measured')}")
+                row.append("n/a")
+                continue
+            text = f"{cell['time_s'] * 1e3:.3f} ms"
+            copy = s.get("copy", {}).get("bandwidth_Bps")
+            if cell.get("bytes") and copy:
+                text += f" ({100 * cell['bytes'] / cell['time_s'] / copy:.1f}% of copy)"
+            if cell.get("wrong"):
+                text += " **WRONG**"
+                notes.append(f"{LABELS[c]} {w}: {cell['wrong']}")
+            row.append(text)
+        lines.append("| " + " | ".join(row) + " |")
+    lines.append("")
+    lines.append(f"n = {report['n']} float32 uniforms in [-1, 1); timing: median of 5 trials of 20 calls "
+                 "(bench/peers/run_peers.py's method); % of each system's own 256 MiB device copy over the minimal "
+                 "bytes (sort: 8 per element, argsort: 12).")
+    lines += [f"- {x}" for x in notes]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--systems", default=",".join(SYSTEMS))
+    ap.add_argument("--quick", action="store_true", help="2^21 instead of 2^25 elements")
+    ap.add_argument("--lazyfuse-json", action="append", default=[])
+    ap.add_argument("--out-md", default="sort-peers.md")
+    ap.add_argument("--out-json", default="sort-peers.json")
+    ap.add_argument("--timeout", type=float, default=180)
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--worker-out", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        return worker_main(args)
+    report = {"n": 1 << (21 if args.quick else 25), "systems": {}}
+    if args.lazyfuse_json:
+        cells = lazyfuse_cells(args.lazyfuse_json)
+        copy = cells.pop("copy", None)
+        report["systems"]["lazyfuse"] = {"cells": cells}
+        if copy:
+            report["systems"]["lazyfuse"]["copy"] = {"bandwidth_Bps": copy["bytes"] / copy["time_s"]}
+    systems = [s for s in args.systems.split(",") if s]
+    report["systems"].update(run_workers(__file__, systems, args.timeout, args.quick))
+    with open(args.out_json, "w") as f:
+        json.dump(report, f, indent=1)
+    write_markdown(report, args.out_md)
+    print(open(args.out_md).read())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -22,7 +22,8 @@
 // reduction, a view or join, or evaluated with lazyfuse::eval beside its input. Index arrays are int64 (sometimes
 // int32) leaves in range, negative indices and repeats included; a mask is a comparison of an array of the program
 // with a threshold, and is generated only where every element of it is certain (its true positions decide the
-// result's size). The other programs make these operations now and then too;
+// result's size). Their inputs are sometimes new leaves with a long axis (scans across the library's tiles) or with
+// NaNs and infinities (nancumsum, NumPy's sort order). The other programs make these operations now and then too;
 // and compares dtype, shape and values of the results. Every reduction program counts in the categories
 // "reduce-<full|partial|keepdims> x <consumer>" it exercised, every program in the categories of the gathers, scans
 // and sorts it made and of their contexts; the test prints how many programs of each category and of each reduction
@@ -2198,6 +2199,24 @@ void Case::index_program() {
     const FamOut out = FamOut(uni(0, 4));
     for (int tries = 0; tries < 8; ++tries) {
       std::size_t xi = pick_val();
+      if (tries == 0 && chance(0.12)) {
+        // A long axis, so that scans cross the library's tiles and sorts have long lines.
+        leaf(chance(0.5) ? Shape{uni(1000, 9000)} : Shape{uni(1, 3), uni(600, 3000)}, rand_dtype());
+        xi = pool_.size() - 1;
+      } else if (tries == 0 && (f == Fam::Nancumsum || f == Fam::Sort || f == Fam::Argsort) && chance(0.3)) {
+        // NaNs (and for sorts infinities) where nancumsum and NumPy's sort order treat them specially.
+        static const DType floats[] = {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
+        HT h = make_ht(floats[uni(0, 3)], rand_shape());
+        const bool inf = f != Fam::Nancumsum && chance(0.5);
+        for (auto& v : h.v) {
+          const int k = int(uni(0, 9));
+          v = k < 2 ? std::numeric_limits<double>::quiet_NaN()
+                    : (k == 2 && inf ? (chance(0.5) ? kInf : -kInf) : rand_value(h.dt, false));
+        }
+        if (record_) leaf_types_.insert(dname(h.dt));
+        data_leaf(h);
+        xi = pool_.size() - 1;
+      }
       bool ok = true;
       switch (in) {
       case FamIn::Plain: break;

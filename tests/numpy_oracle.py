@@ -27,6 +27,12 @@ Python that reproduces it.
   * sum, prod, mean, var and std of float16 and bfloat16 arrays accumulate in float32 and round once at the end
     (docs/semantics.md, "Half-precision types"), where NumPy's float16 reductions along a strided axis and
     ml_dtypes' bfloat16 ones round every partial sum;
+  * cumsum, cumprod and nancumsum of float16 and bfloat16 arrays accumulate in float32 and round each result once
+    (docs/semantics.md, "Scans"), where NumPy rounds after every step; ml_dtypes' bfloat16 is not a subclass of
+    np.inexact, so NumPy's nancumsum does not see its NaNs: they are taken as 0 here, as nancumsum does for others;
+  * x.at(index).add(v) (nx.add_at) is np.add.at with the values meeting at one element summed first (in the type
+    of v promoted with x's; float32 for the half types, rounded once) and then added to x once and converted to x's
+    type (docs/semantics.md, "Writes with value semantics"), where np.add.at adds them one by one in x's type;
   * where and clip with a bfloat16 array and Python scalars keep bfloat16, as every other op does (NEP 50's weak
     scalars, docs/semantics.md); NumPy's np.where(c, 2.5, x) and np.clip(x, 1, 2.5) make those float32.
 Complex -> real conversions take the real part in both (NumPy warns, ComplexWarning, which is ignored here); to
@@ -156,6 +162,41 @@ class _NX:
 
     def std(self, x, **kw):
         return self._accumulating("std", x, **kw)
+
+    @staticmethod
+    def _scan(name, x, axis=None, dtype=None):
+        x = np.asarray(x)
+        half = dtype is None and x.dtype in _HALVES
+        if name == "nancumsum" and (x.dtype == ml_dtypes.bfloat16):
+            x, name = np.where(np.isnan(x), np.zeros((), x.dtype), x), "cumsum"
+        if half:
+            return np.asarray(getattr(np, name)(x, axis=axis, dtype=np.float32)).astype(x.dtype)
+        return np.asarray(getattr(np, name)(x, axis=axis, dtype=dtype))
+
+    def cumsum(self, x, axis=None, dtype=None):
+        return self._scan("cumsum", x, axis, dtype)
+
+    def cumprod(self, x, axis=None, dtype=None):
+        return self._scan("cumprod", x, axis, dtype)
+
+    def nancumsum(self, x, axis=None, dtype=None):
+        return self._scan("nancumsum", x, axis, dtype)
+
+    @staticmethod
+    def add_at(base, index, value):
+        """lazyfuse's base.at(index).add(value): np.add.at of the values into zeros of the promoted type (float32 for
+        the half types), then added to base once where the index reaches, converted to base's type."""
+        base, value = np.asarray(base), np.asarray(value)
+        p = np.result_type(base, value)
+        acc = np.zeros(base.shape, dtype=np.float32 if p in _HALVES else p)
+        # The values broadcast here: NumPy 2.4's np.add.at reads garbage when it broadcasts a value against a 2-D
+        # index array itself (np.add.at(np.zeros(4), [[1, 2], [3, 0]], [1., 2.])).
+        np.add.at(acc, index, np.array(np.broadcast_to(value, base[index].shape), dtype=acc.dtype))
+        touched = np.zeros(base.shape, dtype=bool)
+        touched[index] = True
+        total = np.add(base.astype(p), acc.astype(p))
+        total = _to_int(total, base.dtype) if base.dtype.kind == "i" else total.astype(base.dtype)
+        return np.where(touched, total, base)
 
     @staticmethod
     def set(base, index, value):

@@ -15,9 +15,19 @@
 //    transpose, flip, roll), broadcasts (binary ops with arrays of other shapes and ranks, broadcast_to), reshapes,
 //    joins (concatenate, stack, pad), at().set (the reduction as value or as base), or evaluated with
 //    lazyfuse::eval beside roots of other shapes and ranks;
+// or (an "index" program, issues 17 and 18) a few random operations, then 2-3 gathers (take, take_along_axis, x(index
+// arrays), x(mask)), index writes (x.at(index arrays or mask).add(v)), scans (cumsum, cumprod, nancumsum along an axis
+// or flattened, sometimes with a dtype) or sorts (sort, argsort; take_along_axis of an argsort), each of an
+// elementwise expression, a view or a broadcast (or of a pool value as it is), and consumed by elementwise work, a
+// reduction, a view or join, or evaluated with lazyfuse::eval beside its input. Index arrays are int64 (sometimes
+// int32) leaves in range, negative indices and repeats included; a mask is a comparison of an array of the program
+// with a threshold, and is generated only where every element of it is certain (its true positions decide the
+// result's size). Their inputs are sometimes new leaves with a long axis (scans across the library's tiles) or with
+// NaNs and infinities (nancumsum, NumPy's sort order). The other programs make these operations now and then too;
 // and compares dtype, shape and values of the results. Every reduction program counts in the categories
-// "reduce-<full|partial|keepdims> x <consumer>" it exercised; the test prints how many programs of each category
-// and of each reduction ran, and fails when one ran fewer times than its minimum (a share of the case count).
+// "reduce-<full|partial|keepdims> x <consumer>" it exercised, every program in the categories of the gathers, scans
+// and sorts it made and of their contexts; the test prints how many programs of each category and of each reduction
+// ran, and fails when one ran fewer times than its minimum (a share of the case count).
 //
 // Tolerances. The reference rounds to float32 after every op that the library computes in float32 (the library
 // computes each op in its promoted dtype). Each element carries an absolute error bound, propagated op by op:
@@ -31,6 +41,16 @@
 //  * min, max, argmin, argmax, any, all, count_nonzero are exact unless an input's bound makes them ambiguous
 //    (argmax: another element could be the first maximum within the bounds);
 //  * errors of the inputs propagate through each op's Lipschitz bound on the interval [x - e, x + e].
+//  * gathers copy elements with their bounds (an index with a nonzero bound makes its elements uncertain);
+//    x.at(index).add(v) sums the values meeting at one element as a sum does (gamma of their count: any order),
+//    adds that to x once and converts to x's type, as docs/semantics.md has it;
+//  * a scan's element k combines the k + 1 terms of its prefix along some tree, of depth at most k, whatever the
+//    library's order (codegen/Schedule.h, "The scan order"; no tile size is assumed): a cumulative sum adds
+//    gamma(k) * sum(|x_i| + e_i) over the prefix to the sum of the prefix's bounds, a cumulative product bounds as a
+//    product does; integer scans are exact (int64, wrapping as NumPy's);
+//  * a sort is 1-Lipschitz in the max norm: each sorted element is within the largest bound of its line; an argsort
+//    index is exact where the element of that rank is certain (its interval meets no other element's; exact equal
+//    elements keep their stable order), and uncertain elsewhere.
 // Discrete ops (floor, ceil, trunc, comparisons, float->int/bool casts, where's condition, arg reductions) give an
 // exact result when the interval of their input cannot cross a discontinuity, and otherwise mark the element
 // "uncertain" (error = inf): uncertain elements are skipped, and their share is reported, and a run fails when
@@ -188,6 +208,49 @@ std::string category(RKind k, Consumer c) {
 const char* kPlainCategory = "elementwise/view (no reduction)";
 const char* kLaterOps = "(ops after the reductions)";
 const char* kEmptyReduction = "(empty min/max/argmin/argmax: an error)";
+
+// The operations of issues 17 and 18, each a category of its own (the programs that made one).
+enum class Fam { Take, TakeAlong, IndexArrays, Mask, AddAt, Cumsum, Cumprod, Nancumsum, Sort, Argsort };
+constexpr int kFamilies = 10;
+const char* family_name(Fam f) {
+  static const char* names[] = {
+      "gather take", "gather take_along_axis", "gather x(index arrays)", "gather x(mask)", "at(index arrays).add",
+      "scan cumsum", "scan cumprod",           "scan nancumsum",         "sort",           "argsort"};
+  return names[int(f)];
+}
+// Where an index program puts them: what they read, and what reads them.
+enum class FamIn { Plain, Elementwise, View, Broadcast };
+enum class FamOut { Root, Elementwise, Reduction, ViewJoin, MultiOutput };
+const char* fam_in_name(FamIn c) {
+  static const char* names[] = {"", "gather/scan/sort of an elementwise expression", "gather/scan/sort of a view",
+                                "gather/scan/sort of a broadcast"};
+  return names[int(c)];
+}
+const char* fam_out_name(FamOut c) {
+  static const char* names[] = {"", "gather/scan/sort then elementwise", "gather/scan/sort then a reduction",
+                                "gather/scan/sort then a view or join", "gather/scan/sort evaluated with its input"};
+  return names[int(c)];
+}
+
+// An advanced index (integer arrays, integers, slices; or a mask's positions) as the library, the reference, C++
+// and Python take it.
+struct AdvIndex {
+  std::vector<std::variant<lf::Index, Array>> lib;
+  std::vector<AdvComp> ref;
+  std::string cpp, py; // the components, as written inside x(...) and x[...]
+};
+
+// x.at(c...) for a run-time list of at most 4 components, each an Index or an Array.
+template <class... P>
+Array::At at_adv(const Array& x, const std::vector<std::variant<lf::Index, Array>>& c, std::size_t k, const P&... p) {
+  if (k == c.size()) return x.at(p...);
+  if constexpr (sizeof...(P) < 4) {
+    if (const Array* a = std::get_if<Array>(&c[k])) return at_adv(x, c, k + 1, p..., *a);
+    return at_adv(x, c, k + 1, p..., std::get<lf::Index>(c[k]));
+  } else {
+    throw std::logic_error("at_adv: more than 4 index components");
+  }
+}
 
 // What a checked result belongs to: the category of the program part that made it, and that part's reduction.
 struct Label {
@@ -470,6 +533,13 @@ private:
     // Complex: an imaginary part of its own (sometimes 0, so that real-valued complex numbers come too).
     const bool real_valued = chance(0.15);
     for (auto& y : h.im) y = real_valued ? 0.0 : rand_value(t, wide);
+    return data_leaf(h);
+  }
+
+  // A leaf holding h's values (lf::asarray of host data; D[k] in the Python text).
+  Val& data_leaf(const HT& h) {
+    const DType t = h.dt;
+    const Shape& shape = h.shape;
     Array a;
     std::string text = values_text(h);
     std::string expr;
@@ -670,6 +740,20 @@ private:
   bool op_combine(std::size_t xi, int set = kAnyCombine);
   void tame(std::size_t xi);
   void eval_one(std::size_t xi);
+
+  // ---- gathers, index writes, scans and sorts (issues 17 and 18) ----
+  Val& index_leaf(const Shape& shape, i64 len);
+  std::optional<AdvIndex> rand_adv(const Shape& s);
+  std::optional<AdvIndex> rand_mask(std::size_t xi);
+  bool op_take(std::size_t xi);
+  bool op_take_along(std::size_t xi);
+  bool op_index_arrays(std::size_t xi);
+  bool op_mask(std::size_t xi);
+  bool op_add_at(std::size_t xi);
+  bool op_scan(std::size_t xi, Fam f);
+  bool op_sort(std::size_t xi, bool arg, std::optional<std::optional<int>> axis = std::nullopt);
+  bool op_family(Fam f, std::size_t xi);
+  void index_program();
 
   // ---- reductions and their consumers ----
   std::optional<std::size_t> op_reduce(std::size_t xi, std::optional<RKind> want = std::nullopt,
@@ -1284,6 +1368,337 @@ bool Case::op_combine(std::size_t xi, int set) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// gathers, index writes, scans and sorts (issues 17 and 18)
+// ---------------------------------------------------------------------------------------------------------
+
+// An integer index array (int64, sometimes int32) into an axis of length len: in range, negative ones included,
+// repeats likely.
+Val& Case::index_leaf(const Shape& shape, i64 len) {
+  const DType t = chance(0.8) ? DType::Int64 : DType::Int32;
+  if (record_) leaf_types_.insert(dname(t));
+  HT h = make_ht(t, shape);
+  for (auto& v : h.v) v = double(uni(-len, len - 1));
+  return data_leaf(h);
+}
+
+// An advanced index of up to 4 components into shape s: integer arrays (broadcasting together), integers and
+// slices, at least one array; nullopt for a 0-d s.
+std::optional<AdvIndex> Case::rand_adv(const Shape& s) {
+  const int n = int(s.size());
+  if (n == 0) return std::nullopt;
+  const int k = int(uni(1, std::min(n, 4)));
+  Shape b;
+  for (int r = int(uni(0, 2)); r > 0; --r) b.push_back(uni(1, 4));
+  AdvIndex out;
+  bool any = false;
+  for (int d = 0; d < k; ++d) {
+    const i64 len = s[std::size_t(d)];
+    int kind = int(uni(0, 9));
+    if (d == k - 1 && !any) kind = 0;
+    if (len == 0) kind = 9; // an index into an empty axis is an error
+    const std::string sep = d ? ", " : "";
+    if (kind <= 4) {
+      const Val iv = index_leaf(compatible_shape(b, false), len);
+      out.lib.push_back(iv.a);
+      out.ref.push_back(AdvComp{AdvComp::Arr, 0, {}, iv.r});
+      out.cpp += sep + iv.name;
+      out.py += sep + iv.name;
+      any = true;
+    } else if (kind <= 6) {
+      const i64 i = uni(-len, len - 1);
+      out.lib.push_back(lf::Index(i));
+      out.ref.push_back(AdvComp{AdvComp::Int, i, {}, {}});
+      out.cpp += sep + std::to_string(i);
+      out.py += sep + std::to_string(i);
+    } else {
+      lf::Slice sl;
+      if (chance(0.5)) {
+        sl.step = chance(0.6) ? 1 : (chance(0.5) ? -1 : 2);
+        if (chance(0.6)) sl.start = uni(-len - 1, len + 1);
+        if (chance(0.6)) sl.stop = uni(-len - 1, len + 1);
+      }
+      out.lib.push_back(lf::Index(sl));
+      out.ref.push_back(AdvComp{AdvComp::Sl, 0, sl, {}});
+      out.cpp += sep + index_text({sl});
+      out.py += sep + py_index({sl});
+    }
+  }
+  if (!any) return std::nullopt;
+  return out;
+}
+
+// A mask over some leading axes of pool value xi (after one whole axis, sometimes): a comparison with a threshold of
+// an array in the program of the covered shape (xi itself, a view of it, another pool value or a new leaf). Its
+// true positions decide the result's size, so every element of the mask must be certain.
+std::optional<AdvIndex> Case::rand_mask(std::size_t xi) {
+  const Val x = pool_[xi];
+  const Shape& s = x.r.shape;
+  const int n = int(s.size());
+  if (n == 0) return std::nullopt;
+  const int lead = n >= 2 && chance(0.25) ? 1 : 0;
+  const int k = int(uni(1, n - lead));
+  const Shape ms(s.begin() + lead, s.begin() + lead + k);
+  // The compared array: xi or a view of it when real, else another pool value or a new leaf of the mask's shape.
+  std::optional<std::size_t> src;
+  if (!isc(x.r.dt) && chance(0.6)) {
+    if (lead == 0 && k == n) {
+      src = xi;
+    } else {
+      bool ok = true;
+      std::vector<lf::Index> idx;
+      for (int d = 0; d < n; ++d) {
+        const i64 len = s[std::size_t(d)];
+        if (d >= lead && d < lead + k)
+          idx.push_back(lf::all_of);
+        else if (len > 0)
+          idx.push_back(uni(-len, len - 1));
+        else
+          ok = false;
+      }
+      if (ok) {
+        add(x.a.index_with(idx), ref_index(x.r, idx), x.name + "(" + index_text(idx) + ")", py_subscript(x.name, idx));
+        src = pool_.size() - 1;
+      }
+    }
+  }
+  if (!src) {
+    std::vector<std::size_t> same;
+    for (std::size_t q = 0; q < pool_.size(); ++q)
+      if (pool_[q].r.shape == ms && !isc(pool_[q].r.dt)) same.push_back(q);
+    if (!same.empty() && chance(0.5)) {
+      src = pick(same);
+    } else {
+      DType t;
+      do t = rand_dtype();
+      while (isc(t));
+      leaf(ms, t);
+      src = pool_.size() - 1;
+    }
+  }
+  const Val m = pool_[*src];
+  // A threshold between the values (at a quarter step off one of them), so that both sides are likely populated.
+  Sc th;
+  if (m.r.dt == DType::Bool) {
+    th.cpp = 0;
+    th.b = false;
+  } else {
+    const double at = m.r.v.empty() ? 0.0 : m.r.v[std::size_t(uni(0, m.r.size() - 1))];
+    if (isi(m.r.dt) || !std::isfinite(at)) {
+      th.cpp = 1;
+      th.i = std::isfinite(at) ? int(std::clamp(at, -1e6, 1e6)) : 0;
+    } else {
+      th.cpp = 3;
+      th.f = std::round(at * 4) / 4 + (chance(0.5) ? 0.125 : -0.125);
+    }
+  }
+  static const B cmp[] = {B::Gt, B::Ge, B::Lt, B::Le, B::Ne};
+  const B op = m.r.dt == DType::Bool ? B::Ne : cmp[uni(0, 4)];
+  const DType t = promote_weak(m.r.dt, th.kind());
+  HT mr = ref_binary_t(op, m.r, scalar_ht(th, t), t);
+  for (double e : mr.e)
+    if (e != 0) return std::nullopt;
+  Array ma = th.apply([&](auto c) {
+    switch (op) {
+    case B::Gt: return lf::greater(m.a, c);
+    case B::Ge: return lf::greater_equal(m.a, c);
+    case B::Lt: return lf::less(m.a, c);
+    case B::Le: return lf::less_equal(m.a, c);
+    default: return lf::not_equal(m.a, c);
+    }
+  });
+  const Val mask = add(ma, mr, std::string("lf::") + bname(op) + "(" + m.name + ", " + th.text() + ")",
+                       std::string("nx.") + bname(op) + "(" + m.name + ", " + th.py() + ")");
+  AdvIndex out;
+  if (lead) {
+    out.lib.push_back(lf::Index(lf::all_of));
+    out.ref.push_back(AdvComp{});
+    out.cpp = "lf::all_of, ";
+    out.py = ":, ";
+  }
+  out.lib.push_back(mask.a);
+  for (auto& pos : ref_nonzero(mask.r)) out.ref.push_back(AdvComp{AdvComp::Arr, 0, {}, pos});
+  out.cpp += mask.name;
+  out.py += mask.name;
+  return out;
+}
+
+bool Case::op_take(std::size_t xi) {
+  const Val x = pool_[xi];
+  const int n = int(x.r.shape.size());
+  std::optional<int> axis;
+  if (n > 0 && chance(0.7)) axis = int(uni(-n, n - 1));
+  const i64 len = axis ? x.r.shape[std::size_t(*axis < 0 ? *axis + n : *axis)] : x.r.size();
+  if (len == 0) return false;
+  Shape is;
+  for (int r = int(uni(0, 2)); r > 0; --r) is.push_back(uni(1, 5));
+  if (x.r.size() / len * numel(is) > kMaxElements) return false;
+  const Val idx = index_leaf(is, len);
+  const std::string ax = axis ? std::to_string(*axis) : "std::nullopt";
+  add(lf::take(x.a, idx.a, axis), ref_take(x.r, idx.r, axis), "lf::take(" + x.name + ", " + idx.name + ", " + ax + ")",
+      "np.take(" + x.name + ", " + idx.name + ", axis=" + (axis ? ax : "None") + ")");
+  note_category(family_name(Fam::Take));
+  return true;
+}
+
+bool Case::op_take_along(std::size_t xi) {
+  const Val x = pool_[xi];
+  const Shape& s = x.r.shape;
+  const int n = int(s.size());
+  std::optional<int> axis;
+  if (n > 0 && chance(0.75)) axis = int(uni(-n, n - 1));
+  const std::size_t ax = axis ? std::size_t(*axis < 0 ? *axis + n : *axis) : 0;
+  const i64 len = axis ? s[ax] : x.r.size();
+  if (len == 0) return false;
+  std::optional<Val> idx;
+  if (!isc(x.r.dt) && chance(0.35)) {
+    // take_along_axis(x, argsort(x, axis), axis): the sort's indices gather x.
+    if (!op_sort(xi, true, std::optional<std::optional<int>>(std::in_place, axis))) return false;
+    idx = pool_.back();
+  } else {
+    Shape is{uni(1, 5)};
+    if (axis) {
+      is = s;
+      for (auto& d : is)
+        if (chance(0.3)) d = 1;
+      is[ax] = uni(1, 5);
+    }
+    idx = index_leaf(is, len);
+  }
+  HT r = ref_take_along(x.r, idx->r, axis);
+  if (r.size() > kMaxElements) return false;
+  const std::string a = axis ? std::to_string(*axis) : "std::nullopt";
+  add(lf::take_along_axis(x.a, idx->a, axis), r, "lf::take_along_axis(" + x.name + ", " + idx->name + ", " + a + ")",
+      "np.take_along_axis(" + x.name + ", " + idx->name + ", axis=" + (axis ? a : "None") + ")");
+  note_category(family_name(Fam::TakeAlong));
+  return true;
+}
+
+bool Case::op_index_arrays(std::size_t xi) {
+  const Val x = pool_[xi];
+  auto idx = rand_adv(x.r.shape);
+  if (!idx) return false;
+  HT r = ref_advanced(x.r, idx->ref);
+  if (r.size() > kMaxElements) return false;
+  // One array: the operator itself (x(idx)); otherwise the list form it forwards to.
+  const Array out = idx->lib.size() == 1 ? x.a(std::get<Array>(idx->lib[0])) : x.a.index_arrays(idx->lib);
+  add(out, r, x.name + "(" + idx->cpp + ")", x.name + "[" + idx->py + "]");
+  note_category(family_name(Fam::IndexArrays));
+  return true;
+}
+
+bool Case::op_mask(std::size_t xi) {
+  auto idx = rand_mask(xi);
+  if (!idx) return false;
+  const Val x = pool_[xi];
+  HT r = ref_advanced(x.r, idx->ref);
+  const Array out =
+      idx->lib.size() == 1 ? x.a(std::get<Array>(idx->lib[0])) : x.a(lf::all_of, std::get<Array>(idx->lib[1]));
+  add(out, r, x.name + "(" + idx->cpp + ")", x.name + "[" + idx->py + "]");
+  note_category(family_name(Fam::Mask));
+  return true;
+}
+
+// x.at(index arrays or a mask).add(v): np.add.at, every duplicate counted (real, non-bool x).
+bool Case::op_add_at(std::size_t xi) {
+  const Val x = pool_[xi];
+  if (isc(x.r.dt) || x.r.dt == DType::Bool) return false;
+  auto idx = chance(0.25) ? rand_mask(xi) : rand_adv(x.r.shape);
+  if (!idx || idx->lib.size() > 4) return false;
+  const HT region = ref_advanced(iota_like(x.r.shape), idx->ref);
+  DType vt;
+  do vt = rand_dtype();
+  while (isc(vt));
+  const Val v = leaf(compatible_shape(region.shape, false), vt);
+  HT r = ref_add_at(x.r, idx->ref, v.r);
+  if (maxabs(r) > kMaxMagnitude) return false;
+  add(at_adv(x.a, idx->lib, 0).add(v.a), std::move(r), x.name + ".at(" + idx->cpp + ").add(" + v.name + ")",
+      "nx.add_at(" + x.name + ", np.s_[" + idx->py + "], " + v.name + ")");
+  note_category(family_name(Fam::AddAt));
+  return true;
+}
+
+// cumsum, cumprod, nancumsum of a real array along an axis or flattened, sometimes with a dtype.
+bool Case::op_scan(std::size_t xi, Fam f) {
+  const Val x = pool_[xi];
+  if (isc(x.r.dt)) return false;
+  const int n = int(x.r.shape.size());
+  std::optional<int> axis;
+  if (n > 0 && chance(0.7)) axis = int(uni(-n, n - 1));
+  const i64 len = axis ? x.r.shape[std::size_t(*axis < 0 ? *axis + n : *axis)] : x.r.size();
+  const bool product = f == Fam::Cumprod;
+  const double m = maxabs(x.r);
+  if (!product && m * double(len) > kMaxMagnitude) return false;
+  if (product) {
+    if (len > 32) return false;
+    double worst = 1;
+    for (i64 k = 0; k < len; ++k) worst *= std::max(1.0, m);
+    if (worst > kMaxMagnitude) return false;
+  }
+  std::optional<DType> dtype;
+  if (chance(0.15)) dtype = chance(0.5) ? DType::Float64 : DType::Float32;
+  const HT in = dtype ? ref_cast(x.r, *dtype) : x.r;
+  HT r = ref_scan(product, f == Fam::Nancumsum, in, axis);
+  // Products that could reach float32's subnormals (which a backend may flush) are left out.
+  if (product && isf(r.dt))
+    for (double v : r.v)
+      if (v != 0 && std::fabs(v) < 0x1p-100) return false;
+  const char* name = f == Fam::Cumsum ? "cumsum" : (product ? "cumprod" : "nancumsum");
+  const std::string a = axis ? std::to_string(*axis) : "std::nullopt";
+  std::string cpp = std::string("lf::") + name + "(" + x.name, py = std::string("nx.") + name + "(" + x.name;
+  if (axis || dtype) cpp += ", " + a;
+  py += ", axis=" + (axis ? a : std::string("None"));
+  if (dtype) {
+    cpp += std::string(", ") + dcpp(*dtype);
+    py += ", dtype=" + py_dtype(*dtype);
+  }
+  Array out = f == Fam::Cumsum ? lf::cumsum(x.a, axis, dtype)
+                               : (product ? lf::cumprod(x.a, axis, dtype) : lf::nancumsum(x.a, axis, dtype));
+  add(out, std::move(r), cpp + ")", py + ")");
+  note_category(family_name(f));
+  return true;
+}
+
+// sort or argsort of a real array: the default axis (the last), a given one, or flattened (`axis` forces one).
+bool Case::op_sort(std::size_t xi, bool arg, std::optional<std::optional<int>> axis) {
+  const Val x = pool_[xi];
+  if (isc(x.r.dt)) return false;
+  const int n = int(x.r.shape.size());
+  const bool by_default = !axis && n > 0 && chance(0.3);
+  if (!axis)
+    axis = by_default ? std::optional<int>(-1)
+                      : (n == 0 || chance(0.3) ? std::nullopt : std::optional<int>(int(uni(-n, n - 1))));
+  const std::optional<int> ax = *axis;
+  if (!ax && x.r.size() > kMaxElements) return false;
+  const char* name = arg ? "argsort" : "sort";
+  const std::string a = ax ? std::to_string(*ax) : "std::nullopt";
+  const std::string cpp = std::string("lf::") + name + "(" + x.name + (by_default ? "" : ", " + a) + ")";
+  const std::string py =
+      std::string("np.") + name + "(" + x.name + ", axis=" + (ax ? a : "None") + ", kind=\"stable\")";
+  if (arg)
+    add(lf::argsort(x.a, ax), ref_argsort(x.r, ax), cpp, py);
+  else
+    add(lf::sort(x.a, ax), ref_sort(x.r, ax), cpp, py);
+  note_category(family_name(arg ? Fam::Argsort : Fam::Sort));
+  return true;
+}
+
+bool Case::op_family(Fam f, std::size_t xi) {
+  switch (f) {
+  case Fam::Take: return op_take(xi);
+  case Fam::TakeAlong: return op_take_along(xi);
+  case Fam::IndexArrays: return op_index_arrays(xi);
+  case Fam::Mask: return op_mask(xi);
+  case Fam::AddAt: return op_add_at(xi);
+  case Fam::Cumsum:
+  case Fam::Cumprod:
+  case Fam::Nancumsum: return op_scan(xi, f);
+  case Fam::Sort: return op_sort(xi, false);
+  case Fam::Argsort: return op_sort(xi, true);
+  }
+  return false;
+}
+
 // Brings a value's magnitude down (used when the op generators keep refusing).
 void Case::tame(std::size_t xi) {
   if (isc(pool_[xi].r.dt)) { // tanh of its modulus
@@ -1674,7 +2089,7 @@ bool Case::consume(Consumer c, std::size_t ri, std::size_t xi) {
 bool Case::random_op(bool reductions) {
   for (int tries = 0; tries < 12; ++tries) {
     const std::size_t xi = pick_val();
-    const int cat = int(uni(0, reductions ? 111 : 99));
+    const int cat = int(uni(0, reductions ? 115 : 103));
     bool done = false;
     if (cat < 24)
       done = op_unary(xi);
@@ -1693,6 +2108,8 @@ bool Case::random_op(bool reductions) {
     else if (cat < 100) {
       eval_one(xi);
       done = true;
+    } else if (cat < 104) {
+      done = op_family(Fam(uni(0, kFamilies - 1)), xi);
     } else {
       done = op_reduce(xi).has_value();
     }
@@ -1764,6 +2181,78 @@ void Case::reduction_program() {
   if (after > 0) {
     roots_.push_back({pool_.size() - 1, Label{kLaterOps, ""}});
     note_category(kLaterOps);
+  }
+}
+
+// A program around the operations of issues 17 and 18: a few random ops, then 2-3 gathers, index writes, scans or
+// sorts, each of an elementwise expression, a view or a broadcast (or of a pool value as it is), and consumed by
+// elementwise work, a reduction, a view or join, or evaluated with lazyfuse::eval beside its input.
+void Case::index_program() {
+  const int leaves = int(uni(1, 3));
+  for (int k = 0; k < leaves; ++k) leaf(rand_shape(), rand_dtype());
+  const int warmup = int(uni(0, 4));
+  for (int k = 0; k < warmup; ++k) random_op(false);
+  const int patterns = int(uni(2, 3));
+  for (int p = 0; p < patterns; ++p) {
+    const Fam f = Fam(uni(0, kFamilies - 1));
+    const FamIn in = FamIn(uni(0, 3));
+    const FamOut out = FamOut(uni(0, 4));
+    for (int tries = 0; tries < 8; ++tries) {
+      std::size_t xi = pick_val();
+      if (tries == 0 && chance(0.12)) {
+        // A long axis, so that scans cross the library's tiles and sorts have long lines.
+        leaf(chance(0.5) ? Shape{uni(1000, 9000)} : Shape{uni(1, 3), uni(600, 3000)}, rand_dtype());
+        xi = pool_.size() - 1;
+      } else if (tries == 0 && (f == Fam::Nancumsum || f == Fam::Sort || f == Fam::Argsort) && chance(0.3)) {
+        // NaNs (and for sorts infinities) where nancumsum and NumPy's sort order treat them specially.
+        static const DType floats[] = {DType::Float16, DType::BFloat16, DType::Float32, DType::Float64};
+        HT h = make_ht(floats[uni(0, 3)], rand_shape());
+        const bool inf = f != Fam::Nancumsum && chance(0.5);
+        for (auto& v : h.v) {
+          const int k = int(uni(0, 9));
+          v = k < 2 ? std::numeric_limits<double>::quiet_NaN()
+                    : (k == 2 && inf ? (chance(0.5) ? kInf : -kInf) : rand_value(h.dt, false));
+        }
+        if (record_) leaf_types_.insert(dname(h.dt));
+        data_leaf(h);
+        xi = pool_.size() - 1;
+      }
+      bool ok = true;
+      switch (in) {
+      case FamIn::Plain: break;
+      case FamIn::Elementwise: ok = chance(0.4) ? op_unary(xi) : (chance(0.5) ? op_binary(xi) : op_scalar(xi)); break;
+      case FamIn::View: ok = op_view(xi, kViews); break;
+      case FamIn::Broadcast: ok = op_view(xi, kBroadcastTo); break;
+      }
+      if (!ok) continue;
+      if (in != FamIn::Plain) xi = pool_.size() - 1;
+      if (!op_family(f, xi)) continue;
+      const std::size_t ri = pool_.size() - 1;
+      Label label{family_name(f), ""};
+      bool used = false;
+      switch (out) {
+      case FamOut::Root: break;
+      case FamOut::Elementwise:
+        for (int k = 0; k < 4 && !used; ++k)
+          used = chance(0.4) ? op_unary(ri) : (chance(0.5) ? op_scalar(ri) : op_binary(ri));
+        break;
+      case FamOut::Reduction:
+        if (auto r = op_reduce(ri)) {
+          used = true;
+          label.reduction = rname(pool_[*r].spec->op);
+        }
+        break;
+      case FamOut::ViewJoin: used = chance(0.6) ? op_view(ri) : op_combine(ri, kConcat | kStack | kPad | kSet); break;
+      case FamOut::MultiOutput:
+        groups_.push_back({{ri, xi}, label});
+        used = true;
+        break;
+      }
+      if (in != FamIn::Plain) note_category(fam_in_name(in));
+      if (used && out != FamOut::Root) note_category(fam_out_name(out));
+      if (out != FamOut::MultiOutput) roots_.push_back({used ? pool_.size() - 1 : ri, label});
+      break;
+    }
   }
 }
 
@@ -1930,8 +2419,10 @@ bool Case::check(const Val& v, const std::string& how) {
 void Case::run() {
   ++stats_.cases;
   emit("namespace lf = lazyfuse;");
-  const bool reductions = chance(0.6);
-  if (reductions)
+  const int kind = int(uni(0, 99));
+  if (kind < 22)
+    index_program();
+  else if (kind < 69)
     reduction_program();
   else
     plain_program();
@@ -2011,6 +2502,9 @@ i64 reduction_minimum(i64 count) {
 i64 plain_minimum(i64 count) {
   return minimum(count, 5);
 }
+i64 family_minimum(i64 count) {
+  return minimum(count, 50);
+}
 
 void print_categories(const Stats& stats, i64 count, bool enforce) {
   std::printf("%-44s %9s %9s %9s\n", "category (programs that ran it)", "programs", "failed", "minimum");
@@ -2033,6 +2527,12 @@ void print_categories(const Stats& stats, i64 count, bool enforce) {
     for (Consumer c : kConsumers) row(category(k, c), get(stats.categories, category(k, c)), category_minimum(count));
   for (int op = 0; op <= int(R::CountNonzero); ++op)
     row(std::string("reduction ") + rname(R(op)), get(stats.reductions, rname(R(op))), reduction_minimum(count));
+  for (int f = 0; f < kFamilies; ++f)
+    row(family_name(Fam(f)), get(stats.categories, family_name(Fam(f))), family_minimum(count));
+  for (FamIn c : {FamIn::Elementwise, FamIn::View, FamIn::Broadcast})
+    row(fam_in_name(c), get(stats.categories, fam_in_name(c)), family_minimum(count));
+  for (FamOut c : {FamOut::Elementwise, FamOut::Reduction, FamOut::ViewJoin, FamOut::MultiOutput})
+    row(fam_out_name(c), get(stats.categories, fam_out_name(c)), family_minimum(count));
   row(kEmptyReduction, get(stats.reductions, kEmptyReduction), 0);
   row(kLaterOps, get(stats.categories, kLaterOps), 0);
 }

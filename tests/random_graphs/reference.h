@@ -1729,4 +1729,402 @@ inline HT scalar_ht(const Sc& s, DType t) {
   return ref_cast(r, t);
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// gathers and index writes (NumPy's advanced indexing, take, take_along_axis, ufunc.at for add)
+// ---------------------------------------------------------------------------------------------------------
+
+// A component of an advanced index: an integer, a slice, or an integer index array (a mask is given as the index
+// arrays of its true positions, ref_nonzero).
+struct AdvComp {
+  enum Kind { Int, Sl, Arr } kind = Sl;
+  i64 i = 0;
+  lf::Slice s;
+  HT arr;
+};
+
+// The C-order coordinates of the true elements of a (certain) bool array: one int64 array per axis.
+inline std::vector<HT> ref_nonzero(const HT& mask) {
+  std::vector<i64> hits;
+  for (std::size_t i = 0; i < mask.v.size(); ++i)
+    if (mask.v[i] != 0) hits.push_back(i64(i));
+  const auto st = cstrides(mask.shape);
+  std::vector<HT> out;
+  for (std::size_t d = 0; d < mask.shape.size(); ++d) {
+    HT h = make_ht(DType::Int64, {i64(hits.size())});
+    for (std::size_t k = 0; k < hits.size(); ++k) h.v[k] = double((hits[k] / st[d]) % mask.shape[d]);
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+// a[comps] with NumPy's rules: the index arrays (integers count as 0-d ones) broadcast to B; B's axes replace the
+// advanced components when they are adjacent and go first otherwise; axes past the components are taken whole.
+// An index with a nonzero bound makes its elements uncertain (the library reads some valid element there).
+inline HT ref_advanced(const HT& a, const std::vector<AdvComp>& comps) {
+  const std::size_t n = a.shape.size();
+  std::vector<AdvComp> c = comps;
+  while (c.size() < n) c.push_back(AdvComp{});
+  Shape b;
+  std::vector<std::size_t> adv;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (c[k].kind == AdvComp::Sl) continue;
+    if (c[k].kind == AdvComp::Int) {
+      c[k].arr = make_ht(DType::Int64, {});
+      c[k].arr.v[0] = double(c[k].i);
+    }
+    adv.push_back(k);
+    auto bs = broadcast_shape(b, c[k].arr.shape);
+    if (!bs) throw std::logic_error("ref_advanced: index arrays do not broadcast");
+    b = *bs;
+  }
+  if (adv.empty()) throw std::logic_error("ref_advanced: no index array");
+  const bool adjacent = adv.back() - adv.front() + 1 == adv.size();
+  for (auto k : adv) c[k].arr = ref_broadcast(c[k].arr, b);
+  // The output's axes: ('s', axis) for a slice, ('b', j) for B's axis j.
+  std::vector<std::pair<char, std::size_t>> axes;
+  auto put_b = [&] {
+    for (std::size_t j = 0; j < b.size(); ++j) axes.push_back({'b', j});
+  };
+  if (!adjacent) put_b();
+  for (std::size_t k = 0; k < n; ++k) {
+    if (c[k].kind == AdvComp::Sl)
+      axes.push_back({'s', k});
+    else if (adjacent && k == adv.front())
+      put_b();
+  }
+  Shape out;
+  std::vector<i64> start(n, 0), count(n, 0);
+  for (std::size_t k = 0; k < n; ++k)
+    if (c[k].kind == AdvComp::Sl) py_slice(a.shape[k], c[k].s, start[k], count[k]);
+  for (auto [what, k] : axes) out.push_back(what == 'b' ? b[k] : count[k]);
+  HT r = make_ht(a.dt, out);
+  const auto ast = cstrides(a.shape), bst = cstrides(b);
+  std::vector<i64> o(out.size(), 0);
+  for (std::size_t i = 0; i < r.v.size(); ++i) {
+    i64 bflat = 0, src = 0;
+    for (std::size_t d = 0; d < axes.size(); ++d)
+      if (axes[d].first == 'b') bflat += o[d] * bst[axes[d].second];
+    bool certain = true;
+    for (std::size_t d = 0; d < axes.size(); ++d)
+      if (axes[d].first == 's') {
+        const std::size_t k = axes[d].second;
+        src += (start[k] + o[d] * c[k].s.step) * ast[k];
+      }
+    for (auto k : adv) {
+      const i64 len = a.shape[k];
+      i64 j = i64(c[k].arr.v[std::size_t(bflat)]);
+      certain &= c[k].arr.e[std::size_t(bflat)] == 0;
+      if (j < 0) j += len;
+      src += std::clamp<i64>(j, 0, len - 1) * ast[k];
+    }
+    copy_element(r, i, a, std::size_t(src));
+    if (!certain) r.e[i] = kInf;
+    for (int d = int(out.size()) - 1; d >= 0; --d) {
+      if (++o[std::size_t(d)] < out[std::size_t(d)]) break;
+      o[std::size_t(d)] = 0;
+    }
+  }
+  return r;
+}
+
+// np.take(a, idx, axis) (axis nullopt: of the flattened a).
+inline HT ref_take(const HT& a, const HT& idx, std::optional<int> axis) {
+  AdvComp ic;
+  ic.kind = AdvComp::Arr;
+  ic.arr = idx;
+  if (!axis) return ref_advanced(ref_reshape(a, {a.size()}), {ic});
+  const int n = int(a.shape.size());
+  std::vector<AdvComp> comps(std::size_t(*axis < 0 ? *axis + n : *axis));
+  comps.push_back(ic);
+  return ref_advanced(a, comps);
+}
+
+// np.take_along_axis(a, idx, axis): idx has a's rank; the other axes broadcast (axis nullopt: flattened a, 1-D idx).
+inline HT ref_take_along(const HT& a0, const HT& idx, std::optional<int> axis) {
+  const HT a = axis ? a0 : ref_reshape(a0, {a0.size()});
+  const int n = int(a.shape.size());
+  const std::size_t ax = std::size_t(axis ? (*axis < 0 ? *axis + n : *axis) : 0);
+  Shape out(static_cast<std::size_t>(n));
+  for (std::size_t d = 0; d < std::size_t(n); ++d)
+    out[d] = d == ax ? idx.shape[d] : (a.shape[d] == 1 ? idx.shape[d] : a.shape[d]);
+  HT r = make_ht(a.dt, out);
+  const auto ast = cstrides(a.shape), ist = cstrides(idx.shape);
+  std::vector<i64> o(out.size(), 0);
+  for (std::size_t i = 0; i < r.v.size(); ++i) {
+    i64 src = 0, isrc = 0;
+    for (std::size_t d = 0; d < out.size(); ++d) {
+      isrc += (idx.shape[d] == 1 ? 0 : o[d]) * ist[d];
+      if (d != ax) src += (a.shape[d] == 1 ? 0 : o[d]) * ast[d];
+    }
+    const i64 len = a.shape[ax];
+    i64 j = i64(idx.v[std::size_t(isrc)]);
+    if (j < 0) j += len;
+    src += std::clamp<i64>(j, 0, len - 1) * ast[ax];
+    copy_element(r, i, a, std::size_t(src));
+    if (idx.e[std::size_t(isrc)] != 0) r.e[i] = kInf;
+    for (int d = int(out.size()) - 1; d >= 0; --d) {
+      if (++o[std::size_t(d)] < out[std::size_t(d)]) break;
+      o[std::size_t(d)] = 0;
+    }
+  }
+  return r;
+}
+
+// x.at(comps).add(v), NumPy's np.add.at as docs/semantics.md has it: the values meeting at one element summed first
+// (a sum in the type p of v promoted with x's: any order, so gamma of the count), then added to x once and converted
+// to x's type. Real types only.
+inline HT ref_add_at(const HT& x, const std::vector<AdvComp>& comps, const HT& v) {
+  const DType p = promote(x.dt, v.dt);
+  const HT pos = ref_advanced(iota_like(x.shape), comps);
+  const HT vals = ref_broadcast(ref_cast(v, p), pos.shape);
+  std::vector<std::vector<std::size_t>> at(x.v.size());
+  for (std::size_t i = 0; i < pos.v.size(); ++i) at[std::size_t(pos.v[i])].push_back(i);
+  HT s = make_ht(p, x.shape);
+  std::vector<bool> touched(x.v.size(), false);
+  std::vector<double> tv, te;
+  for (std::size_t t = 0; t < at.size(); ++t) {
+    if (at[t].empty()) continue;
+    touched[t] = true;
+    tv.clear();
+    te.clear();
+    for (auto i : at[t]) {
+      tv.push_back(vals.v[i]);
+      te.push_back(vals.e[i]);
+    }
+    if (isf(p)) {
+      ref_fsum(p, tv, te, s.v[t], s.e[t]);
+    } else { // integers wrap (int32 sums are int32's), exact
+      i64 acc = 0;
+      bool certain = true;
+      for (std::size_t k = 0; k < tv.size(); ++k) {
+        acc = i64(std::uint64_t(acc) + std::uint64_t(i64(tv[k])));
+        certain &= te[k] == 0;
+      }
+      s.v[t] = rnd(p, double(acc));
+      s.e[t] = certain ? 0 : kInf;
+    }
+  }
+  const HT sum = ref_cast(ref_binary_t(B::Add, ref_cast(x, p), s, p), x.dt);
+  HT r = x;
+  for (std::size_t t = 0; t < x.v.size(); ++t)
+    if (touched[t]) copy_element(r, t, sum, t);
+  return r;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// scans and sorts
+// ---------------------------------------------------------------------------------------------------------
+
+// Calls fn(line) for each line of `shape` along `axis`: the flat positions of its elements, in order.
+template <class F> void for_each_line(const Shape& shape, std::size_t axis, F&& fn) {
+  i64 outer = 1, inner = 1;
+  for (std::size_t k = 0; k < axis; ++k) outer *= shape[k];
+  for (std::size_t k = axis + 1; k < shape.size(); ++k) inner *= shape[k];
+  const i64 len = shape[axis];
+  std::vector<std::size_t> line(static_cast<std::size_t>(len));
+  for (i64 o = 0; o < outer; ++o)
+    for (i64 in = 0; in < inner; ++in) {
+      for (i64 j = 0; j < len; ++j) line[std::size_t(j)] = std::size_t((o * len + j) * inner + in);
+      fn(line);
+    }
+}
+
+// The array and axis a scan or sort works on: the flattened array for axis nullopt.
+inline HT line_view(const HT& x, std::optional<int> axis, std::size_t& ax) {
+  if (!axis) {
+    ax = 0;
+    return ref_reshape(x, {x.size()});
+  }
+  const int n = int(x.shape.size());
+  ax = std::size_t(*axis < 0 ? *axis + n : *axis);
+  return x;
+}
+
+// The result type of cumsum and cumprod (NumPy's: bool and the integers int64, floats themselves).
+inline DType scan_type(DType t) {
+  return isf(t) ? t : DType::Int64;
+}
+
+// cumsum / cumprod (nancumsum: NaN taken as 0) of real values. Element k of a line combines the k + 1 terms of its
+// prefix along some tree (the library's order, codegen/Schedule.h, is one; the bound holds for any), so its depth
+// is at most k: a sum's error is within gamma(k) times the sum of the magnitudes of the prefix, plus the terms'
+// bounds; a product's as ref_fprod's. A prefix of exact terms whose partial sums are representable in any order
+// (sum_is_exact's test, kept incrementally) is exact, and so is a product whose odd parts fit (ref_fprod's).
+// float16 and bfloat16 accumulate in float32 and round each result once.
+inline HT ref_scan(bool product, bool nan_as_identity, const HT& x0, std::optional<int> axis) {
+  const DType rt = scan_type(x0.dt), acc_t = accumulator_of(rt);
+  std::size_t ax = 0;
+  const HT x = line_view(ref_cast(x0, rt), axis, ax);
+  HT r = make_ht(rt, x.shape);
+  const int prec = precision_of(acc_t);
+  for_each_line(x.shape, ax, [&](const std::vector<std::size_t>& line) {
+    long double s = product ? 1 : 0, comp = 0; // Neumaier's compensated sum in long double
+    double abs_sum = 0, in_err = 0, hi = 1, lo = 1, odd = 1, naive = product ? 1 : 0;
+    int min_exp = std::numeric_limits<int>::max();
+    bool finite = true, certain = true, certain_zero = false, odd_ok = true;
+    i64 iacc = product ? 1 : 0;
+    for (std::size_t k = 0; k < line.size(); ++k) {
+      const std::size_t i = line[k];
+      double v = x.v[i];
+      const double e = x.e[i];
+      if (nan_as_identity && std::isnan(v) && e == 0) v = product ? 1 : 0;
+      certain &= e == 0;
+      double out = 0, err = 0;
+      if (!isf(rt)) {
+        iacc = product ? i64(std::uint64_t(iacc) * std::uint64_t(i64(v)))
+                       : i64(std::uint64_t(iacc) + std::uint64_t(i64(v)));
+        out = double(iacc);
+        err = certain ? 0 : kInf;
+      } else {
+        finite &= std::isfinite(v);
+        naive = product ? naive * v : naive + v;
+        if (!finite) { // NaN or an infinity, whatever the order; certain when every term is
+          out = rnd(rt, naive);
+          err = certain ? 0 : kInf;
+        } else if (!product) {
+          const long double t = s + v;
+          comp += std::fabs(double(s)) >= std::fabs(v) ? (s - t) + v : (v - t) + s;
+          s = t;
+          abs_sum += std::fabs(v);
+          in_err += e;
+          if (v != 0) {
+            int ex;
+            double m;
+            odd_part(v, ex, m);
+            min_exp = std::min(min_exp, ex);
+          }
+          const double exact = double(s + comp);
+          out = rnd(rt, exact);
+          const bool representable = abs_sum == 0 || (std::ldexp(abs_sum, -min_exp) < std::ldexp(1.0, prec) &&
+                                                      min_exp > min_exponent_of(acc_t));
+          if (!std::isfinite(in_err)) {
+            err = kInf;
+          } else if (in_err == 0 && (k == 0 || representable) && out == exact) {
+            err = 0;
+          } else {
+            const double bound = in_err * kSafety + gamma_of(acc_t, i64(k)) * (abs_sum + in_err) * kSafety;
+            err = bound + ulp(rt, std::fabs(exact) + bound);
+          }
+        } else {
+          s *= v;
+          hi *= std::fabs(v) + e;
+          lo *= std::fabs(v);
+          certain_zero |= v == 0 && e == 0;
+          if (v != 0) {
+            int ex;
+            double m;
+            odd_part(v, ex, m);
+            odd *= m;
+            if (ex < (acc_t == DType::Float32 ? -100 : -900)) odd_ok = false;
+          }
+          out = rnd(rt, double(s));
+          if (certain_zero) {
+            out = 0;
+            err = 0;
+          } else if (!std::isfinite(hi)) {
+            err = kInf;
+          } else if (certain && (k == 0 || (odd_ok && odd < std::ldexp(1.0, prec))) && out == double(s)) {
+            err = 0;
+          } else {
+            const double tiny = std::ldexp(1.0, min_exponent_of(acc_t));
+            const double bound = (hi - lo) * kSafety + gamma_of(acc_t, i64(k) + 1) * hi * kSafety +
+                                 double(k + 1) * tiny * std::max(1.0, hi);
+            err = bound + ulp(rt, std::fabs(double(s)) + bound);
+          }
+        }
+      }
+      r.v[i] = out;
+      r.e[i] = err;
+    }
+  });
+  return r;
+}
+
+// NumPy's sort order: NaNs last (equal among themselves), then by value.
+inline bool sort_less(double a, double b) {
+  if (std::isnan(a)) return false;
+  if (std::isnan(b)) return true;
+  return a < b;
+}
+inline bool sort_equal(double a, double b) {
+  return (std::isnan(a) && std::isnan(b)) || a == b;
+}
+
+// The stable order of each line: positions along the line, and whether each element's rank is certain (its interval
+// [x - e, x + e] meets no other element's, except exact equal elements, whose stable order is certain). An element
+// with an infinite bound makes the whole line uncertain.
+inline void sort_line(const HT& x, const std::vector<std::size_t>& line, std::vector<std::size_t>& order,
+                      std::vector<bool>& certain_rank) {
+  const std::size_t n = line.size();
+  order.resize(n);
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t p, std::size_t q) { return sort_less(x.v[line[p]], x.v[line[q]]); });
+  certain_rank.assign(n, true);
+  bool any_uncertain = false;
+  for (auto i : line) any_uncertain |= !std::isfinite(x.e[i]);
+  if (any_uncertain) {
+    certain_rank.assign(n, false);
+    return;
+  }
+  // Runs of equal values; below each run, the largest upper end of the values before it, and above it, the smallest
+  // lower end of the values after it (NaNs are exact: their bound is 0 or infinite).
+  auto lo = [&](std::size_t k) { return x.v[line[order[k]]] - x.e[line[order[k]]] * kSafety; };
+  auto hi = [&](std::size_t k) { return x.v[line[order[k]]] + x.e[line[order[k]]] * kSafety; };
+  std::vector<double> max_hi_before(n + 1, -kInf), min_lo_after(n + 1, kInf);
+  for (std::size_t k = 0; k < n; ++k)
+    max_hi_before[k + 1] = std::max(max_hi_before[k], std::isnan(hi(k)) ? kInf : hi(k));
+  for (std::size_t k = n; k-- > 0;) min_lo_after[k] = std::min(min_lo_after[k + 1], std::isnan(lo(k)) ? kInf : lo(k));
+  for (std::size_t a = 0; a < n;) {
+    std::size_t b = a;
+    bool run_exact = true;
+    while (b < n && sort_equal(x.v[line[order[b]]], x.v[line[order[a]]])) run_exact &= x.e[line[order[b++]]] == 0;
+    const bool nan = std::isnan(x.v[line[order[a]]]);
+    for (std::size_t k = a; k < b; ++k) {
+      const bool alone = run_exact || b - a == 1;
+      const bool below = nan || max_hi_before[a] < lo(k);
+      const bool above = nan ? b == n : min_lo_after[b] > hi(k);
+      certain_rank[k] = alone && below && above;
+    }
+    a = b;
+  }
+}
+
+// sort along an axis: each output within the largest bound of its line (a sort is 1-Lipschitz in the max norm);
+// NaNs are certain (a finite bound never hides one), so their count and places are too.
+inline HT ref_sort(const HT& x0, std::optional<int> axis) {
+  std::size_t ax = 0;
+  const HT x = line_view(x0, axis, ax);
+  HT r = make_ht(x.dt, x.shape);
+  std::vector<std::size_t> order;
+  std::vector<bool> certain;
+  for_each_line(x.shape, ax, [&](const std::vector<std::size_t>& line) {
+    sort_line(x, line, order, certain);
+    double worst = 0;
+    for (auto i : line) worst = std::max(worst, x.e[i]);
+    for (std::size_t k = 0; k < line.size(); ++k) {
+      r.v[line[k]] = x.v[line[order[k]]];
+      r.e[line[k]] = worst;
+    }
+  });
+  return r;
+}
+
+// argsort along an axis (int64): certain where the element of that rank is certain (sort_line).
+inline HT ref_argsort(const HT& x0, std::optional<int> axis) {
+  std::size_t ax = 0;
+  const HT x = line_view(x0, axis, ax);
+  HT r = make_ht(DType::Int64, x.shape);
+  std::vector<std::size_t> order;
+  std::vector<bool> certain;
+  for_each_line(x.shape, ax, [&](const std::vector<std::size_t>& line) {
+    sort_line(x, line, order, certain);
+    for (std::size_t k = 0; k < line.size(); ++k) {
+      r.v[line[k]] = double(order[k]);
+      r.e[line[k]] = certain[k] ? 0 : kInf;
+    }
+  });
+  return r;
+}
+
 } // namespace random_graphs

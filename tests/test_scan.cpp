@@ -411,7 +411,7 @@ TEST(Scan, OfAReduction) {
 // Equal bits to the scan order of codegen/Schedule.h (tests/scan_order.h), on either backend: so the CPU backend
 // and the GPU give the same bits. Lengths around the tile size and the tiling threshold, rows, columns.
 TEST(Scan, FollowsTheDocumentedOrderBitForBit) {
-  for (std::int64_t len : {1, 2, 127, 128, 1023, 1024, 1025, 4097, 100000}) {
+  for (std::int64_t len : {1, 2, 127, 128, 1023, 1024, 1025, 4095, 4096, 4097, 8193, 100000}) {
     std::vector<float> h = random_floats(std::size_t(len), std::uint64_t(len));
     const Array x = asarray(h);
     auto got = cumsum(x).get<float>();

@@ -1329,12 +1329,27 @@ template <class T> __device__ __forceinline__ T lf_scan_read(const unsigned char
   memcpy(&v, w, sizeof(T));
   return v;
 }
+// A tile's status as one word (values up to 4 bytes): the flag in the high half, the value's bits in the low.
+template <class T> __device__ __forceinline__ unsigned long long lf_scan_word(unsigned int flag, T v) {
+  static_assert(sizeof(T) <= 4, "a packed scan status holds at most 4 bytes of value");
+  unsigned int bits = 0u;
+  memcpy(&bits, &v, sizeof(T));
+  return (unsigned long long)flag << 32 | bits;
+}
+template <class T> __device__ __forceinline__ T lf_scan_value(unsigned long long word) {
+  const unsigned int bits = (unsigned int)word;
+  T v;
+  memcpy(&v, &bits, sizeof(T));
+  return v;
+}
 
 )";
 
 class ScanPrinter {
 public:
-  explicit ScanPrinter(const KernelIR& ir) : ir_(ir), st_(ir.code.back()) {
+  explicit ScanPrinter(const KernelIR& ir)
+      : ir_(ir), st_(ir.code.back()), I(scan_items(itemsize(st_.dtype))), kTile(std::int64_t(kBlockSize) * I),
+        packed_(itemsize(st_.dtype) <= kScanPackedBytes) {
     LAZYFUSE_ASSERT(st_.op == IrOp::ScanStore, "a scan kernel ends with its ScanStore");
     for (std::size_t k = 0; k < ir.code.size(); ++k)
       if (ir.code[k].op == IrOp::LinearIndex) root_lin_ = int(k);
@@ -1360,7 +1375,11 @@ public:
   }
 
 private:
-  static constexpr int I = kScanItems, kWarps = kBlockSize / kWarpSize;
+  static constexpr int kWarps = kBlockSize / kWarpSize, E = kElementsPerThread;
+  // The packed look-back: each lane of warp 0 reads kWords consecutive status words, so one round trip examines a
+  // window of kWarpSize * kWords predecessors; the first kSavedWindows windows searched are kept in shared memory
+  // for the fold (the rest are read again).
+  static constexpr int kWords = 4, kWindow = kWarpSize * kWords, kSavedWindows = 3;
 
   bool contiguous() const { return ir_.code[std::size_t(st_.c)].op == IrOp::IndexConst; }
   std::string combine(const std::string& a, const std::string& b) const {
@@ -1373,8 +1392,8 @@ private:
     for (std::size_t n = 0; n + 1 < ir_.code.size(); ++n) {
       const Instr& in = ir_.code[n];
       if (vectors && in.op == IrOp::LoadLinear)
-        w_.line("const ", cuda_type(in.dtype), " ", v(int(n)), " = lf_whole ? lf_l", in.slot, ".v[lf_k] : in", in.slot,
-                "[i];");
+        w_.line("const ", cuda_type(in.dtype), " ", v(int(n)), " = lf_whole ? lf_l", in.slot, "[lf_k / ", E,
+                "].v[lf_k % ", E, "] : in", in.slot, "[i];");
       else
         print_instruction(w_, ir_, n, Mode::Scalar, root_lin_);
     }
@@ -1391,35 +1410,42 @@ private:
 
   void tiled() {
     const std::string T = t_;
+    const int V = I / E; // vectors per thread
     w_.line("__shared__ __align__(16) unsigned char lf_incl_sm[", kBlockSize, " * sizeof(", T, ")];");
     w_.line("__shared__ __align__(16) unsigned char lf_warp_sm[", kWarps, " * sizeof(", T, ")];");
     w_.line("__shared__ __align__(16) unsigned char lf_prefix_sm[sizeof(", T, ")];");
-    w_.line("__shared__ __align__(16) unsigned char lf_window_sm[", kWarpSize, " * sizeof(", T, ")];");
+    if (packed_)
+      w_.line("__shared__ unsigned long long lf_seen[", (kSavedWindows + 1) * kWindow, "];");
+    else
+      w_.line("__shared__ __align__(16) unsigned char lf_window_sm[", kWarpSize, " * sizeof(", T, ")];");
     w_.line("__shared__ unsigned int lf_tile_sm;");
     w_.line("__shared__ int lf_last_sm;");
     w_.line(T, "* lf_incl = reinterpret_cast<", T, "*>(lf_incl_sm);");
     w_.line(T, "* lf_warps = reinterpret_cast<", T, "*>(lf_warp_sm);");
     w_.line(T, "* lf_prefix = reinterpret_cast<", T, "*>(lf_prefix_sm);");
-    w_.line(T, "* lf_window = reinterpret_cast<", T, "*>(lf_window_sm);");
-    w_.line("const idx_t lf_tiles_per_row = (lf_len + ", kScanTile - 1, ") / ", kScanTile, ";");
+    if (!packed_) w_.line(T, "* lf_window = reinterpret_cast<", T, "*>(lf_window_sm);");
+    w_.line("const idx_t lf_tiles_per_row = (lf_len + ", kTile - 1, ") / ", kTile, ";");
     w_.line("const idx_t lf_tiles = n / lf_len * lf_tiles_per_row;");
     w_.line("if (threadIdx.x == 0) lf_tile_sm = atomicAdd(lf_tickets, 1u);");
     w_.line("__syncthreads();");
     w_.line("const idx_t lf_t = (idx_t)lf_tile_sm;");
     w_.line("const idx_t lf_tr = lf_t % lf_tiles_per_row;");
-    w_.line("const idx_t lf_base = lf_t / lf_tiles_per_row * lf_len + lf_tr * ", kScanTile, ";");
-    w_.line("const int lf_count = (int)(lf_len - lf_tr * ", kScanTile, " < ", kScanTile, " ? lf_len - lf_tr * ",
-            kScanTile, " : ", kScanTile, ");");
+    w_.line("const idx_t lf_base = lf_t / lf_tiles_per_row * lf_len + lf_tr * ", kTile, ";");
+    w_.line("const int lf_count = (int)(lf_len - lf_tr * ", kTile, " < ", kTile, " ? lf_len - lf_tr * ", kTile, " : ",
+            kTile, ");");
     w_.line("const int lf_first = (int)threadIdx.x * ", I, ";");
     w_.line("const int lf_items = lf_count - lf_first;");
-    // A thread's elements are one vector (kScanItems == kElementsPerThread) where they are all there and start on a
-    // whole vector: contiguous inputs and the output then move as vectors, a warp's access one contiguous run.
-    static_assert(kScanItems == kElementsPerThread, "a tiled scan thread's elements are one vector");
-    w_.line("const bool lf_whole = lf_items >= ", I, " && lf_base % ", I, " == 0;");
+    // A thread's elements are whole vectors where they are all there and start on a whole vector: contiguous
+    // inputs and the output then move as vectors, every load issued before any value is used.
+    static_assert(kScanThreadBytes % kElementsPerThread == 0, "a tiled scan thread's elements are whole vectors");
+    w_.line("const bool lf_whole = lf_items >= ", I, " && lf_base % ", E, " == 0;");
     for (int k : linear_inputs()) {
       const char* t = cuda_type(ir_.inputs[std::size_t(k)].dtype);
-      w_.line("lf_vec<", t, "> lf_l", k, ";");
-      w_.line("if (lf_whole) lf_l", k, " = *reinterpret_cast<const lf_vec<", t, ">*>(in", k, " + lf_base + lf_first);");
+      w_.line("lf_vec<", t, "> lf_l", k, "[", V, "];");
+      auto whole = w_.block("if (lf_whole)");
+      w_.directive("#pragma unroll");
+      w_.line("for (int lf_u = 0; lf_u < ", V, "; ++lf_u) lf_l", k, "[lf_u] = *reinterpret_cast<const lf_vec<", t,
+              ">*>(in", k, " + lf_base + lf_first + lf_u * ", E, ");");
     }
     w_.line(T, " lf_s[", I, "];");
     {
@@ -1461,30 +1487,119 @@ private:
     w_.line("__syncthreads();");
     w_.line("lf_incl[threadIdx.x] = lf_warp > 0 ? ", combine("lf_warps[lf_warp - 1]", "lf_w"), " : lf_w;");
     w_.line("__syncthreads();");
-    look_back();
+    if (packed_)
+      look_back_packed();
+    else
+      look_back();
     w_.line("__syncthreads();");
     w_.line("const ", T, " lf_excl = threadIdx.x > 0 ? lf_incl[threadIdx.x - 1] : lf_w;");
     w_.line("const ", T, " lf_pre = lf_tr > 0 ? *lf_prefix : lf_w;");
-    w_.line("lf_vec<", T, "> lf_out;");
+    w_.line("lf_vec<", T, "> lf_out[", V, "];");
     {
       w_.directive("#pragma unroll");
       auto loop = w_.block("for (int lf_k = 0; lf_k < ", I, "; ++lf_k)");
       auto valid = w_.block("if (lf_k < lf_items)");
       w_.line(T, " lf_r = threadIdx.x > 0 ? ", combine("lf_excl", "lf_s[lf_k]"), " : lf_s[lf_k];");
       w_.line("if (lf_tr > 0) lf_r = ", combine("lf_pre", "lf_r"), ";");
-      w_.line("lf_out.v[lf_k] = lf_r;");
+      w_.line("lf_out[lf_k / ", E, "].v[lf_k % ", E, "] = lf_r;");
       w_.line("if (!lf_whole) out", st_.slot, "[lf_base + lf_first + lf_k] = lf_r;");
     }
-    w_.line("if (lf_whole) *reinterpret_cast<lf_vec<", T, ">*>(out", st_.slot, " + lf_base + lf_first) = lf_out;");
+    {
+      auto whole = w_.block("if (lf_whole)");
+      w_.directive("#pragma unroll");
+      w_.line("for (int lf_u = 0; lf_u < ", V, "; ++lf_u) *reinterpret_cast<lf_vec<", T, ">*>(out", st_.slot,
+              " + lf_base + lf_first + lf_u * ", E, ") = lf_out[lf_u];");
+    }
     auto last = w_.block("if (lf_last_sm)");
-    w_.line("for (idx_t lf_q = threadIdx.x; lf_q < lf_tiles + 2; lf_q += blockDim.x) lf_tickets[lf_q] = 0u;");
+    // The tickets: the two counters, then a status word (two unsigned ints) or a flag (one) per tile.
+    w_.line("for (idx_t lf_q = threadIdx.x; lf_q < ", packed_ ? "2 * lf_tiles + 2" : "lf_tiles + 2",
+            "; lf_q += blockDim.x) lf_tickets[lf_q] = 0u;");
   }
 
-  // Warp 0 publishes the tile's aggregate, finds the inclusive value of the tile before and publishes the tile's
-  // own, then counts the tile done. The search reads 32 predecessors' flags at once (one lane each, spinning until
-  // its tile has published) and stops at the nearest with an inclusive value, j; the fold is then FORWARD from it,
-  // inc(j) + agg(j+1) + ... + agg(t-1), the lanes reading 32 aggregates at once into shared memory and lane 0
-  // combining them in order: inc(t-1) bit for bit, whichever j the search found.
+  // Values of at most 4 bytes: a tile's status is one 64-bit word in the tickets, flag and value together (1: its
+  // aggregate, 2: its inclusive value), stored and loaded whole, so no fence orders a value before its flag and the
+  // search reads the values it finds. Warp 0 publishes the aggregate, then searches back in windows of kWindow
+  // predecessors (each lane loads kWords words at once, spinning on those not yet published) until a window holds
+  // an inclusive value. The fold is FORWARD from the last inclusive value of that window, inc(j) + agg(j+1) + ...
+  // + agg(t-1), lane 0 walking the words in order: a later word that is inclusive restarts it, which changes no bit
+  // (every published inclusive value is the one the scan order defines), so the result is inc(t-1) bit for bit
+  // whichever words it reads.
+  void look_back_packed() {
+    const std::string T = t_;
+    auto lead = w_.block("if (lf_warp == 0)");
+    w_.line("const ", T, " lf_agg = lf_incl[(lf_count - 1) / ", I, "];");
+    w_.line("volatile unsigned long long* lf_words = reinterpret_cast<volatile unsigned long long*>(lf_tickets + 2);");
+    {
+      auto first = w_.block("if (lf_tr == 0)");
+      w_.line("if (lf_lane == 0) lf_words[lf_t] = lf_scan_word(2u, lf_agg);");
+    }
+    {
+      auto later = w_.block("else");
+      w_.line("if (lf_lane == 0) lf_words[lf_t] = lf_scan_word(1u, lf_agg);");
+      w_.line("const idx_t lf_row0 = lf_t - lf_tr;");
+      // Window m holds the tiles [t - (m + 1) * kWindow, t - m * kWindow); lane l its words l*kWords ... .
+      w_.line("int lf_m = 0, lf_from = 0;");
+      {
+        auto search = w_.block("for (;; ++lf_m)");
+        w_.line("const idx_t lf_q0 = lf_t - (idx_t)(lf_m + 1) * ", kWindow, " + lf_lane * ", kWords, ";");
+        w_.line("unsigned long long lf_x[", kWords, "];");
+        w_.directive("#pragma unroll");
+        w_.line("for (int lf_k = 0; lf_k < ", kWords, "; ++lf_k) lf_x[lf_k] = lf_q0 + lf_k >= lf_row0 ? ",
+                "lf_words[lf_q0 + lf_k] : 0ull;");
+        w_.line("int lf_last = -1;");
+        {
+          w_.directive("#pragma unroll");
+          auto loop = w_.block("for (int lf_k = 0; lf_k < ", kWords, "; ++lf_k)");
+          w_.line(
+              "if (lf_q0 + lf_k >= lf_row0) while ((lf_x[lf_k] >> 32) == 0ull) lf_x[lf_k] = lf_words[lf_q0 + lf_k];");
+          w_.line("if ((lf_x[lf_k] >> 32) == 2ull) lf_last = lf_k;");
+          w_.line("if (lf_m < ", kSavedWindows, ") lf_seen[lf_m * ", kWindow, " + lf_lane * ", kWords,
+                  " + lf_k] = lf_x[lf_k];");
+        }
+        w_.line("const unsigned int lf_inc = __ballot_sync(0xffffffffu, lf_last >= 0);");
+        auto found = w_.block("if (lf_inc != 0u)");
+        w_.line("const int lf_l = 31 - __clz((int)lf_inc);");
+        w_.line("lf_from = lf_l * ", kWords, " + __shfl_sync(0xffffffffu, lf_last, lf_l);");
+        w_.line("break;");
+      }
+      w_.line(T, " lf_p = ", zero_of(st_.dtype), ";");
+      {
+        auto fold = w_.block("for (; lf_m >= 0; --lf_m, lf_from = 0)");
+        w_.line("unsigned long long* lf_ws = lf_seen + (lf_m < ", kSavedWindows, " ? lf_m : ", kSavedWindows, ") * ",
+                kWindow, ";");
+        {
+          auto again = w_.block("if (lf_m >= ", kSavedWindows, ")");
+          w_.line("const idx_t lf_q0 = lf_t - (idx_t)(lf_m + 1) * ", kWindow, " + lf_lane * ", kWords, ";");
+          w_.directive("#pragma unroll");
+          w_.line("for (int lf_k = 0; lf_k < ", kWords, "; ++lf_k) lf_ws[lf_lane * ", kWords,
+                  " + lf_k] = lf_q0 + lf_k >= lf_row0 ? lf_words[lf_q0 + lf_k] : 0ull;");
+        }
+        w_.line("__syncwarp();");
+        {
+          auto lane0 = w_.block("if (lf_lane == 0)");
+          auto walk = w_.block("for (int lf_k = lf_from; lf_k < ", kWindow, "; ++lf_k)");
+          w_.line("const unsigned long long lf_y = lf_ws[lf_k];");
+          w_.line("const ", T, " lf_v = lf_scan_value<", T, ">(lf_y);");
+          w_.line("lf_p = (lf_y >> 32) == 2ull ? lf_v : ", combine("lf_p", "lf_v"), ";");
+        }
+        w_.line("__syncwarp();");
+      }
+      auto lane0 = w_.block("if (lf_lane == 0)");
+      w_.line("*lf_prefix = lf_p;");
+      w_.line("lf_words[lf_t] = lf_scan_word(2u, ", combine("lf_p", "lf_agg"), ");");
+    }
+    // Counted done after its last read of the words, and (the fence) after its own word is visible, so the last
+    // block's zeroing comes after every other access.
+    auto lane0 = w_.block("if (lf_lane == 0)");
+    w_.line("__threadfence();");
+    w_.line("lf_last_sm = atomicAdd(lf_tickets + 1, 1u) == (unsigned int)(lf_tiles - 1);");
+  }
+
+  // Values wider than 4 bytes: warp 0 publishes the tile's aggregate, finds the inclusive value of the tile before
+  // and publishes the tile's own, then counts the tile done. The search reads 32 predecessors' flags at once (one lane
+  // each, spinning until its tile has published) and stops at the nearest with an inclusive value, j; the fold is then
+  // FORWARD from it, inc(j) + agg(j+1) + ... + agg(t-1), the lanes reading 32 aggregates at once into shared memory and
+  // lane 0 combining them in order: inc(t-1) bit for bit, whichever j the search found.
   void look_back() {
     const std::string T = t_;
     const std::string status = std::to_string(kScanStatusBytes);
@@ -1566,6 +1681,9 @@ private:
 
   const KernelIR& ir_;
   const Instr& st_;
+  const int I;              // elements per thread (scan_items)
+  const std::int64_t kTile; // elements per tile
+  const bool packed_;       // a tile's status is one word (codegen/Schedule.h, kScanPackedBytes)
   std::string t_;
   CodeWriter w_;
   int root_lin_ = -1;

@@ -91,8 +91,8 @@ LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const Devic
       // A block per tile: tiles take their numbers from a counter in launch order, so a tile waits only for tiles
       // that blocks already running hold.
       s.grid = g.tiles;
-      s.partial_bytes = g.tiles * kScanStatusBytes;
-      s.ticket_bytes = (g.tiles + 2) * std::int64_t(sizeof(unsigned));
+      s.partial_bytes = g.packed ? 0 : g.tiles * kScanStatusBytes;
+      s.ticket_bytes = 2 * std::int64_t(sizeof(unsigned)) + g.tiles * (g.packed ? 8 : std::int64_t(sizeof(unsigned)));
       s.splits = g.tiles_per_row;
     } else {
       s.grid = std::min(ceil_div(g.columns, kBlockSize), caps.max_grid_blocks);
@@ -171,7 +171,10 @@ ScanGeometry scan_geometry(const KernelIR& ir, const KernelArgs& args) {
   g.tiled = contiguous && g.len >= kScanTileMinLength;
   if (g.len <= 0 || args.n <= 0) return g;
   if (g.tiled) {
-    g.tiles_per_row = ceil_div(g.len, kScanTile);
+    g.items = scan_items(itemsize(st.dtype));
+    g.tile = std::int64_t(kBlockSize) * g.items;
+    g.packed = itemsize(st.dtype) <= kScanPackedBytes;
+    g.tiles_per_row = ceil_div(g.len, g.tile);
     g.tiles = args.n / g.len * g.tiles_per_row;
   } else {
     g.columns = args.n / g.len;

@@ -8,6 +8,7 @@
 #include "codegen/KernelIR.h"
 #include "fusion/ScheduleRules.h"
 
+#include <cstddef>
 #include <cstdint>
 
 namespace lazyfuse::codegen {
@@ -64,32 +65,46 @@ inline constexpr std::int64_t kWidePartialBytes = 32;
 // order, so that its floating-point results equal the GPU's bit for bit), written here with (+) for the scan's
 // combining function and x the scan's input along one line of the scan axis:
 //  - Tiled (a contiguous scan axis, inner == 1, of at least kScanTileMinLength elements): each row is cut into tiles
-//    of kScanTile elements; thread j of a tile's block owns elements j*kScanItems ... j*kScanItems+kScanItems-1 of it.
+//    of kBlockSize * I elements, I = scan_items(the scan's itemsize) (16 for 4-byte types, 8 for 8-byte, 4 for
+//    complex128); thread j of a tile's block owns elements j*I ... j*I+I-1 of it.
 //    s_k: the thread's own inclusive scan, one element after another (s_0 = x_0, s_k = s_{k-1} (+) x_k); T_j its last
 //    s. Kogge-Stone over the 32 T of each warp (for offsets 1, 2, 4, 8, 16 at once: w_l = w_{l-off} (+) w_l where
 //    l >= off) gives w_j; Kogge-Stone over the 8 warps' last w (offsets 1, 2, 4) gives P_q; incl_j = P_{q-1} (+) w_j
 //    for the thread's warp q > 0, else w_j. The tile's local value of element k of thread j is incl_{j-1} (+) s_k
 //    (j > 0), else s_k; its aggregate agg is incl of the thread holding its last element. Across the tiles of a row:
 //    inc_0 = agg_0, inc_t = inc_{t-1} (+) agg_t, and a result is inc_{t-1} (+) local (t > 0), else local. On the GPU
-//    a tile finds inc_{t-1} by a decoupled look-back that folds FORWARD from the nearest predecessor that published
-//    its inclusive value (inc_j (+) agg_{j+1} (+) ... (+) agg_{t-1}, left to right), which is inc_{t-1} bit for bit
+//    a tile finds inc_{t-1} by a decoupled look-back that folds FORWARD from a predecessor that published its
+//    inclusive value (inc_j (+) agg_{j+1} (+) ... (+) agg_{t-1}, left to right), which is inc_{t-1} bit for bit
 //    whichever j it finds: the result does not depend on timing.
 //  - Columns (any other scan): one element after another along the axis.
 
-/// Elements each thread of a tiled scan owns.
-inline constexpr int kScanItems = 4;
-/// Elements of one tile of a tiled scan (a block's work).
-inline constexpr std::int64_t kScanTile = std::int64_t(kBlockSize) * kScanItems;
+/// Bytes of scan values each thread of a tiled scan owns: four 16-byte vectors of 4-byte values, all loaded before
+/// any is used, so that a tile's block has 16 KiB in flight and a tile's fixed costs (its ticket, the look-back)
+/// are spread over 4,096 float32 elements.
+inline constexpr int kScanThreadBytes = 64;
+/// Elements each thread of a tiled scan owns for scan values of `itemsize` bytes: kScanThreadBytes of them, a whole
+/// number of vectors (at least one), and at most 16 (registers: a thread holds all of them at once).
+constexpr int scan_items(std::size_t itemsize) {
+  const int items = int(kScanThreadBytes / std::int64_t(itemsize));
+  return items < kElementsPerThread ? kElementsPerThread : items > 16 ? 16 : items;
+}
 /// Shortest contiguous scan axis scanned in tiles; shorter rows are walked by a thread each.
 inline constexpr std::int64_t kScanTileMinLength = 128;
-/// Bytes of a tile's status values in a tiled scan's partials: its aggregate, then its inclusive value, 16 bytes each.
+/// Bytes of a tile's status values in a tiled scan's partials: its aggregate, then its inclusive value, 16 bytes each
+/// (scan values wider than kScanPackedBytes; narrower ones keep their status in the tickets, see ScanGeometry).
 inline constexpr std::int64_t kScanStatusBytes = 32;
+/// Widest scan value whose tile status is one 64-bit word: the value's bits and its flag, written with one store and
+/// read with one load, so the look-back finds and reads a predecessor's value in one round trip.
+inline constexpr std::size_t kScanPackedBytes = 4;
 
 /// The shape of a scan kernel's index space (KernelIR::schedule == Schedule::Scan) for one launch.
 struct ScanGeometry {
   std::int64_t len = 0;   ///< elements along the scan axis
   std::int64_t inner = 1; ///< product of the axes after it
   bool tiled = false;     ///< scanned in tiles (inner == 1 structurally, len >= kScanTileMinLength)
+  int items = 0;          ///< tiled: elements per thread (scan_items of the scan's itemsize)
+  std::int64_t tile = 0;  ///< tiled: elements per tile, kBlockSize * items
+  bool packed = false;    ///< tiled: a tile's status is one 64-bit word in the tickets (itemsize <= kScanPackedBytes)
   std::int64_t tiles_per_row = 0, tiles = 0;
   std::int64_t columns = 0; ///< untiled: the lines scanned, one per thread
 };
@@ -189,8 +204,9 @@ struct LaunchShape {
   std::int64_t splits = 0;        ///< split schedules: blocks per outer element (rows) or per column tile
   std::int64_t partial_bytes = 0; ///< split schedules: scratch for the partials
   /// Split schedules: one counter per group, zero when the launch starts; the kernel leaves them zero (the CUDA
-  /// executor keeps them in a zeroed buffer per stream). Tiled scans: a tile counter, a done counter and a status
-  /// flag per tile (partial_bytes: kScanStatusBytes per tile), left zero by the last block to finish.
+  /// executor keeps them in a zeroed buffer per stream). Tiled scans: a tile counter, a done counter, then per tile
+  /// a status word (ScanGeometry::packed: 8 bytes, its flag and value) or a status flag (4 bytes, the values in the
+  /// partials: kScanStatusBytes per tile), left zero by the last block to finish.
   std::int64_t ticket_bytes = 0;
   bool operator==(const LaunchShape&) const = default;
 };

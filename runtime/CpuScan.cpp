@@ -14,8 +14,6 @@
 namespace lazyfuse::runtime {
 
 using codegen::kBlockSize;
-using codegen::kScanItems;
-using codegen::kScanTile;
 using codegen::kWarpSize;
 
 namespace {
@@ -32,17 +30,17 @@ template <class T, class Combine> void kogge_stone(T* v, int count, int width, C
       if (l % width >= off) v[l] = combine(v[l - off], v[l]);
 }
 
-// One tile of `count` elements (codegen/Schedule.h, "The scan order"): x becomes the tile's local values; returns
-// the tile's aggregate.
-template <class T, class Combine> T tile_scan(T* x, int count, Combine combine) {
+// One tile of `count` elements, `items` per thread (codegen/Schedule.h, "The scan order"): x becomes the tile's
+// local values; returns the tile's aggregate.
+template <class T, class Combine> T tile_scan(T* x, int count, int items, Combine combine) {
   constexpr int kWarps = kBlockSize / kWarpSize;
-  const int threads = (count + kScanItems - 1) / kScanItems;
+  const int threads = (count + items - 1) / items;
   std::array<T, kBlockSize> w;
   for (int j = 0; j < threads; ++j) {
-    T* s = x + j * kScanItems;
-    const int items = std::min(kScanItems, count - j * kScanItems);
-    for (int k = 1; k < items; ++k) s[k] = combine(s[k - 1], s[k]);
-    w[std::size_t(j)] = s[items - 1];
+    T* s = x + j * items;
+    const int own = std::min(items, count - j * items);
+    for (int k = 1; k < own; ++k) s[k] = combine(s[k - 1], s[k]);
+    w[std::size_t(j)] = s[own - 1];
   }
   kogge_stone(w.data(), threads, kWarpSize, combine);
   // Only the warps before the last one holding elements are needed, and those are whole.
@@ -56,9 +54,9 @@ template <class T, class Combine> T tile_scan(T* x, int count, Combine combine) 
     incl[std::size_t(j)] = q > 0 ? combine(p[std::size_t(q - 1)], w[std::size_t(j)]) : w[std::size_t(j)];
   }
   for (int j = 1; j < threads; ++j) {
-    T* s = x + j * kScanItems;
-    const int items = std::min(kScanItems, count - j * kScanItems);
-    for (int k = 0; k < items; ++k) s[k] = combine(incl[std::size_t(j - 1)], s[k]);
+    T* s = x + j * items;
+    const int own = std::min(items, count - j * items);
+    for (int k = 0; k < own; ++k) s[k] = combine(incl[std::size_t(j - 1)], s[k]);
   }
   return incl[std::size_t(threads - 1)];
 }
@@ -69,17 +67,17 @@ void scan_tiles(T* out, const codegen::ScanGeometry& g, std::int64_t n, int thre
   std::vector<T> agg(std::size_t(g.tiles));
   auto tile_span = [&](std::int64_t t, std::int64_t& first, int& count) {
     const std::int64_t row = t / g.tiles_per_row, tr = t % g.tiles_per_row;
-    first = row * g.len + tr * kScanTile;
-    count = int(std::min(kScanTile, g.len - tr * kScanTile));
+    first = row * g.len + tr * g.tile;
+    count = int(std::min(g.tile, g.len - tr * g.tile));
   };
   ThreadPool& pool = ThreadPool::instance();
-  const std::int64_t grain = std::max<std::int64_t>(1, kMinParallelScan / kScanTile);
+  const std::int64_t grain = std::max<std::int64_t>(1, kMinParallelScan / g.tile);
   pool.parallel_for(g.tiles, grain, threads, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t t = b; t < e; ++t) {
       std::int64_t first;
       int count;
       tile_span(t, first, count);
-      agg[std::size_t(t)] = tile_scan(out + first, count, combine);
+      agg[std::size_t(t)] = tile_scan(out + first, count, g.items, combine);
     }
   });
   // The inclusive values, one tile after another: agg becomes inc.

@@ -9,7 +9,12 @@
 
 namespace lazyfuse_test {
 
-inline constexpr int kScanTileItems = 4, kScanTileThreads = 256, kScanWarp = 32, kScanTileMinLength = 128;
+inline constexpr int kScanTileThreads = 256, kScanWarp = 32, kScanTileMinLength = 128;
+
+// Elements each thread of a tile owns: 64 bytes of them, at least 4 and at most 16 (16 float32, 8 double).
+template <class T> constexpr int scan_tile_items() {
+  return std::clamp(int(64 / sizeof(T)), 4, 16);
+}
 
 // One line of `len` elements of a contiguous scan axis, in place.
 template <class T> void scan_order_line(T* x, std::int64_t len) {
@@ -17,6 +22,7 @@ template <class T> void scan_order_line(T* x, std::int64_t len) {
     for (std::int64_t r = 1; r < len; ++r) x[r] = x[r - 1] + x[r];
     return;
   }
+  constexpr int kScanTileItems = scan_tile_items<T>();
   const std::int64_t tile = kScanTileThreads * kScanTileItems;
   T inc_before{};
   for (std::int64_t t0 = 0; t0 < len; t0 += tile) {

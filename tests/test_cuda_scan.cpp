@@ -70,6 +70,15 @@ TEST(CudaScan, FollowsTheDocumentedOrder) {
       ASSERT_EQ(got.data()[i], want[std::size_t(i)])
           << "length " << lengths[k] << ", element " << i << ", " << lazyfuse_test::seed_note();
   }
+  // float64 (status values in the partials, not packed) over many tiles.
+  {
+    std::mt19937_64 rng(lazyfuse_test::seed() ^ 5);
+    std::vector<double> d = lazyfuse_test::uniform_values<double>(rng, std::size_t(1) << 21, -1.0, 1.0);
+    const auto got = cumsum(asarray(d)).get<double>();
+    lazyfuse_test::scan_order_line(d.data(), std::int64_t(d.size()));
+    for (std::size_t i = 0; i < d.size(); ++i)
+      ASSERT_EQ(got.data()[i], d[i]) << "float64, element " << i << ", " << lazyfuse_test::seed_note();
+  }
   // Rows of a matrix, and columns (one element after another).
   std::vector<float> m = random_floats(64 * 3000, 3);
   const auto rows = cumsum(asarray(m, {64, 3000}), 1).get<float>();
@@ -86,12 +95,14 @@ TEST(CudaScan, FollowsTheDocumentedOrder) {
 
 TEST(CudaScan, NarrowAndWideTypes) {
   LAZYFUSE_SKIP_WITHOUT_GPU();
-  // Exact integer sums (int8 wraps as NumPy's does), bool, and float64 against a host loop within a bound.
+  // Exact integer sums (int8 wraps as NumPy's does; int32 and int8 keep their tile status packed in one word, int64
+  // does not), and bool counted in int64.
   std::mt19937_64 rng(lazyfuse_test::seed() ^ 7);
   std::vector<std::int32_t> ints = lazyfuse_test::uniform_values<std::int32_t>(rng, 100000, -100, 100);
   const Array a = asarray(ints);
   const auto wide = cumsum(a).get<std::int64_t>();
   const auto narrow = cumsum(a.astype(DType::Int8), 0, DType::Int8).get<std::int8_t>();
+  const auto packed = cumsum(a, 0, DType::Int32).get<std::int32_t>();
   const auto flags = cumsum(a > 0).get<std::int64_t>();
   std::int64_t s = 0, count = 0;
   std::int8_t wrap = 0;
@@ -100,6 +111,7 @@ TEST(CudaScan, NarrowAndWideTypes) {
     wrap = std::int8_t(std::uint8_t(std::uint8_t(wrap) + std::uint8_t(std::int8_t(ints[i]))));
     count += ints[i] > 0;
     ASSERT_EQ(wide.data()[i], s) << "element " << i;
+    ASSERT_EQ(packed.data()[i], s) << "element " << i;
     ASSERT_EQ(narrow.data()[i], wrap) << "element " << i;
     ASSERT_EQ(flags.data()[i], count) << "element " << i;
   }

@@ -8,6 +8,7 @@
 #include "codegen/CudaPrinter.h"
 #include "codegen/Lower.h"
 #include "codegen/Nvrtc.h"
+#include "codegen/Schedule.h"
 #include "fusion/Partition.h"
 #include "graph/Node.h"
 #include "scan_order.h"
@@ -22,6 +23,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -409,7 +411,7 @@ TEST(Scan, OfAReduction) {
 // Equal bits to the scan order of codegen/Schedule.h (tests/scan_order.h), on either backend: so the CPU backend
 // and the GPU give the same bits. Lengths around the tile size and the tiling threshold, rows, columns.
 TEST(Scan, FollowsTheDocumentedOrderBitForBit) {
-  for (std::int64_t len : {1, 2, 127, 128, 1023, 1024, 1025, 4097, 100000}) {
+  for (std::int64_t len : {1, 2, 127, 128, 1023, 1024, 1025, 4095, 4096, 4097, 8193, 100000}) {
     std::vector<float> h = random_floats(std::size_t(len), std::uint64_t(len));
     const Array x = asarray(h);
     auto got = cumsum(x).get<float>();
@@ -433,8 +435,8 @@ TEST(Scan, FollowsTheDocumentedOrderBitForBit) {
 }
 
 // float32 cumsum of 2^20 elements against float64: the error of element i stays within its depth in the scan order
-// (its tile's tree, about 14 combines, plus one per tile before it) times float32's unit roundoff times the sum of
-// magnitudes so far.
+// (its tile's tree: the thread's own items, 5 + 3 Kogge-Stone steps and 3 combines; plus one per tile before it)
+// times float32's unit roundoff times the sum of magnitudes so far.
 TEST(Scan, Float32ErrorAgainstFloat64) {
   const std::size_t n = std::size_t(1) << 20;
   std::mt19937_64 rng(lazyfuse_test::seed() ^ 4);
@@ -445,7 +447,8 @@ TEST(Scan, Float32ErrorAgainstFloat64) {
     exact += h[i];
     const double err = std::fabs(double(got.data()[i]) - exact);
     worst_rel = std::max(worst_rel, err / exact);
-    const double depth = double(i / 1024) + 16;
+    const int items = codegen::scan_items(sizeof(float));
+    const double depth = double(std::int64_t(i) / (codegen::kBlockSize * items)) + items + 11;
     worst_ratio = std::max(worst_ratio, err / (depth * std::ldexp(1.0, -24) * exact));
   }
   std::printf("[ info     ] float32 cumsum of 2^20 uniform [0, 1): largest relative error %.3g, %.3g of the bound\n",
@@ -464,34 +467,52 @@ TEST(Scan, Errors) {
   EXPECT_EQ(cumsum(asarray({2.5f}).reshape({})).shape(), (Shape{1}));
 }
 
-// The printed kernel compiles (NVRTC, no device needed) for each kind of scan: tiled and walked, narrow and wide
-// types, sums and products.
+// The printed kernel compiles (NVRTC, no device needed) for each kind of scan: tiled and walked, each scan type
+// (packed status words up to 4 bytes, status values in the partials above), sums and products.
 TEST(Scan, PrintedKernelsCompile) {
   struct Kind {
-    DType t;
+    DType in;
+    std::optional<DType> scan; // the dtype argument (none: the input's accumulation type)
     Shape shape;
     int axis;
     bool product;
   };
-  for (const Kind& k : std::vector<Kind>{{DType::Float32, {4096}, 0, false},
-                                         {DType::Complex128, {3, 2000}, 1, true},
-                                         {DType::Bool, {2, 3000}, 1, false},
-                                         {DType::Int8, {500, 3}, 0, true},
-                                         {DType::Float64, {5, 40, 6}, 1, false}}) {
-    const Array x = zeros(k.shape, k.t);
+  for (const Kind& k : std::vector<Kind>{{DType::Float32, {}, {4096}, 0, false},
+                                         {DType::Float64, {}, {3, 5000}, 1, false},
+                                         {DType::Int32, DType::Int32, {2, 3000}, 1, true},
+                                         {DType::Int64, {}, {70000}, 0, false},
+                                         {DType::Complex64, {}, {2, 3000}, 1, true},
+                                         {DType::Complex128, DType::Complex128, {3, 2000}, 1, true},
+                                         {DType::Float16, {}, {5000}, 0, false},
+                                         {DType::BFloat16, {}, {2, 3000}, 1, true},
+                                         {DType::Bool, {}, {2, 3000}, 1, false},
+                                         {DType::Bool, DType::Bool, {2, 3000}, 1, false},
+                                         {DType::Int16, DType::Int16, {9000}, 0, false},
+                                         {DType::Int8, DType::Int8, {500, 3}, 0, true},
+                                         {DType::Float64, {}, {5, 40, 6}, 1, false}}) {
+    const Array x = zeros(k.shape, k.in);
     x.eval();
-    const Array s = k.product ? cumprod(sqrt(x).astype(k.t), k.axis, k.t) : cumsum(x, k.axis, k.t);
-    const auto plans = fusion::partition({detail::graph_node(s)}, {});
-    ASSERT_EQ(plans.size(), 1u);
-    const codegen::LoweredKernel lowered = codegen::lower(plans[0]);
-    ASSERT_EQ(lowered.ir.schedule, codegen::Schedule::Scan);
-    const std::string source = codegen::render_cuda(lowered.ir);
-    SCOPED_TRACE(std::string(dtype_name(k.t)) + " " + graph::format_shape(k.shape));
-    codegen::CompileOptions options;
-    options.dump_source_on_error = true;
-    EXPECT_NO_THROW(codegen::compile_cuda(source, lowered.ir.name + ".cu", options));
-    // The tiles (chosen at run time by the length) are printed only for a contiguous scan axis.
-    EXPECT_EQ(source.find("lf_scan_publish(lf_status") != std::string::npos, k.axis == int(k.shape.size()) - 1);
+    const Array s = k.product ? cumprod(sqrt(x).astype(k.in), k.axis, k.scan) : cumsum(x, k.axis, k.scan);
+    SCOPED_TRACE(std::string(dtype_name(k.in)) + " " + graph::format_shape(k.shape));
+    int scans = 0;
+    for (const auto& plan : fusion::partition({detail::graph_node(s)}, {})) {
+      if (plan.outputs[0]->kind != graph::NodeKind::Scan) continue; // a half scan's cast back
+      const codegen::LoweredKernel lowered = codegen::lower(plan);
+      ASSERT_EQ(lowered.ir.schedule, codegen::Schedule::Scan);
+      ++scans;
+      const std::string source = codegen::render_cuda(lowered.ir);
+      codegen::CompileOptions options;
+      options.dump_source_on_error = true;
+      EXPECT_NO_THROW(codegen::compile_cuda(source, lowered.ir.name + ".cu", options));
+      // The tiles (chosen at run time by the length) are printed only for a contiguous scan axis, their status
+      // packed in one word for scan values of at most 4 bytes.
+      const bool tiled = k.axis == int(k.shape.size()) - 1;
+      EXPECT_EQ(source.find("lf_tiles_per_row") != std::string::npos, tiled);
+      const bool packed = itemsize(lowered.ir.code.back().dtype) <= codegen::kScanPackedBytes;
+      EXPECT_EQ(source.find("lf_scan_word(2u") != std::string::npos, tiled && packed);
+      EXPECT_EQ(source.find("lf_scan_publish(lf_status") != std::string::npos, tiled && !packed);
+    }
+    EXPECT_EQ(scans, 1);
   }
 }
 

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""Peer benchmarks of sorting, the workloads of bench/bench_scan.cpp's BM_Sort and BM_Argsort: a 1-D sort and argsort
-of 2^25 float32 uniforms in [-1, 1). Systems: CuPy (cupy.sort, cupy.argsort: CUB radix sorts), torch eager
-(torch.sort(x).values, torch.argsort(x)), jax.jit (jnp.sort, jnp.argsort, each jitted). torch.compile is left out:
-Inductor runs a lone sort as the eager op. Each system runs in its own subprocess, with the timing method of
+"""Peer benchmarks of sorting and scanning, the workloads of bench/bench_scan.cpp's BM_Sort, BM_Argsort and BM_Cumsum:
+a 1-D sort, argsort and cumsum of 2^25 float32 uniforms in [-1, 1). Systems: CuPy (cupy.sort, cupy.argsort: CUB radix sorts), torch eager
+(torch.sort(x).values, torch.argsort(x), torch.cumsum(x, 0)), jax.jit (jnp.sort, jnp.argsort, jnp.cumsum, each
+jitted). torch.compile is left out: Inductor runs a lone sort as the eager op. Each system runs in its own subprocess, with the timing method of
 run_peers.py (its `bench`: 3 warm-up calls, 5 trials of 20 back-to-back calls and one synchronize, the median), and a
 256 MiB device-to-device copy for the bandwidth percentages (minimal bytes: one read and one write of the float32
-values for sort, one read of the values and one write of the int64 indices for argsort).
+values for sort and cumsum, one read of the values and one write of the int64 indices for argsort).
 
 Checks: the sorted values must equal NumPy's np.sort exactly, and the values taken at the returned indices likewise
-(ties among 2^25 uniforms are possible, so the indices themselves are not compared); a failure marks the cell WRONG.
+(ties among 2^25 uniforms are possible, so the indices themselves are not compared); the cumsum within a relative
+L2 error of 1e-4 of NumPy's float64 cumsum of the same values; a failure marks the cell WRONG.
 
 Usage:
   python3 bench/peers/run_sort_peers.py --out-md sort-peers.md --out-json sort-peers.json \
@@ -24,13 +25,13 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_peers import COPY_BYTES, bench, run_workers  # noqa: E402  (the same timing method)
 
-WORKLOADS = ["sort", "argsort"]
+WORKLOADS = ["sort", "argsort", "cumsum"]
 SYSTEMS = ["cupy", "torch", "jax"]
 LABELS = {"lazyfuse": "lazyfuse", "cupy": "CuPy", "torch": "torch eager", "jax": "jax.jit"}
 
 
 def minimal_bytes(w: str, n: int) -> int:
-    return (4 + 4) * n if w == "sort" else (4 + 8) * n
+    return (4 + 8) * n if w == "argsort" else (4 + 4) * n
 
 
 def make_input(np, n: int):
@@ -39,6 +40,13 @@ def make_input(np, n: int):
 
 def check(w: str, np, x, out) -> str:
     """"" when the output is right, else why not."""
+    if w == "cumsum":
+        want = np.cumsum(x.astype(np.float64))
+        got = np.asarray(out).astype(np.float64)
+        if got.shape != want.shape:
+            return f"shape {got.shape}, expected {want.shape}"
+        err = float(np.linalg.norm(got - want) / np.linalg.norm(want))
+        return "" if err <= 1e-4 else f"relative L2 error {err:.3g} against float64"
     want = np.sort(x, kind="stable")
     got = np.asarray(out) if w == "sort" else x[np.asarray(out).astype(np.int64)]
     if got.shape != want.shape:
@@ -52,7 +60,7 @@ def check(w: str, np, x, out) -> str:
 def cupy_worker(x):
     import cupy as cp
     d = cp.asarray(x)
-    fns = {"sort": lambda: cp.sort(d), "argsort": lambda: cp.argsort(d)}
+    fns = {"sort": lambda: cp.sort(d), "argsort": lambda: cp.argsort(d), "cumsum": lambda: cp.cumsum(d)}
     a = cp.full(COPY_BYTES // 4, 1.5, dtype=cp.float32)
     b = cp.empty_like(a)
     copy = lambda: cp.cuda.runtime.memcpyAsync(b.data.ptr, a.data.ptr, COPY_BYTES,  # noqa: E731
@@ -63,7 +71,8 @@ def cupy_worker(x):
 def torch_worker(x):
     import torch
     d = torch.from_numpy(x).to("cuda")
-    fns = {"sort": lambda: torch.sort(d).values, "argsort": lambda: torch.argsort(d)}
+    fns = {"sort": lambda: torch.sort(d).values, "argsort": lambda: torch.argsort(d),
+           "cumsum": lambda: torch.cumsum(d, 0)}
     a = torch.full((COPY_BYTES // 4,), 1.5, dtype=torch.float32, device="cuda")
     b = torch.empty_like(a)
     return fns, (lambda: b.copy_(a)), torch.cuda.synchronize, (lambda t: t.detach().cpu().numpy()), \
@@ -85,7 +94,7 @@ def jax_worker(x):
             return state["last"]
         return call
 
-    fns = {"sort": jitted(jnp.sort), "argsort": jitted(jnp.argsort)}
+    fns = {"sort": jitted(jnp.sort), "argsort": jitted(jnp.argsort), "cumsum": jitted(jnp.cumsum)}
     a = jnp.full((COPY_BYTES // 4,), 1.5, dtype=jnp.float32)
     copy_fn = jax.jit(lambda v: v + 0.0)
 
@@ -133,9 +142,9 @@ def worker_main(args) -> int:
 
 
 def lazyfuse_cells(paths: list) -> dict:
-    """BM_Sort and BM_Argsort of bench_scan's Google Benchmark JSON (the _median aggregate when present), and its
+    """BM_Sort, BM_Argsort and BM_Cumsum of bench_scan's Google Benchmark JSON (the _median aggregate when present), and its
     BM_CopyReference."""
-    names = {"BM_Sort": "sort", "BM_Argsort": "argsort", "BM_CopyReference": "copy"}
+    names = {"BM_Sort": "sort", "BM_Argsort": "argsort", "BM_Cumsum": "cumsum", "BM_CopyReference": "copy"}
     cells = {}
     for p in paths:
         with open(p) as f:
@@ -178,7 +187,7 @@ def write_markdown(report: dict, path: str) -> None:
     lines.append("")
     lines.append(f"n = {report['n']} float32 uniforms in [-1, 1); timing: median of 5 trials of 20 calls "
                  "(bench/peers/run_peers.py's method); % of each system's own 256 MiB device copy over the minimal "
-                 "bytes (sort: 8 per element, argsort: 12).")
+                 "bytes (sort and cumsum: 8 per element, argsort: 12).")
     lines += [f"- {x}" for x in notes]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")

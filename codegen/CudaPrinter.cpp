@@ -856,10 +856,11 @@ private:
       vector_path(L);
       w_.line("} else {");
     }
-    // A row whose accesses are not aligned takes the vector path's order with scalar accesses (grouped_loop): the
-    // bits of a reduction must not depend on where its operands happen to start (a view's offset, a stored or a
-    // fused draw).
-    if (grouped_loop_fits(L) || (!column_ && L.row && L.row->vector))
+    // Every row loop sums in the vector path's order (grouped_loop: four consecutive elements per thread), with
+    // scalar accesses where its accesses are not aligned or not vectors: the bits of a reduction must not depend
+    // on where its operands happen to start (a view's offset) or on how its values are made (a draw summed where
+    // it is generated, with no vector access at all, or the same draw stored and read with vectors).
+    if (!column_)
       grouped_loop(L);
     else
       scalar_loop(L);
@@ -1039,21 +1040,9 @@ private:
     }
   }
 
-  // The loop element by element: threads (or, in column kernels, splits) stride over r, kUnroll elements a trip.
-  // The loop's Random instructions computed four at a time (KernelIR::unit_step_randoms): where its body reads
-  // and writes no memory (the thread's elements need not be consecutive for coalescing), each thread takes groups of
-  // four consecutive r instead of one r per trip, so one Philox block serves four float32 elements (the order of
-  // the vector path, so a draw summed where it is made gives the bits of the same draw stored and summed).
-  bool grouped_loop_fits(const Loop& L) const {
-    if (column_) return false;
-    bool any = false;
-    for (std::size_t b = L.begin + 1; b < L.end; ++b) {
-      const IrOp op = ir_.code[b].op;
-      if (op == IrOp::Load || op == IrOp::StoreAt) return false;
-      any = any || is_grouped(b);
-    }
-    return any;
-  }
+  // The loop's Random instructions computed four at a time (KernelIR::unit_step_randoms) use the groups of four
+  // consecutive r that grouped_loop and the vector path give each thread: one Philox block serves four float32
+  // elements.
   bool is_grouped(std::size_t k) const { return k < ir_.unit_step_randoms.size() && ir_.unit_step_randoms[k]; }
 
   // Before the loop over the four elements lf_rb + j: the group calls of the loop's grouped Random instructions,
@@ -1105,8 +1094,8 @@ private:
     aligned_index_ = -1;
   }
 
-  // As scalar_loop, over groups: thread t's trips start at 4 t (times the splits' stride), each takes r = lf_rb ..
-  // lf_rb + 3; the row's last, partial group element by element.
+  // Row loops (all but column kernels): thread t's trips start at 4 t (times the splits' stride), each takes r = lf_rb
+  // .. lf_rb + 3; the row's last, partial group element by element.
   void grouped_loop(const Loop& L) {
     const std::string V = std::to_string(kElementsPerThread);
     std::string start;
@@ -1145,20 +1134,11 @@ private:
     w_.line("}");
   }
 
+  // Column kernels: each split strides over r (its own column), kUnroll elements a trip.
   void scalar_loop(const Loop& L) {
-    std::string start;
-    if (column_) {
-      start = "lf_s";
-      w_.line("const idx_t ", L.step, " = lf_splits;");
-    } else if (split_) {
-      start = "lf_s * blockDim.x + threadIdx.x";
-      w_.line("const idx_t ", L.step, " = lf_splits * blockDim.x;");
-    } else {
-      start = "threadIdx.x";
-      w_.line("const idx_t ", L.step, " = blockDim.x;");
-    }
-    w_.line(column_ ? "if (lf_active) " : "", "for (idx_t lf_r0 = ", start, "; lf_r0 < ", L.len,
-            "; lf_r0 += ", L.unroll, " * ", L.step, ") {");
+    LAZYFUSE_ASSERT(column_, "rows sum in the vector path's order (grouped_loop)");
+    w_.line("const idx_t ", L.step, " = lf_splits;");
+    w_.line("if (lf_active) for (idx_t lf_r0 = lf_s; lf_r0 < ", L.len, "; lf_r0 += ", L.unroll, " * ", L.step, ") {");
     w_.directive("#pragma unroll");
     {
       auto trips = w_.block("for (int lf_u = 0; lf_u < ", L.unroll, "; ++lf_u)");

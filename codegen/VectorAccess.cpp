@@ -50,8 +50,13 @@ std::vector<bool> find_unit_step_loads(const KernelIR& ir) {
   std::vector<bool> loads(ir.code.size(), false);
   if (ir.schedule != Schedule::Elementwise) return loads;
   const auto step = index_steps(ir);
-  for (std::size_t k = 0; k < ir.code.size(); ++k)
-    if (ir.code[k].op == IrOp::Load && step[std::size_t(ir.code[k].a)] == 1) loads[k] = true;
+  // The printer computes a unit-step load's address ahead of the values, from pure index arithmetic: an address
+  // through a checked gather index (even a constant one, which steps by 0) is computed with the values instead.
+  const auto dependent = data_dependent_indices(ir);
+  for (std::size_t k = 0; k < ir.code.size(); ++k) {
+    const auto a = std::size_t(ir.code[k].a);
+    if (ir.code[k].op == IrOp::Load && step[a] == 1 && !dependent[a]) loads[k] = true;
+  }
   return loads;
 }
 

@@ -12,7 +12,9 @@ namespace lazyfuse::codegen {
 /// values can be read at once. The step of each index value with j is tracked as 0, 1 or unknown: the coordinates
 /// of the output's own linear index step like it in their last dimension (the vector path keeps a thread's
 /// elements in one row) and stay in the others; unit strides are structural (Lower), so a view's innermost
-/// coordinate reaches its address with step 1. All false for reduction kernels.
+/// coordinate reaches its address with step 1. Never a load whose address goes through a checked gather index
+/// (data_dependent_indices): the printer computes those addresses with the values, not ahead of them. All false for
+/// reduction kernels.
 ///
 /// May run on any complete IR (after lowering; the IR is not changed). lower() stores the result in
 /// KernelIR::unit_step_loads (codegen/Analyze.h).

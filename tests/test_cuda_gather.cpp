@@ -244,7 +244,8 @@ TEST(CudaMaskSelection, KernelCounts) {
 TEST(CudaMaskSelection, MoreThanTwoToTheThirtyOneElements) {
   LAZYFUSE_SKIP_WITHOUT_GPU();
   namespace ck = lazyfuse::runtime::cub_kernels;
-  const std::int64_t n = (std::int64_t(1) << 31) + 4099, step = 1000003;
+  // The last selected position, 2148 * step, lies past 2^31.
+  const std::int64_t n = (std::int64_t(1) << 31) + (std::int64_t(1) << 20), step = 1000003;
   Array mask = (arange(n) % step == 0).eval();
   EXPECT_EQ(ck::select_requirements(n).kernels, 4);
   const auto before = kernel_cache_stats();

@@ -49,6 +49,12 @@ TEST(GatherCodegen, KernelsWithCheckedIndicesCompile) {
   samples.push_back(e / sum(e, 1, true)); // softmax of gathered rows: row reductions, the row cache
   samples.push_back(sum(take_along_axis(table, asarray<std::int64_t>({{3, 1}}).eval(), 1), 0)); // column reduction
   samples.push_back(x.at(slice(2, 6)).set(x(asarray<std::int64_t>({9, 8, 7, 6}).eval())));      // under a predicate
+  // A constant checked index beside an array one, the innermost axis contiguous: the load's address steps by one
+  // with the vector path's element but goes through a checked index (found by the random programs on the H200,
+  // where its address was used before it was computed).
+  Array grid = ramp({6, 1, 1, 4}, DType::Float64);
+  samples.push_back(concatenate(
+      {grid(-3, asarray<std::int64_t>({{0, -1, 0}}).eval()) * 4.0, full({1, 3, 1, 3}, -2.0, DType::Complex64)}, -1));
   codegen::CompileOptions opt;
   opt.arch = 90;
   for (std::size_t k = 0; k < samples.size(); ++k) {

@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -110,9 +109,6 @@ __global__ void lf_sort_gather_values(const B* x, const I* p, B* out, std::int64
                                       std::int64_t inner) {
   LF_GRID_STRIDE(i, n) out[place_of(i, len, inner)] = x[p[i]];
 }
-
-// A kernel with no work: whether it has an image for a device tells whether every kernel of this file has one.
-__global__ void lf_sort_probe() {}
 
 void check_launch() {
   LAZYFUSE_CUDA_CHECK(cudaGetLastError());
@@ -295,24 +291,6 @@ Report run(const Sort& s, const Scratch& scratch, cudaStream_t stream) {
   case DType::Complex128: break;
   }
   throw Error("cub_sort: no device sort for " + std::string(dtype_name(s.dtype)));
-}
-
-bool usable_on_current_device() {
-  static std::mutex mutex;
-  static std::vector<signed char> known; // per device ordinal: -1 unknown, 0 no, 1 yes
-  int device = 0;
-  LAZYFUSE_CUDA_CHECK(cudaGetDevice(&device));
-  std::lock_guard lock(mutex);
-  if (std::size_t(device) >= known.size()) known.resize(std::size_t(device) + 1, -1);
-  if (known[std::size_t(device)] < 0) {
-    cudaFuncAttributes attributes{};
-    const cudaError_t e = cudaFuncGetAttributes(&attributes, lf_sort_probe);
-    // A sticky error says nothing about these kernels (and must not be remembered as "unusable").
-    if (cuda::is_sticky(e)) LAZYFUSE_CUDA_CHECK(e);
-    if (e != cudaSuccess) (void)cudaGetLastError(); // not sticky: forget it, so no later check reports it
-    known[std::size_t(device)] = e == cudaSuccess ? 1 : 0;
-  }
-  return known[std::size_t(device)] == 1;
 }
 
 } // namespace lazyfuse::runtime::cub_sort

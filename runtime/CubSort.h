@@ -59,8 +59,4 @@ struct Report {
 /// CUDA fails.
 Report run(const Sort& s, const Scratch& scratch, cudaStream_t stream);
 
-/// True when these kernels have code the current device can run (sm_90 machine code, or compute_90 PTX that the
-/// driver compiles for a newer device). Checked once per device.
-bool usable_on_current_device();
-
 } // namespace lazyfuse::runtime::cub_sort

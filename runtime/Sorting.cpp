@@ -1,5 +1,6 @@
 #include "runtime/Sorting.h"
 
+#include "runtime/CubReductions.h"
 #include "runtime/CubSort.h"
 #include "runtime/Executor.h"
 #include "runtime/Streams.h"
@@ -139,7 +140,8 @@ std::shared_ptr<graph::BufferView> run_sort(const graph::Node& sort, const graph
 
   Executor& ex = executor();
   const bool host = ex.kind() == Backend::Cpu;
-  if (!host && cub_sort::supported(src.dtype) && cub_sort::usable_on_current_device())
+  // CUB's sorts and reductions are one object library, built for the same devices: one probe answers for both.
+  if (!host && cub_sort::supported(src.dtype) && cub_kernels::usable_on_current_device())
     return device_sort(sort, input, outer, len, inner);
   auto out = std::make_shared<graph::BufferView>();
   out->strides = graph::contiguous_strides(sort.shape);

@@ -163,6 +163,32 @@ def run_workers(script: str, systems: list, timeout: float, quick: bool, extra_e
     return results
 
 
+def timing_table(report: dict, workloads: list, systems: list, labels: dict, extra) -> tuple:
+    """A peers table of times (run_sort_peers.py, run_random_peers.py): the markdown lines (header, separator, a row
+    per workload; a column per system of `systems` in the report, lazyfuse first) and the notes below it (errors,
+    failed checks). A cell is the time in ms, then extra(cell, system) where it returns text (bandwidth shares),
+    then WRONG where the cell's check failed."""
+    cols = [c for c in ["lazyfuse"] + systems if c in report["systems"]]
+    lines = ["| workload | " + " | ".join(labels[c] for c in cols) + " |", "|---" * (len(cols) + 1) + "|"]
+    notes = []
+    for w in workloads:
+        row = [w]
+        for c in cols:
+            s = report["systems"][c]
+            cell = s.get("cells", {}).get(w)
+            if s.get("error") or not cell or "error" in cell:
+                notes.append(f"{labels[c]} {w}: {(s.get('error') or (cell or {}).get('error') or 'not measured')}")
+                row.append("n/a")
+                continue
+            text = f"{cell['time_s'] * 1e3:.3f} ms" + extra(cell, s)
+            if cell.get("wrong"):
+                text += " **WRONG**"
+                notes.append(f"{labels[c]} {w}: {cell['wrong']}")
+            row.append(text)
+        lines.append("| " + " | ".join(row) + " |")
+    return lines, notes
+
+
 def bench(call, sync) -> dict:
     """PERF_TARGETS.md timing. Returns seconds per call (median of the trials), the trials and the first call."""
     t0 = time.perf_counter()

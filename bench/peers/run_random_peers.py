@@ -26,7 +26,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_peers import COPY_BYTES, bench, run_workers  # noqa: E402  (the same timing method)
+from run_peers import COPY_BYTES, bench, run_workers, timing_table  # noqa: E402  (the same timing method)
 
 WORKLOADS = ["random", "standard_normal", "monte_carlo_option"]
 SYSTEMS = ["cupy", "torch", "torch_compile", "jax"]
@@ -214,30 +214,16 @@ def write_only_bandwidth(paths: list):
 
 
 def write_markdown(report: dict, path: str) -> None:
-    cols = [c for c in ["lazyfuse"] + SYSTEMS if c in report["systems"]]
-    lines = ["| workload | " + " | ".join(LABELS[c] for c in cols) + " |", "|---" * (len(cols) + 1) + "|"]
-    notes = []
-    for w in WORKLOADS:
-        row = [w]
-        for c in cols:
-            s = report["systems"][c]
-            cell = s.get("cells", {}).get(w)
-            if s.get("error") or not cell or "error" in cell:
-                notes.append(f"{LABELS[c]} {w}: {(s.get('error') or (cell or {}).get('error') or 'not measured')}")
-                row.append("n/a")
-                continue
-            text = f"{cell['time_s'] * 1e3:.3f} ms"
-            copy = s.get("copy", {}).get("bandwidth_Bps")
-            if cell.get("bytes") and copy:
-                text += f" ({100 * cell['bytes'] / cell['time_s'] / copy:.0f}% of copy"
-                if report.get("write_only_Bps"):
-                    text += f", {100 * cell['bytes'] / cell['time_s'] / report['write_only_Bps']:.0f}% of write-only"
-                text += ")"
-            if cell.get("wrong"):
-                text += " **WRONG**"
-                notes.append(f"{LABELS[c]} {w}: {cell['wrong']}")
-            row.append(text)
-        lines.append("| " + " | ".join(row) + " |")
+    def share(cell, s):
+        copy = s.get("copy", {}).get("bandwidth_Bps")
+        if not (cell.get("bytes") and copy):
+            return ""
+        text = f" ({100 * cell['bytes'] / cell['time_s'] / copy:.0f}% of copy"
+        if report.get("write_only_Bps"):
+            text += f", {100 * cell['bytes'] / cell['time_s'] / report['write_only_Bps']:.0f}% of write-only"
+        return text + ")"
+
+    lines, notes = timing_table(report, WORKLOADS, SYSTEMS, LABELS, share)
     lines.append("")
     lines.append(f"n = {report['n']} float32 elements or paths; timing: median of 5 trials of 20 calls "
                  "(bench/peers/run_peers.py's method); % of each system's own 256 MiB device copy"

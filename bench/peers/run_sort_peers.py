@@ -23,7 +23,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_peers import COPY_BYTES, bench, run_workers  # noqa: E402  (the same timing method)
+from run_peers import COPY_BYTES, bench, run_workers, timing_table  # noqa: E402  (the same timing method)
 
 WORKLOADS = ["sort", "argsort", "cumsum"]
 SYSTEMS = ["cupy", "torch", "jax"]
@@ -163,27 +163,11 @@ def lazyfuse_cells(paths: list) -> dict:
 
 
 def write_markdown(report: dict, path: str) -> None:
-    cols = [c for c in ["lazyfuse"] + SYSTEMS if c in report["systems"]]
-    lines = ["| workload | " + " | ".join(LABELS[c] for c in cols) + " |", "|---" * (len(cols) + 1) + "|"]
-    notes = []
-    for w in WORKLOADS:
-        row = [w]
-        for c in cols:
-            s = report["systems"][c]
-            cell = s.get("cells", {}).get(w)
-            if s.get("error") or not cell or "error" in cell:
-                notes.append(f"{LABELS[c]} {w}: {(s.get('error') or (cell or {}).get('error') or 'not measured')}")
-                row.append("n/a")
-                continue
-            text = f"{cell['time_s'] * 1e3:.3f} ms"
-            copy = s.get("copy", {}).get("bandwidth_Bps")
-            if cell.get("bytes") and copy:
-                text += f" ({100 * cell['bytes'] / cell['time_s'] / copy:.1f}% of copy)"
-            if cell.get("wrong"):
-                text += " **WRONG**"
-                notes.append(f"{LABELS[c]} {w}: {cell['wrong']}")
-            row.append(text)
-        lines.append("| " + " | ".join(row) + " |")
+    def share(cell, s):
+        copy = s.get("copy", {}).get("bandwidth_Bps")
+        return f" ({100 * cell['bytes'] / cell['time_s'] / copy:.1f}% of copy)" if cell.get("bytes") and copy else ""
+
+    lines, notes = timing_table(report, WORKLOADS, SYSTEMS, LABELS, share)
     lines.append("")
     lines.append(f"n = {report['n']} float32 uniforms in [-1, 1); timing: median of 5 trials of 20 calls "
                  "(bench/peers/run_peers.py's method); % of each system's own 256 MiB device copy over the minimal "

@@ -163,6 +163,30 @@ def run_workers(script: str, systems: list, timeout: float, quick: bool, extra_e
     return results
 
 
+def time_workloads(n: int, start, workloads: list, check_cell, worker_out: str) -> int:
+    """The body of a worker process of run_sort_peers.py and run_random_peers.py, one system: start() gives (fns,
+    copy, sync, to_host, packages); the 256 MiB copy is timed, then each workload's fns[w] with `bench`, and
+    check_cell(w, its output on the host) gives the cell's checks ("wrong", "bytes"). One workload failing keeps the
+    others. The result goes to worker_out as JSON."""
+    result = {"n": n, "cells": {}}
+    try:
+        fns, copy, sync, to_host, result["packages"] = start()
+        r = bench(copy, sync)
+        result["copy"] = {"time_s": r["time_s"], "bandwidth_Bps": 2 * COPY_BYTES / r["time_s"]}
+        for w in workloads:
+            try:
+                r = bench(fns[w], sync)
+                r.update(check_cell(w, to_host(fns[w]())))
+                result["cells"][w] = r
+            except Exception as e:
+                result["cells"][w] = {"error": f"{type(e).__name__}: {e}"}
+    except Exception as e:
+        result["error"] = f"{type(e).__name__}: {e}"
+    with open(worker_out, "w") as f:
+        json.dump(result, f)
+    return 0
+
+
 def timing_table(report: dict, workloads: list, systems: list, labels: dict, extra) -> tuple:
     """A peers table of times (run_sort_peers.py, run_random_peers.py): the markdown lines (header, separator, a row
     per workload; a column per system of `systems` in the report, lazyfuse first) and the notes below it (errors,

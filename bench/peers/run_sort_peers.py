@@ -23,7 +23,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_peers import COPY_BYTES, bench, run_workers, timing_table  # noqa: E402  (the same timing method)
+from run_peers import COPY_BYTES, run_workers, time_workloads, timing_table  # noqa: E402  (the same timing method)
 
 WORKLOADS = ["sort", "argsort", "cumsum"]
 SYSTEMS = ["cupy", "torch", "jax"]
@@ -109,36 +109,14 @@ def jax_worker(x):
 
 
 def worker_main(args) -> int:
+    import numpy as np
     n = 1 << (21 if args.quick else 25)
-    result = {"system": args.worker, "n": n, "cells": {}}
-    try:
-        import numpy as np
-        x = make_input(np, n)
-        if args.worker == "cupy":
-            fns, copy, sync, to_host, pk = cupy_worker(x)
-        elif args.worker == "torch":
-            fns, copy, sync, to_host, pk = torch_worker(x)
-        elif args.worker == "jax":
-            fns, copy, sync, to_host, pk = jax_worker(x)
-        else:
-            raise ValueError(f"unknown system {args.worker}")
-        result["packages"] = pk
-        r = bench(copy, sync)
-        result["copy"] = {"time_s": r["time_s"], "bandwidth_Bps": 2 * COPY_BYTES / r["time_s"]}
-        for w in WORKLOADS:
-            try:
-                f = fns[w]
-                r = bench(f, sync)
-                r["wrong"] = check(w, np, x, to_host(f()))
-                r["bytes"] = minimal_bytes(w, n)
-                result["cells"][w] = r
-            except Exception as e:  # one workload failing keeps the others
-                result["cells"][w] = {"error": f"{type(e).__name__}: {e}"}
-    except Exception as e:
-        result["error"] = f"{type(e).__name__}: {e}"
-    with open(args.worker_out, "w") as f:
-        json.dump(result, f)
-    return 0
+    x = make_input(np, n)
+    workers = {"cupy": cupy_worker, "torch": torch_worker, "jax": jax_worker}
+    if args.worker not in workers:
+        raise ValueError(f"unknown system {args.worker}")
+    return time_workloads(n, lambda: workers[args.worker](x), WORKLOADS,
+                          lambda w, out: {"wrong": check(w, np, x, out), "bytes": minimal_bytes(w, n)}, args.worker_out)
 
 
 def lazyfuse_cells(paths: list) -> dict:

@@ -187,6 +187,25 @@ def time_workloads(n: int, start, workloads: list, check_cell, worker_out: str) 
     return 0
 
 
+def finish_peers_report(report: dict, args, script: str, lazyfuse_cells, write_markdown) -> int:
+    """The end of run_sort_peers.py's and run_random_peers.py's main: lazyfuse's column from its Google Benchmark
+    JSON (lazyfuse_cells(paths) gives the cells, its "copy" cell the bandwidth), the peers measured by their workers
+    (args.systems), then the JSON and the markdown table written (and printed)."""
+    if args.lazyfuse_json:
+        cells = lazyfuse_cells(args.lazyfuse_json)
+        copy = cells.pop("copy", None)
+        report["systems"]["lazyfuse"] = {"cells": cells}
+        if copy:
+            report["systems"]["lazyfuse"]["copy"] = {"bandwidth_Bps": copy["bytes"] / copy["time_s"]}
+    systems = [s for s in args.systems.split(",") if s]
+    report["systems"].update(run_workers(script, systems, args.timeout, args.quick))
+    with open(args.out_json, "w") as f:
+        json.dump(report, f, indent=1)
+    write_markdown(report, args.out_md)
+    print(open(args.out_md).read())
+    return 0
+
+
 def timing_table(report: dict, workloads: list, systems: list, labels: dict, extra) -> tuple:
     """A peers table of times (run_sort_peers.py, run_random_peers.py): the markdown lines (header, separator, a row
     per workload; a column per system of `systems` in the report, lazyfuse first) and the notes below it (errors,

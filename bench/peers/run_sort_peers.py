@@ -23,7 +23,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_peers import COPY_BYTES, run_workers, time_workloads, timing_table  # noqa: E402  (the same timing method)
+from run_peers import COPY_BYTES, finish_peers_report, time_workloads, timing_table  # noqa: E402  (the same timing method)
 
 WORKLOADS = ["sort", "argsort", "cumsum"]
 SYSTEMS = ["cupy", "torch", "jax"]
@@ -169,19 +169,7 @@ def main() -> int:
     if args.worker:
         return worker_main(args)
     report = {"n": 1 << (21 if args.quick else 25), "systems": {}}
-    if args.lazyfuse_json:
-        cells = lazyfuse_cells(args.lazyfuse_json)
-        copy = cells.pop("copy", None)
-        report["systems"]["lazyfuse"] = {"cells": cells}
-        if copy:
-            report["systems"]["lazyfuse"]["copy"] = {"bandwidth_Bps": copy["bytes"] / copy["time_s"]}
-    systems = [s for s in args.systems.split(",") if s]
-    report["systems"].update(run_workers(__file__, systems, args.timeout, args.quick))
-    with open(args.out_json, "w") as f:
-        json.dump(report, f, indent=1)
-    write_markdown(report, args.out_md)
-    print(open(args.out_md).read())
-    return 0
+    return finish_peers_report(report, args, __file__, lazyfuse_cells, write_markdown)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ typedef unsigned char lf_u8;
 typedef unsigned short lf_u16;
 typedef unsigned int lf_u32;
 typedef unsigned long long lf_u64;
-// <the op prelude: graph/OpMath.inc's lf_add lf_multiply lf_abs lf_subtract lf_negative lf_sqrt lf_exp lf_sin lf_cos>
+// <the op prelude: graph/OpMath.inc's lf_add lf_multiply lf_abs lf_subtract lf_negative lf_sqrt lf_exp lf_sin lf_cos lf_negate32>
 
 template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
 

@@ -64,18 +64,29 @@ extern "C" __global__ void __launch_bounds__(256) lf_ke9136163e993b491(const lf_
     for (int lf_u = 0; lf_u < 4; ++lf_u) {
       lf_acc0[lf_u] = lf_prod_identity<lf_i64>();
     }
-    const idx_t lf_step0 = lf_splits * blockDim.x;
-    for (idx_t lf_r0 = lf_s * blockDim.x + threadIdx.x; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
+    const idx_t lf_step0 = lf_splits * blockDim.x * 4;
+    for (idx_t lf_r0 = (lf_s * blockDim.x + threadIdx.x) * 4; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
 #pragma unroll
-    for (int lf_u = 0; lf_u < 4; ++lf_u) {
-      const idx_t v2 = lf_r0 + lf_u * lf_step0;
-      if (v2 < v1) {
-        const idx_t v4 = v2 * v3;
-        const idx_t v5 = v4 + v0;
-        const lf_i64 v6 = in0[v5];
-        lf_acc0[lf_u] = lf_prod_combine(lf_acc0[lf_u], v6);
+      for (int lf_u = 0; lf_u < 4; ++lf_u) {
+        const idx_t lf_rb = lf_r0 + lf_u * lf_step0;
+        if (lf_rb + 4 <= v1) {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const idx_t v2 = lf_rb + j;
+            const idx_t v4 = v2 * v3;
+            const idx_t v5 = v4 + v0;
+            const lf_i64 v6 = in0[v5];
+            lf_acc0[lf_u] = lf_prod_combine(lf_acc0[lf_u], v6);
+          }
+        } else {
+          for (idx_t v2 = lf_rb; v2 < v1; ++v2) {
+            const idx_t v4 = v2 * v3;
+            const idx_t v5 = v4 + v0;
+            const lf_i64 v6 = in0[v5];
+            lf_acc0[lf_u] = lf_prod_combine(lf_acc0[lf_u], v6);
+          }
+        }
       }
-    }
     }
     for (int lf_u = 1; lf_u < 4; ++lf_u) {
       lf_acc0[0] = lf_prod_combine(lf_acc0[0], lf_acc0[lf_u]);
@@ -176,18 +187,29 @@ extern "C" __global__ void __launch_bounds__(256) lf_kc711cc6463b0a34c(const lf_
     for (int lf_u = 0; lf_u < 4; ++lf_u) {
       lf_acc0[lf_u] = lf_sum_identity<lf_i64>();
     }
-    const idx_t lf_step0 = lf_splits * blockDim.x;
-    for (idx_t lf_r0 = lf_s * blockDim.x + threadIdx.x; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
+    const idx_t lf_step0 = lf_splits * blockDim.x * 4;
+    for (idx_t lf_r0 = (lf_s * blockDim.x + threadIdx.x) * 4; lf_r0 < v1; lf_r0 += 4 * lf_step0) {
 #pragma unroll
-    for (int lf_u = 0; lf_u < 4; ++lf_u) {
-      const idx_t v2 = lf_r0 + lf_u * lf_step0;
-      if (v2 < v1) {
-        const idx_t v4 = v2 * v3;
-        const idx_t v5 = v4 + v0;
-        const lf_i64 v6 = in0[v5];
-        lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v6);
+      for (int lf_u = 0; lf_u < 4; ++lf_u) {
+        const idx_t lf_rb = lf_r0 + lf_u * lf_step0;
+        if (lf_rb + 4 <= v1) {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            const idx_t v2 = lf_rb + j;
+            const idx_t v4 = v2 * v3;
+            const idx_t v5 = v4 + v0;
+            const lf_i64 v6 = in0[v5];
+            lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v6);
+          }
+        } else {
+          for (idx_t v2 = lf_rb; v2 < v1; ++v2) {
+            const idx_t v4 = v2 * v3;
+            const idx_t v5 = v4 + v0;
+            const lf_i64 v6 = in0[v5];
+            lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v6);
+          }
+        }
       }
-    }
     }
     for (int lf_u = 1; lf_u < 4; ++lf_u) {
       lf_acc0[0] = lf_sum_combine(lf_acc0[0], lf_acc0[lf_u]);

@@ -856,14 +856,11 @@ private:
       vector_path(L);
       w_.line("} else {");
     }
-    // Row loops that can take the vector path, and row loops of draws, sum in the vector path's order
-    // (grouped_loop: four consecutive elements per thread), with scalar accesses where the row's accesses are not
-    // aligned: the bits of a reduction must not depend on where its operands happen to start (a view's offset) or
-    // on whether a draw is summed where it is made or stored first (H200, RandomInvariance). Other rows stride one
-    // element per thread (scalar_loop): on the H200 the grouped order for every row gave a wrong int32 column
-    // maximum of a 6 x 6 negated array (test_random_graphs' NumPy oracle, seed 20251201 case 41), not explained
-    // yet, so it is kept to the rows above.
-    if (!column_ && ((L.row && L.row->vector) || has_random(L)))
+    // Every row loop sums in the vector path's order (grouped_loop: four consecutive elements per thread), with
+    // scalar accesses where its accesses are not aligned or not vectors: the bits of a reduction must not depend
+    // on where its operands happen to start (a view's offset) or on how its values are made (a draw summed where
+    // it is generated, with no vector access at all, or the same draw stored and read with vectors).
+    if (!column_)
       grouped_loop(L);
     else
       scalar_loop(L);
@@ -1047,11 +1044,6 @@ private:
   // consecutive r that grouped_loop and the vector path give each thread: one Philox block serves four float32
   // elements.
   bool is_grouped(std::size_t k) const { return k < ir_.unit_step_randoms.size() && ir_.unit_step_randoms[k]; }
-  bool has_random(const Loop& L) const {
-    for (std::size_t b = L.begin + 1; b < L.end; ++b)
-      if (ir_.code[b].op == IrOp::Random) return true;
-    return false;
-  }
 
   // Before the loop over the four elements lf_rb + j: the group calls of the loop's grouped Random instructions,
   // into lf_r<k>. An index other than r itself is evaluated at r = lf_rb and checked for a group start at run time.
@@ -1102,7 +1094,7 @@ private:
     aligned_index_ = -1;
   }
 
-  // As scalar_loop, over groups: thread t's trips start at 4 t (times the splits' stride), each takes r = lf_rb
+  // Row loops (all but column kernels): thread t's trips start at 4 t (times the splits' stride), each takes r = lf_rb
   // .. lf_rb + 3; the row's last, partial group element by element.
   void grouped_loop(const Loop& L) {
     const std::string V = std::to_string(kElementsPerThread);
@@ -1142,21 +1134,11 @@ private:
     w_.line("}");
   }
 
-  // The loop element by element: threads (or, in column kernels, splits) stride over r, kUnroll elements a trip.
+  // Column kernels: each split strides over r (its own column), kUnroll elements a trip.
   void scalar_loop(const Loop& L) {
-    std::string start;
-    if (column_) {
-      start = "lf_s";
-      w_.line("const idx_t ", L.step, " = lf_splits;");
-    } else if (split_) {
-      start = "lf_s * blockDim.x + threadIdx.x";
-      w_.line("const idx_t ", L.step, " = lf_splits * blockDim.x;");
-    } else {
-      start = "threadIdx.x";
-      w_.line("const idx_t ", L.step, " = blockDim.x;");
-    }
-    w_.line(column_ ? "if (lf_active) " : "", "for (idx_t lf_r0 = ", start, "; lf_r0 < ", L.len,
-            "; lf_r0 += ", L.unroll, " * ", L.step, ") {");
+    LAZYFUSE_ASSERT(column_, "rows sum in the vector path's order (grouped_loop)");
+    w_.line("const idx_t ", L.step, " = lf_splits;");
+    w_.line("if (lf_active) for (idx_t lf_r0 = lf_s; lf_r0 < ", L.len, "; lf_r0 += ", L.unroll, " * ", L.step, ") {");
     w_.directive("#pragma unroll");
     {
       auto trips = w_.block("for (int lf_u = 0; lf_u < ", L.unroll, "; ++lf_u)");

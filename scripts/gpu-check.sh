@@ -29,6 +29,7 @@
 #                       0 = no limit. Stages still running at the end are killed and marked "timed out".
 #   CTEST_ARGS          extra ctest arguments for `test` (e.g. "-L gpu" or "-R fusion")
 #   MEMCHECK_TIMEOUT_S  per test program under compute-sanitizer (default 300)
+#   MEMCHECK_ONLY       the test programs to run under memcheck, by name (e.g. "test_cuda_gather test_cuda_sort")
 #   BENCH_TIMEOUT_S     per benchmark program (default 240)
 #   BENCH_ARGS          extra benchmark arguments (e.g. --benchmark_filter=Fused)
 #   BENCH_ONLY          the benchmark programs to run, by name (e.g. "bench_reductions bench_workloads")
@@ -208,6 +209,11 @@ if [[ -n ${WANT[memcheck]:-} ]]; then
     # Not test_cuda_context_lost: its kernels fault on purpose (in child processes), which memcheck reports as errors.
     mapfile -t bins < <(find "$BUILD_DIR/tests" -maxdepth 1 -type f -perm -u+x -name 'test_*' 2>/dev/null |
       grep -E '/test_[^/]*(cuda|gpu)[^/]*$' | grep -v '/test_cuda_context_lost$' | sort)
+    if [[ -n ${MEMCHECK_ONLY:-} ]]; then
+      only=()
+      for bin in "${bins[@]}"; do [[ " $MEMCHECK_ONLY " == *" $(basename "$bin") "* ]] && only+=("$bin"); done
+      bins=("${only[@]}")
+    fi
     errors=0 bad=() ran=0
     workdir=$BUILD_DIR/tests/work
     [[ -d $workdir ]] || workdir=$BUILD_DIR/tests

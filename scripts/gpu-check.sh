@@ -6,7 +6,8 @@
 #                                                       (no stage named: build test memcheck bench examples)
 #
 #   build     cmake --preset gpu (Ninja, Release, build/gpu) and build with all cores
-#   test      LAZYFUSE_TEST_REQUIRE_GPU=1 ctest --test-dir build/gpu --output-on-failure -j8 (a skipped gpu test fails)
+#   test      LAZYFUSE_TEST_REQUIRE_GPU=1 ctest --test-dir build/gpu --output-on-failure -j$CTEST_JOBS (a skipped gpu
+#             test fails)
 #   memcheck  compute-sanitizer --tool memcheck on the gpu-labelled test programs (tests/test_*{cuda,gpu}*) but
 #             test_cuda_context_lost (faults on purpose), LAZYFUSE_POOL=none, LAZYFUSE_TEST_RANDOM_GRAPHS=50
 #   examples  every program in build/gpu/examples at full size (each checks its own result), one log
@@ -28,6 +29,7 @@
 #   GPU_CHECK_BUDGET_S  seconds for the whole run, default 570 (the device tool stops a command at 600 s);
 #                       0 = no limit. Stages still running at the end are killed and marked "timed out".
 #   CTEST_ARGS          extra ctest arguments for `test` (e.g. "-L gpu" or "-R fusion")
+#   CTEST_JOBS          tests at once (default: 3/4 of the cores; most of a test's time is NVRTC on one core)
 #   MEMCHECK_TIMEOUT_S  per test program under compute-sanitizer (default 300)
 #   MEMCHECK_ONLY       the test programs to run under memcheck, by name (e.g. "test_cuda_gather test_cuda_sort")
 #   BENCH_TIMEOUT_S     per benchmark program (default 240)
@@ -51,6 +53,7 @@ export GTEST_COLOR=no
 # The machine's python3 has NumPy 2: the tests that compare with NumPy (random graphs, types) run here too.
 export LAZYFUSE_TEST_PYTHON=${LAZYFUSE_TEST_PYTHON:-$(command -v python3)}
 JOBS=$(nproc 2>/dev/null || echo 8)
+CTEST_JOBS=${CTEST_JOBS:-$(((JOBS * 3 + 3) / 4))}
 BUILD_DIR=$ROOT/build/gpu
 WORK=$ROOT/build/gpu-check-logs
 LOG_DIR=${LOG_DIR:-$ROOT/build/gpu-check-out}
@@ -169,7 +172,7 @@ if [[ -n ${WANT[test]:-} ]]; then
   else
     rc=0
     # shellcheck disable=SC2086
-    LAZYFUSE_TEST_REQUIRE_GPU=1 run_limited 999999 "$log" ctest --test-dir "$BUILD_DIR" --output-on-failure -j8 \
+    LAZYFUSE_TEST_REQUIRE_GPU=1 run_limited 999999 "$log" ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$CTEST_JOBS" \
       --output-junit "$WORK/ctest-junit.xml" --test-output-size-passed 262144 --test-output-size-failed 262144 \
       ${CTEST_ARGS:-} || rc=$?
     # ctest ends with "N% tests passed, F tests failed out of T" (or "100% tests passed out of T"). Each test

@@ -9,10 +9,13 @@
 #include <lazyfuse/sorting.hpp>
 
 #include "api/ApiAccess.h"
+#include "graph/Assert.h"
 #include "graph/Build.h"
 #include "graph/Sort.h"
 
+#include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -223,36 +226,56 @@ Array lexsort(const std::vector<Array>& keys, int axis) {
   return order;
 }
 
-Histogram histogram(const Array& a, std::int64_t bins, std::optional<std::pair<double, double>> range,
-                    const std::optional<Array>& weights) {
-  detail::require_valid(a, "histogram");
-  if (bins < 1) throw ValueError("histogram: `bins` must be positive, when an integer");
-  if (is_complex(a.dtype())) throw DTypeError("histogram: complex data is not supported");
+namespace {
+
+using Range = std::optional<std::pair<double, double>>;
+
+void check_histogram_data(const Array& a, const std::optional<Array>& weights, const char* name) {
+  detail::require_valid(a, name);
+  if (is_complex(a.dtype())) throw DTypeError(std::string(name) + ": complex data is not supported");
   if (weights && weights->shape() != a.shape())
-    throw ValueError("histogram: weights should have the same shape as a: " + described("a", a) + ", " +
+    throw ValueError(std::string(name) + ": weights should have the same shape as a: " + described("a", a) + ", " +
                      described("weights", *weights));
-  const Array flat = a.ravel();
-  // NumPy's types: edges in a's float type (integers and bools: float64), the index arithmetic in it too.
-  const DType edge_type = is_floating(a.dtype()) ? a.dtype() : DType::Float64;
+}
+
+// NumPy's edges type: a's float type (integers and bools: float64).
+DType edge_type_of(const Array& a) {
+  return is_floating(a.dtype()) ? a.dtype() : DType::Float64;
+}
+
+// NumPy's _get_outer_edges: the range, or the data's minimum and maximum (read on the host); a point widens by 0.5
+// each way.
+std::pair<double, double> outer_edges(const Array& flat, const Range& range, const char* name) {
   double first = 0, last = 1;
   if (range) {
     std::tie(first, last) = *range;
-    if (first > last) throw ValueError("histogram: max must be larger than min in range parameter.");
+    if (first > last) throw ValueError(std::string(name) + ": max must be larger than min in range parameter.");
     if (!std::isfinite(first) || !std::isfinite(last))
-      throw ValueError("histogram: supplied range of [" + std::to_string(first) + ", " + std::to_string(last) +
-                       "] is not finite");
+      throw ValueError(std::string(name) + ": supplied range of [" + std::to_string(first) + ", " +
+                       std::to_string(last) + "] is not finite");
   } else if (flat.size() > 0) {
     first = min(flat).astype(DType::Float64).item<double>();
     last = max(flat).astype(DType::Float64).item<double>();
     if (!std::isfinite(first) || !std::isfinite(last))
-      throw ValueError("histogram: autodetected range of [" + std::to_string(first) + ", " + std::to_string(last) +
-                       "] is not finite");
+      throw ValueError(std::string(name) + ": autodetected range of [" + std::to_string(first) + ", " +
+                       std::to_string(last) + "] is not finite");
   }
   if (first == last) {
     first -= 0.5;
     last += 0.5;
   }
-  const Array edges = linspace(first, last, bins + 1, true, DType::Float64).astype(edge_type);
+  return {first, last};
+}
+
+Array uniform_edges(std::int64_t bins, double first, double last, DType edge_type) {
+  return linspace(first, last, bins + 1, true, DType::Float64).astype(edge_type);
+}
+
+// Counts (or float64 sums of weights) of flat's values in `bins` equal bins over [first, last], the outer edges of
+// a given range (`from_range`) or of the data.
+Array uniform_counts(const Array& flat, std::int64_t bins, double first, double last, bool from_range,
+                     const std::optional<Array>& weights, const Array& edges) {
+  const DType edge_type = edges.dtype();
   // The edges as the element type computes with them (NumPy subtracts the range's ends in that type).
   const Array lo = full({}, first).astype(edge_type), hi = full({}, last).astype(edge_type);
   const Array x = flat.astype(edge_type);
@@ -261,15 +284,156 @@ Histogram histogram(const Array& a, std::int64_t bins, std::optional<std::pair<d
   const Array kept = all_kept ? x : x(keep); // a mask: read on the host
   // The range's width: subtracted in the element type from data's own ends, in double from a given range (NumPy's
   // Python floats), then rounded to the element type.
-  const Array width = range ? full({}, last - first).astype(edge_type) : hi - lo;
+  const Array width = from_range ? full({}, last - first).astype(edge_type) : hi - lo;
   Array index = ((kept - lo) / width * double(bins)).astype(DType::Int64);
   index = where(index == bins, index - 1, index);
   index = where(kept < take(edges, index), index - 1, index);
   index = where(logical_and(kept >= take(edges, index + 1), index != bins - 1), index + 1, index);
   std::optional<Array> w;
   if (weights) w = all_kept ? weights->ravel() : weights->ravel()(keep);
-  const Array counts = bincount(index, w, bins);
+  return bincount(index, w, bins);
+}
+
+// NumPy's density: the counts divided by the bins' widths and the total.
+Array density_of(const Array& counts, const Array& edges) {
+  const Array n = counts.astype(DType::Float64);
+  return n / diff(edges).astype(DType::Float64) / sum(n);
+}
+
+Histogram finish(const Array& counts, const Array& edges, const std::optional<Array>& weights, bool density) {
+  if (density) return {density_of(counts, edges), edges};
   return {weights ? counts.astype(weights->dtype()) : counts, edges}; // NumPy: the weights' type
+}
+
+// The given edges, checked as NumPy checks them.
+void check_edges(const Array& edges, const char* name) {
+  detail::require_valid(edges, name);
+  if (edges.ndim() != 1) throw ValueError(std::string(name) + ": `bins` must be 1d, when an array");
+  if (is_complex(edges.dtype())) throw DTypeError(std::string(name) + ": complex bin edges are not supported");
+  const std::int64_t n = edges.size();
+  if (n > 1 && any(edges(slice(none, n - 1)) > edges(slice(1, none))).item<bool>())
+    throw ValueError(std::string(name) + ": `bins` must increase monotonically, when an array");
+}
+
+double host_scalar(const Array& a) {
+  return a.astype(DType::Float64).item<double>();
+}
+
+// The bin width NumPy's estimator `name` picks for x (non-empty, inside [first, last]); 0 when it has none.
+// Computed in double (NumPy computes some steps in the data's float type: for float32 data the count of bins can
+// differ by one where the range over the width lies within rounding of an integer).
+double estimated_width(const std::string& name, const Array& x, double first, double last, bool from_range) {
+  const double n = double(x.size());
+  const Array xd = x.astype(DType::Float64);
+  const double ptp = host_scalar(max(x)) - host_scalar(min(x));
+  const auto sqrt_width = [&] { return ptp / std::sqrt(n); };
+  const auto sturges_width = [&] { return ptp / (std::log2(n) + 1.0); };
+  const auto fd_width = [&] {
+    const double iqr = host_scalar(percentile(xd, 75)) - host_scalar(percentile(xd, 25));
+    return 2.0 * iqr * std::pow(n, -1.0 / 3.0);
+  };
+  if (name == "sqrt") return sqrt_width();
+  if (name == "sturges") return sturges_width();
+  if (name == "rice") return ptp / (2.0 * std::pow(n, 1.0 / 3.0));
+  if (name == "scott") return std::pow(24.0 * std::sqrt(std::numbers::pi) / n, 1.0 / 3.0) * host_scalar(stddev(xd));
+  if (name == "fd") return fd_width();
+  if (name == "auto") return std::min(std::max(fd_width(), sqrt_width() / 2), sturges_width());
+  if (name == "doane") {
+    if (n <= 2) return 0.0;
+    const double sg1 = std::sqrt(6.0 * (n - 2) / ((n + 1.0) * (n + 3)));
+    const double sigma = host_scalar(stddev(xd));
+    if (!(sigma > 0.0)) return 0.0;
+    const double g1 = host_scalar(mean(power((xd - mean(xd)) / sigma, 3.0)));
+    return ptp / (1.0 + std::log2(n) + std::log2(1.0 + std::abs(g1) / sg1));
+  }
+  if (name == "stone") {
+    // The bin count of 1 .. max(100, sqrt(n)) with the least estimated risk (the first, on ties).
+    if (n <= 1 || ptp == 0) return 0.0;
+    const std::int64_t upper = std::max<std::int64_t>(100, std::int64_t(std::sqrt(n)));
+    const DType edge_type = edge_type_of(x);
+    double best = 0, best_risk = 0;
+    for (std::int64_t bins = 1; bins <= upper; ++bins) {
+      const Array p =
+          uniform_counts(x, bins, first, last, from_range, std::nullopt, uniform_edges(bins, first, last, edge_type))
+              .astype(DType::Float64) /
+          n;
+      const double risk = (2 - (n + 1) * host_scalar(sum(p * p))) / (ptp / double(bins));
+      if (bins == 1 || risk < best_risk) best = double(bins), best_risk = risk;
+    }
+    return ptp / best;
+  }
+  LAZYFUSE_ASSERT(false, "estimated_bins checks the estimator's name");
+  return 0;
+}
+
+// NumPy's bin count for an estimator: the data inside the range, its width, ceil((last - first) / width) bins.
+std::int64_t estimated_bins(const Array& flat, const std::string& name, const Range& range, double first, double last) {
+  static const char* const known[] = {"auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt"};
+  if (std::find(std::begin(known), std::end(known), name) == std::end(known))
+    throw ValueError("histogram: '" + name +
+                     "' is not a valid estimator for `bins` (auto, fd, doane, scott, stone, rice, sturges or sqrt)");
+  Array x = flat;
+  if (range) {
+    const Array keep = logical_and(flat >= first, flat <= last);
+    if (flat.size() > 0 && !all(keep).item<bool>()) x = flat(keep);
+  }
+  if (x.size() == 0) return 1;
+  double width = estimated_width(name, x, first, last, range.has_value());
+  if (width == 0 || std::isnan(width)) return 1;
+  if ((is_integer(flat.dtype()) || flat.dtype() == DType::Bool) && width < 1) width = 1;
+  return std::int64_t(std::ceil((last - first) / width));
+}
+
+} // namespace
+
+Histogram histogram(const Array& a, std::int64_t bins, Range range, const std::optional<Array>& weights, bool density) {
+  check_histogram_data(a, weights, "histogram");
+  if (bins < 1) throw ValueError("histogram: `bins` must be positive, when an integer");
+  const Array flat = a.ravel();
+  const auto [first, last] = outer_edges(flat, range, "histogram");
+  const Array edges = uniform_edges(bins, first, last, edge_type_of(a));
+  return finish(uniform_counts(flat, bins, first, last, range.has_value(), weights, edges), edges, weights, density);
+}
+
+Histogram histogram(const Array& a, const Array& bins, const std::optional<Array>& weights, bool density) {
+  check_histogram_data(a, weights, "histogram");
+  check_edges(bins, "histogram");
+  const Array flat = a.ravel();
+  const std::int64_t nbins = bins.size() - 1;
+  if (nbins < 1) { // one edge: no bins (NumPy gives empty counts)
+    return finish(zeros({0}, weights ? DType::Float64 : DType::Int64), bins, weights, density);
+  }
+  // A value's bin: the last edge at or below it, the last edge itself in the last bin (closed), values outside
+  // [first edge, last edge] and NaNs left out. (NumPy counts through sorted data; the counts are the same.)
+  const Array keep = logical_and(flat >= bins(0), flat <= bins(nbins));
+  const bool all_kept = flat.size() == 0 || all(keep).item<bool>();
+  const Array kept = all_kept ? flat : flat(keep);
+  Array index = searchsorted(bins, kept, "right") - 1;
+  index = minimum(index, nbins - 1);
+  std::optional<Array> w;
+  if (weights) w = all_kept ? weights->ravel() : weights->ravel()(keep);
+  return finish(bincount(index, w, nbins), bins, weights, density);
+}
+
+Histogram histogram(const Array& a, const std::string& bins, Range range, bool density) {
+  check_histogram_data(a, std::nullopt, "histogram");
+  const Array flat = a.ravel();
+  const auto [first, last] = outer_edges(flat, range, "histogram");
+  return histogram(a, estimated_bins(flat, bins, range, first, last), range, std::nullopt, density);
+}
+
+Array histogram_bin_edges(const Array& a, std::int64_t bins, Range range) {
+  check_histogram_data(a, std::nullopt, "histogram_bin_edges");
+  if (bins < 1) throw ValueError("histogram_bin_edges: `bins` must be positive, when an integer");
+  const auto [first, last] = outer_edges(a.ravel(), range, "histogram_bin_edges");
+  return uniform_edges(bins, first, last, edge_type_of(a));
+}
+
+Array histogram_bin_edges(const Array& a, const std::string& bins, Range range) {
+  check_histogram_data(a, std::nullopt, "histogram_bin_edges");
+  const Array flat = a.ravel();
+  const auto [first, last] = outer_edges(flat, range, "histogram_bin_edges");
+  return uniform_edges(estimated_bins(flat, bins, range, first, last), first, last, edge_type_of(a));
 }
 
 namespace {

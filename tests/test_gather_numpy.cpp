@@ -530,6 +530,40 @@ TEST(GatherNumPy, SearchingUniqueAndCountingAgreeWithNumPy) {
         [=](const Array& x) { return histogram((x % 13.0).astype(DType::Int64), nbins).hist; });
     add(shape, "np.histogram(x * 0.37 % 5, bins=" + b + ", weights=x % 3)[0]",
         [=](const Array& x) { return histogram(data(x), nbins, std::nullopt, x % 3.0).hist; });
+    // Given edges (a repeated edge, values on edges and outside), density, estimators.
+    add(shape, "np.histogram(x * 0.37 % 5, bins=np.array([0.5, 1., 1., 2.22, 3.7]))[0]", [=](const Array& x) {
+      return histogram(data(x), asarray({0.5, 1.0, 1.0, 2.22, 3.7})).hist;
+    });
+    add(shape, "np.histogram(x % 7, bins=np.array([0, 2, 3, 6]), weights=x % 3)[0]", [=](const Array& x) {
+      return histogram(x % 7.0, asarray<std::int64_t>({0, 2, 3, 6}), x % 3.0).hist;
+    });
+    add(shape, "np.histogram(x % 7, bins=np.array([3., 2.]))[0]", [=](const Array& x) {
+      return histogram(x % 7.0, asarray({3.0, 2.0})).hist;
+    });
+    // (Densities scaled and rounded; an empty histogram's NaNs as -1.)
+    const auto scaled = [](const Array& d) { return where(isnan(d), -1.0, rint(d * 1048576.0)); };
+    add(shape, "np.nan_to_num(np.round(np.histogram(x * 0.37 % 5, bins=" + b + ", density=True)[0] * 2.0**20), nan=-1)",
+        [=](const Array& x) { return scaled(histogram(data(x), nbins, std::nullopt, std::nullopt, true).hist); });
+    add(shape,
+        "np.nan_to_num(np.round(np.histogram(x % 7, bins=np.array([0., 2., 3., 6.5]), density=True)[0] * 2.0**20), "
+        "nan=-1)",
+        [=](const Array& x) {
+          return scaled(histogram(x % 7.0, asarray({0.0, 2.0, 3.0, 6.5}), std::nullopt, true).hist);
+        });
+    for (const char* estimator : {"auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt"}) {
+      const std::string e = std::string("'") + estimator + "'";
+      add(shape, "np.histogram(x * 0.37 % 5, bins=" + e + ")[0]",
+          [=](const Array& x) { return histogram(data(x), std::string(estimator)).hist; });
+      add(shape, "(np.histogram_bin_edges(x * 0.37 % 5, bins=" + e + ", range=(0.5, 3.3)) * 2.0**30).astype(np.int64)",
+          [=](const Array& x) {
+            return (histogram_bin_edges(data(x), std::string(estimator), std::pair{0.5, 3.3}) * std::ldexp(1.0, 30))
+                .astype(DType::Int64);
+          });
+      add(shape, "np.histogram((x % 13).astype(np.int64), bins=" + e + ")[0]",
+          [=](const Array& x) { return histogram((x % 13.0).astype(DType::Int64), std::string(estimator)).hist; });
+    }
+    add(shape, "np.histogram(x, bins='blocks')[0]",
+        [=](const Array& x) { return histogram(x, std::string("blocks")).hist; });
     const std::int64_t len = shape[std::size_t(axis)];
     const std::int64_t kth = len == 0 ? 0 : std::int64_t(rng() % std::uint64_t(len));
     add(shape,

@@ -76,17 +76,34 @@ Array bincount(const Array& x, const std::optional<Array>& weights = std::nullop
 Array lexsort(const std::vector<Array>& keys, int axis = -1);
 
 /// NumPy's histogram with `bins` equal bins over [range.first, range.second] (default: the data's minimum and
-/// maximum, read on the host; a point range widens by 0.5 each way): the counts (int64; float64 sums of `weights`
-/// when given) and the bins + 1 edges (linspace in the type NumPy picks: float32 data keeps float32 edges, integers
-/// take float64). A value goes to the bin NumPy's own computation picks ((x - first) / (last - first) * bins, then
-/// corrected against the edges; the last bin is closed); values outside the range are left out. ValueError for
-/// bins < 1, a range with first > last, or data whose range is not finite.
+/// maximum, read on the host; a point range widens by 0.5 each way): the counts (int64; sums of `weights` in their
+/// type when given; with `density`, float64 counts divided by the bins' widths and the total) and the bins + 1
+/// edges (linspace in the type NumPy picks: float32 data keeps float32 edges, integers take float64). A value goes
+/// to the bin NumPy's own computation picks ((x - first) / (last - first) * bins, then corrected against the edges;
+/// the last bin is closed); values outside the range are left out. ValueError for bins < 1, a range with first >
+/// last, or data whose range is not finite; DTypeError for complex data.
 struct Histogram {
   Array hist, bin_edges;
 };
 Histogram histogram(const Array& a, std::int64_t bins = 10,
                     std::optional<std::pair<double, double>> range = std::nullopt,
-                    const std::optional<Array>& weights = std::nullopt);
+                    const std::optional<Array>& weights = std::nullopt, bool density = false);
+/// NumPy's histogram over the given edges `bins` (1-D, non-decreasing; returned as bin_edges): bin k holds
+/// bins[k] <= x < bins[k + 1], the last bin also its right edge; values outside and NaNs are left out. ValueError
+/// for edges that are not 1-D or decrease.
+Histogram histogram(const Array& a, const Array& bins, const std::optional<Array>& weights = std::nullopt,
+                    bool density = false);
+/// NumPy's histogram with equal bins whose count NumPy's estimator `bins` picks from the data inside the range:
+/// "auto", "fd", "doane", "scott", "stone", "rice", "sturges" or "sqrt" (widths computed in double; NumPy computes
+/// some steps in float32 for float32 data, so there the count can differ by one where the range over the width is
+/// within rounding of an integer). No weights (NumPy refuses them here). ValueError for another name.
+Histogram histogram(const Array& a, const std::string& bins,
+                    std::optional<std::pair<double, double>> range = std::nullopt, bool density = false);
+/// NumPy's histogram_bin_edges: the edges the matching histogram overload uses.
+Array histogram_bin_edges(const Array& a, std::int64_t bins = 10,
+                          std::optional<std::pair<double, double>> range = std::nullopt);
+Array histogram_bin_edges(const Array& a, const std::string& bins,
+                          std::optional<std::pair<double, double>> range = std::nullopt);
 
 /// NumPy's partition / argpartition: the kth element of each line along `axis` in its sorted place, the smaller ones
 /// before it and the others after. Here the whole line is sorted (a stable sort satisfies that contract; NumPy's

@@ -6,6 +6,7 @@
 // BM_StreamSum is the memory-read reference: a hand-written float sum over all hardware threads, compiled with -O3
 // -march=native (bench/CMakeLists.txt), whose GB/s a full reduction is compared against.
 #include "runtime/LlvmCodegen.h"
+#include "workloads.h"
 
 #include <lazyfuse/lazyfuse.hpp>
 
@@ -36,6 +37,11 @@ Array uniform(Shape shape, std::uint64_t seed) {
   Array a = asarray(uniform_values(n, seed), shape);
   a.eval();
   return a;
+}
+
+// Uniform in [lo, hi] (Black-Scholes' prices and times), the same ranges bench/cpu/run_numpy.py draws.
+Array uniform_in(std::int64_t n, float lo, float hi, std::uint64_t seed) {
+  return (uniform({n}, seed) * ((hi - lo) / 4.0f) + (lo + hi) / 2.0f).eval();
 }
 
 void set_bytes(benchmark::State& state, double bytes_per_iteration) {
@@ -97,6 +103,48 @@ void BM_RowSoftmax(benchmark::State& state) {
     Array e = exp(a - max(a, {1}, true));
     Array s = e / sum(e, {1}, true);
     s.eval();
+  }
+  set_bytes(state, 8.0 * double(n) * double(n));
+}
+
+// PERF_TARGETS.md's chain: 12 elementwise ops of two arrays (bench/workloads.h).
+void BM_Chain(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  Array x = uniform({n}, 11), y = uniform({n}, 12);
+  for (auto _ : state) lazyfuse_bench::chain(x, y).eval();
+  set_bytes(state, 12.0 * double(n));
+}
+
+// PERF_TARGETS.md's Black-Scholes: call and put of S, K, T (bench/workloads.h), one kernel with two outputs.
+void BM_BlackScholes(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  Array S = uniform_in(n, 10, 100, 13), K = uniform_in(n, 10, 100, 14), T = uniform_in(n, 0.1f, 2, 15);
+  for (auto _ : state) {
+    const auto [call, put] = lazyfuse_bench::black_scholes_prices(S, K, T);
+    eval(call, put);
+  }
+  set_bytes(state, 20.0 * double(n));
+}
+
+// mean(m * m, 1) - mean(m, 1)**2: two reductions of the same rows in one kernel.
+void BM_RowVariance(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  Array m = uniform({n, n}, 16);
+  for (auto _ : state) {
+    Array v = mean(m * m, {1}) - square(mean(m, {1}));
+    v.eval();
+  }
+  set_bytes(state, 4.0 * double(n) * double(n));
+}
+
+// A periodic heat step through `roll`, evaluated every step as a time loop that checks its state would: each
+// iteration is one step of an n x n float32 grid.
+void BM_HeatRoll(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  Array u = uniform({n, n}, 17);
+  for (auto _ : state) {
+    u = u + 0.1f * (roll(u, 1, 0) + roll(u, -1, 0) + roll(u, 1, 1) + roll(u, -1, 1) - 4.0f * u);
+    u.eval();
   }
   set_bytes(state, 8.0 * double(n) * double(n));
 }
@@ -176,6 +224,20 @@ BENCHMARK(BM_Sum)->Arg(k2To24)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_StandardizeThenMean)->Arg(k2To24)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RowSums)->Arg(4096)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RowSoftmax)->Arg(4096)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_HeatRoll)->Arg(1024)->UseRealTime()->Unit(benchmark::kMillisecond);
+// The same rows at sizes of at least four times this machine class's last-level cache (32 MiB): 2^26 float32 and
+// 8192 x 8192, and PERF_TARGETS.md's chain and Black-Scholes at its sizes.
+constexpr std::int64_t k2To26 = std::int64_t(1) << 26;
+BENCHMARK(BM_StreamSum)->Arg(k2To26)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_WhereSqrtExp)->Arg(k2To26)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Axpb)->Arg(k2To26)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Sum)->Arg(k2To26)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StandardizeThenMean)->Arg(k2To26)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RowSums)->Arg(8192)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RowSoftmax)->Arg(8192)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RowVariance)->Arg(8192)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Chain)->Arg(k2To26)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BlackScholes)->Arg(std::int64_t(1) << 25)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 } // namespace
 

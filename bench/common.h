@@ -10,6 +10,7 @@
 #include <lazyfuse/lazyfuse.hpp>
 
 #include "timing.h"
+#include "workloads.h"
 
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
@@ -89,27 +90,6 @@ inline void BM_CopyReference(benchmark::State& state) {
   record_copy_reference(state, 2.0 * double(bytes));
   cudaFree(a);
   cudaFree(b);
-}
-
-// ---- workloads shared by several programs ----------------------------------------------------------------
-
-/// tiny-chain and chain: a 12-op elementwise expression of two arrays.
-inline Array chain(const Array& x, const Array& y) {
-  return sqrt(abs(sin(x) * cos(y) + x * y * 0.5f - exp(-x * x)));
-}
-
-/// Black-Scholes call and put prices, not materialized.
-struct CallPut {
-  Array call, put;
-};
-inline CallPut black_scholes_prices(const Array& S, const Array& K, const Array& T) {
-  const float r = 0.02f, v = 0.30f;
-  auto sqrtT = sqrt(T);
-  auto d1 = (log(S / K) + (r + 0.5f * v * v) * T) / (v * sqrtT);
-  auto d2 = d1 - v * sqrtT;
-  auto cdf = [](const Array& d) { return 0.5f * (1.0f + erf(d * 0.70710678f)); };
-  auto disc = K * exp(-r * T);
-  return {S * cdf(d1) - disc * cdf(d2), disc * cdf(-d2) - S * cdf(-d1)};
 }
 
 } // namespace lazyfuse_bench

@@ -149,6 +149,20 @@ void BM_HeatRoll(benchmark::State& state) {
   set_bytes(state, 8.0 * double(n) * double(n));
 }
 
+// The same heat step as a time loop that never evaluates: `steps` steps recorded, one eval at the end (the time is the
+// whole loop; bytes_per_second counts a step's minimal bytes per step, comparable with BM_HeatRoll's). Issue 19 asks
+// for this within 10% of BM_HeatRoll's step.
+void BM_HeatRollNoEval(benchmark::State& state) {
+  const std::int64_t n = state.range(0), steps = state.range(1);
+  Array u = uniform({n, n}, 17);
+  for (auto _ : state) {
+    for (std::int64_t k = 0; k < steps; ++k)
+      u = u + 0.1f * (roll(u, 1, 0) + roll(u, -1, 0) + roll(u, 1, 1) + roll(u, -1, 1) - 4.0f * u);
+    u.eval();
+  }
+  set_bytes(state, 8.0 * double(n) * double(n) * double(steps));
+}
+
 // What a full reduction could reach: every hardware thread sums its contiguous share in 16 independent lanes
 // (vectorized without reassociation), then the shares are added.
 void BM_StreamSum(benchmark::State& state) {
@@ -225,6 +239,7 @@ BENCHMARK(BM_StandardizeThenMean)->Arg(k2To24)->UseRealTime()->Unit(benchmark::k
 BENCHMARK(BM_RowSums)->Arg(4096)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RowSoftmax)->Arg(4096)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_HeatRoll)->Arg(1024)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_HeatRollNoEval)->Args({1024, 20})->UseRealTime()->Unit(benchmark::kMillisecond);
 // The same rows at sizes of at least four times this machine class's last-level cache (32 MiB): 2^26 float32 and
 // 8192 x 8192, and PERF_TARGETS.md's chain and Black-Scholes at its sizes.
 constexpr std::int64_t k2To26 = std::int64_t(1) << 26;

@@ -290,25 +290,36 @@ std::vector<NodePtr> unique_roots(const std::vector<NodePtr>& roots_in) {
   return roots;
 }
 
-// Subtree costs; in eager mode every node that computes something is stored, else the expensive nodes read through
-// views by several consumers.
+// Subtree costs and loads; in eager mode every node that computes something is stored, else the nodes that views
+// read in several index frames where recomputing them in each would repeat too much work.
 void store_shared_or_eager(Subgraph& g, const PartitionOptions& options) {
   for (std::size_t k = 0; k < g.order.size(); ++k) {
     Info& info = g.info[k];
     const Node& n = *g.order[k];
-    int c = own_cost(n);
-    for (auto& s : n.sources_unlocked())
-      if (int j = g.find(s.get()); j >= 0 && !g.info[std::size_t(j)].stored) c += g.info[std::size_t(j)].cost;
+    int c = own_cost(n), loads = 0;
+    for (auto& s : n.sources_unlocked()) {
+      const int j = g.find(s.get());
+      if (j >= 0 && !g.info[std::size_t(j)].stored) {
+        c += g.info[std::size_t(j)].cost;
+        loads += g.info[std::size_t(j)].loads;
+      } else {
+        ++loads;
+      }
+    }
     info.cost = c;
+    info.loads = loads;
     if (info.root) continue;
     if (options.eager) {
       if (n.kind != NodeKind::Fill && n.kind != NodeKind::AxisMap && n.kind != NodeKind::Reshape)
         store(g, k, "eager mode: one kernel per op");
-    } else if (info.consumers >= 2 && info.view_consumers >= 1 && c >= kExpensiveCost) {
-      store(g, k,
-            "stored once: cost " + std::to_string(c) + " read by " + std::to_string(info.consumers) +
-                " consumers, views among them");
+      continue;
     }
+    // Each view consumer reads the node at its own indices; the other consumers share one frame (the IR's CSE).
+    const int frames = info.view_consumers + (info.consumers > info.view_consumers ? 1 : 0);
+    if (info.view_consumers >= 1 && frames >= 2 && (frames - 1) * (c + loads) >= kExpensiveCost)
+      store(g, k,
+            "stored once: cost " + std::to_string(c) + " and " + std::to_string(loads) + " loads, read in " +
+                std::to_string(frames) + " index frames by " + std::to_string(info.consumers) + " consumers");
   }
 }
 

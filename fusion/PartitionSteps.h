@@ -16,8 +16,10 @@
 
 namespace lazyfuse::fusion::steps {
 
-/// A node whose subtree costs at least this much (a transcendental op costs 4, any other op 1: lazyfuse/ops.def)
-/// is expensive: stored rather than recomputed when views read it (store_shared_or_eager).
+/// Work worth a store: a node read through views in several index frames is stored once rather than recomputed in
+/// each when the repeated work, (frames - 1) x (subtree cost + subtree loads), reaches this (a transcendental op
+/// costs 4, any other op 1: lazyfuse/ops.def; a load 1). Two frames of a 24-cost tree, or a 5-point stencil of a
+/// 5-point stencil step (4 x (12 + 5)), are stored; a difference of a difference (1 x (3 + 2)) stays one kernel.
 inline constexpr int kExpensiveCost = 24;
 
 struct Info {
@@ -25,6 +27,7 @@ struct Info {
   int consumers = 0;      ///< consumers within the subgraph
   int view_consumers = 0; ///< of which views (they read it at shifted indices)
   int cost = 0;           ///< subtree cost down to stored or materialized nodes (store_shared_or_eager)
+  int loads = 0;          ///< reads of stored or materialized nodes in the subtree, each path counted
   bool stored = false;    ///< computed by a plan of its own
   bool root = false;      ///< asked for by the caller: the output of one of the root groups' plans
   std::string reason;     ///< why it is stored (LAZYFUSE_LOG=fusion)
@@ -64,8 +67,9 @@ std::vector<graph::NodePtr> unique_roots(const std::vector<graph::NodePtr>& root
 Subgraph collect(const std::vector<graph::NodePtr>& roots);
 
 /// Step 3. Computes every node's subtree cost. Stores, in eager mode, every node but the roots that computes
-/// something (fills, axis maps and reshapes stay inlined: free views or scalars); otherwise every expensive node
-/// (kExpensiveCost) with at least two consumers of which at least one is a view. Roots are never stored here.
+/// something (fills, axis maps and reshapes stay inlined: free views or scalars); otherwise every node read through
+/// views in several index frames whose recomputation in each would repeat kExpensiveCost of work (a stencil of a
+/// stencil, or an expensive tree). Roots are never stored here.
 void store_shared_or_eager(Subgraph& g, const PartitionOptions& options);
 
 /// Step 3b. Stores every matrix product (roots too: a product is never part of a kernel) and what its operands need

@@ -184,6 +184,40 @@ TEST(Fusion, ExpensiveNodeReadThroughSeveralViewsIsStoredOnce) {
   EXPECT_EQ(k, 2u) << "an expensive node used through two shifted views is stored once, then read twice";
 }
 
+TEST(Fusion, StencilOfAStencilIsStoredOneStepPerKernel) {
+  // A periodic heat loop recorded without eval(): each step reads the one before at five index frames (four rolls
+  // and the centre), so inlining a step into the next would compute it five times. One kernel per step.
+  auto u0 = random_f32({32, 32});
+  u0.eval();
+  Array u = u0;
+  const int steps = 6;
+  for (int k = 0; k < steps; ++k)
+    u = u + 0.1f * (roll(u, 1, 0) + roll(u, -1, 0) + roll(u, 1, 1) + roll(u, -1, 1) - 4.0f * u);
+  EXPECT_EQ(kernels_of([&] { u.eval(); }), std::uint64_t(steps));
+  // The same steps evaluated one at a time give the same bits.
+  Array v = u0;
+  for (int k = 0; k < steps; ++k) {
+    v = v + 0.1f * (roll(v, 1, 0) + roll(v, -1, 0) + roll(v, 1, 1) + roll(v, -1, 1) - 4.0f * v);
+    v.eval();
+  }
+  EXPECT_EQ(u.get<float>().to_vector(), v.get<float>().to_vector());
+}
+
+TEST(Fusion, DifferenceOfADifferenceIsOneKernel) {
+  // Cheap stencils of stencils still fuse: recomputing x[1:] - x[:-1] twice costs less than storing it.
+  auto x = random_f32({1000});
+  x.eval();
+  auto d = x(slice(1, none)) - x(slice(none, -1));
+  auto dd = d(slice(1, none)) - d(slice(none, -1));
+  EXPECT_EQ(kernels_of([&] { dd.eval(); }), 1u);
+  const auto hx = x.get<float>();
+  const auto got = dd.get<float>();
+  for (std::int64_t i = 0; i < 998; ++i)
+    ASSERT_EQ(got[std::size_t(i)],
+              (hx[std::size_t(i + 2)] - hx[std::size_t(i + 1)]) - (hx[std::size_t(i + 1)] - hx[std::size_t(i)]))
+        << i;
+}
+
 TEST(Fusion, PlansOverBudgetAreSplitDeterministically) {
   config::set("LAZYFUSE_MAX_KERNEL_INPUTS", "4");
   std::vector<Array> leaves;

@@ -18,6 +18,7 @@
 #include <array>
 #include <atomic>
 #include <climits>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <type_traits>
@@ -590,6 +591,42 @@ CompiledKernel compiled_code(const KernelIR& ir, const KernelArgs& args) {
   return llvm_compiled_kernel(ir);
 }
 
+// The interpreter's split of each loop over `threads` (Interpreter::run_loop) in compiled code: the outer elements one
+// by one; each loop's blocks of kBlockColumns columns folded in parallel, absorbed here in block order, finished.
+void run_split(const CompiledSplit& split, const KernelIR& ir, const KernelArgs& args,
+               const std::vector<CompiledParam>& params, int threads) {
+  std::vector<std::int64_t> lengths; // of the loops, in order
+  for (const Instr& in : ir.code)
+    if (in.op == IrOp::LoopBegin) lengths.push_back(args.params[std::size_t(ir.code[std::size_t(in.a)].slot)].i);
+  LAZYFUSE_ASSERT(lengths.size() == split.loops.size(), "a compiled split of another kernel's loops");
+  // States are 16-byte aligned (max_align_t) for the host's lf_c128 levels.
+  const std::size_t words = (split.state_bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
+  std::vector<std::max_align_t> total(words), states;
+  for (std::int64_t outer = 0; outer < args.n; ++outer) {
+    std::memset(total.data(), 0, words * sizeof(std::max_align_t));
+    for (std::size_t l = 0; l < lengths.size(); ++l) {
+      const CompiledSplit::Loop& loop = split.loops[l];
+      const std::int64_t columns = (lengths[l] + kChunk - 1) / kChunk;
+      const std::int64_t blocks = (columns + kBlockColumns - 1) / kBlockColumns;
+      // (Zeroed bytewise: a value-initialized max_align_t may leave its padding bytes, where counters live, as is.)
+      states.resize(std::size_t(blocks) * words);
+      std::memset(states.data(), 0, states.size() * sizeof(std::max_align_t));
+      auto run_blocks = [&](std::int64_t b0, std::int64_t b1) {
+        for (std::int64_t b = b0; b < b1; ++b)
+          loop.block(args.inputs.data(), args.outputs.data(), params.data(), outer, b * kBlockColumns,
+                     std::min(columns, (b + 1) * kBlockColumns), &states[std::size_t(b) * words], total.data());
+      };
+      if (blocks > 1)
+        ThreadPool::instance().parallel_for(blocks, std::max<std::int64_t>(1, blocks / (4 * std::int64_t(threads))),
+                                            threads, run_blocks);
+      else
+        run_blocks(0, blocks);
+      for (std::int64_t b = 0; b < blocks; ++b) loop.absorb(total.data(), &states[std::size_t(b) * words]);
+      loop.finish(args.inputs.data(), args.outputs.data(), params.data(), outer, total.data());
+    }
+  }
+}
+
 } // namespace
 
 void run_on_cpu(const KernelIR& ir, const KernelArgs& args, int threads) {
@@ -615,9 +652,7 @@ void run_on_cpu(const KernelIR& ir, const KernelArgs& args, int threads) {
       pool.parallel_for(args.n, grain, threads, run_range);
       return;
     }
-    // Reductions: the outer elements split over the threads as the interpreter splits them. (Compiled code runs
-    // each loop on one thread; the interpreter's split of one long loop over the threads, below, gives the same
-    // bits.)
+    // Reductions: the outer elements split over the threads as the interpreter splits them, below.
     const std::int64_t reduced = Interpreter(ir, args).longest_loop();
     if (threads == 1 || args.n * std::max<std::int64_t>(reduced, 1) < kMinParallelWork) {
       run_range(0, args.n);
@@ -627,6 +662,12 @@ void run_on_cpu(const KernelIR& ir, const KernelArgs& args, int threads) {
       const std::int64_t per_thread = (args.n + 4 * threads - 1) / (4 * threads);
       const std::int64_t grain = std::max(per_thread, kMinParallelWork / std::max<std::int64_t>(reduced, 1));
       pool.parallel_for(args.n, grain, threads, run_range);
+      return;
+    }
+    // The interpreter's split of the long loops, compiled where llvm_compiled_split handles the kernel.
+    const CompiledSplit split = llvm_compiled_split(ir);
+    if (!split.loops.empty()) {
+      run_split(split, ir, args, params, threads);
       return;
     }
   }

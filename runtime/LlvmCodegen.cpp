@@ -200,7 +200,8 @@ const char* reduce_name(graph::ReduceOp op) {
 // (runtime/ReduceTree.h, lf_<op>_combine / lf_<op>_better), compiled here by the host compiler and called by the
 // kernels (once per column of kReduceColumn elements, so the call costs nothing) instead of being inlined into every
 // module, which tripled compile times. Named lfhost_reduce_fold_<op>_<type>, lfhost_reduce_finish_<op>_<type>,
-// lfhost_arg_init_<op>_<type>, lfhost_arg_fold_<op>_<type>; registered as absolute symbols of the JIT.
+// lfhost_reduce_absorb_<op>_<type>, lfhost_arg_init_<op>_<type>, lfhost_arg_fold_<op>_<type>; registered as absolute
+// symbols of the JIT.
 template <class T, class Combine> void host_fold(const void* column, int len, void* levels, void* used) {
   constexpr Combine combine{};
   reduce_carry(static_cast<T*>(levels), static_cast<bool*>(used),
@@ -209,6 +210,16 @@ template <class T, class Combine> void host_fold(const void* column, int len, vo
 template <class T, class Combine, T (*Identity)()> void host_finish(const void* levels, const void* used, void* out) {
   const T result = reduce_finish(static_cast<const T*>(levels), static_cast<const bool*>(used), Identity(), Combine{});
   std::memcpy(out, &result, sizeof result);
+}
+// Carries a block's counter (block_levels, block_used) into the counter of the columns before it, as the interpreter's
+// Pairwise::absorb does: the split's absorb step (CompiledSplit).
+template <class T, class Combine>
+void host_absorb(void* levels, void* used, const void* block_levels, const void* block_used) {
+  constexpr Combine combine{};
+  const T* from = static_cast<const T*>(block_levels);
+  const bool* from_used = static_cast<const bool*>(block_used);
+  for (int level = 0; level < 64; ++level)
+    if (from_used[level]) reduce_carry(static_cast<T*>(levels), static_cast<bool*>(used), from[level], level, combine);
 }
 template <class T, T (*Identity)()> void host_arg_init(void* best, void* best_index) {
   const T identity = Identity();
@@ -250,7 +261,8 @@ std::vector<std::pair<std::string, void*>> reduction_host_functions() {
   };                                                                                                                   \
   add("lfhost_reduce_fold_" #name "_" + type, &host_fold<T, name##_combine>);                                          \
   add("lfhost_reduce_finish_" #name "_" + type,                                                                        \
-      &host_finish<T, name##_combine, &lazyfuse_opmath::lf_##name##_identity<T>>);
+      &host_finish<T, name##_combine, &lazyfuse_opmath::lf_##name##_identity<T>>);                                     \
+  add("lfhost_reduce_absorb_" #name "_" + type, &host_absorb<T, name##_combine>);
 #define LFJIT_HOST_Arg(name)                                                                                           \
   struct name##_better {                                                                                               \
     bool operator()(T v, std::int64_t i, T b, std::int64_t j) const {                                                  \
@@ -269,23 +281,55 @@ std::vector<std::pair<std::string, void*>> reduction_host_functions() {
 
 // ---- Lowering ----
 
+// The number of reduction loops of `ir`.
+int loop_count(const KernelIR& ir) {
+  return int(std::count_if(ir.code.begin(), ir.code.end(), [](const Instr& in) { return in.op == IrOp::LoopBegin; }));
+}
+
+// Why the compiled split (CompiledSplit) leaves `ir` to the interpreter's split, or "" when it handles it. Arg
+// reductions keep the interpreter's: their state is a (value, index) pair, not a counter of levels.
+std::string split_unsupported_reason(const KernelIR& ir) {
+  if (ir.schedule == codegen::Schedule::Elementwise || loop_count(ir) == 0) return "no reduction loop";
+  for (const Instr& in : ir.code)
+    if (in.op == IrOp::Accumulate && is_arg_reduction(graph::ReduceOp(in.fn))) return "an arg reduction";
+  return unsupported_reason(ir);
+}
+
+// Which function of a module Lowering builds: the CompiledKernel, or a step of the CompiledSplit of one loop.
+enum class Part { Kernel, SplitBlock, SplitAbsorb, SplitFinish };
+
 class Lowering {
 public:
-  Lowering(const KernelIR& ir, llvm::Module& module, const std::string& name)
-      : ir_(ir), module_(module), ctx_(module.getContext()), b_(ctx_) {
+  Lowering(const KernelIR& ir, llvm::Module& module, const std::string& name, Part part = Part::Kernel, int loop = 0)
+      : ir_(ir), module_(module), ctx_(module.getContext()), b_(ctx_), part_(part), loop_(loop),
+        loops_(loop_count(ir)) {
     i1_ = llvm::Type::getInt1Ty(ctx_);
     i8_ = llvm::Type::getInt8Ty(ctx_);
     i64_ = llvm::Type::getInt64Ty(ctx_);
     ptr_ = llvm::PointerType::get(ctx_, 0);
-    auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr_, ptr_, ptr_, i64_, i64_}, false);
+    std::vector<llvm::Type*> params;
+    switch (part) {
+    case Part::Kernel: params = {ptr_, ptr_, ptr_, i64_, i64_}; break;
+    case Part::SplitBlock: params = {ptr_, ptr_, ptr_, i64_, i64_, i64_, ptr_, ptr_}; break;
+    case Part::SplitAbsorb: params = {ptr_, ptr_}; break;
+    case Part::SplitFinish: params = {ptr_, ptr_, ptr_, i64_, ptr_}; break;
+    }
+    auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), params, false);
     fn_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module_);
+    if (part != Part::Kernel) lay_out_state();
   }
 
   llvm::Function* function() const { return fn_; }
+  // Bytes of one state of the split (CompiledSplit::state_bytes).
+  std::size_t state_bytes() const { return state_bytes_; }
 
   void lower() {
+    if (part_ == Part::SplitAbsorb) {
+      lower_absorb();
+      return;
+    }
     llvm::Argument* args = fn_->arg_begin();
-    llvm::Value *inputs = args + 0, *outputs = args + 1, *params = args + 2, *begin = args + 3, *end = args + 4;
+    llvm::Value *inputs = args + 0, *outputs = args + 1, *params = args + 2, *begin = args + 3, *end = nullptr;
     auto* entry = llvm::BasicBlock::Create(ctx_, "entry", fn_);
     auto* preheader = llvm::BasicBlock::Create(ctx_, "preheader", fn_);
     auto* loop = llvm::BasicBlock::Create(ctx_, "loop", fn_);
@@ -293,6 +337,20 @@ public:
     b_.SetInsertPoint(entry);
     entry_ = entry;
     preheader_ = preheader;
+    if (part_ == Part::Kernel) {
+      end = args + 4;
+    } else {
+      // A step of the split runs one outer element.
+      end = b_.CreateAdd(begin, b_.getInt64(1));
+      if (part_ == Part::SplitBlock) {
+        first_column_ = args + 4;
+        last_column_ = args + 5;
+        state_ = args + 6;
+        total_ = args + 7;
+      } else {
+        total_ = args + 4;
+      }
+    }
     b_.CreateCondBr(b_.CreateICmpSLT(begin, end), preheader, exit);
 
     const std::size_t n = ir_.code.size();
@@ -321,16 +379,34 @@ public:
       for (std::size_t id = 0; id < n; ++id)
         if (!invariant_[id]) values_[id] = emit(id, i);
     } else {
-      // i is the outer index; the instructions run in order, a loop at a time.
+      // i is the outer index; the instructions run in order, a loop at a time. A step of the split of loop loop_
+      // reads the results of the loops before it from the total state, and stores nothing but in the last finish.
+      const bool stores = part_ == Part::Kernel || (part_ == Part::SplitFinish && loop_ + 1 == loops_);
+      int loop_number = 0;
       for (std::size_t id = 0; id < n; ++id) {
         if (invariant_[id]) continue;
         const Instr& in = ir_.code[id];
-        if (in.op == IrOp::LoopBegin)
-          id = lower_loop(id);
-        else if (in.op == IrOp::OuterIndex)
+        if (in.op == IrOp::LoopBegin) {
+          if (part_ == Part::Kernel) {
+            id = lower_loop(id);
+            continue;
+          }
+          const int k = loop_number++;
+          if (k < loop_) {
+            id = results_in_total(id, false);
+            continue;
+          }
+          if (part_ == Part::SplitBlock) {
+            lower_loop(id);
+            break;
+          }
+          id = results_in_total(id, true);
+          if (!stores) break;
+        } else if (in.op == IrOp::OuterIndex) {
           values_[id] = i;
-        else
+        } else if (in.op != IrOp::Store || stores) {
           values_[id] = emit(id, i);
+        }
       }
     }
     llvm::Value* next = b_.CreateAdd(i, b_.getInt64(1));
@@ -342,14 +418,84 @@ public:
   }
 
 private:
-  // One Accumulate of a loop: its column of values (and indices) and its state, in stack slots.
+  // One Accumulate of a loop: its column of values (and indices) and its state, in stack slots (a split's block: in
+  // the block's state).
   struct Acc {
     std::size_t id;
     bool arg;
     llvm::Type* type;
-    llvm::AllocaInst *column, *index, *levels, *used, *best, *best_index;
+    llvm::AllocaInst *column, *index, *best, *best_index;
+    llvm::Value *levels, *used;
     std::string suffix; // "<op>_<type>"
   };
+
+  // "<op>_<type>" of Accumulate `id`.
+  std::string suffix_of(std::size_t id) const {
+    const Instr& in = ir_.code[id];
+    return std::string(reduce_name(graph::ReduceOp(in.fn))) + "_" + std::string(dtype_name(in.dtype));
+  }
+
+  // The split's state: each Accumulate's counter (levels[64] of its type, then used[64]) and each loop result (16
+  // bytes), at offsets aligned to 32 as entry_alloca's slots (the host's lf_c128 is alignas(16)). A block's state and
+  // the total have the same layout; a block uses its loop's counters only.
+  void lay_out_state() {
+    std::size_t offset = 0;
+    auto take = [&](std::size_t bytes) {
+      offset = (offset + 31) / 32 * 32;
+      const std::size_t at = offset;
+      offset += bytes;
+      return at;
+    };
+    const llvm::DataLayout& layout = module_.getDataLayout();
+    std::size_t slots = 0;
+    for (std::size_t id = 0; id < ir_.code.size(); ++id) {
+      const Instr& in = ir_.code[id];
+      if (in.op != IrOp::Accumulate) continue;
+      level_bytes_[id] = layout.getTypeAllocSize(value_type(in.dtype));
+      counter_at_[id] = take(64 * level_bytes_[id] + 64);
+      slots = std::max(slots, std::size_t(in.slot) + 1);
+    }
+    for (std::size_t slot = 0; slot < slots; ++slot) result_at_.push_back(take(16));
+    state_bytes_ = (offset + 63) / 64 * 64;
+  }
+  llvm::Value* at(llvm::Value* state, std::size_t offset) { return b_.CreateConstGEP1_64(i8_, state, offset); }
+  llvm::Value* levels_in(llvm::Value* state, std::size_t id) { return at(state, counter_at_.at(id)); }
+  llvm::Value* used_in(llvm::Value* state, std::size_t id) {
+    return at(state, counter_at_.at(id) + 64 * level_bytes_.at(id));
+  }
+
+  // The loop at `begin`'s results as the split keeps them, in the total state: finished there first with `finish`.
+  // Returns the position of its LoopEnd.
+  std::size_t results_in_total(std::size_t begin, bool finish) {
+    const auto& code = ir_.code;
+    std::size_t end = begin + 1;
+    while (!(code[end].op == IrOp::LoopEnd && code[end].slot == code[begin].slot)) ++end;
+    for (std::size_t k = begin + 1; k < end; ++k) {
+      if (code[k].op != IrOp::Accumulate) continue;
+      const auto slot = std::size_t(code[k].slot);
+      if (results_.size() <= slot) results_.resize(slot + 1, nullptr);
+      results_[slot] = at(total_, result_at_.at(slot));
+      if (finish)
+        void_call("lfhost_reduce_finish_" + suffix_of(k), {levels_in(total_, k), used_in(total_, k), results_[slot]});
+    }
+    return end;
+  }
+
+  // The split's absorb of loop loop_: each counter of the block (argument 1) carried into the total's (argument 0).
+  void lower_absorb() {
+    llvm::Argument* args = fn_->arg_begin();
+    llvm::Value *total = args + 0, *block = args + 1;
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn_));
+    int loop_number = -1;
+    for (std::size_t id = 0; id < ir_.code.size(); ++id) {
+      const Instr& in = ir_.code[id];
+      if (in.op == IrOp::LoopBegin) ++loop_number;
+      if (in.op != IrOp::Accumulate || loop_number != loop_) continue;
+      void_call("lfhost_reduce_absorb_" + suffix_of(id),
+                {levels_in(total, id), used_in(total, id), levels_in(block, id), used_in(block, id)});
+    }
+    b_.CreateRetVoid();
+  }
 
   // Lowers the loop starting at `begin` (in the interpreter's order: columns of kReduceColumn elements, each folded by
   // the host's tree functions, runtime/ReduceTree.h); returns the position of its LoopEnd.
@@ -367,9 +513,14 @@ private:
       a.id = k;
       a.arg = is_arg_reduction(graph::ReduceOp(in.fn));
       a.type = value_type(in.dtype);
-      a.suffix = std::string(reduce_name(graph::ReduceOp(in.fn))) + "_" + std::string(dtype_name(in.dtype));
+      a.suffix = suffix_of(k);
       a.column = entry_alloca(llvm::ArrayType::get(a.type, kReduceColumn));
-      if (a.arg) {
+      if (part_ == Part::SplitBlock) {
+        // A block's counter: in its state, zeroed by the caller.
+        LAZYFUSE_ASSERT(!a.arg, "an arg reduction in the compiled split");
+        a.levels = levels_in(state_, k);
+        a.used = used_in(state_, k);
+      } else if (a.arg) {
         a.index = entry_alloca(llvm::ArrayType::get(i64_, kReduceColumn));
         a.best = entry_alloca(a.type);
         a.best_index = entry_alloca(i64_);
@@ -382,16 +533,23 @@ private:
       accs.push_back(a);
     }
     llvm::Value* n = values_[std::size_t(head.a)];
+    // The elements [first, limit) this function folds: all, or a split's block of whole columns.
+    llvm::Value *first = b_.getInt64(0), *limit = n;
+    if (part_ == Part::SplitBlock) {
+      first = b_.CreateMul(first_column_, b_.getInt64(kReduceColumn));
+      llvm::Value* block_end = b_.CreateMul(last_column_, b_.getInt64(kReduceColumn));
+      limit = b_.CreateSelect(b_.CreateICmpSLT(block_end, n), block_end, n);
+    }
     auto* columns = llvm::BasicBlock::Create(ctx_, "columns", fn_);
     auto* elements = llvm::BasicBlock::Create(ctx_, "elements", fn_);
     auto* fold = llvm::BasicBlock::Create(ctx_, "fold", fn_);
     auto* done = llvm::BasicBlock::Create(ctx_, "loop_done", fn_);
     llvm::BasicBlock* before = b_.GetInsertBlock();
-    b_.CreateCondBr(b_.CreateICmpSGT(n, b_.getInt64(0)), columns, done);
+    b_.CreateCondBr(b_.CreateICmpSLT(first, limit), columns, done);
 
     b_.SetInsertPoint(columns);
     llvm::PHINode* c0 = b_.CreatePHI(i64_, 2, "c0");
-    c0->addIncoming(b_.getInt64(0), before);
+    c0->addIncoming(first, before);
     llvm::Value* left = b_.CreateSub(n, c0);
     llvm::Value* len =
         b_.CreateSelect(b_.CreateICmpSLT(left, b_.getInt64(kReduceColumn)), left, b_.getInt64(kReduceColumn));
@@ -430,9 +588,10 @@ private:
     }
     llvm::Value* c_next = b_.CreateAdd(c0, b_.getInt64(kReduceColumn));
     c0->addIncoming(c_next, fold);
-    b_.CreateCondBr(b_.CreateICmpSLT(c_next, n), columns, done);
+    b_.CreateCondBr(b_.CreateICmpSLT(c_next, limit), columns, done);
 
     b_.SetInsertPoint(done);
+    if (part_ == Part::SplitBlock) return end; // the block's counters are its result
     for (const Acc& a : accs) {
       const auto slot = std::size_t(code[a.id].slot);
       if (results_.size() <= slot) results_.resize(slot + 1, nullptr);
@@ -661,7 +820,14 @@ private:
   llvm::Value* params_ = nullptr;
   std::vector<llvm::Value*> values_, input_ptrs_, output_ptrs_;
   std::vector<bool> invariant_;
-  std::vector<llvm::AllocaInst*> results_; // reduction kernels: each accumulator's result, by slot
+  std::vector<llvm::Value*> results_; // reduction kernels: each accumulator's result, by slot
+  // The split (Part other than Kernel): the step, its loop, and the state's layout.
+  const Part part_;
+  const int loop_, loops_;
+  llvm::Value *first_column_ = nullptr, *last_column_ = nullptr, *state_ = nullptr, *total_ = nullptr;
+  std::unordered_map<std::size_t, std::size_t> counter_at_, level_bytes_; // by Accumulate
+  std::vector<std::size_t> result_at_;                                    // by result slot
+  std::size_t state_bytes_ = 0;
 };
 
 // ---- The JIT ----
@@ -699,17 +865,54 @@ public:
 
   // Compiles `ir` as function `name`; throws std::runtime_error with LLVM's message on failure.
   CompiledKernel compile(const KernelIR& ir, const std::string& name) {
+    std::size_t state_bytes = 0;
+    return reinterpret_cast<CompiledKernel>(compile_parts(ir, name, {{Part::Kernel, 0, name}}, state_bytes)[0]);
+  }
+
+  // Compiles the split of `ir`'s loops (CompiledSplit), its functions named after `name`, in one module.
+  CompiledSplit compile_split(const KernelIR& ir, const std::string& name) {
+    std::vector<PartSpec> parts;
+    for (int loop = 0; loop < loop_count(ir); ++loop) {
+      const std::string at = name + "_split" + std::to_string(loop);
+      parts.push_back({Part::SplitBlock, loop, at + "_block"});
+      parts.push_back({Part::SplitAbsorb, loop, at + "_absorb"});
+      parts.push_back({Part::SplitFinish, loop, at + "_finish"});
+    }
+    CompiledSplit split;
+    const std::vector<void*> fns = compile_parts(ir, name, parts, split.state_bytes);
+    for (std::size_t p = 0; p < fns.size(); p += 3)
+      split.loops.push_back({reinterpret_cast<CompiledSplit::Block>(fns[p]),
+                             reinterpret_cast<CompiledSplit::Absorb>(fns[p + 1]),
+                             reinterpret_cast<CompiledSplit::Finish>(fns[p + 2])});
+    return split;
+  }
+
+private:
+  struct PartSpec {
+    Part part;
+    int loop;
+    std::string name;
+  };
+
+  // Compiles the functions `parts` of `ir` in one module; their addresses, in order. Sets `state_bytes` (the split's).
+  std::vector<void*> compile_parts(const KernelIR& ir, const std::string& name, const std::vector<PartSpec>& parts,
+                                   std::size_t& state_bytes) {
     const auto t0 = Clock::now();
     auto ctx = std::make_unique<llvm::LLVMContext>();
     auto module = std::make_unique<llvm::Module>(name, *ctx);
     module->setDataLayout(layout_);
     module->setTargetTriple(triple_);
-    Lowering lowering(ir, *module, name);
-    lowering.lower();
-    llvm::Function* fn = lowering.function();
-    fn->addFnAttr("target-cpu", cpu_);
-    fn->addFnAttr("target-features", features_);
-    fn->addFnAttr(llvm::Attribute::NoUnwind);
+    std::vector<llvm::Function*> fns;
+    for (const PartSpec& part : parts) {
+      Lowering lowering(ir, *module, part.name, part.part, part.loop);
+      lowering.lower();
+      state_bytes = lowering.state_bytes();
+      llvm::Function* fn = lowering.function();
+      fn->addFnAttr("target-cpu", cpu_);
+      fn->addFnAttr("target-features", features_);
+      fn->addFnAttr(llvm::Attribute::NoUnwind);
+      fns.push_back(fn);
+    }
 
     // The op library: only the functions this kernel calls are read (a lazy module) and linked.
     auto buffer = llvm::MemoryBuffer::getMemBuffer(
@@ -722,7 +925,8 @@ public:
     if (llvm::Linker::linkModules(*module, std::move(*library), llvm::Linker::Flags::LinkOnlyNeeded))
       throw std::runtime_error("linking the op library failed");
     for (llvm::Function& f : *module)
-      if (!f.isDeclaration() && &f != fn) f.setLinkage(llvm::GlobalValue::InternalLinkage);
+      if (!f.isDeclaration() && std::find(fns.begin(), fns.end(), &f) == fns.end())
+        f.setLinkage(llvm::GlobalValue::InternalLinkage);
     std::string verify;
     llvm::raw_string_ostream verify_os(verify);
     if (llvm::verifyModule(*module, &verify_os)) throw std::runtime_error("invalid module: " + verify_os.str());
@@ -741,15 +945,18 @@ public:
     }();
     if (auto error = jit_->addIRModule(dylib, llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx))))
       throw std::runtime_error(to_string(std::move(error)));
-    auto symbol = jit_->lookup(dylib, name);
-    if (!symbol) throw std::runtime_error(to_string(symbol.takeError()));
+    std::vector<void*> addresses;
+    for (const PartSpec& part : parts) {
+      auto symbol = jit_->lookup(dylib, part.name);
+      if (!symbol) throw std::runtime_error(to_string(symbol.takeError()));
+      addresses.push_back(symbol->toPtr<void*>());
+    }
     if (config::log_enabled("codegen"))
       config::log("codegen", "llvm: " + name + ": lower+link " + ms(t_linked - t0) + ", optimize " +
                                  ms(t_optimized - t_linked) + ", machine code " + ms(Clock::now() - t_optimized));
-    return symbol->toPtr<CompiledKernel>();
+    return addresses;
   }
 
-private:
   std::string setup() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
@@ -813,6 +1020,10 @@ struct Entry {
   KernelIR structure; // the IR without its analyses
   CompiledKernel fn = nullptr;
   std::string unsupported; // why it is interpreted ("" when fn is set), or the compile error
+  // The split, compiled on the first launch that splits loops over threads (split_tried); without loops where the
+  // interpreter splits them.
+  bool split_tried = false;
+  CompiledSplit split;
 };
 
 bool same_structure(const KernelIR& a, const KernelIR& b) {
@@ -823,7 +1034,8 @@ bool same_structure(const KernelIR& a, const KernelIR& b) {
 struct Cache {
   std::mutex mutex; // held while compiling: one compile at a time
   std::unordered_multimap<std::uint64_t, Entry> entries;
-  std::atomic<std::uint64_t> compiled{0}, hits{0}, unsupported{0}, small{0}, failures{0};
+  std::atomic<std::uint64_t> compiled{0}, hits{0}, unsupported{0}, small{0}, failures{0}, split{0},
+      split_interpreted{0};
   std::atomic<double> compile_seconds{0};
 };
 Cache& cache() {
@@ -831,7 +1043,7 @@ Cache& cache() {
   return *c;
 }
 
-const Entry* find_locked(const KernelIR& ir) {
+Entry* find_locked(const KernelIR& ir) {
   auto [first, last] = cache().entries.equal_range(ir.hash);
   for (auto it = first; it != last; ++it)
     if (same_structure(it->second.structure, ir)) return &it->second;
@@ -853,6 +1065,40 @@ bool llvm_kernel_cached(const KernelIR& ir) {
   std::lock_guard lock(cache().mutex);
   const Entry* e = find_locked(ir);
   return e && e->fn;
+}
+
+CompiledSplit llvm_compiled_split(const KernelIR& ir) {
+  Cache& c = cache();
+  std::lock_guard lock(c.mutex);
+  Entry* entry = find_locked(ir);
+  if (entry && entry->fn && !entry->split_tried) {
+    entry->split_tried = true;
+    const std::string reason = split_unsupported_reason(ir);
+    std::string error;
+    Jit* jit = reason.empty() ? Jit::instance(error) : nullptr;
+    if (jit) {
+      const auto t0 = Clock::now();
+      try {
+        entry->split = jit->compile_split(ir, ir.name.empty() ? std::string("lf_kernel") : ir.name);
+        c.compiled++;
+        const double took = seconds_since(t0);
+        c.compile_seconds.store(c.compile_seconds.load() + took);
+        config::log("codegen", "llvm: compiled the split of " + ir.name + " in " + std::to_string(took * 1e3) + " ms");
+      } catch (const std::exception& e) {
+        config::log("codegen", "llvm: the split of " + ir.name + " interpreted (compile failed: " + e.what() + ")");
+        c.failures++;
+      }
+    } else {
+      config::log("codegen", "llvm: the split of " + ir.name + " interpreted (" +
+                                 (reason.empty() ? "JIT setup failed: " + error : reason) + ")");
+    }
+  }
+  if (entry && !entry->split.loops.empty()) {
+    c.split++;
+    return entry->split;
+  }
+  c.split_interpreted++;
+  return {};
 }
 
 CompiledKernel llvm_compiled_kernel(const KernelIR& ir) {
@@ -927,6 +1173,8 @@ CpuCodegenStats cpu_codegen_stats() {
   s.unsupported = c.unsupported.load();
   s.small = c.small.load();
   s.failures = c.failures.load();
+  s.split = c.split.load();
+  s.split_interpreted = c.split_interpreted.load();
   s.compile_seconds = c.compile_seconds.load();
   s.setup_seconds = Jit::setup_seconds().load();
   return s;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace lazyfuse::runtime {
 
@@ -37,6 +38,34 @@ constexpr std::int64_t kMinCompiledElements = std::int64_t(1) << 18;
 /// Thread-safe.
 CompiledKernel llvm_compiled_kernel(const codegen::KernelIR& ir);
 
+/// The compiled counterpart of the interpreter's split of a reduction loop over threads (runtime/CpuBackend.cpp: few
+/// outer elements, long loops): the loop's columns in blocks of whole columns, each block folded into a fresh state
+/// on any thread, the blocks absorbed into the total state in block order (the counter of runtime/ReduceTree.h, so
+/// the bits are the unsplit loop's). For one outer element, loop by loop in order: `block` for every block, `absorb`
+/// of each block's state into the total, then `finish`, which gives the loop's results (and after the last loop runs
+/// the rest of the kernel: its stores). States are `state_bytes` bytes, 16-byte aligned and zeroed before use; a
+/// block reads the earlier loops' results from the total. Thread-safe as CompiledKernel.
+struct CompiledSplit {
+  using Block = void (*)(const void* const* inputs, void* const* outputs, const CompiledParam* params,
+                         std::int64_t outer, std::int64_t first_column, std::int64_t end_column, void* state,
+                         const void* total);
+  using Absorb = void (*)(void* total, const void* state);
+  using Finish = void (*)(const void* const* inputs, void* const* outputs, const CompiledParam* params,
+                          std::int64_t outer, void* total);
+  struct Loop {
+    Block block;
+    Absorb absorb;
+    Finish finish;
+  };
+  std::vector<Loop> loops; ///< by loop, in the IR's order; empty where the interpreter splits the kernel
+  std::size_t state_bytes = 0;
+};
+
+/// The split of `ir`, whose compiled code llvm_compiled_kernel gave (compiled on first use, into the same cache
+/// entry), or none (no loops): an arg reduction in the kernel, or a failed compile. Counted in CpuCodegenStats'
+/// split or split_interpreted. Thread-safe.
+CompiledSplit llvm_compiled_split(const codegen::KernelIR& ir);
+
 /// True when llvm_compiled_kernel(ir) would return code without compiling (it is in the cache).
 bool llvm_kernel_cached(const codegen::KernelIR& ir);
 
@@ -49,13 +78,18 @@ void compiled_params(const codegen::KernelIR& ir, const codegen::KernelArgs& arg
 
 /// Counters of the LLVM code generator in this process (tests, benchmarks, lazyfuse-info).
 struct CpuCodegenStats {
-  std::uint64_t compiled = 0;    ///< kernels compiled (cold)
+  std::uint64_t compiled = 0;    ///< kernels, and kernels' splits (CompiledSplit), compiled (cold)
   std::uint64_t cache_hits = 0;  ///< launches that found compiled code
   std::uint64_t unsupported = 0; ///< launches interpreted because the generator does not handle the kernel
   std::uint64_t small = 0;       ///< launches interpreted under kMinCompiledElements (LAZYFUSE_CPU_CODEGEN=auto)
   std::uint64_t failures = 0;    ///< compiles that failed (the kernel is then interpreted)
   double compile_seconds = 0;    ///< total cold compile time, JIT setup excluded
   double setup_seconds = 0;      ///< the one-time JIT setup (target, bitcode check), on the first compile
+
+  /// Launches of compiled kernels whose long loops ran split over the threads: compiled (CompiledSplit), or in the
+  /// interpreter (kernels with an arg reduction).
+  std::uint64_t split = 0;
+  std::uint64_t split_interpreted = 0;
 };
 CpuCodegenStats cpu_codegen_stats();
 /// Counts a launch interpreted by size or by the generator's limits (runtime/CpuBackend.cpp's dispatch).

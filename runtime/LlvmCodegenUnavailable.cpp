@@ -20,6 +20,10 @@ CompiledKernel llvm_compiled_kernel(const codegen::KernelIR&) {
   return nullptr;
 }
 
+CompiledSplit llvm_compiled_split(const codegen::KernelIR&) {
+  return {};
+}
+
 void llvm_forget_kernels() {}
 
 bool llvm_kernel_cached(const codegen::KernelIR&) {

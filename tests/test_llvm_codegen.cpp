@@ -462,6 +462,93 @@ TEST(LlvmCodegen, ReductionsGiveTheInterpretersBits) {
   }
 }
 
+// Sets LAZYFUSE_CPU_THREADS for one scope.
+struct Threads {
+  explicit Threads(const char* n) { lf::config::set("LAZYFUSE_CPU_THREADS", n); }
+  ~Threads() { lf::config::reset("LAZYFUSE_CPU_THREADS"); }
+};
+
+// Full reductions (and a few long rows) whose loops run split over threads in blocks of 16384 elements: compiled
+// (CompiledSplit) with the interpreter's bits, whatever the thread count, at lengths around block boundaries; fused
+// expressions before the reduction and kernels of several loops (standardize, then the mean of a comparison) too.
+// Arg reductions keep the interpreter's split: counted, and the same bits.
+TEST(LlvmCodegen, ReductionsSplitOverThreadsGiveTheInterpretersBits) {
+  SKIP_WITHOUT_LLVM();
+  lf::config::set("LAZYFUSE_BACKEND", "cpu");
+  std::mt19937_64 rng(7);
+  constexpr std::int64_t kBlock = 16384;
+  for (DType t : {DType::Float32, DType::Float64, DType::Int32, DType::Int64}) {
+    for (std::int64_t n : {2 * kBlock + 1, 3 * kBlock - 1, 3 * kBlock, 4 * kBlock + 1, (std::int64_t(1) << 20) + 3}) {
+      std::vector<unsigned char> bytes(std::size_t(n) * lf::itemsize(t));
+      lf::graph::visit_opmath_type(t, [&]<class T>() {
+        // Near 1 (floats) or small (integers): products neither overflow at once nor stay exact.
+        std::normal_distribution<double> normal(1.0, 0.01);
+        for (std::int64_t e = 0; e < n; ++e) {
+          const T v = std::is_floating_point_v<T> ? T(normal(rng)) : T(std::int64_t(rng() % 7) - 3);
+          std::memcpy(bytes.data() + std::size_t(e) * sizeof(T), &v, sizeof v);
+        }
+      });
+      const std::int64_t rows = 3, cols = n / rows;
+      const std::vector<unsigned char> rows_bytes(bytes.begin(),
+                                                  bytes.begin() + std::ptrdiff_t(rows * cols * lf::itemsize(t)));
+      auto compiled_split = [&](std::vector<lf::Array>& outs) {
+        lf::Array x = array_of(t, bytes, {n});
+        lf::Array y = lf::astype(x, DType::Float64);
+        lf::Array z = (y - lf::mean(y)) / lf::stddev(y);
+        outs = {lf::sum(x), lf::mean(x), lf::max(x), lf::min(x), lf::prod(x)};
+        outs.push_back(lf::sum(lf::exp(y) * 2.0 - y));
+        outs.push_back(lf::mean(z > 0.5));
+        outs.push_back(lf::sum(array_of(t, rows_bytes, {rows, cols}), {1}));
+        std::vector<const lf::Array*> all;
+        for (const auto& o : outs) all.push_back(&o);
+        lf::eval_arrays(all);
+      };
+      auto interpreted_split = [&](std::vector<lf::Array>& outs) {
+        outs = {lf::argmax(array_of(t, bytes, {n}))};
+        outs[0].eval();
+      };
+      for (bool arg : {false, true}) {
+        std::vector<lf::Array> interpreted;
+        {
+          Codegen scope("interpreter");
+          Threads one("1");
+          arg ? interpreted_split(interpreted) : compiled_split(interpreted);
+        }
+        for (const char* threads : {"1", "2", "3"}) {
+          std::vector<lf::Array> compiled;
+          const auto before = rt::cpu_codegen_stats();
+          {
+            Codegen scope("llvm");
+            Threads split(threads);
+            arg ? interpreted_split(compiled) : compiled_split(compiled);
+          }
+          const auto after = rt::cpu_codegen_stats();
+          const std::string what = std::string(lf::dtype_name(t)) + ", n = " + std::to_string(n) + ", " + threads +
+                                   " threads" + (arg ? ", argmax" : "");
+          if (std::string(threads) != "1") {
+            if (arg) {
+              EXPECT_GT(after.split_interpreted, before.split_interpreted) << what;
+              EXPECT_EQ(after.split, before.split) << what;
+            } else {
+              EXPECT_GT(after.split, before.split) << what << ": no loop was split by compiled code";
+              EXPECT_EQ(after.split_interpreted, before.split_interpreted) << what;
+            }
+          }
+          ASSERT_EQ(interpreted.size(), compiled.size());
+          for (std::size_t o = 0; o < compiled.size(); ++o) {
+            const lf::Array &p = interpreted[o], &q = compiled[o];
+            ASSERT_EQ(p.dtype(), q.dtype());
+            ASSERT_EQ(p.shape(), q.shape());
+            EXPECT_EQ(std::memcmp(p.data_ptr(), q.data_ptr(), std::size_t(p.size()) * lf::itemsize(p.dtype())), 0)
+                << "output " << o << ", " << what;
+          }
+        }
+      }
+    }
+  }
+  lf::config::reset("LAZYFUSE_BACKEND");
+}
+
 TEST(LlvmCodegen, AutoInterpretsSmallKernels) {
   SKIP_WITHOUT_LLVM();
   Codegen scope("auto");

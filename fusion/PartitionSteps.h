@@ -19,7 +19,7 @@ namespace lazyfuse::fusion::steps {
 /// Work worth a store: a node read through views in several index frames is stored once rather than recomputed in
 /// each when the repeated work, (frames - 1) x (subtree cost + subtree loads), reaches this (a transcendental op
 /// costs 4, any other op 1: lazyfuse/ops.def; a load 1). Two frames of a 24-cost tree, or a 5-point stencil of a
-/// 5-point stencil step (4 x (12 + 5)), are stored; a difference of a difference (1 x (3 + 2)) stays one kernel.
+/// 5-point stencil step (4 x (11 + 6)), are stored; a difference of a difference (1 x (3 + 2)) stays one kernel.
 inline constexpr int kExpensiveCost = 24;
 
 struct Info {

@@ -271,6 +271,18 @@ Array uniform_edges(std::int64_t bins, double first, double last, DType edge_typ
   return linspace(first, last, bins + 1, true, DType::Float64).astype(edge_type);
 }
 
+// flat's values where `keep` holds, and their weights: the mask is read on the host, and skipped when it keeps all.
+struct Kept {
+  Array values;
+  std::optional<Array> weights;
+};
+Kept kept_values(const Array& flat, const Array& keep, const std::optional<Array>& weights) {
+  const bool all_kept = flat.size() == 0 || all(keep).item<bool>();
+  Kept out{all_kept ? flat : flat(keep), std::nullopt};
+  if (weights) out.weights = all_kept ? weights->ravel() : weights->ravel()(keep);
+  return out;
+}
+
 // Counts (or float64 sums of weights) of flat's values in `bins` equal bins over [first, last], the outer edges of
 // a given range (`from_range`) or of the data.
 Array uniform_counts(const Array& flat, std::int64_t bins, double first, double last, bool from_range,
@@ -279,9 +291,7 @@ Array uniform_counts(const Array& flat, std::int64_t bins, double first, double 
   // The edges as the element type computes with them (NumPy subtracts the range's ends in that type).
   const Array lo = full({}, first).astype(edge_type), hi = full({}, last).astype(edge_type);
   const Array x = flat.astype(edge_type);
-  const Array keep = logical_and(x >= lo, x <= hi);
-  const bool all_kept = flat.size() == 0 || all(keep).item<bool>();
-  const Array kept = all_kept ? x : x(keep); // a mask: read on the host
+  const auto [kept, w] = kept_values(x, logical_and(x >= lo, x <= hi), weights);
   // The range's width: subtracted in the element type from data's own ends, in double from a given range (NumPy's
   // Python floats), then rounded to the element type.
   const Array width = from_range ? full({}, last - first).astype(edge_type) : hi - lo;
@@ -289,8 +299,6 @@ Array uniform_counts(const Array& flat, std::int64_t bins, double first, double 
   index = where(index == bins, index - 1, index);
   index = where(kept < take(edges, index), index - 1, index);
   index = where(logical_and(kept >= take(edges, index + 1), index != bins - 1), index + 1, index);
-  std::optional<Array> w;
-  if (weights) w = all_kept ? weights->ravel() : weights->ravel()(keep);
   return bincount(index, w, bins);
 }
 
@@ -372,11 +380,7 @@ std::int64_t estimated_bins(const Array& flat, const std::string& name, const Ra
   if (std::find(std::begin(known), std::end(known), name) == std::end(known))
     throw ValueError("histogram: '" + name +
                      "' is not a valid estimator for `bins` (auto, fd, doane, scott, stone, rice, sturges or sqrt)");
-  Array x = flat;
-  if (range) {
-    const Array keep = logical_and(flat >= first, flat <= last);
-    if (flat.size() > 0 && !all(keep).item<bool>()) x = flat(keep);
-  }
+  const Array x = range ? kept_values(flat, logical_and(flat >= first, flat <= last), std::nullopt).values : flat;
   if (x.size() == 0) return 1;
   double width = estimated_width(name, x, first, last, range.has_value());
   if (width == 0 || std::isnan(width)) return 1;
@@ -405,13 +409,8 @@ Histogram histogram(const Array& a, const Array& bins, const std::optional<Array
   }
   // A value's bin: the last edge at or below it, the last edge itself in the last bin (closed), values outside
   // [first edge, last edge] and NaNs left out. (NumPy counts through sorted data; the counts are the same.)
-  const Array keep = logical_and(flat >= bins(0), flat <= bins(nbins));
-  const bool all_kept = flat.size() == 0 || all(keep).item<bool>();
-  const Array kept = all_kept ? flat : flat(keep);
-  Array index = searchsorted(bins, kept, "right") - 1;
-  index = minimum(index, nbins - 1);
-  std::optional<Array> w;
-  if (weights) w = all_kept ? weights->ravel() : weights->ravel()(keep);
+  const auto [kept, w] = kept_values(flat, logical_and(flat >= bins(0), flat <= bins(nbins)), weights);
+  const Array index = minimum(searchsorted(bins, kept, "right") - 1, nbins - 1);
   return finish(bincount(index, w, nbins), bins, weights, density);
 }
 
@@ -419,7 +418,10 @@ Histogram histogram(const Array& a, const std::string& bins, Range range, bool d
   check_histogram_data(a, std::nullopt, "histogram");
   const Array flat = a.ravel();
   const auto [first, last] = outer_edges(flat, range, "histogram");
-  return histogram(a, estimated_bins(flat, bins, range, first, last), range, std::nullopt, density);
+  const std::int64_t nbins = estimated_bins(flat, bins, range, first, last);
+  const Array edges = uniform_edges(nbins, first, last, edge_type_of(a));
+  return finish(uniform_counts(flat, nbins, first, last, range.has_value(), std::nullopt, edges), edges, std::nullopt,
+                density);
 }
 
 Array histogram_bin_edges(const Array& a, std::int64_t bins, Range range) {

@@ -174,11 +174,9 @@ private:
       // This accumulator holds whole blocks (no level below kBlockLevel in use) and `block` at most one block:
       // carrying its levels in from the lowest is what folding its columns here would have done.
       const auto& block = static_cast<const Pairwise&>(other);
-      for (int level = 0; level < 64; ++level)
-        if (block.used[level]) {
-          LAZYFUSE_ASSERT(level <= kBlockLevel, "a reduction block of more than 2^kBlockLevel columns");
-          carry_in(block.levels[level], level);
-        }
+      for (int level = kBlockLevel + 1; level < 64; ++level)
+        LAZYFUSE_ASSERT(!block.used[level], "a reduction block of more than 2^kBlockLevel columns");
+      reduce_absorb(levels, used, block.levels, block.used, combine);
     }
   };
 

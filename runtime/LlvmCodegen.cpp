@@ -215,11 +215,8 @@ template <class T, class Combine, T (*Identity)()> void host_finish(const void* 
 // Pairwise::absorb does: the split's absorb step (CompiledSplit).
 template <class T, class Combine>
 void host_absorb(void* levels, void* used, const void* block_levels, const void* block_used) {
-  constexpr Combine combine{};
-  const T* from = static_cast<const T*>(block_levels);
-  const bool* from_used = static_cast<const bool*>(block_used);
-  for (int level = 0; level < 64; ++level)
-    if (from_used[level]) reduce_carry(static_cast<T*>(levels), static_cast<bool*>(used), from[level], level, combine);
+  reduce_absorb(static_cast<T*>(levels), static_cast<bool*>(used), static_cast<const T*>(block_levels),
+                static_cast<const bool*>(block_used), Combine{});
 }
 template <class T, T (*Identity)()> void host_arg_init(void* best, void* best_index) {
   const T identity = Identity();

@@ -44,6 +44,15 @@ inline void reduce_carry(T* levels, bool* used, T partial, int level, Combine co
   used[level] = true;
 }
 
+/// Carries the counter of a block of columns (from_levels, from_used) into the counter of the columns before it
+/// (levels, used), from its lowest level: what folding the block's columns into this counter would have done when the
+/// counter holds whole blocks of 2^k columns and the block at most 2^k (a reduction split over threads).
+template <class T, class Combine>
+inline void reduce_absorb(T* levels, bool* used, const T* from_levels, const bool* from_used, Combine combine) {
+  for (int level = 0; level < 64; ++level)
+    if (from_used[level]) reduce_carry(levels, used, from_levels[level], level, combine);
+}
+
 /// The counter's result: its levels combined from the lowest, starting from `identity`.
 template <class T, class Combine>
 inline T reduce_finish(const T* levels, const bool* used, T identity, Combine combine) {

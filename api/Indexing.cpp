@@ -15,6 +15,7 @@
 #include <lazyfuse/reductions.hpp>
 
 #include <algorithm>
+#include <numeric>
 #include <string>
 
 namespace lazyfuse {
@@ -502,6 +503,54 @@ Positions positions_of(const NodePtr& base, const std::vector<std::variant<Index
   return {where_in_x.shape(), std::vector<std::int64_t>(h.data(), h.data() + h.size())};
 }
 
+enum class GroupReduction { Sum, Prod, Min, Max };
+
+// The reduction of each group of `values`: group g is values[members[offsets[g]]], ..., values[members[offsets[g + 1]
+// - 1]] (no group is empty), reduced in that order. Groups of at most `width` members are rows of a padded matrix,
+// reduced along the rows (the order of `sum`, `prod`, `min`, `max` over an axis). A longer group is cut into blocks
+// of `width` consecutive members, and the blocks' results are the groups of the next level. `width` is at least the
+// mean group size, so each matrix holds at most about five times the values: memory stays linear in them however
+// skewed the counts (one element written a million times beside a million written once), and the order depends on
+// the counts alone.
+Array reduce_groups(Array values, std::vector<std::int64_t> offsets, std::vector<std::int64_t> members,
+                    GroupReduction how) {
+  constexpr std::int64_t kMinWidth = 4;
+  const auto groups = std::int64_t(offsets.size()) - 1;
+  for (;;) {
+    const auto m = std::int64_t(members.size());
+    std::int64_t longest = 0;
+    for (std::size_t g = 0; g + 1 < offsets.size(); ++g) longest = std::max(longest, offsets[g + 1] - offsets[g]);
+    const std::int64_t width = std::min(longest, std::max(kMinWidth, (m + groups - 1) / groups));
+    // Unused cells: -1 for sum and prod (their identity is put there), the block's first member for min and max
+    // (which it does not change).
+    std::vector<std::int64_t> sources, next_offsets{0};
+    for (std::size_t g = 0; g + 1 < offsets.size(); ++g) {
+      for (std::int64_t b = offsets[g]; b < offsets[g + 1]; b += width) {
+        const std::int64_t end = std::min(b + width, offsets[g + 1]);
+        const std::int64_t pad =
+            how == GroupReduction::Min || how == GroupReduction::Max ? members[std::size_t(b)] : -1;
+        for (std::int64_t k = b; k < b + width; ++k) sources.push_back(k < end ? members[std::size_t(k)] : pad);
+      }
+      next_offsets.push_back(std::int64_t(sources.size()) / width);
+    }
+    const std::int64_t blocks = next_offsets.back();
+    const Array src = asarray(sources, {blocks, width});
+    const Array picked = take(values, maximum(src, 0));
+    Array reduced;
+    switch (how) {
+    case GroupReduction::Sum: reduced = sum(where(src >= 0, picked, zeros({}, values.dtype())), 1); break;
+    case GroupReduction::Prod: reduced = prod(where(src >= 0, picked, ones({}, values.dtype())), 1); break;
+    case GroupReduction::Min: reduced = lazyfuse::min(picked, 1); break;
+    case GroupReduction::Max: reduced = lazyfuse::max(picked, 1); break;
+    }
+    if (blocks == groups) return reduced;
+    values = reduced;
+    offsets = std::move(next_offsets);
+    members.resize(std::size_t(blocks));
+    std::iota(members.begin(), members.end(), std::int64_t(0));
+  }
+}
+
 } // namespace
 
 Array Array::At::set(Operand value) const {
@@ -553,40 +602,28 @@ Array Array::At::combine(Operand value, Combine how, const char* what) const {
   const Positions p = positions_of(base_, advanced_);
   if (p.flat.empty()) return x;
   v = graph::broadcast_to(v, p.shape, what);
-  // Every element of x that is written gets a row listing the positions of x(index) that combine into it, in C order,
-  // padded to the longest row: the row's values are reduced (one reduction per element, in a fixed order) and
-  // combined with x once. Padding: the identity of sum and prod, and for min and max the row's first position, which
-  // changes neither.
+  // Every element of x that is written gets a group: the positions of x(index) that combine into it, in C order. The
+  // groups are reduced (reduce_groups: fixed blocks, in an order set by the counts alone) and combined with x once.
   const std::size_t n = std::size_t(base_->size());
-  std::vector<std::int64_t> count(n, 0);
+  std::vector<std::int64_t> row(n, -1), count(n, 0);
   for (auto t : p.flat) ++count[std::size_t(t)];
-  std::vector<std::int64_t> row(n, -1);
-  std::int64_t rows = 0, width = 0;
+  std::int64_t rows = 0;
+  std::vector<std::int64_t> offsets{0};
   for (std::size_t t = 0; t < n; ++t)
     if (count[t] > 0) {
       row[t] = rows++;
-      width = std::max(width, count[t]);
+      offsets.push_back(offsets.back() + count[t]);
     }
-  std::vector<std::int64_t> sources(std::size_t(rows * width), -1), filled(std::size_t(rows), 0);
-  for (std::size_t s = 0; s < p.flat.size(); ++s) {
-    const auto r = std::size_t(row[std::size_t(p.flat[s])]);
-    sources[r * std::size_t(width) + std::size_t(filled[r]++)] = std::int64_t(s);
-  }
-  if (how == Combine::Min || how == Combine::Max)
-    for (std::size_t r = 0; r < std::size_t(rows); ++r)
-      for (std::size_t k = std::size_t(filled[r]); k < std::size_t(width); ++k)
-        sources[r * std::size_t(width) + k] = sources[r * std::size_t(width)];
+  std::vector<std::int64_t> members(p.flat.size()), filled(offsets.begin(), offsets.end() - 1);
+  for (std::size_t s = 0; s < p.flat.size(); ++s)
+    members[std::size_t(filled[std::size_t(row[std::size_t(p.flat[s])])]++)] = std::int64_t(s);
   const DType t = promote_types(base_->dtype, v->dtype);
   const Array flat_values = wrap_node(graph::reshape(v, {-1})).astype(t);
-  const Array src = asarray(sources, {rows, width});
-  const Array picked = take(flat_values, maximum(src, 0));
-  Array reduced;
-  switch (how) {
-  case Combine::Add: reduced = sum(where(src >= 0, picked, zeros({}, t)), 1); break;
-  case Combine::Multiply: reduced = prod(where(src >= 0, picked, ones({}, t)), 1); break;
-  case Combine::Min: reduced = lazyfuse::min(picked, 1); break;
-  case Combine::Max: reduced = lazyfuse::max(picked, 1); break;
-  }
+  const GroupReduction reduction = how == Combine::Add        ? GroupReduction::Sum
+                                   : how == Combine::Multiply ? GroupReduction::Prod
+                                   : how == Combine::Min      ? GroupReduction::Min
+                                                              : GroupReduction::Max;
+  const Array reduced = reduce_groups(flat_values, std::move(offsets), std::move(members), reduction);
   const Array r = asarray(row, base_->shape);
   return where(r >= 0, apply(x, take(reduced, maximum(r, 0))).astype(base_->dtype), x);
 }

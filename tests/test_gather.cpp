@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -288,6 +289,44 @@ TEST(Gather, WritesThroughIndexArrays) {
   EXPECT_EQ(std::vector<std::int32_t>(h.data(), h.data() + 3), (std::vector<std::int32_t>{2, 1, 3}));
   // Out of range is an IndexError here: the positions are read when the write is built.
   EXPECT_THROW(x.at(asarray<std::int64_t>({6})).set(0.0), IndexError);
+}
+
+// Half of the writes land on one element, the rest on elements of their own: padding every element's writes to the
+// longest list would need 2^15 x 2^15 cells; the blocks of reduce_groups keep it linear. The values are small integers
+// (and +-1 for the product), so every order of combination gives the exact result the host computes.
+TEST(Gather, SkewedDuplicateWritesCombineInLinearMemory) {
+  const std::int64_t writes = std::int64_t(1) << 16, n = writes / 2 + 1;
+  const auto count = static_cast<std::size_t>(writes);
+  std::vector<std::int64_t> index(count);
+  std::vector<double> value(count), sign(count);
+  std::mt19937_64 rng(17);
+  for (std::int64_t k = 0; k < writes; ++k) {
+    index[std::size_t(k)] = k % 2 ? 0 : 1 + k / 2;
+    value[std::size_t(k)] = double(std::int64_t(rng() % 201) - 100);
+    sign[std::size_t(k)] = rng() % 2 ? 1.0 : -1.0;
+  }
+  std::vector<double> base(static_cast<std::size_t>(n));
+  for (auto& b : base) b = double(std::int64_t(rng() % 201) - 100);
+  std::vector<double> added = base, multiplied = base, smallest = base, largest = base;
+  for (std::size_t k = 0; k < index.size(); ++k) {
+    const auto t = std::size_t(index[k]);
+    added[t] += value[k];
+    multiplied[t] *= sign[k];
+    smallest[t] = std::min(smallest[t], value[k]);
+    largest[t] = std::max(largest[t], value[k]);
+  }
+  const Array x = asarray(base, {n}), at = asarray(index, {writes}), v = asarray(value, {writes});
+  const auto values = [](const Array& a) {
+    const HostArray<double> h = a.get<double>();
+    return std::vector<double>(h.data(), h.data() + h.size());
+  };
+  EXPECT_EQ(values(x.at(at).add(v)), added);
+  EXPECT_EQ(values(x.at(at).multiply(asarray(sign, {writes}))), multiplied);
+  EXPECT_EQ(values(x.at(at).min(v)), smallest);
+  EXPECT_EQ(values(x.at(at).max(v)), largest);
+  const HostArray<std::int64_t> counts = bincount(at).get<std::int64_t>();
+  EXPECT_EQ(counts.data()[0], writes / 2);
+  EXPECT_EQ(counts.data()[n - 1], 1);
 }
 
 TEST(Gather, ChooseRaisesForEntriesOutOfRange) {

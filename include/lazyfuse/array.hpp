@@ -114,9 +114,11 @@ public:
   /// x(...)'s shape at the elements x(...) reads; where the index names one element several times, the last write in
   /// C order of x(...) wins (deterministically, on every backend). `add` is NumPy's ufunc.at for add: every
   /// duplicate counts. Both read the index's positions on the host (a synchronization, as masks do); the writes are
-  /// then lazy wheres and gathers. `add`'s duplicates are summed first (in the reduction order of `sum`, which is
-  /// fixed for a device, in the type of y promoted with x's) and added to x once, converted to x's type: for floats
-  /// NumPy's sequential in-place sums can differ in the last bits.
+  /// then lazy wheres and gathers. `add`'s duplicates are summed first (in the type of y promoted with x's) and
+  /// added to x once, converted to x's type: for floats NumPy's sequential in-place sums can differ in the last bits.
+  /// The sum's order is set by the counts alone: an element's values in C order, in blocks of at least the mean count
+  /// per written element, each block summed in the order of `sum` along an axis (fixed for a device), then the
+  /// blocks' sums the same way; memory stays linear in the writes however skewed the counts.
   class At {
   public:
     Array set(Operand value) const;

@@ -11,6 +11,7 @@
 #include "api/ApiAccess.h"
 #include "graph/Assert.h"
 #include "graph/Build.h"
+#include "graph/Count.h"
 #include "graph/Sort.h"
 
 #include <algorithm>
@@ -203,12 +204,23 @@ Array bincount(const Array& x, const std::optional<Array>& weights, std::int64_t
                      described("weights", *weights));
   std::int64_t bins = minlength;
   if (x.size() > 0) {
-    const Array as64 = x.astype(DType::Int64);
-    if (min(as64).item<std::int64_t>() < 0) throw ValueError("bincount: x must have no negative elements");
-    bins = std::max(bins, max(as64).item<std::int64_t>() + 1);
+    const Array as64 = x.astype(DType::Int64), smallest = min(as64), largest = max(as64);
+    eval(smallest, largest); // one pass over x for both
+    if (smallest.item<std::int64_t>() < 0) throw ValueError("bincount: x must have no negative elements");
+    bins = std::max(bins, largest.item<std::int64_t>() + 1);
   }
-  if (!weights) return zeros({bins}, DType::Int64).at(x).add(ones(x.shape(), DType::Int64));
+  if (!weights) return bincount_fixed(x, bins);
   return zeros({bins}, DType::Float64).at(x).add(weights->astype(DType::Float64));
+}
+
+Array bincount_fixed(const Array& x, std::int64_t length) {
+  detail::require_valid(x, "bincount_fixed");
+  if (x.ndim() != 1) throw ValueError("bincount_fixed: x must be 1-dimensional, got " + described("x", x));
+  if (!is_integer(x.dtype()) && x.dtype() != DType::Bool)
+    throw DTypeError(std::string("bincount_fixed: x must hold integers, got ") + std::string(dtype_name(x.dtype())));
+  if (length < 0) throw ValueError("bincount_fixed: length must be non-negative, got " + std::to_string(length));
+  if (x.size() == 0 || length == 0) return zeros({length}, DType::Int64);
+  return detail::wrap_node(graph::make_bincount(detail::ApiAccess::node(x), length));
 }
 
 Array lexsort(const std::vector<Array>& keys, int axis) {
@@ -291,7 +303,10 @@ Array uniform_counts(const Array& flat, std::int64_t bins, double first, double 
   // The edges as the element type computes with them (NumPy subtracts the range's ends in that type).
   const Array lo = full({}, first).astype(edge_type), hi = full({}, last).astype(edge_type);
   const Array x = flat.astype(edge_type);
-  const auto [kept, w] = kept_values(x, logical_and(x >= lo, x <= hi), weights);
+  const Array inside = logical_and(x >= lo, x <= hi);
+  // Counts drop the values outside the range by a bin index out of range (no host read: the count stays lazy);
+  // weighted sums select them first.
+  const auto [kept, w] = weights ? kept_values(x, inside, weights) : Kept{where(inside, x, lo), std::nullopt};
   // The range's width: subtracted in the element type from data's own ends, in double from a given range (NumPy's
   // Python floats), then rounded to the element type.
   const Array width = from_range ? full({}, last - first).astype(edge_type) : hi - lo;
@@ -299,7 +314,7 @@ Array uniform_counts(const Array& flat, std::int64_t bins, double first, double 
   index = where(index == bins, index - 1, index);
   index = where(kept < take(edges, index), index - 1, index);
   index = where(logical_and(kept >= take(edges, index + 1), index != bins - 1), index + 1, index);
-  return bincount(index, w, bins);
+  return weights ? bincount(index, w, bins) : bincount_fixed(where(inside, index, bins), bins);
 }
 
 // NumPy's density: the counts divided by the bins' widths and the total.
@@ -409,7 +424,12 @@ Histogram histogram(const Array& a, const Array& bins, const std::optional<Array
   }
   // A value's bin: the last edge at or below it, the last edge itself in the last bin (closed), values outside
   // [first edge, last edge] and NaNs left out. (NumPy counts through sorted data; the counts are the same.)
-  const auto [kept, w] = kept_values(flat, logical_and(flat >= bins(0), flat <= bins(nbins)), weights);
+  const Array inside = logical_and(flat >= bins(0), flat <= bins(nbins));
+  if (!weights) { // the values outside dropped by an index out of range, as for uniform bins
+    const Array index = minimum(searchsorted(bins, flat, "right") - 1, nbins - 1);
+    return finish(bincount_fixed(where(inside, index, nbins), nbins), bins, weights, density);
+  }
+  const auto [kept, w] = kept_values(flat, inside, weights);
   const Array index = minimum(searchsorted(bins, kept, "right") - 1, nbins - 1);
   return finish(bincount(index, w, nbins), bins, weights, density);
 }

@@ -528,7 +528,10 @@ private:
       LAZYFUSE_ASSERT(false, "a matrix product reached inside a kernel (partition stores them)");
       break;
     case NodeKind::Scan: LAZYFUSE_ASSERT(false, "a scan reached inside another kernel (partition stores them)"); break;
-    case NodeKind::Sort: LAZYFUSE_ASSERT(false, "a sort reached inside a kernel (partition stores them)"); break;
+    case NodeKind::Sort:
+    case NodeKind::BinCount:
+      LAZYFUSE_ASSERT(false, "a sort or a count reached inside a kernel (partition stores them)");
+      break;
     case NodeKind::Fill:
     case NodeKind::Iota: break;
     case NodeKind::Random:
@@ -631,7 +634,8 @@ private:
     case NodeKind::Reduce:
     case NodeKind::Matmul:
     case NodeKind::Scan:
-    case NodeKind::Sort: break;
+    case NodeKind::Sort:
+    case NodeKind::BinCount: break;
     case NodeKind::Fill: return scalar_of(n);
     case NodeKind::Iota: {
       auto c = coords(t.frame, n.shape);

@@ -339,10 +339,12 @@ void store_products(Subgraph& g) {
       store(k, "scan: a kernel of its own");
       continue;
     }
-    if (n.kind == NodeKind::Sort) { // a library call over its materialized source
-      store(k, "sort: a library call");
+    if (graph::runs_over_materialized_source(n.kind)) { // a library call over its materialized source
+      const std::string what(graph::kind_name(n.kind));
+      store(k, what + ": a library call");
       const int j = g.find(n.sources_unlocked()[0].get());
-      if (j >= 0 && !g.info[std::size_t(j)].stored) store(std::size_t(j), "input of a sort, written contiguously");
+      if (j >= 0 && !g.info[std::size_t(j)].stored)
+        store(std::size_t(j), "input of a " + what + ", written contiguously");
       continue;
     }
     const ProductEpilogue* e = g.info[k].epilogue.get();
@@ -525,7 +527,8 @@ std::vector<KernelPlan> make_plans(const Subgraph& g, const PlanOutputs& groups,
                        g.order[k]->shape,
                        g.info[k].reason,
                        domains[p++],
-                       g.order[k]->kind == NodeKind::Matmul || g.order[k]->kind == NodeKind::Sort || g.info[k].epilogue,
+                       g.order[k]->kind == NodeKind::Matmul || graph::runs_over_materialized_source(g.order[k]->kind) ||
+                           g.info[k].epilogue,
                        g.info[k].epilogue});
   for (auto& grp : groups) {
     std::string why = grp.size() > 1 ? std::to_string(grp.size()) + " outputs of one shape" : "requested output";

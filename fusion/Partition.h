@@ -51,7 +51,8 @@ struct KernelPlan {
   /// domain, reached with its kept axes in place.
   std::optional<ReductionDomain> reduction;
   /// A matrix product (its one output is a graph::NodeKind::Matmul node): the runtime runs it in a library (GEMM),
-  /// nothing is lowered. Or a sort (graph::NodeKind::Sort), whose source is materialized (runtime/Sorting.h). Its
+  /// nothing is lowered. Or a sort or a count (graph::runs_over_materialized_source), whose source is
+  /// materialized (runtime/Sorting.h, runtime/Counting.h). Its
   /// operands are materialized or are views of materialized nodes (graph::operand_strides).
   bool library = false;
   /// Set for a product with work folded around it (library is set too): the plan's one output is the epilogue's

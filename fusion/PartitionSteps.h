@@ -75,8 +75,8 @@ void store_shared_or_eager(Subgraph& g, const PartitionOptions& options);
 /// Step 3b. Stores every matrix product (roots too: a product is never part of a kernel) and what its operands need
 /// stored (fusion/Partition.h, "Matrix products"). After store_shared_or_eager, whose stored nodes it reads as
 /// contiguous. Also stores every scan (graph::NodeKind::Scan; roots too): a scan is a kernel of its own, which inlines
-/// its source (the prologue) and which consumers read as a buffer; and every sort (graph::NodeKind::Sort), a library
-/// plan, with its source (unless materialized).
+/// its source (the prologue) and which consumers read as a buffer; and every sort and count
+/// (graph::runs_over_materialized_source), a library plan, with its source (unless materialized).
 void store_products(Subgraph& g);
 
 /// Step 4. The roots grouped by shape, groups in order of first appearance: one multi-output plan per group.

@@ -33,6 +33,7 @@ std::string_view kind_name(NodeKind k) {
   case NodeKind::Gather: return "gather";
   case NodeKind::Scan: return "scan";
   case NodeKind::Sort: return "sort";
+  case NodeKind::BinCount: return "bincount";
   }
   return "?";
 }

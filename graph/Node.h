@@ -40,8 +40,15 @@ enum class NodeKind : std::uint8_t {
   Gather,   // srcs: source, then one integer index array per advanced axis, all of one shape B (graph/Gather.h)
   Scan, // op = ReduceOp Sum or Prod: inclusive scan of the source (of the node's type and shape) along axis `ivalue`
   Sort, // op = SortResult (graph/Sort.h): the source sorted stably along axis `ivalue`, or the permutation (int64)
-  // Room for the later node kinds: Scatter, Mask.
+  BinCount, // the number of the source's elements (1-D integers) equal to each of 0 .. shape[0] - 1, int64
+            // (graph/Count.h)
 };
+
+/// Nodes the runtime computes from their one source, materialized and contiguous, outside generated kernels: sorts
+/// (runtime/Sorting.h) and counts (runtime/Counting.h).
+constexpr bool runs_over_materialized_source(NodeKind k) {
+  return k == NodeKind::Sort || k == NodeKind::BinCount;
+}
 
 std::string_view kind_name(NodeKind k);
 

@@ -8,6 +8,7 @@
 #include "graph/Build.h"
 #include "graph/Config.h"
 #include "runtime/Accelerators.h"
+#include "runtime/Counting.h"
 #include "runtime/Executor.h"
 #include "runtime/PlanCache.h"
 #include "runtime/Products.h"
@@ -127,7 +128,8 @@ void materialize(const std::vector<graph::NodePtr>& roots) {
   for (auto& plan : fusion::partition(roots, opt)) {
     // Library kernels (runtime/Accelerators.h). A graph with a plan they could serve is not recorded: the setting and
     // the size limits decide anew on every call.
-    if (plan.library && plan.outputs[0]->kind == graph::NodeKind::Sort) { // runtime/Sorting.h; not recorded either
+    // Sorts and counts (runtime/Sorting.h, runtime/Counting.h) over their contiguous source; not recorded either.
+    if (plan.library && graph::runs_over_materialized_source(plan.outputs[0]->kind)) {
       const graph::NodePtr& src = plan.outputs[0]->sources_unlocked()[0];
       std::shared_ptr<const graph::BufferView> in = src->buffer();
       if (!graph::is_contiguous(*in, src->shape)) {
@@ -135,7 +137,8 @@ void materialize(const std::vector<graph::NodePtr>& roots) {
         codegen::LoweredKernel lowered = codegen::lower(copy);
         in = run_plan(copy, lowered)[0];
       }
-      plan.outputs[0]->set_buffer(run_sort(*plan.outputs[0], *in));
+      auto& node = *plan.outputs[0];
+      node.set_buffer(node.kind == graph::NodeKind::Sort ? run_sort(node, *in) : run_bincount(node, *in));
       cacheable = false;
       continue;
     }

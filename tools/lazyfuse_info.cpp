@@ -6,6 +6,7 @@
 // a machine without a GPU: "no CUDA" is a fact to report, not an error.
 #include "codegen/Nvrtc.h"
 #include "graph/Config.h"
+#include "runtime/Counting.h"
 #include "runtime/CpuGemm.h"
 #include "runtime/CublasLt.h"
 #include "runtime/CudaApi.h"
@@ -160,6 +161,7 @@ void print_products() {
 void print_sorts() {
   heading("Sorts (sorting.hpp)");
   row("sort, argsort", lazyfuse::runtime::sort_paths());
+  row("bincount", lazyfuse::runtime::bincount_paths());
 }
 
 void print_memory_pool() {

@@ -70,6 +70,12 @@ UniqueInverse unique_inverse(const Array& a);
 /// their `weights` (float64; duplicates summed in at().add's fixed order), over max(x) + 1 bins and at least
 /// `minlength`. ValueError for a negative value, an x that is not 1-D or weights of another length.
 Array bincount(const Array& x, const std::optional<Array>& weights = std::nullopt, std::int64_t minlength = 0);
+/// bincount over a number of bins fixed in advance, and lazy: element b of the int64 result of shape {length} is the
+/// number of elements of the 1-D bool or integer x equal to b. Elements outside [0, length) are not counted
+/// (TensorFlow's `maxlength`; JAX's `length`, without its clipping of negatives to 0), so no value of x is read on
+/// the host and the count stays in the graph: NumPy's bincount reads x's min and max first. On the GPU a count of its
+/// own (runtime/Counting.h), exact and the same on every run. ValueError for an x that is not 1-D or a negative length.
+Array bincount_fixed(const Array& x, std::int64_t length);
 
 /// NumPy's lexsort: the indices (int64) that sort along `axis` by the last key, ties broken by the one before it, and
 /// so on (keys[0] decides last); stable. The keys share one shape. ValueError for no keys or shapes that differ.

@@ -1,0 +1,37 @@
+// NumPy's bincount (without weights) on the device (runtime/DeviceCount.cu, compiled ahead of time by nvcc with the
+// CUB kernels): a kernel of lazyfuse's own, not cub::DeviceHistogram, whose shared-memory counters stop at 256 bins
+// (docs/design.md, "Counting"). This header is plain C++ (no CUDA language) so that it can be included anywhere.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <string>
+
+namespace lazyfuse::runtime::device_count {
+
+/// counts[b] = the number of elements of x equal to b, for b in [0, bins): x holds `n` integers of `width` bytes (1,
+/// 2, 4 or 8; bool counts as an unsigned byte), signed or not; `counts` holds `bins` int64. Elements outside [0, bins)
+/// are not counted. Device pointers.
+struct BinCount {
+  int width = 4;
+  bool is_signed = false;
+  const void* x = nullptr;
+  std::int64_t n = 0;
+  std::int64_t bins = 0;
+  std::int64_t* counts = nullptr;
+};
+
+/// What a run did, for the counters and the logs.
+struct Report {
+  int kernels = 0;   ///< launches (one per 2^31 elements), besides the clearing of `counts`
+  std::string steps; ///< e.g. "shared counters, 264 blocks of 1024 threads, 16-byte loads"
+};
+
+/// Queues the count on `stream`: `counts` cleared, then each block counts its part in shared memory (when `bins`
+/// counters of 4 bytes fit in a block's shared memory) or straight into `counts` with global atomics (when they do
+/// not), and adds its counts into `counts`. Integer atomics: the result is exact, the same on every run. Needs n >= 1
+/// and bins >= 1. Throws BackendError when CUDA fails.
+Report run(const BinCount& c, cudaStream_t stream);
+
+} // namespace lazyfuse::runtime::device_count

@@ -1,7 +1,7 @@
 // Scans (scans.hpp) on the GPU beside a device-to-device copy: cumsum of 2^25 float32 (the single-pass look-back
 // kernel; bytes: one read and one write), with an elementwise input fused in, along the rows and along the columns of
-// a matrix, each call one kernel; and sort and argsort (sorting.hpp) of 2^25 float32. Timing and checks:
-// bench/common.h.
+// a matrix, each call one kernel; sort and argsort (sorting.hpp) of 2^25 float32; bincount of 2^25 int32. Timing and
+// checks: bench/common.h.
 #include "common.h"
 
 #include <lazyfuse/scans.hpp>
@@ -13,6 +13,7 @@ namespace {
 
 constexpr std::int64_t kN = std::int64_t(1) << 25;
 constexpr std::int64_t kRows = 4096, kCols = 8192;
+constexpr std::int64_t kBins = 4096;
 
 void BM_Cumsum(benchmark::State& state) {
   if (!has_gpu(state)) return;
@@ -59,6 +60,30 @@ void BM_Argsort(benchmark::State& state) {
       state, [&] { argsort(x).eval(); }, 3, (4.0 + 8.0) * double(kN), 1);
 }
 
+// bincount of 2^25 int32 uniform in [0, 4096) (runtime/Counting.h). NumPy's bincount reads min and max first (one
+// fused reduction kernel and an 8-byte read each to the host), then counts (one kernel); bincount_fixed, with the
+// number of bins known, is the count alone. Minimal bytes: the values read once and the counts written.
+Array random_bins(std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::vector<std::int32_t> v(static_cast<std::size_t>(kN));
+  for (auto& e : v) e = std::int32_t(g() % kBins);
+  return asarray(v, {kN}).eval();
+}
+
+void BM_Bincount(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  auto k = random_bins(27);
+  measure(
+      state, [&] { bincount(k).eval(); }, 2, 4.0 * double(kN) + 8.0 * kBins);
+}
+
+void BM_BincountFixed(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  auto k = random_bins(28);
+  measure(
+      state, [&] { bincount_fixed(k, kBins).eval(); }, 1, 4.0 * double(kN) + 8.0 * kBins);
+}
+
 } // namespace
 
 BENCHMARK(BM_CopyReference)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
@@ -68,5 +93,7 @@ BENCHMARK(BM_CumsumRows)->UseManualTime()->Iterations(1)->Unit(benchmark::kMilli
 BENCHMARK(BM_CumsumColumns)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Sort)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Argsort)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Bincount)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_BincountFixed)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Peer benchmarks of sorting and scanning, the workloads of bench/bench_scan.cpp's BM_Sort, BM_Argsort and BM_Cumsum:
-a 1-D sort, argsort and cumsum of 2^25 float32 uniforms in [-1, 1). Systems: CuPy (cupy.sort, cupy.argsort: CUB radix sorts), torch eager
+"""Peer benchmarks of sorting, scanning and counting, the workloads of bench/bench_scan.cpp's BM_Sort, BM_Argsort,
+BM_Cumsum and BM_Bincount: a 1-D sort, argsort and cumsum of 2^25 float32 uniforms in [-1, 1), and bincount of 2^25
+int32 uniform in [0, 4096) (cupy.bincount and torch.bincount read the maximum on the host as NumPy's bincount and
+lazyfuse's do; jax.jit's jnp.bincount takes length=4096 instead, as lazyfuse's bincount_fixed). Systems: CuPy (cupy.sort, cupy.argsort: CUB radix sorts), torch eager
 (torch.sort(x).values, torch.argsort(x), torch.cumsum(x, 0)), jax.jit (jnp.sort, jnp.argsort, jnp.cumsum, each
 jitted). torch.compile is left out: Inductor runs a lone sort as the eager op. Each system runs in its own subprocess, with the timing method of
 run_peers.py (its `bench`: 3 warm-up calls, 5 trials of 20 back-to-back calls and one synchronize, the median), and a
@@ -9,7 +11,8 @@ values for sort and cumsum, one read of the values and one write of the int64 in
 
 Checks: the sorted values must equal NumPy's np.sort exactly, and the values taken at the returned indices likewise
 (ties among 2^25 uniforms are possible, so the indices themselves are not compared); the cumsum within a relative
-L2 error of 1e-4 of NumPy's float64 cumsum of the same values; a failure marks the cell WRONG.
+L2 error of 1e-4 of NumPy's float64 cumsum of the same values; the counts equal to np.bincount's; a failure marks the
+cell WRONG.
 
 Usage:
   python3 bench/peers/run_sort_peers.py --out-md sort-peers.md --out-json sort-peers.json \
@@ -25,21 +28,31 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_peers import COPY_BYTES, finish_peers_report, time_workloads, timing_table  # noqa: E402  (the same timing method)
 
-WORKLOADS = ["sort", "argsort", "cumsum"]
+WORKLOADS = ["sort", "argsort", "cumsum", "bincount"]
+BINS = 4096
 SYSTEMS = ["cupy", "torch", "jax"]
 LABELS = {"lazyfuse": "lazyfuse", "cupy": "CuPy", "torch": "torch eager", "jax": "jax.jit"}
 
 
 def minimal_bytes(w: str, n: int) -> int:
+    if w == "bincount":
+        return 4 * n + 8 * BINS
     return (4 + 8) * n if w == "argsort" else (4 + 4) * n
 
 
 def make_input(np, n: int):
-    return np.random.default_rng(20261202).uniform(-1, 1, n).astype(np.float32)
+    """The float32 values (sort, argsort, cumsum) and the int32 bins of bincount."""
+    rng = np.random.default_rng(20261202)
+    return rng.uniform(-1, 1, n).astype(np.float32), rng.integers(0, BINS, n, dtype=np.int32)
 
 
 def check(w: str, np, x, out) -> str:
     """"" when the output is right, else why not."""
+    x, k = x
+    if w == "bincount":
+        want = np.bincount(k, minlength=BINS)
+        got = np.asarray(out).astype(np.int64)
+        return "" if got.shape == want.shape and bool((got == want).all()) else "counts differ from np.bincount"
     if w == "cumsum":
         want = np.cumsum(x.astype(np.float64))
         got = np.asarray(out).astype(np.float64)
@@ -57,10 +70,11 @@ def check(w: str, np, x, out) -> str:
 
 # ---- workers: one system each, in its own process ----
 
-def cupy_worker(x):
+def cupy_worker(inputs):
     import cupy as cp
-    d = cp.asarray(x)
-    fns = {"sort": lambda: cp.sort(d), "argsort": lambda: cp.argsort(d), "cumsum": lambda: cp.cumsum(d)}
+    d, dk = cp.asarray(inputs[0]), cp.asarray(inputs[1])
+    fns = {"sort": lambda: cp.sort(d), "argsort": lambda: cp.argsort(d), "cumsum": lambda: cp.cumsum(d),
+           "bincount": lambda: cp.bincount(dk, minlength=BINS)}
     a = cp.full(COPY_BYTES // 4, 1.5, dtype=cp.float32)
     b = cp.empty_like(a)
     copy = lambda: cp.cuda.runtime.memcpyAsync(b.data.ptr, a.data.ptr, COPY_BYTES,  # noqa: E731
@@ -68,33 +82,35 @@ def cupy_worker(x):
     return fns, copy, cp.cuda.Device().synchronize, cp.asnumpy, {"cupy": cp.__version__}
 
 
-def torch_worker(x):
+def torch_worker(inputs):
     import torch
-    d = torch.from_numpy(x).to("cuda")
+    d, dk = torch.from_numpy(inputs[0]).to("cuda"), torch.from_numpy(inputs[1]).to("cuda")
     fns = {"sort": lambda: torch.sort(d).values, "argsort": lambda: torch.argsort(d),
-           "cumsum": lambda: torch.cumsum(d, 0)}
+           "cumsum": lambda: torch.cumsum(d, 0), "bincount": lambda: torch.bincount(dk, minlength=BINS)}
     a = torch.full((COPY_BYTES // 4,), 1.5, dtype=torch.float32, device="cuda")
     b = torch.empty_like(a)
     return fns, (lambda: b.copy_(a)), torch.cuda.synchronize, (lambda t: t.detach().cpu().numpy()), \
         {"torch": torch.__version__}
 
 
-def jax_worker(x):
+def jax_worker(inputs):
     os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
     import jax
     import jax.numpy as jnp
-    d = jnp.asarray(x)
+    d, dk = jnp.asarray(inputs[0]), jnp.asarray(inputs[1])
     state = {"last": None}
 
-    def jitted(f):
+    def jitted(f, arg=d):
         g = jax.jit(f)
 
         def call():
-            state["last"] = g(d)
+            state["last"] = g(arg)
             return state["last"]
         return call
 
-    fns = {"sort": jitted(jnp.sort), "argsort": jitted(jnp.argsort), "cumsum": jitted(jnp.cumsum)}
+    # jax.jit needs the number of bins statically: `length` (lazyfuse's bincount_fixed), no read of the maximum.
+    fns = {"sort": jitted(jnp.sort), "argsort": jitted(jnp.argsort), "cumsum": jitted(jnp.cumsum),
+           "bincount": jitted(lambda v: jnp.bincount(v, length=BINS), dk)}
     a = jnp.full((COPY_BYTES // 4,), 1.5, dtype=jnp.float32)
     copy_fn = jax.jit(lambda v: v + 0.0)
 
@@ -122,7 +138,8 @@ def worker_main(args) -> int:
 def lazyfuse_cells(paths: list) -> dict:
     """BM_Sort, BM_Argsort and BM_Cumsum of bench_scan's Google Benchmark JSON (the _median aggregate when present), and its
     BM_CopyReference."""
-    names = {"BM_Sort": "sort", "BM_Argsort": "argsort", "BM_Cumsum": "cumsum", "BM_CopyReference": "copy"}
+    names = {"BM_Sort": "sort", "BM_Argsort": "argsort", "BM_Cumsum": "cumsum", "BM_Bincount": "bincount",
+             "BM_CopyReference": "copy"}
     cells = {}
     for p in paths:
         with open(p) as f:
@@ -149,7 +166,7 @@ def write_markdown(report: dict, path: str) -> None:
     lines.append("")
     lines.append(f"n = {report['n']} float32 uniforms in [-1, 1); timing: median of 5 trials of 20 calls "
                  "(bench/peers/run_peers.py's method); % of each system's own 256 MiB device copy over the minimal "
-                 "bytes (sort and cumsum: 8 per element, argsort: 12).")
+                 "bytes (sort and cumsum: 8 per element, argsort: 12, bincount: 4 and the counts).")
     lines += [f"- {x}" for x in notes]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -1415,17 +1415,38 @@ private:
             kTile, ");");
     w_.line("const int lf_first = (int)threadIdx.x * ", I, ";");
     w_.line("const int lf_items = lf_count - lf_first;");
-    // A thread's elements are whole vectors where they are all there and start on a whole vector: contiguous
-    // inputs and the output then move as vectors, every load issued before any value is used.
+    w_.line("const int lf_lane = threadIdx.x & 31, lf_warp = threadIdx.x >> 5;");
+    // A warp's elements (32 threads' I each, contiguous) move as vectors where they are all there and start on a
+    // whole vector. They cross global memory warp-striped, so that each vector instruction of a warp covers 32
+    // consecutive vectors (coalesced), and are transposed through shared memory into each thread's own I
+    // consecutive elements, the order the scan needs (CUB's BLOCK_LOAD_WARP_TRANSPOSE). The buffer holds a tile of
+    // the widest value moved, padded by one element per 32 so that neither order's accesses conflict in banks.
     static_assert(kScanThreadBytes % kElementsPerThread == 0, "a tiled scan thread's elements are whole vectors");
-    w_.line("const bool lf_whole = lf_items >= ", I, " && lf_base % ", E, " == 0;");
+    w_.line("const bool lf_whole = lf_count - lf_warp * ", kWarpSize * I, " >= ", kWarpSize * I, " && lf_base % ", E,
+            " == 0;");
+    std::size_t widest = itemsize(st_.dtype);
+    for (int k : linear_inputs()) widest = std::max(widest, itemsize(ir_.inputs[std::size_t(k)].dtype));
+    w_.line("__shared__ __align__(16) unsigned char lf_xpose_sm[", (kTile + kTile / kWarpSize) * std::int64_t(widest),
+            "];");
+    w_.line("const int lf_xw = lf_warp * ", kWarpSize * I, ";");
     for (int k : linear_inputs()) {
       const char* t = cuda_type(ir_.inputs[std::size_t(k)].dtype);
       w_.line("lf_vec<", t, "> lf_l", k, "[", V, "];");
       auto whole = w_.block("if (lf_whole)");
+      w_.line(t, "* lf_xp = reinterpret_cast<", t, "*>(lf_xpose_sm);");
       w_.directive("#pragma unroll");
-      w_.line("for (int lf_u = 0; lf_u < ", V, "; ++lf_u) lf_l", k, "[lf_u] = *reinterpret_cast<const lf_vec<", t,
-              ">*>(in", k, " + lf_base + lf_first + lf_u * ", E, ");");
+      {
+        auto loop = w_.block("for (int lf_u = 0; lf_u < ", V, "; ++lf_u)");
+        w_.line("const int lf_o = lf_xw + (lf_u * 32 + lf_lane) * ", E, ";");
+        w_.line("const lf_vec<", t, "> lf_g = *reinterpret_cast<const lf_vec<", t, ">*>(in", k, " + lf_base + lf_o);");
+        w_.directive("#pragma unroll");
+        w_.line("for (int lf_e = 0; lf_e < ", E, "; ++lf_e) lf_xp[(lf_o + lf_e) + (lf_o + lf_e) / 32] = lf_g.v[lf_e];");
+      }
+      w_.line("__syncwarp();");
+      w_.directive("#pragma unroll");
+      w_.line("for (int lf_j = 0; lf_j < ", I, "; ++lf_j) lf_l", k, "[lf_j / ", E, "].v[lf_j % ", E,
+              "] = lf_xp[(lf_first + lf_j) + (lf_first + lf_j) / 32];");
+      w_.line("__syncwarp();");
     }
     w_.line(T, " lf_s[", I, "];");
     {
@@ -1444,7 +1465,6 @@ private:
       w_.line("if (lf_k > 0) lf_s[lf_k] = ", combine("lf_s[lf_k - 1]", "lf_s[lf_k]"), ";");
       w_.line("lf_w = lf_s[lf_k];");
     }
-    w_.line("const int lf_lane = threadIdx.x & 31, lf_warp = threadIdx.x >> 5;");
     {
       w_.directive("#pragma unroll");
       auto loop = w_.block("for (int lf_off = 1; lf_off < ", kWarpSize, "; lf_off <<= 1)");
@@ -1485,10 +1505,22 @@ private:
       w_.line("if (!lf_whole) out", st_.slot, "[lf_base + lf_first + lf_k] = lf_r;");
     }
     {
+      // The warp's results back to warp-striped vectors through the buffer (the loads' last use of it was before
+      // the block's barriers).
       auto whole = w_.block("if (lf_whole)");
+      w_.line(T, "* lf_xp = reinterpret_cast<", T, "*>(lf_xpose_sm);");
       w_.directive("#pragma unroll");
-      w_.line("for (int lf_u = 0; lf_u < ", V, "; ++lf_u) *reinterpret_cast<lf_vec<", T, ">*>(out", st_.slot,
-              " + lf_base + lf_first + lf_u * ", E, ") = lf_out[lf_u];");
+      w_.line("for (int lf_j = 0; lf_j < ", I,
+              "; ++lf_j) lf_xp[(lf_first + lf_j) + (lf_first + lf_j) / 32] = lf_out[lf_j / ", E, "].v[lf_j % ", E,
+              "];");
+      w_.line("__syncwarp();");
+      w_.directive("#pragma unroll");
+      auto loop = w_.block("for (int lf_u = 0; lf_u < ", V, "; ++lf_u)");
+      w_.line("const int lf_o = lf_xw + (lf_u * 32 + lf_lane) * ", E, ";");
+      w_.line("lf_vec<", T, "> lf_g;");
+      w_.directive("#pragma unroll");
+      w_.line("for (int lf_e = 0; lf_e < ", E, "; ++lf_e) lf_g.v[lf_e] = lf_xp[(lf_o + lf_e) + (lf_o + lf_e) / 32];");
+      w_.line("*reinterpret_cast<lf_vec<", T, ">*>(out", st_.slot, " + lf_base + lf_o) = lf_g;");
     }
     auto last = w_.block("if (lf_last_sm)");
     // The tickets: the two counters, then a status word (two unsigned ints) or a flag (one) per tile.

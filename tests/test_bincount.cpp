@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -47,6 +48,21 @@ std::vector<i64> counts_of(const Array& a) {
   return std::vector<i64>(h.data(), h.data() + h.size());
 }
 
+// "" when got equals want, else the sizes, the totals and the first bin that differs.
+std::string difference(const std::vector<i64>& got, const std::vector<i64>& want) {
+  if (got == want) return "";
+  i64 total_got = 0, total_want = 0;
+  for (auto c : got) total_got += c;
+  for (auto c : want) total_want += c;
+  std::string d = std::to_string(got.size()) + " bins counting " + std::to_string(total_got) + ", expected " +
+                  std::to_string(want.size()) + " counting " + std::to_string(total_want);
+  for (std::size_t b = 0; b < std::min(got.size(), want.size()); ++b)
+    if (got[b] != want[b])
+      return d + "; bin " + std::to_string(b) + " holds " + std::to_string(got[b]) + ", expected " +
+             std::to_string(want[b]);
+  return d;
+}
+
 i64 largest_value(DType t) {
   switch (t) {
   case DType::Bool: return 1;
@@ -69,7 +85,7 @@ TEST(BinCount, EveryIntegerTypeCountsExactly) {
         const std::string what = std::string(lf::dtype_name(t)) + " n=" + std::to_string(n) +
                                  " bins=" + std::to_string(b) + ", " + seed_note();
         ASSERT_EQ(c.dtype(), DType::Int64) << what;
-        ASSERT_EQ(counts_of(c), s.counts) << what;
+        ASSERT_EQ(difference(counts_of(c), s.counts), "") << what;
       }
 }
 
@@ -144,7 +160,7 @@ TEST_F(CudaBinCount, BinsBeyondSharedMemoryUseGlobalCounters) {
   // same exact counts.
   for (const DType t : {DType::Int32, DType::Int64}) {
     const Sample s = sample(t, i64(1) << 21, i64(1) << 20, 12345, rng);
-    EXPECT_EQ(counts_of(lf::bincount(s.x)), s.counts) << lf::dtype_name(t) << ", " << seed_note();
+    EXPECT_EQ(difference(counts_of(lf::bincount(s.x)), s.counts), "") << lf::dtype_name(t) << ", " << seed_note();
   }
 }
 

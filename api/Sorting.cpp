@@ -151,6 +151,16 @@ Array isin(const Array& element, const Array& test_elements, bool invert) {
 
 namespace {
 
+// Whether each element of the sorted 1-D `s` starts a value: it differs from the one before (a NaN from every value,
+// itself included); with equal_nan, the NaNs (sorted last) are one value.
+Array value_starts(const Array& s, bool equal_nan) {
+  const Array later = s(slice(1, none)), earlier = s(slice(none, -1));
+  const Array differs = equal_nan
+                            ? logical_and(later != earlier, logical_not(logical_and(isnan(later), isnan(earlier))))
+                            : later != earlier;
+  return concatenate({full({1}, 1.0, DType::Bool), differs});
+}
+
 // NumPy's unique with return_index, return_inverse and return_counts: NaNs one value (`equal_nan`, unique's rule) or
 // each its own (the unique_* functions, the array API's rule).
 UniqueAll unique_of(const Array& a, bool equal_nan) {
@@ -163,13 +173,7 @@ UniqueAll unique_of(const Array& a, bool equal_nan) {
   }
   const Array order = argsort(flat, std::nullopt); // stable: the first of equal elements comes first
   const Array s = take(flat, order);
-  // A value starts where it differs from the one before (a NaN from every value, itself included); with equal_nan,
-  // the NaNs (sorted last) are one value.
-  const Array later = s(slice(1, none)), earlier = s(slice(none, -1));
-  const Array differs = equal_nan
-                            ? logical_and(later != earlier, logical_not(logical_and(isnan(later), isnan(earlier))))
-                            : later != earlier;
-  const Array starts = concatenate({full({1}, 1.0, DType::Bool), differs});
+  const Array starts = value_starts(s, equal_nan);
   const Array first = flatnonzero(starts); // positions in the sorted order (read on the host)
   const Array group = cumsum(starts.astype(DType::Int64)) - 1;
   return {take(s, first), take(order, first), put(zeros({n}, DType::Int64), order, group).reshape(a.shape()),
@@ -182,7 +186,12 @@ UniqueAll unique_all(const Array& a) {
   return unique_of(a, false);
 }
 Array unique(const Array& a) {
-  return unique_of(a, true).values;
+  // The values alone need no positions: a sort (not the stable argsort and its gather) and the starts of its runs.
+  // Equal values are equal bits but for the zeros' sign, where NumPy's own unique keeps whichever its sort put first.
+  detail::require_valid(a, "unique");
+  const Array s = sort(a.ravel(), std::nullopt);
+  if (s.size() == 0) return s;
+  return take(s, flatnonzero(value_starts(s, true)));
 }
 UniqueCounts unique_counts(const Array& a) {
   UniqueAll u = unique_all(a);

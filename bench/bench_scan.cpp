@@ -1,6 +1,6 @@
 // Scans (scans.hpp) on the GPU beside a device-to-device copy: cumsum of 2^25 float32 (the single-pass look-back
 // kernel; bytes: one read and one write), with an elementwise input fused in, along the rows and along the columns of
-// a matrix, each call one kernel; sort and argsort (sorting.hpp) of 2^25 float32; bincount of 2^25 int32. Timing and
+// a matrix, each call one kernel; sort, argsort and unique (sorting.hpp) of 2^25 float32; bincount of 2^25 int32. Timing and
 // checks: bench/common.h.
 #include "common.h"
 
@@ -60,6 +60,19 @@ void BM_Argsort(benchmark::State& state) {
       state, [&] { argsort(x).eval(); }, 3, (4.0 + 8.0) * double(kN), 1);
 }
 
+// unique of 2^25 float32 (NumPy's unique: the sorted distinct values): the sort of BM_Sort, the kernel that marks
+// where each value starts, the count of the marks (cub::DeviceReduce, 2 kernels) read on the host, their positions
+// (cub::DeviceSelect::Flagged, 2 kernels) and the gather of the values there. Minimal bytes: the values read once and
+// the distinct values written (nearly all of them: ties among 2^25 float32 uniforms are few), counted once before.
+void BM_Unique(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  auto x = random_f32(kN, -1, 1, 29).eval();
+  const std::int64_t distinct = unique(x).size();
+  state.counters["distinct"] = double(distinct);
+  measure(
+      state, [&] { unique(x).eval(); }, 7, 4.0 * double(kN + distinct), 1);
+}
+
 // bincount of 2^25 int32 uniform in [0, 4096) (runtime/Counting.h). NumPy's bincount reads min and max first (one
 // fused reduction kernel and an 8-byte read each to the host), then counts (one kernel); bincount_fixed, with the
 // number of bins known, is the count alone. Minimal bytes: the values read once and the counts written.
@@ -93,6 +106,7 @@ BENCHMARK(BM_CumsumRows)->UseManualTime()->Iterations(1)->Unit(benchmark::kMilli
 BENCHMARK(BM_CumsumColumns)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Sort)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Argsort)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Unique)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Bincount)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_BincountFixed)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 

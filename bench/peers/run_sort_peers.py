@@ -2,7 +2,9 @@
 """Peer benchmarks of sorting, scanning and counting, the workloads of bench/bench_scan.cpp's BM_Sort, BM_Argsort,
 BM_Cumsum and BM_Bincount: a 1-D sort, argsort and cumsum of 2^25 float32 uniforms in [-1, 1), and bincount of 2^25
 int32 uniform in [0, 4096) (cupy.bincount and torch.bincount read the maximum on the host as NumPy's bincount and
-lazyfuse's do; jax.jit's jnp.bincount takes length=4096 instead, as lazyfuse's bincount_fixed). Systems: CuPy (cupy.sort, cupy.argsort: CUB radix sorts), torch eager
+lazyfuse's do; jax.jit's jnp.bincount takes length=4096 instead, as lazyfuse's bincount_fixed), and unique of the
+float32 values (BM_Unique; cupy.unique, torch.unique; jax.jit has no NumPy unique: jnp.unique under jit pads to a
+static size). Systems: CuPy (cupy.sort, cupy.argsort: CUB radix sorts), torch eager
 (torch.sort(x).values, torch.argsort(x), torch.cumsum(x, 0)), jax.jit (jnp.sort, jnp.argsort, jnp.cumsum, each
 jitted). torch.compile is left out: Inductor runs a lone sort as the eager op. Each system runs in its own subprocess, with the timing method of
 run_peers.py (its `bench`: 3 warm-up calls, 5 trials of 20 back-to-back calls and one synchronize, the median), and a
@@ -11,7 +13,8 @@ values for sort and cumsum, one read of the values and one write of the int64 in
 
 Checks: the sorted values must equal NumPy's np.sort exactly, and the values taken at the returned indices likewise
 (ties among 2^25 uniforms are possible, so the indices themselves are not compared); the cumsum within a relative
-L2 error of 1e-4 of NumPy's float64 cumsum of the same values; the counts equal to np.bincount's; a failure marks the
+L2 error of 1e-4 of NumPy's float64 cumsum of the same values; the counts equal to np.bincount's, the distinct
+values to np.unique's; a failure marks the
 cell WRONG.
 
 Usage:
@@ -28,13 +31,15 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_peers import COPY_BYTES, finish_peers_report, time_workloads, timing_table  # noqa: E402  (the same timing method)
 
-WORKLOADS = ["sort", "argsort", "cumsum", "bincount"]
+WORKLOADS = ["sort", "argsort", "cumsum", "bincount", "unique"]
 BINS = 4096
 SYSTEMS = ["cupy", "torch", "jax"]
 LABELS = {"lazyfuse": "lazyfuse", "cupy": "CuPy", "torch": "torch eager", "jax": "jax.jit"}
 
 
-def minimal_bytes(w: str, n: int) -> int:
+def minimal_bytes(w: str, n: int, distinct: int = 0) -> int:
+    if w == "unique":
+        return 4 * (n + distinct)
     if w == "bincount":
         return 4 * n + 8 * BINS
     return (4 + 8) * n if w == "argsort" else (4 + 4) * n
@@ -49,6 +54,11 @@ def make_input(np, n: int):
 def check(w: str, np, x, out) -> str:
     """"" when the output is right, else why not."""
     x, k = x
+    if w == "unique":
+        want, got = np.unique(x), np.asarray(out)
+        if got.shape != want.shape:
+            return f"{got.size} values, np.unique has {want.size}"
+        return "" if bool((got == want).all()) else "values differ from np.unique"
     if w == "bincount":
         want = np.bincount(k, minlength=BINS)
         got = np.asarray(out).astype(np.int64)
@@ -74,7 +84,7 @@ def cupy_worker(inputs):
     import cupy as cp
     d, dk = cp.asarray(inputs[0]), cp.asarray(inputs[1])
     fns = {"sort": lambda: cp.sort(d), "argsort": lambda: cp.argsort(d), "cumsum": lambda: cp.cumsum(d),
-           "bincount": lambda: cp.bincount(dk, minlength=BINS)}
+           "bincount": lambda: cp.bincount(dk, minlength=BINS), "unique": lambda: cp.unique(d)}
     a = cp.full(COPY_BYTES // 4, 1.5, dtype=cp.float32)
     b = cp.empty_like(a)
     copy = lambda: cp.cuda.runtime.memcpyAsync(b.data.ptr, a.data.ptr, COPY_BYTES,  # noqa: E731
@@ -86,7 +96,8 @@ def torch_worker(inputs):
     import torch
     d, dk = torch.from_numpy(inputs[0]).to("cuda"), torch.from_numpy(inputs[1]).to("cuda")
     fns = {"sort": lambda: torch.sort(d).values, "argsort": lambda: torch.argsort(d),
-           "cumsum": lambda: torch.cumsum(d, 0), "bincount": lambda: torch.bincount(dk, minlength=BINS)}
+           "cumsum": lambda: torch.cumsum(d, 0), "bincount": lambda: torch.bincount(dk, minlength=BINS),
+           "unique": lambda: torch.unique(d)}
     a = torch.full((COPY_BYTES // 4,), 1.5, dtype=torch.float32, device="cuda")
     b = torch.empty_like(a)
     return fns, (lambda: b.copy_(a)), torch.cuda.synchronize, (lambda t: t.detach().cpu().numpy()), \
@@ -108,9 +119,12 @@ def jax_worker(inputs):
             return state["last"]
         return call
 
+    def no_jitted_unique():
+        raise NotImplementedError("jnp.unique under jax.jit needs a static size (it pads to it): no NumPy unique")
+
     # jax.jit needs the number of bins statically: `length` (lazyfuse's bincount_fixed), no read of the maximum.
     fns = {"sort": jitted(jnp.sort), "argsort": jitted(jnp.argsort), "cumsum": jitted(jnp.cumsum),
-           "bincount": jitted(lambda v: jnp.bincount(v, length=BINS), dk)}
+           "bincount": jitted(lambda v: jnp.bincount(v, length=BINS), dk), "unique": no_jitted_unique}
     a = jnp.full((COPY_BYTES // 4,), 1.5, dtype=jnp.float32)
     copy_fn = jax.jit(lambda v: v + 0.0)
 
@@ -132,14 +146,15 @@ def worker_main(args) -> int:
     if args.worker not in workers:
         raise ValueError(f"unknown system {args.worker}")
     return time_workloads(n, lambda: workers[args.worker](x), WORKLOADS,
-                          lambda w, out: {"wrong": check(w, np, x, out), "bytes": minimal_bytes(w, n)}, args.worker_out)
+                          lambda w, out: {"wrong": check(w, np, x, out),
+                                          "bytes": minimal_bytes(w, n, int(np.asarray(out).size))}, args.worker_out)
 
 
 def lazyfuse_cells(paths: list) -> dict:
     """BM_Sort, BM_Argsort and BM_Cumsum of bench_scan's Google Benchmark JSON (the _median aggregate when present), and its
     BM_CopyReference."""
     names = {"BM_Sort": "sort", "BM_Argsort": "argsort", "BM_Cumsum": "cumsum", "BM_Bincount": "bincount",
-             "BM_CopyReference": "copy"}
+             "BM_Unique": "unique", "BM_CopyReference": "copy"}
     cells = {}
     for p in paths:
         with open(p) as f:
@@ -153,7 +168,9 @@ def lazyfuse_cells(paths: list) -> dict:
                 continue
             secs = e["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[e.get("time_unit", "ns")]
             if w not in cells or e.get("aggregate_name") == "median":
-                cells[w] = {"time_s": secs, "bytes": 2 * COPY_BYTES if w == "copy" else minimal_bytes(w, 1 << 25)}
+                distinct = int(e.get("distinct", 0))
+                cells[w] = {"time_s": secs,
+                            "bytes": 2 * COPY_BYTES if w == "copy" else minimal_bytes(w, 1 << 25, distinct)}
     return cells
 
 
@@ -166,7 +183,8 @@ def write_markdown(report: dict, path: str) -> None:
     lines.append("")
     lines.append(f"n = {report['n']} float32 uniforms in [-1, 1); timing: median of 5 trials of 20 calls "
                  "(bench/peers/run_peers.py's method); % of each system's own 256 MiB device copy over the minimal "
-                 "bytes (sort and cumsum: 8 per element, argsort: 12, bincount: 4 and the counts).")
+                 "bytes (sort and cumsum: 8 per element, argsort: 12, bincount: 4 and the counts, unique: 4 and the "
+                 "distinct values).")
     lines += [f"- {x}" for x in notes]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -90,6 +90,12 @@ Array Array::index_arrays(const std::vector<std::variant<Index, Array>>& index) 
     for (auto& c : index) basic.push_back(std::get<Index>(c));
     return index_with(basic);
   }
+  // x[mask] with a mask of x's shape over a materialized x: the selected elements are copied as they are, without
+  // their positions (8 bytes each, written and read back by a gather). A lazy x is gathered at the positions instead,
+  // which computes only the selected elements.
+  if (const Array* mask = std::get_if<Array>(&index[0]);
+      index.size() == 1 && mask->dtype() == DType::Bool && mask->shape() == base->shape && base->materialized())
+    return wrap_node(runtime::masked_values(base, detail::ApiAccess::node(*mask)));
   // The basic part first (a view V in which every advanced component keeps its axis whole); then one gather over
   // V's advanced axes. An integer among arrays is a 0-d index array, checked now as NumPy checks it.
   std::vector<Index> basic;

@@ -186,12 +186,13 @@ UniqueAll unique_all(const Array& a) {
   return unique_of(a, false);
 }
 Array unique(const Array& a) {
-  // The values alone need no positions: a sort (not the stable argsort and its gather) and the starts of its runs.
-  // Equal values are equal bits but for the zeros' sign, where NumPy's own unique keeps whichever its sort put first.
+  // The values alone need no positions: a sort (not the stable argsort and its gather), then the first element of
+  // each run copied out of the sorted buffer by the mask of the runs' starts. Equal values are equal bits but for the
+  // zeros' sign, where NumPy's own unique keeps whichever its sort put first.
   detail::require_valid(a, "unique");
   const Array s = sort(a.ravel(), std::nullopt);
   if (s.size() == 0) return s;
-  return take(s, flatnonzero(value_starts(s, true)));
+  return s.eval()(value_starts(s, true));
 }
 UniqueCounts unique_counts(const Array& a) {
   UniqueAll u = unique_all(a);

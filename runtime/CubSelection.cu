@@ -1,6 +1,6 @@
-// cub::DeviceReduce (the count) and cub::DeviceSelect::Flagged (the positions) over a boolean mask, for
-// runtime/CubSelection.h; compiled by nvcc for the targets of runtime/CubReductions.cu, whose probe kernel stands for
-// these too (usable_on_current_device).
+// cub::DeviceReduce (the count) and cub::DeviceSelect::Flagged (the positions, or the flagged elements) over a
+// boolean mask, for runtime/CubSelection.h; compiled by nvcc for the targets of runtime/CubReductions.cu, whose probe
+// kernel stands for these too (usable_on_current_device).
 #include "runtime/CubSelection.h"
 
 #include "runtime/CudaApi.h"
@@ -33,6 +33,31 @@ cudaError_t select(const void* flags, std::int64_t size, std::int64_t* positions
                    std::size_t& bytes, cudaStream_t stream) {
   return ::cub::DeviceSelect::Flagged(temp, bytes, thrust::make_counting_iterator<std::int64_t>(0),
                                       static_cast<const std::uint8_t*>(flags), positions, selected, size, stream);
+}
+
+// The bits of a 16-byte element (complex128).
+struct alignas(16) Bits16 {
+  unsigned long long lo, hi;
+};
+
+template <class U>
+cudaError_t select_values(const void* values, const void* flags, std::int64_t size, void* out, std::int64_t* selected,
+                          void* temp, std::size_t& bytes, cudaStream_t stream) {
+  return ::cub::DeviceSelect::Flagged(temp, bytes, static_cast<const U*>(values),
+                                      static_cast<const std::uint8_t*>(flags), static_cast<U*>(out), selected, size,
+                                      stream);
+}
+
+cudaError_t select_values_of_width(int width, const void* values, const void* flags, std::int64_t size, void* out,
+                                   std::int64_t* selected, void* temp, std::size_t& bytes, cudaStream_t stream) {
+  switch (width) {
+  case 1: return select_values<std::uint8_t>(values, flags, size, out, selected, temp, bytes, stream);
+  case 2: return select_values<std::uint16_t>(values, flags, size, out, selected, temp, bytes, stream);
+  case 4: return select_values<std::uint32_t>(values, flags, size, out, selected, temp, bytes, stream);
+  case 8: return select_values<std::uint64_t>(values, flags, size, out, selected, temp, bytes, stream);
+  case 16: return select_values<Bits16>(values, flags, size, out, selected, temp, bytes, stream);
+  default: throw Error("cub_kernels: no selection of " + std::to_string(width) + "-byte elements");
+  }
 }
 
 void check_size(std::int64_t size) {
@@ -76,6 +101,22 @@ void run_select(const void* flags, std::int64_t size, std::int64_t* positions, s
   check_size(size);
   std::size_t bytes = temp_bytes;
   LAZYFUSE_CUDA_CHECK(select(flags, size, positions, selected, temp, bytes, stream));
+}
+
+Requirements select_values_requirements(int width, std::int64_t size) {
+  check_size(size);
+  std::size_t bytes = 0;
+  LAZYFUSE_CUDA_CHECK(select_values_of_width(width, nullptr, nullptr, size, nullptr, nullptr, nullptr, bytes, nullptr));
+  Requirements q = select_requirements(size);
+  q.temp_bytes = std::max<std::size_t>(bytes, 1);
+  return q;
+}
+
+void run_select_values(int width, const void* values, const void* flags, std::int64_t size, void* out,
+                       std::int64_t* selected, void* temp, std::size_t temp_bytes, cudaStream_t stream) {
+  check_size(size);
+  std::size_t bytes = temp_bytes;
+  LAZYFUSE_CUDA_CHECK(select_values_of_width(width, values, flags, size, out, selected, temp, bytes, stream));
 }
 
 } // namespace lazyfuse::runtime::cub_kernels

@@ -1,6 +1,7 @@
 // The positions of the true elements of a boolean mask on the device (runtime/CubSelection.cu, compiled ahead of time
 // by nvcc like runtime/CubReductions.cu): a count, cub::DeviceReduce over the flags, and the positions,
-// cub::DeviceSelect::Flagged over the flat positions 0, 1, ... in ascending order (NumPy's C order). The count comes
+// cub::DeviceSelect::Flagged over the flat positions 0, 1, ... in ascending order (NumPy's C order), or the flagged
+// elements themselves, copied as bits of their width. The count comes
 // first so that the positions buffer can be allocated at its exact size: the worst case (every element true) would
 // hold 8 bytes per mask element for as long as the positions live. This header is plain C++ (no CUB).
 #pragma once
@@ -33,5 +34,16 @@ Requirements select_requirements(std::int64_t size);
 /// select_requirements. Throws BackendError when a launch fails.
 void run_select(const void* flags, std::int64_t size, std::int64_t* positions, std::int64_t* selected, void* temp,
                 std::size_t temp_bytes, cudaStream_t stream);
+
+/// What copying the flagged elements of `size` values of `width` bytes (1, 2, 4, 8 or 16) takes: scratch bytes (at
+/// least 1) and kernels (as select_requirements). Needs size >= 1. Throws BackendError when CUB fails, Error for
+/// another width.
+Requirements select_values_requirements(int width, std::int64_t size);
+
+/// Queues out[0, k) = values[j] for the ascending j in [0, size) with flags[j] != 0 (their bits, `width` bytes each;
+/// values and out aligned to the width), and *selected = k, on `stream`. The caller allocates `out` for the count
+/// that run_count found. `temp` from select_values_requirements. Throws BackendError when a launch fails.
+void run_select_values(int width, const void* values, const void* flags, std::int64_t size, void* out,
+                       std::int64_t* selected, void* temp, std::size_t temp_bytes, cudaStream_t stream);
 
 } // namespace lazyfuse::runtime::cub_kernels

@@ -38,44 +38,55 @@ std::vector<std::int64_t> list_on_host(const std::uint8_t* data, std::int64_t n)
   return out;
 }
 
+// The `count` elements of `width` bytes at `view`'s offset, on the host: in place, or copied from the device.
+const std::uint8_t* host_elements(Executor& ex, const graph::BufferView& view, std::size_t width, std::int64_t count,
+                                  std::vector<std::uint8_t>& copy) {
+  const std::size_t start = std::size_t(view.offset) * width;
+  if (!view.storage->on_device) return static_cast<const std::uint8_t*>(view.storage->data) + start;
+  copy.resize(std::size_t(count) * width);
+  ex.download(*view.storage, start, copy.data(), copy.size());
+  return copy.data();
+}
+
 graph::NodePtr on_host(Executor& ex, const graph::BufferView& mask, std::int64_t n) {
   std::vector<std::uint8_t> copy;
-  const std::uint8_t* data = nullptr;
-  if (mask.storage->on_device) {
-    copy.resize(std::size_t(n));
-    ex.download(*mask.storage, std::size_t(mask.offset), copy.data(), copy.size());
-    data = copy.data();
-  } else {
-    data = static_cast<const std::uint8_t*>(mask.storage->data) + mask.offset;
-  }
+  const std::uint8_t* data = host_elements(ex, mask, 1, n, copy);
   const std::vector<std::int64_t> listed = list_on_host(data, n);
   const std::int64_t count = std::int64_t(listed.size());
   return positions_node(ex.upload(listed.data(), listed.size() * sizeof(std::int64_t)), count);
 }
 
+const void* mask_flags(const graph::BufferView& mask) {
+  return static_cast<const std::uint8_t*>(mask.storage->data) + mask.offset;
+}
+
+// The number of true bytes among the n flags on the device (cub::DeviceReduce), read back: the synchronization.
+std::int64_t count_on_device(Executor& ex, const void* flags, std::int64_t n, cudaStream_t stream, int& kernels) {
+  const cub_kernels::Requirements need = cub_kernels::count_requirements(n);
+  const auto total = ex.allocate(sizeof(std::int64_t));
+  // Scratch goes back to the pool on this stream as soon as it is released: stream order keeps it for CUB.
+  const auto temp = ex.allocate(need.temp_bytes);
+  cub_kernels::run_count(flags, n, static_cast<std::int64_t*>(total->data), temp->data, need.temp_bytes, stream);
+  counters().kernels_launched += std::uint64_t(need.kernels);
+  kernels += need.kernels;
+  if (config::log_enabled("launch"))
+    config::log("launch",
+                "cub::DeviceReduce (mask count) n=" + std::to_string(n) + " kernels=" + std::to_string(need.kernels));
+  std::int64_t count = 0;
+  ex.download(*total, 0, &count, sizeof count);
+  LAZYFUSE_ASSERT(count >= 0 && count <= n, "a mask count outside [0, size]");
+  return count;
+}
+
 // The CUB path of true_positions (the header says what it does).
 graph::NodePtr on_device(Executor& ex, const graph::BufferView& mask, std::int64_t n) {
-  const void* flags = static_cast<const std::uint8_t*>(mask.storage->data) + mask.offset;
+  const void* flags = mask_flags(mask);
   const cudaStream_t stream = current_stream();
   use_on_current_stream(*mask.storage);
   const bool logging = config::log_enabled("launch");
 
-  std::int64_t count = 0;
   int kernels = 0;
-  {
-    const cub_kernels::Requirements need = cub_kernels::count_requirements(n);
-    const auto total = ex.allocate(sizeof(std::int64_t));
-    // Scratch goes back to the pool on this stream as soon as it is released: stream order keeps it for CUB.
-    const auto temp = ex.allocate(need.temp_bytes);
-    cub_kernels::run_count(flags, n, static_cast<std::int64_t*>(total->data), temp->data, need.temp_bytes, stream);
-    counters().kernels_launched += std::uint64_t(need.kernels);
-    kernels += need.kernels;
-    if (logging)
-      config::log("launch",
-                  "cub::DeviceReduce (mask count) n=" + std::to_string(n) + " kernels=" + std::to_string(need.kernels));
-    ex.download(*total, 0, &count, sizeof count);
-  }
-  LAZYFUSE_ASSERT(count >= 0 && count <= n, "a mask count outside [0, size]");
+  const std::int64_t count = count_on_device(ex, flags, n, stream, kernels);
   if (count == 0) return positions_node(ex.allocate(0), 0);
 
   const cub_kernels::Requirements need = cub_kernels::select_requirements(n);
@@ -95,6 +106,56 @@ graph::NodePtr on_device(Executor& ex, const graph::BufferView& mask, std::int64
   return positions_node(std::move(positions), count);
 }
 
+graph::NodePtr values_node(std::shared_ptr<graph::Storage> storage, DType dtype, std::int64_t count) {
+  return graph::make_buffer(std::move(storage), dtype, {count}, 0, {1});
+}
+
+// masked_values on the host: the flagged elements copied in order, from host copies of device buffers.
+graph::NodePtr values_on_host(Executor& ex, const graph::BufferView& values, DType dtype, const graph::BufferView& mask,
+                              std::int64_t n) {
+  const std::size_t width = itemsize(dtype);
+  std::vector<std::uint8_t> value_copy, flag_copy;
+  const std::uint8_t* data = host_elements(ex, values, width, n, value_copy);
+  const std::uint8_t* flags = host_elements(ex, mask, 1, n, flag_copy);
+  std::vector<std::uint8_t> out;
+  out.reserve(std::size_t(std::count_if(flags, flags + n, [](std::uint8_t f) { return f != 0; })) * width);
+  for (std::int64_t e = 0; e < n; ++e)
+    if (flags[e] != 0) out.insert(out.end(), data + std::size_t(e) * width, data + std::size_t(e + 1) * width);
+  const std::int64_t count = std::int64_t(out.size() / width);
+  return values_node(ex.upload(out.data(), out.size()), dtype, count);
+}
+
+// The CUB path of masked_values (the header says what it does).
+graph::NodePtr values_on_device(Executor& ex, const graph::BufferView& values, DType dtype,
+                                const graph::BufferView& mask, std::int64_t n) {
+  const void* flags = mask_flags(mask);
+  const int width = int(itemsize(dtype));
+  const void* data =
+      static_cast<const std::uint8_t*>(values.storage->data) + std::size_t(values.offset) * std::size_t(width);
+  const cudaStream_t stream = current_stream();
+  use_on_current_stream(*mask.storage);
+  use_on_current_stream(*values.storage);
+  int kernels = 0;
+  const std::int64_t count = count_on_device(ex, flags, n, stream, kernels);
+  if (count == 0) return values_node(ex.allocate(0), dtype, 0);
+  const cub_kernels::Requirements need = cub_kernels::select_values_requirements(width, n);
+  auto out = ex.allocate(std::size_t(count) * std::size_t(width));
+  const auto selected = ex.allocate(sizeof(std::int64_t));
+  const auto temp = ex.allocate(need.temp_bytes);
+  cub_kernels::run_select_values(width, data, flags, n, out->data, static_cast<std::int64_t*>(selected->data),
+                                 temp->data, need.temp_bytes, stream);
+  counters().kernels_launched += std::uint64_t(need.kernels);
+  kernels += need.kernels;
+  if (config::log_enabled("launch"))
+    config::log("launch", "cub::DeviceSelect::Flagged (masked values, " + std::to_string(width) +
+                              " bytes each) n=" + std::to_string(n) + " selected=" + std::to_string(count) +
+                              " kernels=" + std::to_string(need.kernels));
+  if (config::log_enabled("accelerator"))
+    config::log("accelerator", "mask of " + std::to_string(n) + " elements: " + std::to_string(count) +
+                                   " values copied on the device by CUB, " + std::to_string(kernels) + " kernels");
+  return values_node(std::move(out), dtype, count);
+}
+
 } // namespace
 
 graph::NodePtr true_positions(const graph::NodePtr& mask) {
@@ -110,6 +171,26 @@ graph::NodePtr true_positions(const graph::NodePtr& mask) {
     return on_device(ex, *buffer, n);
   } catch (const BackendError& e) {
     throw BackendError("boolean mask selection of " + graph::describe("a mask", *mask) + " on the device: " + e.what());
+  }
+}
+
+graph::NodePtr masked_values(const graph::NodePtr& values, const graph::NodePtr& mask) {
+  LAZYFUSE_ASSERT(mask->dtype == DType::Bool, "masked_values with a mask that is not bool");
+  LAZYFUSE_ASSERT(values->shape == mask->shape, "masked_values with a mask of another shape than the values");
+  std::lock_guard lock(evaluation_mutex());
+  const std::int64_t n = mask->size();
+  Executor& ex = executor();
+  if (n == 0) return values_node(ex.allocate(0), values->dtype, 0);
+  const std::shared_ptr<const graph::BufferView> data = contiguous_buffer(values);
+  const std::shared_ptr<const graph::BufferView> flags = contiguous_buffer(mask);
+  if (ex.kind() != Backend::Cuda || !cub_kernels::usable_on_current_device())
+    return values_on_host(ex, *data, values->dtype, *flags, n);
+  cuda::require_context("boolean mask selection");
+  try {
+    return values_on_device(ex, *data, values->dtype, *flags, n);
+  } catch (const BackendError& e) {
+    throw BackendError("boolean mask selection of " + graph::describe("an array", *values) +
+                       " on the device: " + e.what());
   }
 }
 

@@ -18,4 +18,12 @@ namespace lazyfuse::runtime {
 /// listed on the host, in the mask's own buffer. Takes the evaluation lock.
 graph::NodePtr true_positions(const graph::NodePtr& mask);
 
+/// The elements of `values` where the bool `mask`, of values' shape, is true, in C order (NumPy's values[mask]): a
+/// Buffer node of values' dtype and shape (count,), materialized here, without listing the positions. CUDA backend:
+/// the count as in true_positions (the one synchronization), then cub::DeviceSelect::Flagged copies the flagged
+/// elements' bits. CPU backend, or a device the CUB kernels have no code for: copied on the host. Both nodes are
+/// materialized first, so for a lazy `values` a gather at true_positions (which computes only the selected
+/// elements) moves fewer bytes. Takes the evaluation lock.
+graph::NodePtr masked_values(const graph::NodePtr& values, const graph::NodePtr& mask);
+
 } // namespace lazyfuse::runtime

@@ -193,8 +193,10 @@ TEST(CudaMaskSelection, NonzeroArgwhereCompressMatchTheHost) {
     }
 }
 
-// x[x > 0]: the mask kernel, CUB's count and select kernels, the 8-byte count read back, and the gather (which runs
-// when the result is read). No library call: CUB's kernels count as kernels, as the reductions' do.
+// x[x > 0] over a materialized x: the mask kernel, CUB's count, the 8-byte count read back and CUB's select copying
+// the selected values (nothing left to run when the result is read). Over a lazy x: the same with the select writing
+// the positions, and the gather computing the selected elements when the result is read. No library call: CUB's
+// kernels count as kernels, as the reductions' do.
 TEST(CudaMaskSelection, KernelCounts) {
   LAZYFUSE_SKIP_WITHOUT_GPU();
   namespace ck = lazyfuse::runtime::cub_kernels;
@@ -203,6 +205,7 @@ TEST(CudaMaskSelection, KernelCounts) {
   const std::uint64_t count_kernels = std::uint64_t(ck::count_requirements(n).kernels);
   const std::uint64_t select_kernels = std::uint64_t(ck::select_requirements(n).kernels);
   EXPECT_EQ(select_kernels, 2u);
+  EXPECT_EQ(ck::select_values_requirements(4, n).kernels, 2);
   auto before = kernel_cache_stats();
   Array y = x(x > 0.0f);
   auto after = kernel_cache_stats();
@@ -213,14 +216,23 @@ TEST(CudaMaskSelection, KernelCounts) {
   before = kernel_cache_stats();
   const HostArray<float> got = y.get<float>();
   after = kernel_cache_stats();
-  EXPECT_EQ(after.kernels_launched - before.kernels_launched, 1u) << "the gather";
+  EXPECT_EQ(after.kernels_launched - before.kernels_launched, 0u) << "the values were copied by the select";
   std::size_t s = 0;
   for (std::int64_t k = 0; k < n; ++k)
     if (k % 7 > 3) {
       ASSERT_EQ(got[s++], float(k % 7 - 3)) << "element " << k;
     }
 
-  // Nothing selected: the count is read, no select runs, and the empty gather is a fill.
+  before = kernel_cache_stats();
+  Array lazy = (x * 2.0f)(x > 0.0f);
+  const HostArray<float> got_lazy = lazy.get<float>();
+  after = kernel_cache_stats();
+  EXPECT_EQ(after.kernels_launched - before.kernels_launched, 1 + count_kernels + select_kernels + 1)
+      << "a lazy x: the positions, then the gather";
+  ASSERT_EQ(got_lazy.size(), got.size());
+  for (std::size_t k = 0; k < got.size(); ++k) ASSERT_EQ(got_lazy[k], 2.0f * got[k]) << "element " << k;
+
+  // Nothing selected: the count is read, no select runs.
   before = kernel_cache_stats();
   Array none = x(x > 100.0f);
   EXPECT_EQ(none.shape(), (Shape{0}));
@@ -228,13 +240,13 @@ TEST(CudaMaskSelection, KernelCounts) {
   after = kernel_cache_stats();
   EXPECT_EQ(after.kernels_launched - before.kernels_launched, 1 + count_kernels);
 
-  // A 2-d mask over a 2-d array: its flat positions index the merged axes, so no coordinate is computed.
+  // A 2-d mask over a 2-d array of its shape: the same select over the flat elements.
   Array x2 = x.reshape({1024, n / 1024}).eval();
   before = kernel_cache_stats();
   Array y2 = x2(x2 > 0.0f);
   const HostArray<float> got2 = y2.get<float>();
   after = kernel_cache_stats();
-  EXPECT_EQ(after.kernels_launched - before.kernels_launched, 1 + count_kernels + select_kernels + 1);
+  EXPECT_EQ(after.kernels_launched - before.kernels_launched, 1 + count_kernels + select_kernels);
   ASSERT_EQ(got2.size(), got.size());
   for (std::size_t k = 0; k < got.size(); ++k) ASSERT_EQ(got2[k], got[k]) << "element " << k;
 }

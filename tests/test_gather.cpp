@@ -216,6 +216,36 @@ TEST(Gather, MasksSelectAndTheGatherStaysLazy) {
   EXPECT_EQ(flatnonzero(x > 8.5f).get<std::int64_t>()[1], 19);
 }
 
+// x[mask] over a materialized x of the mask's shape copies the selected elements out (runtime::masked_values, by
+// their width: 1, 2, 4, 8 and 16 bytes) instead of gathering at their positions: the same elements as the gather at
+// flatnonzero(mask), for every element type, with values that fill their bytes (no zeros: a byte copied from the
+// wrong place shows).
+TEST(Gather, AMaskOverAMaterializedArrayCopiesEveryTypesElements) {
+  const DType types[] = {
+#define LAZYFUSE_DTYPE(Enum, ...) DType::Enum,
+#include <lazyfuse/dtypes.def>
+#undef LAZYFUSE_DTYPE
+  };
+  const Shape shape{37, 53};
+  const Array mask = (random::uniform(0, 1, shape) < 0.4).eval();
+  const std::int64_t count = sum(mask.astype(DType::Int64)).item<std::int64_t>();
+  ASSERT_GT(count, 0);
+  for (DType t : types) {
+    const std::string what(dtype_name(t));
+    Array u = random::uniform(1, 100, shape);
+    Array x = (is_complex(t) ? (u * std::complex<double>(0.6, 0.8) + 0.25).astype(t) : u.astype(t)).eval();
+    const Array got = x(mask);
+    EXPECT_TRUE(got.is_materialized()) << what << ": copied when indexed";
+    ASSERT_EQ(got.shape(), (Shape{count})) << what;
+    ASSERT_EQ(got.dtype(), t) << what;
+    const Array want = take(x.ravel(), flatnonzero(mask));
+    EXPECT_TRUE(array_equal(got, want)) << what;
+  }
+  const Array x = ramp(shape);
+  EXPECT_EQ(x(mask > 2.0f).shape(), (Shape{0})) << "nothing selected";
+  EXPECT_EQ(values_of(x(mask >= 0.0f)), values_of(x.ravel())) << "everything";
+}
+
 // A mask over 2 or more axes reads those axes merged, at its flat positions: over a lazy source, a transposed view,
 // trailing axes, beside an index array and before a slice, each against the host's reading of NumPy's x[mask].
 TEST(Gather, MultiAxisMasksSelectNumPysElements) {

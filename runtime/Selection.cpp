@@ -18,8 +18,9 @@ namespace lazyfuse::runtime {
 
 namespace {
 
-graph::NodePtr positions_node(std::shared_ptr<graph::Storage> storage, std::int64_t count) {
-  return graph::make_buffer(std::move(storage), DType::Int64, {count}, 0, {1});
+// A 1-D Buffer node of `count` elements of `dtype` over `storage`: the positions (int64) or the selected values.
+graph::NodePtr vector_node(std::shared_ptr<graph::Storage> storage, DType dtype, std::int64_t count) {
+  return graph::make_buffer(std::move(storage), dtype, {count}, 0, {1});
 }
 
 // The positions of the true bytes among `data[0, n)`, written without a branch (a mask of random bits would
@@ -53,7 +54,7 @@ graph::NodePtr on_host(Executor& ex, const graph::BufferView& mask, std::int64_t
   const std::uint8_t* data = host_elements(ex, mask, 1, n, copy);
   const std::vector<std::int64_t> listed = list_on_host(data, n);
   const std::int64_t count = std::int64_t(listed.size());
-  return positions_node(ex.upload(listed.data(), listed.size() * sizeof(std::int64_t)), count);
+  return vector_node(ex.upload(listed.data(), listed.size() * sizeof(std::int64_t)), DType::Int64, count);
 }
 
 const void* mask_flags(const graph::BufferView& mask) {
@@ -87,7 +88,7 @@ graph::NodePtr on_device(Executor& ex, const graph::BufferView& mask, std::int64
 
   int kernels = 0;
   const std::int64_t count = count_on_device(ex, flags, n, stream, kernels);
-  if (count == 0) return positions_node(ex.allocate(0), 0);
+  if (count == 0) return vector_node(ex.allocate(0), DType::Int64, 0);
 
   const cub_kernels::Requirements need = cub_kernels::select_requirements(n);
   auto positions = ex.allocate(std::size_t(count) * sizeof(std::int64_t));
@@ -103,11 +104,7 @@ graph::NodePtr on_device(Executor& ex, const graph::BufferView& mask, std::int64
   if (config::log_enabled("accelerator"))
     config::log("accelerator", "mask of " + std::to_string(n) + " elements: " + std::to_string(count) +
                                    " positions listed on the device by CUB, " + std::to_string(kernels) + " kernels");
-  return positions_node(std::move(positions), count);
-}
-
-graph::NodePtr values_node(std::shared_ptr<graph::Storage> storage, DType dtype, std::int64_t count) {
-  return graph::make_buffer(std::move(storage), dtype, {count}, 0, {1});
+  return vector_node(std::move(positions), DType::Int64, count);
 }
 
 // masked_values on the host: the flagged elements copied in order, from host copies of device buffers.
@@ -122,7 +119,7 @@ graph::NodePtr values_on_host(Executor& ex, const graph::BufferView& values, DTy
   for (std::int64_t e = 0; e < n; ++e)
     if (flags[e] != 0) out.insert(out.end(), data + std::size_t(e) * width, data + std::size_t(e + 1) * width);
   const std::int64_t count = std::int64_t(out.size() / width);
-  return values_node(ex.upload(out.data(), out.size()), dtype, count);
+  return vector_node(ex.upload(out.data(), out.size()), dtype, count);
 }
 
 // The CUB path of masked_values (the header says what it does).
@@ -137,7 +134,7 @@ graph::NodePtr values_on_device(Executor& ex, const graph::BufferView& values, D
   use_on_current_stream(*values.storage);
   int kernels = 0;
   const std::int64_t count = count_on_device(ex, flags, n, stream, kernels);
-  if (count == 0) return values_node(ex.allocate(0), dtype, 0);
+  if (count == 0) return vector_node(ex.allocate(0), dtype, 0);
   const cub_kernels::Requirements need = cub_kernels::select_values_requirements(width, n);
   auto out = ex.allocate(std::size_t(count) * std::size_t(width));
   const auto selected = ex.allocate(sizeof(std::int64_t));
@@ -153,7 +150,7 @@ graph::NodePtr values_on_device(Executor& ex, const graph::BufferView& values, D
   if (config::log_enabled("accelerator"))
     config::log("accelerator", "mask of " + std::to_string(n) + " elements: " + std::to_string(count) +
                                    " values copied on the device by CUB, " + std::to_string(kernels) + " kernels");
-  return values_node(std::move(out), dtype, count);
+  return vector_node(std::move(out), dtype, count);
 }
 
 } // namespace
@@ -163,7 +160,7 @@ graph::NodePtr true_positions(const graph::NodePtr& mask) {
   std::lock_guard lock(evaluation_mutex());
   const std::int64_t n = mask->size();
   Executor& ex = executor();
-  if (n == 0) return positions_node(ex.allocate(0), 0);
+  if (n == 0) return vector_node(ex.allocate(0), DType::Int64, 0);
   const std::shared_ptr<const graph::BufferView> buffer = contiguous_buffer(mask);
   if (ex.kind() != Backend::Cuda || !cub_kernels::usable_on_current_device()) return on_host(ex, *buffer, n);
   cuda::require_context("boolean mask selection");
@@ -180,7 +177,7 @@ graph::NodePtr masked_values(const graph::NodePtr& values, const graph::NodePtr&
   std::lock_guard lock(evaluation_mutex());
   const std::int64_t n = mask->size();
   Executor& ex = executor();
-  if (n == 0) return values_node(ex.allocate(0), values->dtype, 0);
+  if (n == 0) return vector_node(ex.allocate(0), values->dtype, 0);
   const std::shared_ptr<const graph::BufferView> data = contiguous_buffer(values);
   const std::shared_ptr<const graph::BufferView> flags = contiguous_buffer(mask);
   if (ex.kind() != Backend::Cuda || !cub_kernels::usable_on_current_device())

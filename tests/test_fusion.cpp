@@ -203,6 +203,35 @@ TEST(Fusion, StencilOfAStencilIsStoredOneStepPerKernel) {
   EXPECT_EQ(u.get<float>().to_vector(), v.get<float>().to_vector());
 }
 
+// An iterative solver that checks a norm on the host every 10 steps and never calls eval(): each check's evaluation
+// stores what it computed, so the next check starts from there instead of recomputing the earlier steps (issue 19's
+// bound: at most 120 kernels for 100 steps and 10 checks). Norms and the final state have the bits of the same loop
+// evaluated step by step.
+TEST(Fusion, SolverCheckingANormEveryTenStepsDoesNotRecomputeEarlierSteps) {
+  auto x0 = random_f32({64, 64}, 0, 1);
+  x0.eval();
+  auto jacobi = [](const Array& x) {
+    return 0.25f * (roll(x, 1, 0) + roll(x, -1, 0) + roll(x, 1, 1) + roll(x, -1, 1));
+  };
+  std::vector<float> norms, stepwise_norms;
+  Array x = x0;
+  const std::uint64_t kernels = kernels_of([&] {
+    for (int step = 1; step <= 100; ++step) {
+      x = jacobi(x);
+      if (step % 10 == 0) norms.push_back(sqrt(sum(x * x)).item<float>());
+    }
+    x.eval();
+  });
+  EXPECT_LE(kernels, 120u);
+  Array y = x0;
+  for (int step = 1; step <= 100; ++step) {
+    y = jacobi(y).eval();
+    if (step % 10 == 0) stepwise_norms.push_back(sqrt(sum(y * y)).item<float>());
+  }
+  EXPECT_EQ(norms, stepwise_norms);
+  EXPECT_EQ(x.get<float>().to_vector(), y.get<float>().to_vector());
+}
+
 TEST(Fusion, DifferenceOfADifferenceIsOneKernel) {
   // Cheap stencils of stencils still fuse: recomputing x[1:] - x[:-1] twice costs less than storing it.
   auto x = random_f32({1000});

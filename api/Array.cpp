@@ -23,6 +23,32 @@ bool computes(const graph::Node& n) {
   return n.kind != NodeKind::Fill && n.kind != NodeKind::Buffer && n.kind != NodeKind::AxisMap &&
          n.kind != NodeKind::Reshape;
 }
+
+// Nodes that read their one source in another index frame.
+bool reads_through_a_view(const graph::Node& n) {
+  using graph::NodeKind;
+  return n.kind == NodeKind::AxisMap || n.kind == NodeKind::Reshape || n.kind == NodeKind::Roll;
+}
+
+// What a depth cut at `n` materializes: n, and the source of the view nearest to n on its deepest path of lazy
+// nodes. That source is typically a time loop's state, which n's siblings (built after n) read through other
+// views: stored now, they start from it. Cutting at n alone leaves it lazy, and each sibling's own cut computes it
+// again (a periodic heat loop through `roll` recorded without eval() recomputed its state five times per cut).
+std::vector<NodePtr> depth_cut(const NodePtr& n) {
+  std::vector<NodePtr> roots{n};
+  for (NodePtr x = n;;) {
+    NodePtr deepest;
+    for (const NodePtr& s : x->sources())
+      if (!s->materialized() && (!deepest || s->depth > deepest->depth)) deepest = s;
+    if (!deepest) break;
+    if (reads_through_a_view(*x) && computes(*deepest)) {
+      roots.push_back(deepest);
+      break;
+    }
+    x = std::move(deepest);
+  }
+  return roots;
+}
 } // namespace
 
 namespace detail {
@@ -35,7 +61,7 @@ Array wrap_node(NodePtr n) {
       config::log("fusion", "materializing a " + std::string(graph::kind_name(n->kind)) + " node of shape " +
                                 graph::format_shape(n->shape) + ": graph depth " + std::to_string(n->depth) +
                                 " reached LAZYFUSE_MAX_DEPTH=" + std::to_string(cfg.max_depth));
-      runtime::materialize({n});
+      runtime::materialize(depth_cut(n));
     }
   }
   return ApiAccess::adopt(std::move(n));

@@ -165,6 +165,21 @@ Node::~Node() {
   release_iteratively(std::move(srcs_));
 }
 
+namespace {
+// The depth a consumer counts for its source `s`: laziness is bounded by what is still to compute, so a materialized
+// source is a leaf (0). So is, nearly, a view (axis map, reshape, roll) of a source materialized after the view was
+// built: its recorded depth predates that materialization (a depth cut stores a time loop's state while views of it
+// built earlier still wait for their consumers; counting their old depth would cut again at each consumer).
+int depth_as_source(const Node& s) {
+  if (s.materialized()) return 0;
+  if (s.depth > 1 && (s.kind == NodeKind::AxisMap || s.kind == NodeKind::Reshape || s.kind == NodeKind::Roll)) {
+    const std::vector<NodePtr> below = s.sources();
+    if (below.size() == 1 && below[0]->materialized()) return 1;
+  }
+  return s.depth;
+}
+} // namespace
+
 NodePtr intern(NodeSpec&& spec, std::vector<NodePtr> srcs, std::shared_ptr<const BufferView> buffer) {
   static std::atomic<std::uint64_t> serials{1};
   LAZYFUSE_ASSERT_LE(srcs.size(), Node::kMaxSources, "a node with more sources than Node::kMaxSources");
@@ -174,8 +189,7 @@ NodePtr intern(NodeSpec&& spec, std::vector<NodePtr> srcs, std::shared_ptr<const
     const NodePtr& s = srcs[k];
     LAZYFUSE_ASSERT(s != nullptr, "null source node");
     src_serials[k] = s->serial;
-    // A materialized source is a leaf: laziness is bounded by what is still to compute.
-    depth = std::max(depth, (s->materialized() ? 0 : s->depth) + 1);
+    depth = std::max(depth, depth_as_source(*s) + 1);
   }
   const std::uint64_t hash = structural_hash(spec, srcs, buffer.get());
 

@@ -203,6 +203,27 @@ TEST(Fusion, StencilOfAStencilIsStoredOneStepPerKernel) {
   EXPECT_EQ(u.get<float>().to_vector(), v.get<float>().to_vector());
 }
 
+// The same loop long enough for bounded laziness to cut it (LAZYFUSE_MAX_DEPTH, 100 by default, about 14 steps): a
+// cut stores the step state the rolls read, not the roll or the partial sum that reached the limit, and views of it
+// built before the cut count as shallow afterwards, so the loop takes at most one kernel per step (it took 27 kernels
+// for 20 steps, the state computed again by each later cut; where a cut lands, a partial step may share a kernel).
+TEST(Fusion, DepthCutsOfARollHeatLoopStoreTheStepState) {
+  auto u0 = random_f32({32, 32});
+  u0.eval();
+  Array u = u0;
+  const int steps = 40;
+  const std::uint64_t kernels = kernels_of([&] {
+    for (int k = 0; k < steps; ++k)
+      u = u + 0.1f * (roll(u, 1, 0) + roll(u, -1, 0) + roll(u, 1, 1) + roll(u, -1, 1) - 4.0f * u);
+    u.eval();
+  });
+  EXPECT_LE(kernels, std::uint64_t(steps));
+  Array v = u0;
+  for (int k = 0; k < steps; ++k)
+    v = (v + 0.1f * (roll(v, 1, 0) + roll(v, -1, 0) + roll(v, 1, 1) + roll(v, -1, 1) - 4.0f * v)).eval();
+  EXPECT_EQ(u.get<float>().to_vector(), v.get<float>().to_vector());
+}
+
 // An iterative solver that checks a norm on the host every 10 steps and never calls eval(): each check's evaluation
 // stores what it computed, so the next check starts from there instead of recomputing the earlier steps (issue 19's
 // bound: at most 120 kernels for 100 steps and 10 checks). Norms and the final state have the bits of the same loop

@@ -125,7 +125,12 @@ void materialize(const std::vector<graph::NodePtr>& roots) {
   }
   Recipe recipe;
   bool cacheable = true;
-  for (auto& plan : fusion::partition(roots, opt)) {
+  std::vector<fusion::KernelPlan> plans = fusion::partition(roots, opt);
+  for (fusion::KernelPlan& planned : plans) {
+    // Each plan is dropped once it has run, so an intermediate's buffer lives only while something still reads it (a
+    // later plan's node through its sources, a user's handle) and goes back to the pool for the plans after it:
+    // the vector would otherwise hold every intermediate of the materialization until its end.
+    fusion::KernelPlan plan = std::move(planned);
     // Library kernels (runtime/Accelerators.h). A graph with a plan they could serve is not recorded: the setting and
     // the size limits decide anew on every call.
     // Sorts and counts (runtime/Sorting.h, runtime/Counting.h) over their contiguous source; not recorded either.

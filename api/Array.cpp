@@ -24,12 +24,6 @@ bool computes(const graph::Node& n) {
          n.kind != NodeKind::Reshape;
 }
 
-// Nodes that read their one source in another index frame.
-bool reads_through_a_view(const graph::Node& n) {
-  using graph::NodeKind;
-  return n.kind == NodeKind::AxisMap || n.kind == NodeKind::Reshape || n.kind == NodeKind::Roll;
-}
-
 // What a depth cut at `n` materializes: n, and the source of the view nearest to n on its deepest path of lazy
 // nodes. That source is typically a time loop's state, which n's siblings (built after n) read through other
 // views: stored now, they start from it. Cutting at n alone leaves it lazy, and each sibling's own cut computes it
@@ -41,7 +35,7 @@ std::vector<NodePtr> depth_cut(const NodePtr& n) {
     for (const NodePtr& s : x->sources())
       if (!s->materialized() && (!deepest || s->depth > deepest->depth)) deepest = s;
     if (!deepest) break;
-    if (reads_through_a_view(*x) && computes(*deepest)) {
+    if (graph::reads_through_a_view(x->kind) && computes(*deepest)) {
       roots.push_back(deepest);
       break;
     }

@@ -24,7 +24,7 @@ using steps::Subgraph;
 namespace {
 
 bool is_view(NodeKind k) {
-  return k == NodeKind::AxisMap || k == NodeKind::Reshape || k == NodeKind::Roll || k == NodeKind::SetSlice;
+  return graph::reads_through_a_view(k) || k == NodeKind::SetSlice;
 }
 
 // The op table's costs (lazyfuse/ops.def).

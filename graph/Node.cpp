@@ -139,6 +139,11 @@ std::vector<NodePtr> Node::sources() const {
   return srcs_;
 }
 
+bool Node::only_source_materialized() const {
+  std::lock_guard lock(mutex_);
+  return srcs_.size() == 1 && srcs_[0]->materialized();
+}
+
 std::shared_ptr<const BufferView> Node::buffer() const {
   std::lock_guard lock(mutex_);
   return buffer_;
@@ -172,10 +177,7 @@ namespace {
 // built earlier still wait for their consumers; counting their old depth would cut again at each consumer).
 int depth_as_source(const Node& s) {
   if (s.materialized()) return 0;
-  if (s.depth > 1 && (s.kind == NodeKind::AxisMap || s.kind == NodeKind::Reshape || s.kind == NodeKind::Roll)) {
-    const std::vector<NodePtr> below = s.sources();
-    if (below.size() == 1 && below[0]->materialized()) return 1;
-  }
+  if (s.depth > 1 && reads_through_a_view(s.kind) && s.only_source_materialized()) return 1;
   return s.depth;
 }
 } // namespace

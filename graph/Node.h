@@ -50,6 +50,11 @@ constexpr bool runs_over_materialized_source(NodeKind k) {
   return k == NodeKind::Sort || k == NodeKind::BinCount;
 }
 
+/// Nodes that read their one source in another index frame (strided views, reshapes, rolls).
+constexpr bool reads_through_a_view(NodeKind k) {
+  return k == NodeKind::AxisMap || k == NodeKind::Reshape || k == NodeKind::Roll;
+}
+
 std::string_view kind_name(NodeKind k);
 
 /// Memory a Buffer node reads. The runtime subclasses it (host memory, pooled device memory, wrapped
@@ -137,6 +142,8 @@ public:
   const BufferView* buffer_unlocked() const { return buffer_.get(); }
   /// Whether a buffer is attached. Lock-free: asked for every source of every node built.
   bool materialized() const { return materialized_.load(std::memory_order_acquire); }
+  /// Whether the node has one source and it is materialized (false once the node itself is: its sources are gone).
+  bool only_source_materialized() const;
   /// Attaches the value and drops the sources, so a loop `x = f(x); x.eval();` keeps no history alive.
   void set_buffer(std::shared_ptr<const BufferView> view);
 

@@ -64,6 +64,12 @@ void check_size(std::int64_t size) {
   if (size < 1) throw Error("cub_kernels: a selection needs at least one flag, got " + std::to_string(size));
 }
 
+// DispatchSelectIf runs partitions of at most 2^31 - 1 items (its 32-bit tile offsets), two launches each.
+int select_kernels(std::int64_t size) {
+  const std::int64_t partition = std::numeric_limits<std::int32_t>::max();
+  return int(2 * ((size + partition - 1) / partition));
+}
+
 } // namespace
 
 Requirements count_requirements(std::int64_t size) {
@@ -90,9 +96,7 @@ Requirements select_requirements(std::int64_t size) {
   LAZYFUSE_CUDA_CHECK(select(nullptr, size, nullptr, nullptr, nullptr, bytes, nullptr));
   Requirements q;
   q.temp_bytes = std::max<std::size_t>(bytes, 1);
-  // DispatchSelectIf runs partitions of at most 2^31 - 1 items (its 32-bit tile offsets), two launches each.
-  const std::int64_t partition = std::numeric_limits<std::int32_t>::max();
-  q.kernels = int(2 * ((size + partition - 1) / partition));
+  q.kernels = select_kernels(size);
   return q;
 }
 
@@ -107,8 +111,9 @@ Requirements select_values_requirements(int width, std::int64_t size) {
   check_size(size);
   std::size_t bytes = 0;
   LAZYFUSE_CUDA_CHECK(select_values_of_width(width, nullptr, nullptr, size, nullptr, nullptr, nullptr, bytes, nullptr));
-  Requirements q = select_requirements(size);
+  Requirements q;
   q.temp_bytes = std::max<std::size_t>(bytes, 1);
+  q.kernels = select_kernels(size);
   return q;
 }
 

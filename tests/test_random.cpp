@@ -252,10 +252,10 @@ TEST(RandomMath, GroupFunctionsEqualTheElementFunctions) {
 
 // ---- the float32 logarithm and the fixed-point angle's cosine and sine (graph/RandomMath.inc) ----
 
-TEST(RandomMath, Float32LogIsWithinOneUlp) {
-  // Every argument Box-Muller can pass (a 2^-32 + 2^-33 for 32-bit a, rounded), and every float in [2^-33, 1] of
-  // a sample; compared with the float64 log rounded to float32 (within 1 ulp of it: 1.5 ulps of the exact value
-  // at most, since the float64 log is within 2^-28 ulp).
+TEST(RandomMath, Float32MinusTwoLogIsWithinOneUlp) {
+  // -2 log u for every u Box-Muller can pass (a 2^-32 + 2^-33 for 32-bit a, rounded), and every float u in
+  // [2^-33, 1] of a sample, given as v = u 2^32; compared with -2 times the float64 log rounded to float32 (within 1
+  // ulp of it: 1.5 ulps of the exact value at most, since the float64 log is within 2^-28 ulp).
   double worst = 0;
   std::uint32_t x = 7;
   for (int k = 0; k < 400000; ++k) {
@@ -265,17 +265,28 @@ TEST(RandomMath, Float32LogIsWithinOneUlp) {
     const std::uint32_t b = 0x2f000000u + (a % (0x3f800001u - 0x2f000000u)); // [2^-33, 1]
     std::memcpy(&v, &b, 4);
     for (float arg : {u, v}) {
-      const double exact = std::log(double(arg));
-      const double ulp = std::fabs(double(std::nextafter(float(exact), 0.0f)) - double(float(exact)));
+      const double exact = -2 * std::log(double(arg));
+      const float got = op::lf_rand_minus2log_f32(arg * 0x1p32f);
       if (exact == 0) {
-        EXPECT_EQ(op::lf_rand_logf(arg), 0.0f);
+        EXPECT_EQ(got, 0.0f);
         continue;
       }
-      worst = std::max(worst, std::fabs(double(op::lf_rand_logf(arg)) - exact) / ulp);
+      const double ulp = std::fabs(double(std::nextafter(float(exact), 0.0f)) - double(float(exact)));
+      worst = std::max(worst, std::fabs(double(got) - exact) / ulp);
     }
   }
-  std::printf("[ logf     ] worst %.3f ulp\n", worst);
+  std::printf("[ -2 log   ] worst %.3f ulp\n", worst);
   EXPECT_LE(worst, 1.0);
+  // u = 1 - 2^-24, the largest u below 1, is the least positive result.
+  EXPECT_GT(op::lf_rand_minus2log_f32((1.0f - 0x1p-24f) * 0x1p32f), 0x1p-100f);
+}
+
+// u = 1 has no logarithm to take the square root of: the clamp makes its radius 2^-50 (docs/semantics.md).
+TEST(RandomMath, BoxMullerRadiusOfUOneIsTheClampedRoot) {
+  float z[2];
+  op::lf_rand_box_muller_f32(0xFFFFFFFFu, 0u, z); // u rounds to 1: -2 log u = 0, clamped to 2^-100
+  EXPECT_EQ(z[0], 0x1p-50f);
+  EXPECT_EQ(z[1], 0.0f);
 }
 
 TEST(RandomMath, AngleCosineAndSineAreAccurate) {

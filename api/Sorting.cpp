@@ -13,6 +13,7 @@
 #include "graph/Build.h"
 #include "graph/Count.h"
 #include "graph/Sort.h"
+#include "runtime/Counting.h"
 
 #include <algorithm>
 #include <cmath>
@@ -212,14 +213,16 @@ Array bincount(const Array& x, const std::optional<Array>& weights, std::int64_t
   if (weights && weights->shape() != x.shape())
     throw ValueError("bincount: the weights and x must have the same shape: " + described("x", x) + ", " +
                      described("weights", *weights));
-  std::int64_t bins = minlength;
-  if (x.size() > 0) {
-    const Array as64 = x.astype(DType::Int64), smallest = min(as64), largest = max(as64);
-    eval(smallest, largest); // one pass over x for both
-    if (smallest.item<std::int64_t>() < 0) throw ValueError("bincount: x must have no negative elements");
-    bins = std::max(bins, largest.item<std::int64_t>() + 1);
-  }
-  if (!weights) return bincount_fixed(x, bins);
+  if (x.size() == 0) return weights ? zeros({minlength}, DType::Float64) : zeros({minlength}, DType::Int64);
+  // The result's size is the largest element's: one pass counts into kProvisionalBins counters (or minlength) and
+  // finds the range, and a second counts again only when an element lies beyond them.
+  constexpr std::int64_t kProvisionalBins = 16384;
+  const std::int64_t provisional = std::max(minlength, kProvisionalBins);
+  const runtime::CountsAndRange counted = runtime::count_with_range(detail::ApiAccess::node(x), provisional);
+  if (counted.smallest < 0) throw ValueError("bincount: x must have no negative elements");
+  const std::int64_t bins = std::max(minlength, counted.largest + 1);
+  if (!weights)
+    return bins <= provisional ? detail::wrap_node(counted.counts)(slice(0, bins)) : bincount_fixed(x, bins);
   return zeros({bins}, DType::Float64).at(x).add(weights->astype(DType::Float64));
 }
 

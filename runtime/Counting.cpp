@@ -1,17 +1,22 @@
 #include "runtime/Counting.h"
 
 #include "runtime/CubReductions.h"
+#include "runtime/CudaApi.h"
 #include "runtime/DeviceCount.h"
 #include "runtime/Executor.h"
+#include "runtime/Materialize.h"
 #include "runtime/Streams.h"
 #include "runtime/ThreadPool.h"
 
 #include "graph/Assert.h"
+#include "graph/Build.h"
 #include "graph/Config.h"
 #include "graph/DTypeVisit.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -22,29 +27,49 @@ namespace {
 // Elements per chunk of the CPU backend's count.
 constexpr std::int64_t kCountGrain = std::int64_t(1) << 18;
 
-// A negative element converts to 2^64 + it: above any number of bins, not counted.
-template <class U> void count_into(const U* x, std::int64_t n, std::int64_t bins, std::int64_t* counts) {
+// A negative element converts to 2^64 + it: above any number of bins, not counted. With `range`, also the smallest
+// and largest element as int64 (range[0], range[1]), combined with what range holds.
+template <class U>
+void count_into(const U* x, std::int64_t n, std::int64_t bins, std::int64_t* counts, std::int64_t* range) {
   for (std::int64_t i = 0; i < n; ++i)
     if (const auto v = std::uint64_t(x[i]); v < std::uint64_t(bins)) ++counts[v];
+  if (range && n > 0) {
+    const auto [lo, hi] = std::minmax_element(x, x + n);
+    range[0] = std::min(range[0], std::int64_t(*lo));
+    range[1] = std::max(range[1], std::int64_t(*hi));
+  }
 }
 
-template <class U> void host_bincount(const U* x, std::int64_t n, std::int64_t bins, std::int64_t* counts) {
+template <class U>
+void host_bincount(const U* x, std::int64_t n, std::int64_t bins, std::int64_t* counts, std::int64_t* range) {
   std::fill(counts, counts + bins, std::int64_t(0));
+  if (range) {
+    range[0] = std::numeric_limits<std::int64_t>::max();
+    range[1] = std::numeric_limits<std::int64_t>::lowest();
+  }
   const std::int64_t chunks = (n + kCountGrain - 1) / kCountGrain;
   const int threads = ThreadPool::resolve_threads(config::snapshot().cpu_threads);
   // Counters of its own per chunk cost clearing and adding `bins` each: worth it when bins are few beside a chunk.
-  if (chunks < 2 || threads < 2 || bins > kCountGrain / 4) return count_into(x, n, bins, counts);
+  if (chunks < 2 || threads < 2 || bins > kCountGrain / 4) return count_into(x, n, bins, counts, range);
   std::vector<std::vector<std::int64_t>> partial(static_cast<std::size_t>(chunks));
+  std::vector<std::array<std::int64_t, 2>> ranges(static_cast<std::size_t>(chunks));
   ThreadPool::instance().parallel_for(chunks, 1, 0, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t c = b; c < e; ++c) {
       auto& mine = partial[std::size_t(c)];
       mine.assign(std::size_t(bins), 0);
+      auto& my_range = ranges[std::size_t(c)];
+      my_range = {std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::lowest()};
       const std::int64_t first = c * kCountGrain;
-      count_into(x + first, std::min(kCountGrain, n - first), bins, mine.data());
+      count_into(x + first, std::min(kCountGrain, n - first), bins, mine.data(), range ? my_range.data() : nullptr);
     }
   });
   for (const auto& mine : partial)
     for (std::int64_t b = 0; b < bins; ++b) counts[b] += mine[std::size_t(b)];
+  if (range)
+    for (const auto& r : ranges) {
+      range[0] = std::min(range[0], r[0]);
+      range[1] = std::max(range[1], r[1]);
+    }
 }
 
 // bool as an unsigned byte, every integer type as itself.
@@ -63,45 +88,90 @@ std::string bincount_paths() {
          "atomics); CPU: counters per chunk on the thread pool";
 }
 
-std::shared_ptr<graph::BufferView> run_bincount(const graph::Node& count, const graph::BufferView& input) {
-  LAZYFUSE_ASSERT(count.kind == graph::NodeKind::BinCount, "run_bincount of a node that is not a count");
-  const graph::Node& src = *count.sources_unlocked()[0];
-  const std::size_t width = itemsize(src.dtype);
-  const std::int64_t n = src.size(), bins = count.shape[0];
+namespace {
+
+// Counts the n elements of `dtype` of `input` into `bins` counters at `storage`'s start, followed by the range when
+// `with_range` (two int64 on the host, two order keys on the device: DeviceCount.h), on the backend in use.
+// Returns the storage, which a device without the CUB kernels' code replaces by an upload.
+std::shared_ptr<graph::Storage> count_elements(DType dtype, const graph::BufferView& input, std::int64_t n,
+                                               std::int64_t bins, bool with_range) {
   Executor& ex = executor();
-  auto out = std::make_shared<graph::BufferView>();
-  out->strides = graph::contiguous_strides(count.shape);
-  out->storage = ex.allocate(std::size_t(bins) * sizeof(std::int64_t));
+  const std::size_t width = itemsize(dtype);
+  const std::size_t slots = std::size_t(bins) + (with_range ? 2 : 0);
+  auto storage = ex.allocate(slots * sizeof(std::int64_t));
   const auto* x = static_cast<const std::byte*>(input.storage->data) + std::size_t(input.offset) * width;
   const auto count_on_host = [&](const std::byte* values, std::int64_t* counts) {
-    visit_countable(src.dtype, [&]<class U>() { host_bincount(reinterpret_cast<const U*>(values), n, bins, counts); });
+    visit_countable(dtype, [&]<class U>() {
+      host_bincount(reinterpret_cast<const U*>(values), n, bins, counts, with_range ? counts + bins : nullptr);
+    });
   };
   if (ex.kind() == Backend::Cpu) {
-    count_on_host(x, static_cast<std::int64_t*>(out->storage->data));
-    return out;
+    count_on_host(x, static_cast<std::int64_t*>(storage->data));
+    return storage;
   }
   // The count is compiled with the CUB kernels, for the same devices: their probe answers for it.
   if (!cub_kernels::usable_on_current_device()) {
     std::vector<std::byte> values(std::size_t(n) * width);
-    std::vector<std::int64_t> counts(static_cast<std::size_t>(bins));
+    std::vector<std::int64_t> counts(slots);
     ex.download(*input.storage, std::size_t(input.offset) * width, values.data(), values.size());
     count_on_host(values.data(), counts.data());
-    out->storage = ex.upload(counts.data(), counts.size() * sizeof(std::int64_t));
-    return out;
+    if (with_range) { // the device layout: order keys
+      const std::uint64_t low = std::uint64_t(counts[std::size_t(bins)]) ^ (std::uint64_t(1) << 63);
+      const std::uint64_t high = std::uint64_t(counts[std::size_t(bins) + 1]) ^ (std::uint64_t(1) << 63);
+      counts[std::size_t(bins)] = std::int64_t(~low);
+      counts[std::size_t(bins) + 1] = std::int64_t(high);
+    }
+    return ex.upload(counts.data(), counts.size() * sizeof(std::int64_t));
   }
   use_on_current_stream(*input.storage);
   device_count::BinCount c;
   c.width = int(width);
-  c.is_signed = is_signed_integer(src.dtype);
+  c.is_signed = is_signed_integer(dtype);
   c.x = x;
   c.n = n;
   c.bins = bins;
-  c.counts = static_cast<std::int64_t*>(out->storage->data);
+  c.counts = static_cast<std::int64_t*>(storage->data);
+  if (with_range) c.range = reinterpret_cast<std::uint64_t*>(c.counts + bins);
   const device_count::Report report = device_count::run(c, current_stream());
   counters().kernels_launched += std::uint64_t(report.kernels);
   if (config::log_enabled("launch"))
-    config::log("launch", "bincount " + std::string(dtype_name(src.dtype)) + " n=" + std::to_string(n) +
+    config::log("launch", "bincount " + std::string(dtype_name(dtype)) + " n=" + std::to_string(n) +
                               " bins=" + std::to_string(bins) + ": " + report.steps);
+  return storage;
+}
+
+} // namespace
+
+std::shared_ptr<graph::BufferView> run_bincount(const graph::Node& count, const graph::BufferView& input) {
+  LAZYFUSE_ASSERT(count.kind == graph::NodeKind::BinCount, "run_bincount of a node that is not a count");
+  const graph::Node& src = *count.sources_unlocked()[0];
+  auto out = std::make_shared<graph::BufferView>();
+  out->strides = graph::contiguous_strides(count.shape);
+  out->storage = count_elements(src.dtype, input, src.size(), count.shape[0], false);
+  return out;
+}
+
+CountsAndRange count_with_range(const graph::NodePtr& x, std::int64_t bins) {
+  LAZYFUSE_ASSERT(x->ndim() == 1 && x->size() >= 1 && bins >= 1, "count_with_range needs a 1-D x and a bin");
+  LAZYFUSE_ASSERT(x->dtype == DType::Bool || is_integer(x->dtype), "count_with_range of a type that is not an integer");
+  std::lock_guard lock(evaluation_mutex());
+  const std::shared_ptr<const graph::BufferView> input = contiguous_buffer(x);
+  const bool on_device = executor().kind() != Backend::Cpu;
+  if (on_device) cuda::require_context("bincount");
+  auto storage = count_elements(x->dtype, *input, x->size(), bins, true);
+  std::int64_t range[2];
+  executor().download(*storage, std::size_t(bins) * sizeof(std::int64_t), range, sizeof range);
+  CountsAndRange out;
+  if (on_device) {
+    std::uint64_t keys[2];
+    std::memcpy(keys, range, sizeof keys);
+    out.smallest = device_count::decode_smallest(keys);
+    out.largest = device_count::decode_largest(keys);
+  } else {
+    out.smallest = range[0];
+    out.largest = range[1];
+  }
+  out.counts = graph::make_buffer(std::move(storage), DType::Int64, {bins}, 0, {1});
   return out;
 }
 

@@ -15,6 +15,18 @@ namespace lazyfuse::runtime {
 /// elements, else on the calling thread. Call under the evaluation lock (runtime/Materialize.h).
 std::shared_ptr<graph::BufferView> run_bincount(const graph::Node& count, const graph::BufferView& input);
 
+/// NumPy's bincount in one pass over `x` when its values turn out to be below `bins` (api/Sorting.cpp): the counts
+/// of x's elements in [0, bins) and x's smallest and largest element, found in the same pass. x is 1-D, of bool or an
+/// integer type, with at least one element; uint64 elements above 2^63 - 1 wrap to negative numbers in the range.
+/// `counts` is a Buffer node of int64 and shape {bins} on the backend in use, materialized here, as run_bincount
+/// would give; reading the range (16 bytes) is the one synchronization. Takes the evaluation lock.
+struct CountsAndRange {
+  graph::NodePtr counts;
+  std::int64_t smallest = 0;
+  std::int64_t largest = 0;
+};
+CountsAndRange count_with_range(const graph::NodePtr& x, std::int64_t bins);
+
 /// What runs counts on each backend, for lazyfuse-info: one line.
 std::string bincount_paths();
 

@@ -20,7 +20,19 @@ struct BinCount {
   std::int64_t n = 0;
   std::int64_t bins = 0;
   std::int64_t* counts = nullptr;
+  /// Optional: two order keys of x's range, found in the same pass: range[0] = the largest ~key(e), range[1] = the
+  /// largest key(e) over the elements e as int64, key(v) = v ^ 2^63 (an unsigned number in v's order), so that a
+  /// zeroed start is below every key. decode_smallest and decode_largest read them.
+  std::uint64_t* range = nullptr;
 };
+
+/// The smallest and largest element from BinCount::range (uint64 elements above 2^63 - 1 wrap to negative numbers).
+inline std::int64_t decode_smallest(const std::uint64_t* range) {
+  return std::int64_t(~range[0] ^ (std::uint64_t(1) << 63));
+}
+inline std::int64_t decode_largest(const std::uint64_t* range) {
+  return std::int64_t(range[1] ^ (std::uint64_t(1) << 63));
+}
 
 /// What a run did, for the counters and the logs.
 struct Report {
@@ -28,10 +40,10 @@ struct Report {
   std::string steps; ///< e.g. "shared counters, 264 blocks of 1024 threads, 16-byte loads"
 };
 
-/// Queues the count on `stream`: `counts` cleared, then each block counts its part in shared memory (when `bins`
-/// counters of 4 bytes fit in a block's shared memory) or straight into `counts` with global atomics (when they do
-/// not), and adds its counts into `counts`. Integer atomics: the result is exact, the same on every run. Needs n >= 1
-/// and bins >= 1. Throws BackendError when CUDA fails.
+/// Queues the count on `stream`: `counts` (and `range`) cleared, then each block counts its part in shared memory (when
+/// `bins` counters of 4 bytes fit in a block's shared memory) or straight into `counts` with global atomics (when they
+/// do not), and adds its counts into `counts`. Integer atomics: the result is exact, the same on every run. Needs n >=
+/// 1 and bins >= 1. Throws BackendError when CUDA fails.
 Report run(const BinCount& c, cudaStream_t stream);
 
 } // namespace lazyfuse::runtime::device_count

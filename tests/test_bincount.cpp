@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -110,6 +112,27 @@ TEST(BinCount, ViewsAndExpressionsAreCountedAsTheirValues) {
   for (std::size_t b = 0; b < s.counts.size(); ++b) ASSERT_EQ(h.data()[b], double(s.counts[b]) / 100003.0) << b;
 }
 
+// NumPy's length: the largest value plus one, or minlength. One pass counts into 16384 provisional bins while it finds
+// the range; a value beyond them is counted again with the exact length.
+TEST(BinCount, TheLargestValueSizesTheResult) {
+  EXPECT_EQ(counts_of(lf::bincount(lf::asarray<i64>({3, 1, 3}))), (std::vector<i64>{0, 1, 0, 2}));
+  EXPECT_EQ(counts_of(lf::bincount(lf::asarray<i64>({3, 1, 3}), std::nullopt, 6)), (std::vector<i64>{0, 1, 0, 2, 0, 0}));
+  for (const i64 largest : {i64(16383), i64(16384), i64(100000)}) {
+    const Array c = lf::bincount(lf::asarray<std::int32_t>({2, std::int32_t(largest), 2}));
+    ASSERT_EQ(c.shape(), lf::Shape{largest + 1}) << largest;
+    const std::vector<i64> got = counts_of(c);
+    EXPECT_EQ(got[2], 2) << largest;
+    EXPECT_EQ(got[std::size_t(largest)], 1) << largest;
+    EXPECT_EQ(std::accumulate(got.begin(), got.end(), i64(0)), 3) << largest;
+  }
+  EXPECT_THROW((void)lf::bincount(lf::asarray<std::int16_t>({4, -1, 2})), lf::ValueError);
+  EXPECT_THROW((void)lf::bincount(lf::asarray<i64>({4, std::numeric_limits<i64>::min()})), lf::ValueError);
+  // The weighted count sizes its result the same way.
+  const Array w = lf::bincount(lf::asarray<i64>({0, 20000}), lf::asarray({0.5, 2.0}));
+  ASSERT_EQ(w.shape(), lf::Shape{20001});
+  EXPECT_EQ(w(lf::slice(20000, lf::none)).item<double>(), 2.0);
+}
+
 TEST(BinCount, EmptyInputsGiveMinlengthZeros) {
   EXPECT_EQ(counts_of(lf::bincount(lf::zeros({0}, DType::Int32), std::nullopt, 3)), (std::vector<i64>{0, 0, 0}));
   EXPECT_EQ(lf::bincount(lf::zeros({0}, DType::Int32)).shape(), lf::Shape{0});
@@ -146,15 +169,24 @@ protected:
   std::mt19937_64 rng{lazyfuse_test::seed()};
 };
 
-TEST_F(CudaBinCount, OneKernelPerCountAfterTheBoundsPass) {
-  // bincount reads min and max on the host (one fused reduction), then the count is one kernel of its own.
+TEST_F(CudaBinCount, OneKernelCountsAndSizes) {
+  // bincount is one kernel that counts into provisional bins and finds the range (read on the host); its result is
+  // a view of those counts. A value beyond them costs a second count, with the exact length.
   const Sample s = sample(DType::Int32, i64(1) << 22, 4096, 4095, rng);
-  const Array c = lf::bincount(s.x, std::nullopt, 4096);
-  const lf::KernelCacheStats before = lf::kernel_cache_stats();
+  lf::KernelCacheStats before = lf::kernel_cache_stats();
+  Array c = lf::bincount(s.x);
   c.eval();
-  const lf::KernelCacheStats after = lf::kernel_cache_stats();
-  EXPECT_EQ(after.kernels_launched - before.kernels_launched, 1u);
+  EXPECT_EQ(lf::kernel_cache_stats().kernels_launched - before.kernels_launched, 1u);
   EXPECT_EQ(counts_of(c), s.counts) << seed_note();
+  const Array beyond = lf::concatenate({s.x, lf::full({1}, 20000.0, DType::Int32)}).eval();
+  before = lf::kernel_cache_stats();
+  c = lf::bincount(beyond);
+  c.eval();
+  EXPECT_EQ(lf::kernel_cache_stats().kernels_launched - before.kernels_launched, 2u);
+  std::vector<i64> want = s.counts;
+  want.resize(20001);
+  want[20000] = 1;
+  EXPECT_EQ(difference(counts_of(c), want), "") << seed_note();
 }
 
 TEST_F(CudaBinCount, BinsBeyondSharedMemoryUseGlobalCounters) {

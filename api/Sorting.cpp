@@ -14,6 +14,7 @@
 #include "graph/Count.h"
 #include "graph/Sort.h"
 #include "runtime/Counting.h"
+#include "runtime/Selection.h"
 
 #include <algorithm>
 #include <cmath>
@@ -188,12 +189,13 @@ UniqueAll unique_all(const Array& a) {
 }
 Array unique(const Array& a) {
   // The values alone need no positions: a sort (not the stable argsort and its gather), then the first element of
-  // each run copied out of the sorted buffer by the mask of the runs' starts. Equal values are equal bits but for the
-  // zeros' sign, where NumPy's own unique keeps whichever its sort put first.
+  // each run of equal values (runtime::unique_sorted; for complex numbers, copied out by the mask of the runs'
+  // starts). The zeros' sign is the first's of the run, where NumPy's own unique keeps whichever its sort put first.
   detail::require_valid(a, "unique");
   const Array s = sort(a.ravel(), std::nullopt);
   if (s.size() == 0) return s;
-  return s.eval()(value_starts(s, true));
+  if (is_complex(s.dtype())) return s.eval()(value_starts(s, true));
+  return detail::wrap_node(runtime::unique_sorted(detail::ApiAccess::node(s)));
 }
 UniqueCounts unique_counts(const Array& a) {
   UniqueAll u = unique_all(a);

@@ -60,9 +60,9 @@ void BM_Argsort(benchmark::State& state) {
       state, [&] { argsort(x).eval(); }, 3, (4.0 + 8.0) * double(kN), 1);
 }
 
-// unique of 2^25 float32 (NumPy's unique: the sorted distinct values): the sort of BM_Sort, the kernel that marks
-// where each value starts, the count of the marks (cub::DeviceReduce, 2 kernels) read on the host and the copy of
-// the marked values (cub::DeviceSelect::Flagged, 2 kernels). Minimal bytes: the values read once and
+// unique of 2^25 float32 (NumPy's unique: the sorted distinct values): the sort of BM_Sort, then one pass of
+// cub::DeviceSelect::Unique over the sorted values (2 kernels) and its count read on the host (runtime/Selection.h).
+// Minimal bytes: the values read once and
 // the distinct values written (nearly all of them: ties among 2^25 float32 uniforms are few), counted once before.
 void BM_Unique(benchmark::State& state) {
   if (!has_gpu(state)) return;
@@ -70,7 +70,7 @@ void BM_Unique(benchmark::State& state) {
   const std::int64_t distinct = unique(x).size();
   state.counters["distinct"] = double(distinct);
   measure(
-      state, [&] { unique(x).eval(); }, 6, 4.0 * double(kN + distinct), 1);
+      state, [&] { unique(x).eval(); }, 3, 4.0 * double(kN + distinct), 1);
 }
 
 // bincount of 2^25 int32 uniform in [0, 4096) (runtime/Counting.h). NumPy's bincount needs the largest value to size

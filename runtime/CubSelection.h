@@ -46,4 +46,19 @@ Requirements select_values_requirements(int width, std::int64_t size);
 void run_select_values(int width, const void* values, const void* flags, std::int64_t size, void* out,
                        std::int64_t* selected, void* temp, std::size_t temp_bytes, cudaStream_t stream);
 
+/// How unique_sorted compares neighbours: as bits (integers, bool), or as values of an IEEE format of the width
+/// (equal bits, both zeros of either sign, or both NaN: NumPy's unique with equal_nan).
+enum class UniqueEquality { Bits, Float16, BFloat16, Float32, Float64 };
+
+/// What keeping the first element of each run of equal neighbours among `size` sorted values of `width` bytes (1, 2,
+/// 4 or 8) takes: scratch bytes (at least 1) and kernels (as select_requirements). Needs size >= 1. Throws
+/// BackendError when CUB fails, Error for another width or a float format of another width.
+Requirements unique_requirements(int width, UniqueEquality equality, std::int64_t size);
+
+/// Queues out[0, k) = the first element of each run of equal neighbours (cub::DeviceSelect::Unique with `equality`)
+/// among values[0, size), and *selected = k, on `stream`. `out` holds `size` elements (the count is known only after
+/// the pass). `temp` from unique_requirements. Throws BackendError when a launch fails.
+void run_unique(int width, UniqueEquality equality, const void* values, std::int64_t size, void* out,
+                std::int64_t* selected, void* temp, std::size_t temp_bytes, cudaStream_t stream);
+
 } // namespace lazyfuse::runtime::cub_kernels

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -153,6 +154,78 @@ graph::NodePtr values_on_device(Executor& ex, const graph::BufferView& values, D
   return vector_node(std::move(out), dtype, count);
 }
 
+// How neighbours of `dtype` are compared (unique_sorted).
+cub_kernels::UniqueEquality unique_equality(DType dtype) {
+  switch (dtype) {
+  case DType::Float16: return cub_kernels::UniqueEquality::Float16;
+  case DType::BFloat16: return cub_kernels::UniqueEquality::BFloat16;
+  case DType::Float32: return cub_kernels::UniqueEquality::Float32;
+  case DType::Float64: return cub_kernels::UniqueEquality::Float64;
+  default:
+    LAZYFUSE_ASSERT(!is_floating(dtype) && !is_complex(dtype), "unique_sorted of a type it does not compare");
+    return cub_kernels::UniqueEquality::Bits;
+  }
+}
+
+// The host's unique_sorted over the bits U of `n` elements: the same comparison as the device's (CubSelection.cu).
+template <class U>
+std::vector<std::uint8_t> unique_on_host(const std::uint8_t* data, std::int64_t n, cub_kernels::UniqueEquality eq) {
+  U sign = 0, infinity = 0;
+  switch (eq) {
+  case cub_kernels::UniqueEquality::Bits: break;
+  case cub_kernels::UniqueEquality::Float16: sign = U(0x8000u), infinity = U(0x7C00u); break;
+  case cub_kernels::UniqueEquality::BFloat16: sign = U(0x8000u), infinity = U(0x7F80u); break;
+  case cub_kernels::UniqueEquality::Float32: sign = U(0x80000000u), infinity = U(0x7F800000u); break;
+  case cub_kernels::UniqueEquality::Float64:
+    sign = U(0x8000000000000000ull), infinity = U(0x7FF0000000000000ull);
+    break;
+  }
+  const bool as_float = eq != cub_kernels::UniqueEquality::Bits;
+  const auto same = [&](U a, U b) {
+    if (a == b) return true;
+    if (!as_float) return false;
+    const U magnitude_a = a & U(~sign), magnitude_b = b & U(~sign);
+    return (magnitude_a == 0 && magnitude_b == 0) || (magnitude_a > infinity && magnitude_b > infinity);
+  };
+  std::vector<U> values(static_cast<std::size_t>(n));
+  std::memcpy(values.data(), data, values.size() * sizeof(U));
+  std::vector<std::uint8_t> out;
+  for (std::int64_t e = 0; e < n; ++e)
+    if (e == 0 || !same(values[std::size_t(e - 1)], values[std::size_t(e)]))
+      out.insert(out.end(), data + std::size_t(e) * sizeof(U), data + std::size_t(e + 1) * sizeof(U));
+  return out;
+}
+
+graph::NodePtr unique_on_device(Executor& ex, const graph::BufferView& sorted, DType dtype, std::int64_t n) {
+  const int width = int(itemsize(dtype));
+  const cub_kernels::UniqueEquality eq = unique_equality(dtype);
+  const void* data =
+      static_cast<const std::uint8_t*>(sorted.storage->data) + std::size_t(sorted.offset) * std::size_t(width);
+  const cudaStream_t stream = current_stream();
+  use_on_current_stream(*sorted.storage);
+  const cub_kernels::Requirements need = cub_kernels::unique_requirements(width, eq, n);
+  auto out = ex.allocate(std::size_t(n) * std::size_t(width));
+  const auto selected = ex.allocate(sizeof(std::int64_t));
+  const auto temp = ex.allocate(need.temp_bytes);
+  cub_kernels::run_unique(width, eq, data, n, out->data, static_cast<std::int64_t*>(selected->data), temp->data,
+                          need.temp_bytes, stream);
+  counters().kernels_launched += std::uint64_t(need.kernels);
+  std::int64_t count = 0;
+  ex.download(*selected, 0, &count, sizeof count);
+  LAZYFUSE_ASSERT(count >= 1 && count <= n, "a unique count outside [1, size]");
+  if (config::log_enabled("launch"))
+    config::log("launch", "cub::DeviceSelect::Unique (" + std::to_string(width) +
+                              " bytes each) n=" + std::to_string(n) + " unique=" + std::to_string(count) +
+                              " kernels=" + std::to_string(need.kernels));
+  if (count <= n / 2) { // a buffer of its own, so the worst case's does not live as long as the result
+    auto own = ex.allocate(std::size_t(count) * std::size_t(width));
+    LAZYFUSE_CUDA_CHECK(cudaMemcpyAsync(own->data, out->data, std::size_t(count) * std::size_t(width),
+                                        cudaMemcpyDeviceToDevice, stream));
+    out = std::move(own);
+  }
+  return vector_node(std::move(out), dtype, count);
+}
+
 } // namespace
 
 graph::NodePtr true_positions(const graph::NodePtr& mask) {
@@ -188,6 +261,35 @@ graph::NodePtr masked_values(const graph::NodePtr& values, const graph::NodePtr&
   } catch (const BackendError& e) {
     throw BackendError("boolean mask selection of " + graph::describe("an array", *values) +
                        " on the device: " + e.what());
+  }
+}
+
+graph::NodePtr unique_sorted(const graph::NodePtr& sorted) {
+  LAZYFUSE_ASSERT(sorted->ndim() == 1 && sorted->size() >= 1, "unique_sorted needs a 1-D array of an element");
+  std::lock_guard lock(evaluation_mutex());
+  const std::int64_t n = sorted->size();
+  const DType dtype = sorted->dtype;
+  Executor& ex = executor();
+  const std::shared_ptr<const graph::BufferView> data = contiguous_buffer(sorted);
+  if (ex.kind() != Backend::Cuda || !cub_kernels::usable_on_current_device()) {
+    const std::size_t width = itemsize(dtype);
+    std::vector<std::uint8_t> copy;
+    const std::uint8_t* values = host_elements(ex, *data, width, n, copy);
+    const cub_kernels::UniqueEquality eq = unique_equality(dtype);
+    std::vector<std::uint8_t> out;
+    switch (width) {
+    case 1: out = unique_on_host<std::uint8_t>(values, n, eq); break;
+    case 2: out = unique_on_host<std::uint16_t>(values, n, eq); break;
+    case 4: out = unique_on_host<std::uint32_t>(values, n, eq); break;
+    default: out = unique_on_host<std::uint64_t>(values, n, eq); break;
+    }
+    return vector_node(ex.upload(out.data(), out.size()), dtype, std::int64_t(out.size() / width));
+  }
+  cuda::require_context("unique");
+  try {
+    return unique_on_device(ex, *data, dtype, n);
+  } catch (const BackendError& e) {
+    throw BackendError("unique of " + graph::describe("an array", *sorted) + " on the device: " + e.what());
   }
 }
 

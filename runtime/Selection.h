@@ -26,4 +26,12 @@ graph::NodePtr true_positions(const graph::NodePtr& mask);
 /// elements) moves fewer bytes. Takes the evaluation lock.
 graph::NodePtr masked_values(const graph::NodePtr& values, const graph::NodePtr& mask);
 
+/// NumPy's unique of sorted values: the first element of each run of equal neighbours of `sorted` (1-D, of a real
+/// type, at least one element), equal as values (the zeros' signs alike, every NaN one value: equal_nan), as a
+/// Buffer node of its dtype and shape (count,), materialized here. CUDA backend: one pass of
+/// cub::DeviceSelect::Unique (runtime/CubSelection.h) into a buffer of sorted's size, then the count read (the one
+/// synchronization); a result of at most half that size is copied into a buffer of its own. CPU backend, or a device
+/// the CUB kernels have no code for: on the host. Takes the evaluation lock.
+graph::NodePtr unique_sorted(const graph::NodePtr& sorted);
+
 } // namespace lazyfuse::runtime

@@ -116,7 +116,8 @@ TEST(BinCount, ViewsAndExpressionsAreCountedAsTheirValues) {
 // the range; a value beyond them is counted again with the exact length.
 TEST(BinCount, TheLargestValueSizesTheResult) {
   EXPECT_EQ(counts_of(lf::bincount(lf::asarray<i64>({3, 1, 3}))), (std::vector<i64>{0, 1, 0, 2}));
-  EXPECT_EQ(counts_of(lf::bincount(lf::asarray<i64>({3, 1, 3}), std::nullopt, 6)), (std::vector<i64>{0, 1, 0, 2, 0, 0}));
+  EXPECT_EQ(counts_of(lf::bincount(lf::asarray<i64>({3, 1, 3}), std::nullopt, 6)),
+            (std::vector<i64>{0, 1, 0, 2, 0, 0}));
   for (const i64 largest : {i64(16383), i64(16384), i64(100000)}) {
     const Array c = lf::bincount(lf::asarray<std::int32_t>({2, std::int32_t(largest), 2}));
     ASSERT_EQ(c.shape(), lf::Shape{largest + 1}) << largest;

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -390,6 +391,43 @@ TEST(Sort, LazyInputAndConsumers) {
   const auto zeros = sort(x).get<float>();
   EXPECT_TRUE(std::signbit(zeros.data()[2]));
   EXPECT_FALSE(std::signbit(zeros.data()[3]));
+}
+
+// unique keeps one element of each value in ascending order: the zeros of either sign one value, every NaN one value
+// (NumPy's equal_nan), NaN last; every real type, values and kernels on the backend in use (one pass of CUB's unique
+// on the CUDA backend), complex numbers by the mask of the runs' starts.
+TEST(Sort, UniqueKeepsOneElementOfEachValue) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> special = {2, nan, -0.0f, 0.0f, 1, -nan, 2, -inf, inf, 0.0f};
+  for (DType t : {DType::Float32, DType::Float64, DType::Float16, DType::BFloat16}) {
+    const auto got = unique(asarray(special).astype(t)).get<double>();
+    ASSERT_EQ(got.size(), 6) << dtype_name(t);
+    const std::vector<double> want = {-INFINITY, 0.0, 1, 2, INFINITY};
+    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got.data()[i], want[i]) << dtype_name(t) << " " << i;
+    EXPECT_TRUE(std::isnan(got.data()[5])) << dtype_name(t);
+  }
+  std::mt19937_64 rng(lazyfuse_test::seed());
+  for (DType t : {DType::Bool, DType::Int8, DType::UInt8, DType::Int16, DType::UInt16, DType::Int32, DType::UInt32,
+                  DType::Int64, DType::UInt64, DType::Float32})
+    for (std::int64_t n : {1, 7, 1000, 100003}) {
+      std::vector<double> v(static_cast<std::size_t>(n));
+      for (auto& e : v) e = double(rng() % 90);
+      if (t == DType::Bool)
+        for (auto& e : v) e = e < 45 ? 0 : 1;
+      std::vector<double> want(v);
+      std::sort(want.begin(), want.end());
+      want.erase(std::unique(want.begin(), want.end()), want.end());
+      const Array u = unique(asarray(v, {n}).astype(t));
+      ASSERT_EQ(u.dtype(), t);
+      const auto got = u.get<double>();
+      ASSERT_EQ(std::vector<double>(got.data(), got.data() + got.size()), want)
+          << dtype_name(t) << " n=" << n << ", " << lazyfuse_test::seed_note();
+    }
+  const std::vector<std::complex<double>> z = {{1, 2}, {1, 0}, {1, 2}, {0, 5}};
+  const auto cz = unique(asarray(z)).get<std::complex<double>>();
+  ASSERT_EQ(cz.size(), 3);
+  EXPECT_EQ(cz.data()[0], std::complex<double>(0, 5));
+  EXPECT_EQ(cz.data()[2], std::complex<double>(1, 2));
 }
 
 TEST(Sort, Errors) {

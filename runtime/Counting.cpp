@@ -33,8 +33,9 @@ template <class U>
 void count_into(const U* x, std::int64_t n, std::int64_t bins, std::int64_t* counts, std::int64_t* range) {
   for (std::int64_t i = 0; i < n; ++i)
     if (const auto v = std::uint64_t(x[i]); v < std::uint64_t(bins)) ++counts[v];
-  if (range && n > 0) {
-    const auto [lo, hi] = std::minmax_element(x, x + n);
+  if (range && n > 0) { // in an order that converts to int64's monotonically (DeviceCount.cu's Seen)
+    using T = std::conditional_t<std::is_same_v<U, std::uint64_t>, std::int64_t, U>;
+    const auto [lo, hi] = std::minmax_element(x, x + n, [](U a, U b) { return T(a) < T(b); });
     range[0] = std::min(range[0], std::int64_t(*lo));
     range[1] = std::max(range[1], std::int64_t(*hi));
   }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 namespace lazyfuse::runtime::device_count {
 
@@ -32,10 +33,13 @@ __device__ __forceinline__ void count_element(U v, std::uint64_t bins, unsigned 
   }
 }
 
-// The smallest and largest element a thread has seen (kRange).
+// The smallest and largest element a thread has seen (kRange), in an order that converts to int64's monotonically:
+// U's own, but uint64's as int64 (its elements above 2^63 - 1 wrap to negative numbers, as the range reports them).
 template <class U> struct Seen {
-  U lo = ::cuda::std::numeric_limits<U>::max(), hi = ::cuda::std::numeric_limits<U>::lowest();
-  __device__ __forceinline__ void add(U v) {
+  using T = std::conditional_t<std::is_same_v<U, std::uint64_t>, long long, U>;
+  T lo = ::cuda::std::numeric_limits<T>::max(), hi = ::cuda::std::numeric_limits<T>::lowest();
+  __device__ __forceinline__ void add(U u) {
+    const T v = static_cast<T>(u);
     lo = v < lo ? v : lo;
     hi = v > hi ? v : hi;
   }

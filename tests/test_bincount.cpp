@@ -128,6 +128,11 @@ TEST(BinCount, TheLargestValueSizesTheResult) {
   }
   EXPECT_THROW((void)lf::bincount(lf::asarray<std::int16_t>({4, -1, 2})), lf::ValueError);
   EXPECT_THROW((void)lf::bincount(lf::asarray<i64>({4, std::numeric_limits<i64>::min()})), lf::ValueError);
+  // uint64 elements above 2^63 - 1 are negative as int64 (NumPy refuses uint64 input outright).
+  const Array huge = lf::asarray<i64>({4, std::numeric_limits<i64>::min() + 5, 1}).astype(DType::UInt64);
+  EXPECT_THROW((void)lf::bincount(huge), lf::ValueError);
+  // Small uint64 values count as themselves; the threads that see no element leave no trace in the range.
+  EXPECT_EQ(counts_of(lf::bincount(lf::asarray<i64>({2, 0, 2}).astype(DType::UInt64))), (std::vector<i64>{1, 0, 2}));
   // The weighted count sizes its result the same way.
   const Array w = lf::bincount(lf::asarray<i64>({0, 20000}), lf::asarray({0.5, 2.0}));
   ASSERT_EQ(w.shape(), lf::Shape{20001});

@@ -3,6 +3,7 @@
 #include "graph/Assert.h"
 #include "graph/Build.h"
 #include "graph/Config.h"
+#include "graph/Ops.h"
 #include "runtime/CubSelection.h"
 #include "runtime/CudaApi.h"
 #include "runtime/Executor.h"
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -154,6 +156,92 @@ graph::NodePtr values_on_device(Executor& ex, const graph::BufferView& values, D
   return vector_node(std::move(out), dtype, count);
 }
 
+// The `count` elements a selection wrote at the start of `out`, which holds the worst case (`n` elements of `width`
+// bytes, CUB's count known only after its pass): in `out`, or, when they take less than a quarter of it, in a buffer
+// of their own, so that the result holds at most four times its size.
+std::shared_ptr<graph::Storage> right_sized(Executor& ex, std::shared_ptr<graph::Storage> out, std::int64_t count,
+                                            std::int64_t n, int width, cudaStream_t stream) {
+  if (count >= n / 4) return out;
+  auto own = ex.allocate(std::size_t(count) * std::size_t(width));
+  if (count > 0)
+    LAZYFUSE_CUDA_CHECK(cudaMemcpyAsync(own->data, out->data, std::size_t(count) * std::size_t(width),
+                                        cudaMemcpyDeviceToDevice, stream));
+  return own;
+}
+
+// x[x op s] where the mask is, unevaluated, a comparison of x with a scalar of x's type (NumPy's x[x > t]): what
+// cub::DeviceSelect::If needs to select in one pass over x, without writing the mask.
+struct ScalarComparison {
+  cub_kernels::Comparison comparison;
+  cub_kernels::ComparedType type;
+  cub_kernels::Threshold threshold;
+};
+
+std::optional<ScalarComparison> comparison_with_scalar(const graph::NodePtr& values, const graph::NodePtr& mask) {
+  using cub_kernels::Comparison;
+  if (mask->materialized() || mask->kind != graph::NodeKind::Binary) return std::nullopt;
+  const std::vector<graph::NodePtr> operands = mask->sources();
+  if (operands.size() != 2) return std::nullopt;
+  Comparison comparison;
+  using graph::BinaryOp;
+  switch (BinaryOp(mask->op)) {
+  case BinaryOp::Equal: comparison = Comparison::Equal; break;
+  case BinaryOp::NotEqual: comparison = Comparison::NotEqual; break;
+  case BinaryOp::Less: comparison = Comparison::Less; break;
+  case BinaryOp::LessEqual: comparison = Comparison::LessEqual; break;
+  case BinaryOp::Greater: comparison = Comparison::Greater; break;
+  case BinaryOp::GreaterEqual: comparison = Comparison::GreaterEqual; break;
+  default: return std::nullopt;
+  }
+  const bool scalar_first = operands[1] == values;
+  const graph::NodePtr& scalar = scalar_first ? operands[0] : operands[1];
+  if ((scalar_first ? operands[1] : operands[0]) != values || scalar->kind != graph::NodeKind::Fill ||
+      scalar->dtype != values->dtype)
+    return std::nullopt;
+  if (scalar_first) { // s op x is x op' s
+    switch (comparison) {
+    case Comparison::Less: comparison = Comparison::Greater; break;
+    case Comparison::LessEqual: comparison = Comparison::GreaterEqual; break;
+    case Comparison::Greater: comparison = Comparison::Less; break;
+    case Comparison::GreaterEqual: comparison = Comparison::LessEqual; break;
+    default: break;
+    }
+  }
+  ScalarComparison c{comparison, cub_kernels::ComparedType::Float32, {scalar->fvalue, scalar->ivalue}};
+  switch (values->dtype) {
+  case DType::Float32: c.type = cub_kernels::ComparedType::Float32; break;
+  case DType::Float64: c.type = cub_kernels::ComparedType::Float64; break;
+  case DType::Int32: c.type = cub_kernels::ComparedType::Int32; break;
+  case DType::Int64: c.type = cub_kernels::ComparedType::Int64; break;
+  default: return std::nullopt;
+  }
+  return c;
+}
+
+graph::NodePtr compared_on_device(Executor& ex, const graph::BufferView& values, DType dtype, std::int64_t n,
+                                  const ScalarComparison& c) {
+  const int width = int(itemsize(dtype));
+  const void* data =
+      static_cast<const std::uint8_t*>(values.storage->data) + std::size_t(values.offset) * std::size_t(width);
+  const cudaStream_t stream = current_stream();
+  use_on_current_stream(*values.storage);
+  const cub_kernels::Requirements need = cub_kernels::select_compared_requirements(c.type, n);
+  auto out = ex.allocate(std::size_t(n) * std::size_t(width));
+  const auto selected = ex.allocate(sizeof(std::int64_t));
+  const auto temp = ex.allocate(need.temp_bytes);
+  cub_kernels::run_select_compared(c.type, c.comparison, c.threshold, data, n, out->data,
+                                   static_cast<std::int64_t*>(selected->data), temp->data, need.temp_bytes, stream);
+  counters().kernels_launched += std::uint64_t(need.kernels);
+  std::int64_t count = 0;
+  ex.download(*selected, 0, &count, sizeof count);
+  LAZYFUSE_ASSERT(count >= 0 && count <= n, "a selected count outside [0, size]");
+  if (config::log_enabled("launch"))
+    config::log("launch", "cub::DeviceSelect::If (x[x op scalar], " + std::to_string(width) +
+                              " bytes each) n=" + std::to_string(n) + " selected=" + std::to_string(count) +
+                              " kernels=" + std::to_string(need.kernels));
+  return vector_node(right_sized(ex, std::move(out), count, n, width, stream), dtype, count);
+}
+
 // How neighbours of `dtype` are compared (unique_sorted).
 cub_kernels::UniqueEquality unique_equality(DType dtype) {
   switch (dtype) {
@@ -217,13 +305,7 @@ graph::NodePtr unique_on_device(Executor& ex, const graph::BufferView& sorted, D
     config::log("launch", "cub::DeviceSelect::Unique (" + std::to_string(width) +
                               " bytes each) n=" + std::to_string(n) + " unique=" + std::to_string(count) +
                               " kernels=" + std::to_string(need.kernels));
-  if (count <= n / 2) { // a buffer of its own, so the worst case's does not live as long as the result
-    auto own = ex.allocate(std::size_t(count) * std::size_t(width));
-    LAZYFUSE_CUDA_CHECK(cudaMemcpyAsync(own->data, out->data, std::size_t(count) * std::size_t(width),
-                                        cudaMemcpyDeviceToDevice, stream));
-    out = std::move(own);
-  }
-  return vector_node(std::move(out), dtype, count);
+  return vector_node(right_sized(ex, std::move(out), count, n, width, stream), dtype, count);
 }
 
 } // namespace
@@ -252,12 +334,15 @@ graph::NodePtr masked_values(const graph::NodePtr& values, const graph::NodePtr&
   Executor& ex = executor();
   if (n == 0) return vector_node(ex.allocate(0), values->dtype, 0);
   const std::shared_ptr<const graph::BufferView> data = contiguous_buffer(values);
-  const std::shared_ptr<const graph::BufferView> flags = contiguous_buffer(mask);
-  if (ex.kind() != Backend::Cuda || !cub_kernels::usable_on_current_device())
-    return values_on_host(ex, *data, values->dtype, *flags, n);
+  const bool cub = ex.kind() == Backend::Cuda && cub_kernels::usable_on_current_device();
+  // A mask that is a comparison of x with a scalar is never written: CUB's select tests the elements itself.
+  const std::optional<ScalarComparison> compared = cub ? comparison_with_scalar(values, mask) : std::nullopt;
+  const std::shared_ptr<const graph::BufferView> flags = compared ? nullptr : contiguous_buffer(mask);
+  if (!cub) return values_on_host(ex, *data, values->dtype, *flags, n);
   cuda::require_context("boolean mask selection");
   try {
-    return values_on_device(ex, *data, values->dtype, *flags, n);
+    return compared ? compared_on_device(ex, *data, values->dtype, n, *compared)
+                    : values_on_device(ex, *data, values->dtype, *flags, n);
   } catch (const BackendError& e) {
     throw BackendError("boolean mask selection of " + graph::describe("an array", *values) +
                        " on the device: " + e.what());

@@ -21,16 +21,19 @@ graph::NodePtr true_positions(const graph::NodePtr& mask);
 /// The elements of `values` where the bool `mask`, of values' shape, is true, in C order (NumPy's values[mask]): a
 /// Buffer node of values' dtype and shape (count,), materialized here, without listing the positions. CUDA backend:
 /// the count as in true_positions (the one synchronization), then cub::DeviceSelect::Flagged copies the flagged
-/// elements' bits. CPU backend, or a device the CUB kernels have no code for: copied on the host. Both nodes are
-/// materialized first, so for a lazy `values` a gather at true_positions (which computes only the selected
-/// elements) moves fewer bytes. Takes the evaluation lock.
+/// elements' bits. When the unevaluated mask compares `values` with a scalar of its type (x[x > t]: ==, !=, <, <=,
+/// >, >= of float32, float64, int32 or int64), the mask is never written: cub::DeviceSelect::If tests the elements
+/// in one pass into a buffer of the worst case's size, then the count is read (a result under a quarter of it gets
+/// a buffer of its own). CPU backend, or a device the CUB kernels have no code for: copied on the host. Both nodes are
+/// materialized first (the mask but in that case), so for a lazy `values` a gather at true_positions (which computes
+/// only the selected elements) moves fewer bytes. Takes the evaluation lock.
 graph::NodePtr masked_values(const graph::NodePtr& values, const graph::NodePtr& mask);
 
 /// NumPy's unique of sorted values: the first element of each run of equal neighbours of `sorted` (1-D, of a real
 /// type, at least one element), equal as values (the zeros' signs alike, every NaN one value: equal_nan), as a
 /// Buffer node of its dtype and shape (count,), materialized here. CUDA backend: one pass of
 /// cub::DeviceSelect::Unique (runtime/CubSelection.h) into a buffer of sorted's size, then the count read (the one
-/// synchronization); a result of at most half that size is copied into a buffer of its own. CPU backend, or a device
+/// synchronization); a result under a quarter of that size is copied into a buffer of its own. CPU backend, or a device
 /// the CUB kernels have no code for: on the host. Takes the evaluation lock.
 graph::NodePtr unique_sorted(const graph::NodePtr& sorted);
 

@@ -10,9 +10,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace lazyfuse;
@@ -204,12 +206,16 @@ TEST(CudaMaskSelection, KernelCounts) {
   Array x = ((arange(n) % 7).astype(DType::Float32) - 3.0f).eval(); // values -3 .. 3: k % 7 in {4, 5, 6} selected
   const std::uint64_t count_kernels = std::uint64_t(ck::count_requirements(n).kernels);
   const std::uint64_t select_kernels = std::uint64_t(ck::select_requirements(n).kernels);
+  const std::uint64_t compared_kernels =
+      std::uint64_t(ck::select_compared_requirements(ck::ComparedType::Float32, n).kernels);
   EXPECT_EQ(select_kernels, 2u);
+  EXPECT_EQ(compared_kernels, 2u);
   EXPECT_EQ(ck::select_values_requirements(4, n).kernels, 2);
+  // x[x > 0]: CUB's select tests the elements itself; no mask is written, no count pass runs.
   auto before = kernel_cache_stats();
   Array y = x(x > 0.0f);
   auto after = kernel_cache_stats();
-  EXPECT_EQ(after.kernels_launched - before.kernels_launched, 1 + count_kernels + select_kernels);
+  EXPECT_EQ(after.kernels_launched - before.kernels_launched, compared_kernels);
   EXPECT_EQ(after.library_calls - before.library_calls, 0u);
   const std::int64_t want = 3 * (n / 7) + std::max<std::int64_t>(0, n % 7 - 4);
   ASSERT_EQ(y.shape(), (Shape{want}));
@@ -223,6 +229,15 @@ TEST(CudaMaskSelection, KernelCounts) {
       ASSERT_EQ(got[s++], float(k % 7 - 3)) << "element " << k;
     }
 
+  // A mask already written: the count, then the select of the flagged values.
+  const Array mask = (x > 0.0f).eval();
+  before = kernel_cache_stats();
+  const HostArray<float> got_flagged = x(mask).get<float>();
+  after = kernel_cache_stats();
+  EXPECT_EQ(after.kernels_launched - before.kernels_launched, count_kernels + select_kernels);
+  ASSERT_EQ(got_flagged.size(), got.size());
+  for (std::size_t k = 0; k < got.size(); ++k) ASSERT_EQ(got_flagged[k], got[k]) << "element " << k;
+
   before = kernel_cache_stats();
   Array lazy = (x * 2.0f)(x > 0.0f);
   const HostArray<float> got_lazy = lazy.get<float>();
@@ -232,23 +247,63 @@ TEST(CudaMaskSelection, KernelCounts) {
   ASSERT_EQ(got_lazy.size(), got.size());
   for (std::size_t k = 0; k < got.size(); ++k) ASSERT_EQ(got_lazy[k], 2.0f * got[k]) << "element " << k;
 
-  // Nothing selected: the count is read, no select runs.
+  // Nothing selected: one select pass, its count read.
   before = kernel_cache_stats();
   Array none = x(x > 100.0f);
   EXPECT_EQ(none.shape(), (Shape{0}));
   EXPECT_EQ(none.get<float>().size(), 0u);
   after = kernel_cache_stats();
-  EXPECT_EQ(after.kernels_launched - before.kernels_launched, 1 + count_kernels);
+  EXPECT_EQ(after.kernels_launched - before.kernels_launched, compared_kernels);
 
-  // A 2-d mask over a 2-d array of its shape: the same select over the flat elements.
+  // A 2-d comparison over a 2-d array: the same select over the flat elements.
   Array x2 = x.reshape({1024, n / 1024}).eval();
   before = kernel_cache_stats();
   Array y2 = x2(x2 > 0.0f);
   const HostArray<float> got2 = y2.get<float>();
   after = kernel_cache_stats();
-  EXPECT_EQ(after.kernels_launched - before.kernels_launched, 1 + count_kernels + select_kernels);
+  EXPECT_EQ(after.kernels_launched - before.kernels_launched, compared_kernels);
   ASSERT_EQ(got2.size(), got.size());
   for (std::size_t k = 0; k < got.size(); ++k) ASSERT_EQ(got2[k], got[k]) << "element " << k;
+}
+
+// x[x op s] without the mask (cub::DeviceSelect::If: its two kernels, nothing else) against the same selection
+// through the written mask, for every comparison, both operand orders, every type it serves, NaNs among the floats,
+// and selections of every size (none, under a quarter: a buffer of their own, most, all).
+TEST(CudaMaskSelection, ComparisonsWithAScalarSelectAsTheWrittenMask) {
+  LAZYFUSE_SKIP_WITHOUT_GPU();
+  const std::int64_t n = 100003;
+  const Array steps = ((arange(n) * 7919) % 1000).astype(DType::Float64) / 100.0 - 5.0; // -5 .. 4.99
+  const Array with_nans = where(arange(n) % 101 == 0, full({}, std::nan(""), DType::Float64), steps).eval();
+  const auto as_doubles = [](const Array& a) {
+    const HostArray<double> h = a.astype(DType::Float64).get<double>();
+    return std::vector<double>(h.data(), h.data() + h.size());
+  };
+  const auto same = [](const std::vector<double>& a, const std::vector<double>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t k = 0; k < a.size(); ++k)
+      if (!(a[k] == b[k] || (std::isnan(a[k]) && std::isnan(b[k])))) return false;
+    return true;
+  };
+  for (const DType t : {DType::Float32, DType::Float64, DType::Int32, DType::Int64}) {
+    const bool real = is_floating(t);
+    const Array x = (real ? with_nans : floor(steps)).astype(t).eval();
+    for (const double threshold : {-100.0, -4.5, 0.1, 3.0, 100.0}) {
+      const auto compare = [&](const auto s) {
+        return std::vector<std::pair<std::string, Array>>{{"x == s", x == s}, {"x != s", x != s}, {"x < s", x < s},
+                                                          {"x <= s", x <= s}, {"x > s", x > s},   {"x >= s", x >= s},
+                                                          {"s < x", s < x},   {"s >= x", s >= x}};
+      };
+      for (const auto& [name, m] : real ? compare(threshold) : compare(std::int64_t(threshold))) {
+        const std::string what = std::string(dtype_name(t)) + " " + name + " s=" + std::to_string(threshold);
+        const auto before = kernel_cache_stats();
+        const Array fused = x(m).eval();
+        EXPECT_EQ(kernel_cache_stats().kernels_launched - before.kernels_launched, 2u) << what;
+        const Array written = x(m.eval());
+        ASSERT_EQ(fused.dtype(), t) << what;
+        ASSERT_TRUE(same(as_doubles(fused), as_doubles(written))) << what;
+      }
+    }
+  }
 }
 
 // More than 2^31 mask elements: int64 counts, and CUB's select over two partitions of 32-bit offsets (4 kernels) in

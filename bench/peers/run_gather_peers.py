@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Peer benchmarks of gathers and mask selection, the workloads of bench/bench_gather.cpp (issue 17): a random gather
+x[idx] * 1.5 - 0.25 of 2^23 uniform random int64 indices into 2^25 float32 (BM_RandomGather), 32,768 rows of 512
+float32 gathered from a 131,072-row table and scaled by 2 (BM_EmbeddingGather), and x[x > 0] of 2^25 float32
+uniforms in [-1, 1) (BM_MaskSelect). Systems: CuPy, torch eager, torch.compile (its default mode; the mask selection,
+whose size depends on the data, as Inductor compiles it with a graph break), jax.jit (no mask selection: jit needs a
+static size). Each system runs in its own subprocess with the timing method of run_peers.py (3 warm-up calls, 5 trials
+of 20 back-to-back calls and one synchronize, the median), beside a 256 MiB device-to-device copy for the bandwidth
+percentages over the minimal bytes (indices read, gathered elements read, results written; for the selection, x read
+once and the selected values written).
+
+Checks: the gathers within 1 ulp of NumPy's float32 computation of the same expression on the same inputs (NumPy
+rounds the multiply and the subtraction each; a contracted multiply-add rounds once), the selection equal to NumPy's
+x[x > 0]; a failure marks the cell WRONG.
+
+Usage:
+  python3 bench/peers/run_gather_peers.py --out-md gather-peers.md --out-json gather-peers.json \
+      [--systems cupy,torch,torch_compile,jax] [--quick] [--lazyfuse-json bench_gather.json] [--timeout 180]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run_peers import COPY_BYTES, finish_peers_report, time_workloads, timing_table  # noqa: E402  (the same timing method)
+
+WORKLOADS = ["random_gather", "embedding", "mask_select"]
+SYSTEMS = ["cupy", "torch", "torch_compile", "jax"]
+LABELS = {"lazyfuse": "lazyfuse", "cupy": "CuPy", "torch": "torch eager", "torch_compile": "torch.compile",
+          "jax": "jax.jit"}
+ROWS, WIDTH, PICKED = 131072, 512, 32768
+
+
+def sizes(quick: bool):
+    """(n, m): the gathered array's and the mask's length, and the number of random indices."""
+    return (1 << 21, 1 << 19) if quick else (1 << 25, 1 << 23)
+
+
+def minimal_bytes(w: str, n: int, m: int, selected: int = 0) -> int:
+    if w == "random_gather":
+        return m * (8 + 4 + 4)
+    if w == "embedding":
+        return PICKED * (8 + 2 * 4 * WIDTH)
+    return 4 * n + 4 * selected
+
+
+def make_input(np, n: int, m: int):
+    rng = np.random.default_rng(20261203)
+    x = rng.uniform(-1, 1, n).astype(np.float32)
+    idx = rng.integers(0, n, m, dtype=np.int64)
+    table = rng.uniform(-1, 1, (ROWS, WIDTH)).astype(np.float32)
+    rows = rng.integers(0, ROWS, PICKED, dtype=np.int64)
+    return x, idx, table, rows
+
+
+def check(w: str, np, inputs, out) -> str:
+    """"" when the output is right, else why not."""
+    x, idx, table, rows = inputs
+    got = np.asarray(out)
+    if w == "random_gather":
+        want = x[idx] * np.float32(1.5) - np.float32(0.25)
+    elif w == "embedding":
+        want = table[rows] * np.float32(2)
+    else:
+        want = x[x > 0]
+    if got.shape != want.shape:
+        return f"shape {got.shape}, expected {want.shape}"
+    if w == "mask_select":
+        return "" if bool((got == want).all()) else "values differ from NumPy's x[x > 0]"
+    ulps = np.abs(got.astype(np.float64) - want.astype(np.float64)) / np.spacing(np.abs(want)).astype(np.float64)
+    return "" if float(ulps.max(initial=0)) <= 1 else f"up to {float(ulps.max()):.1f} ulps from NumPy's float32"
+
+
+# ---- workers: one system each, in its own process ----
+
+def cupy_worker(inputs):
+    import cupy as cp
+    x, idx, table, rows = (cp.asarray(v) for v in inputs)
+    fns = {"random_gather": lambda: x[idx] * cp.float32(1.5) - cp.float32(0.25),
+           "embedding": lambda: table[rows] * cp.float32(2), "mask_select": lambda: x[x > 0]}
+    a = cp.full(COPY_BYTES // 4, 1.5, dtype=cp.float32)
+    b = cp.empty_like(a)
+    copy = lambda: cp.cuda.runtime.memcpyAsync(b.data.ptr, a.data.ptr, COPY_BYTES,  # noqa: E731
+                                               cp.cuda.runtime.memcpyDeviceToDevice, 0)
+    return fns, copy, cp.cuda.Device().synchronize, cp.asnumpy, {"cupy": cp.__version__}
+
+
+def torch_fns(torch, inputs, compile_them: bool):
+    x, idx, table, rows = (torch.from_numpy(v).to("cuda") for v in inputs)
+
+    def gather(v, i):
+        return v[i] * 1.5 - 0.25
+
+    def embed(t, r):
+        return t[r] * 2.0
+
+    def select(v):
+        return v[v > 0]
+
+    if compile_them:
+        gather, embed, select = (torch.compile(f) for f in (gather, embed, select))
+    return {"random_gather": lambda: gather(x, idx), "embedding": lambda: embed(table, rows),
+            "mask_select": lambda: select(x)}
+
+
+def torch_start(inputs, compile_them: bool):
+    import torch
+    fns = torch_fns(torch, inputs, compile_them)
+    a = torch.full((COPY_BYTES // 4,), 1.5, dtype=torch.float32, device="cuda")
+    b = torch.empty_like(a)
+    return fns, (lambda: b.copy_(a)), torch.cuda.synchronize, (lambda t: t.detach().cpu().numpy()), \
+        {"torch": torch.__version__}
+
+
+def jax_worker(inputs):
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    import jax
+    import jax.numpy as jnp
+    x, idx, table, rows = (jnp.asarray(v) for v in inputs)
+    state = {"last": None}
+
+    def jitted(f, *args):
+        g = jax.jit(f)
+
+        def call():
+            state["last"] = g(*args)
+            return state["last"]
+        return call
+
+    def no_jitted_selection():
+        raise NotImplementedError("x[x > 0] under jax.jit needs a static size: no NumPy mask selection")
+
+    fns = {"random_gather": jitted(lambda v, i: v[i] * 1.5 - 0.25, x, idx),
+           "embedding": jitted(lambda t, r: t[r] * 2.0, table, rows), "mask_select": no_jitted_selection}
+    a = jnp.full((COPY_BYTES // 4,), 1.5, dtype=jnp.float32)
+    copy_fn = jax.jit(lambda v: v + 0.0)
+
+    def copy():
+        state["last"] = copy_fn(a)
+
+    def sync():
+        if state["last"] is not None:
+            jax.block_until_ready(state["last"])
+
+    return fns, copy, sync, (lambda v: jax.device_get(v)), {"jax": jax.__version__}
+
+
+def worker_main(args) -> int:
+    import numpy as np
+    n, m = sizes(args.quick)
+    inputs = make_input(np, n, m)
+    workers = {"cupy": lambda: cupy_worker(inputs), "torch": lambda: torch_start(inputs, False),
+               "torch_compile": lambda: torch_start(inputs, True), "jax": lambda: jax_worker(inputs)}
+    if args.worker not in workers:
+        raise ValueError(f"unknown system {args.worker}")
+    return time_workloads(n, workers[args.worker], WORKLOADS,
+                          lambda w, out: {"wrong": check(w, np, inputs, out),
+                                          "bytes": minimal_bytes(w, n, m, int(np.asarray(out).size))},
+                          args.worker_out)
+
+
+def lazyfuse_cells(paths: list) -> dict:
+    """BM_RandomGather, BM_EmbeddingGather and BM_MaskSelect of bench_gather's Google Benchmark JSON (the _median
+    aggregate when present), and its BM_CopyReference."""
+    names = {"BM_RandomGather": "random_gather", "BM_EmbeddingGather": "embedding", "BM_MaskSelect": "mask_select",
+             "BM_CopyReference": "copy"}
+    n, m = sizes(False)
+    cells = {}
+    for p in paths:
+        with open(p) as f:
+            data = json.load(f)
+        for e in data.get("benchmarks", []):
+            base = e.get("run_name", e["name"]).split("/iterations")[0].split("/manual_time")[0]
+            w = names.get(base)
+            if not w or e.get("error_occurred"):
+                continue
+            if e.get("run_type") == "aggregate" and e.get("aggregate_name") != "median":
+                continue
+            secs = e["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[e.get("time_unit", "ns")]
+            if w not in cells or e.get("aggregate_name") == "median":
+                # x > 0 of uniforms in [-1, 1) selects half of them (the benchmark's bytes count n / 2).
+                cells[w] = {"time_s": secs,
+                            "bytes": 2 * COPY_BYTES if w == "copy" else minimal_bytes(w, n, m, n // 2)}
+    return cells
+
+
+def write_markdown(report: dict, path: str) -> None:
+    def share(cell, s):
+        copy = s.get("copy", {}).get("bandwidth_Bps")
+        return f" ({100 * cell['bytes'] / cell['time_s'] / copy:.1f}% of copy)" if cell.get("bytes") and copy else ""
+
+    lines, notes = timing_table(report, WORKLOADS, SYSTEMS, LABELS, share)
+    lines.append("")
+    lines.append(f"n = {report['n']}: timing: median of 5 trials of 20 calls (bench/peers/run_peers.py's method); % of "
+                 "each system's own 256 MiB device copy over the minimal bytes (random gather: 8 + 4 + 4 per index, "
+                 "embedding: the row indices, the rows read and written, x[x > 0]: x read once and the selected "
+                 "values written).")
+    lines += [f"- {x}" for x in notes]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--systems", default=",".join(SYSTEMS))
+    ap.add_argument("--quick", action="store_true", help="2^21 and 2^19 instead of 2^25 and 2^23 elements")
+    ap.add_argument("--lazyfuse-json", action="append", default=[])
+    ap.add_argument("--out-md", default="gather-peers.md")
+    ap.add_argument("--out-json", default="gather-peers.json")
+    ap.add_argument("--timeout", type=float, default=180)
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--worker-out", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        return worker_main(args)
+    report = {"n": sizes(args.quick)[0], "systems": {}}
+    return finish_peers_report(report, args, __file__, lazyfuse_cells, write_markdown)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

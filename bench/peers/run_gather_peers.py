@@ -19,13 +19,13 @@ Usage:
 """
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_peers import COPY_BYTES, finish_peers_report, time_workloads, timing_table  # noqa: E402  (the same timing method)
+from run_peers import (  # noqa: E402  (the same timing method)
+    COPY_BYTES, finish_peers_report, jax_copy_and_sync, lazyfuse_medians, peers_arguments, share_of_copy,
+    time_workloads, timing_table)
 
 WORKLOADS = ["random_gather", "embedding", "mask_select"]
 SYSTEMS = ["cupy", "torch", "torch_compile", "jax"]
@@ -138,16 +138,7 @@ def jax_worker(inputs):
 
     fns = {"random_gather": jitted(lambda v, i: v[i] * 1.5 - 0.25, x, idx),
            "embedding": jitted(lambda t, r: t[r] * 2.0, table, rows), "mask_select": no_jitted_selection}
-    a = jnp.full((COPY_BYTES // 4,), 1.5, dtype=jnp.float32)
-    copy_fn = jax.jit(lambda v: v + 0.0)
-
-    def copy():
-        state["last"] = copy_fn(a)
-
-    def sync():
-        if state["last"] is not None:
-            jax.block_until_ready(state["last"])
-
+    copy, sync = jax_copy_and_sync(jax, jnp, state)
     return fns, copy, sync, (lambda v: jax.device_get(v)), {"jax": jax.__version__}
 
 
@@ -166,36 +157,17 @@ def worker_main(args) -> int:
 
 
 def lazyfuse_cells(paths: list) -> dict:
-    """BM_RandomGather, BM_EmbeddingGather and BM_MaskSelect of bench_gather's Google Benchmark JSON (the _median
-    aggregate when present), and its BM_CopyReference."""
+    """BM_RandomGather, BM_EmbeddingGather and BM_MaskSelect of bench_gather's Google Benchmark JSON, and its
+    BM_CopyReference. x > 0 of uniforms in [-1, 1) selects half of them (the benchmark's bytes count n / 2)."""
     names = {"BM_RandomGather": "random_gather", "BM_EmbeddingGather": "embedding", "BM_MaskSelect": "mask_select",
              "BM_CopyReference": "copy"}
     n, m = sizes(False)
-    cells = {}
-    for p in paths:
-        with open(p) as f:
-            data = json.load(f)
-        for e in data.get("benchmarks", []):
-            base = e.get("run_name", e["name"]).split("/iterations")[0].split("/manual_time")[0]
-            w = names.get(base)
-            if not w or e.get("error_occurred"):
-                continue
-            if e.get("run_type") == "aggregate" and e.get("aggregate_name") != "median":
-                continue
-            secs = e["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[e.get("time_unit", "ns")]
-            if w not in cells or e.get("aggregate_name") == "median":
-                # x > 0 of uniforms in [-1, 1) selects half of them (the benchmark's bytes count n / 2).
-                cells[w] = {"time_s": secs,
-                            "bytes": 2 * COPY_BYTES if w == "copy" else minimal_bytes(w, n, m, n // 2)}
-    return cells
+    return {w: {"time_s": secs, "bytes": 2 * COPY_BYTES if w == "copy" else minimal_bytes(w, n, m, n // 2)}
+            for w, (secs, _) in lazyfuse_medians(paths, names).items()}
 
 
 def write_markdown(report: dict, path: str) -> None:
-    def share(cell, s):
-        copy = s.get("copy", {}).get("bandwidth_Bps")
-        return f" ({100 * cell['bytes'] / cell['time_s'] / copy:.1f}% of copy)" if cell.get("bytes") and copy else ""
-
-    lines, notes = timing_table(report, WORKLOADS, SYSTEMS, LABELS, share)
+    lines, notes = timing_table(report, WORKLOADS, SYSTEMS, LABELS, share_of_copy)
     lines.append("")
     lines.append(f"n = {report['n']}: timing: median of 5 trials of 20 calls (bench/peers/run_peers.py's method); % of "
                  "each system's own 256 MiB device copy over the minimal bytes (random gather: 8 + 4 + 4 per index, "
@@ -207,15 +179,7 @@ def write_markdown(report: dict, path: str) -> None:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--systems", default=",".join(SYSTEMS))
-    ap.add_argument("--quick", action="store_true", help="2^21 and 2^19 instead of 2^25 and 2^23 elements")
-    ap.add_argument("--lazyfuse-json", action="append", default=[])
-    ap.add_argument("--out-md", default="gather-peers.md")
-    ap.add_argument("--out-json", default="gather-peers.json")
-    ap.add_argument("--timeout", type=float, default=180)
-    ap.add_argument("--worker", help=argparse.SUPPRESS)
-    ap.add_argument("--worker-out", help=argparse.SUPPRESS)
+    ap = peers_arguments(__doc__, SYSTEMS, "2^21 and 2^19 instead of 2^25 and 2^23 elements", "gather-peers")
     args = ap.parse_args()
     if args.worker:
         return worker_main(args)

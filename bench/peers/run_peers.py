@@ -206,6 +206,62 @@ def finish_peers_report(report: dict, args, script: str, lazyfuse_cells, write_m
     return 0
 
 
+def peers_arguments(doc: str, systems: list, quick_help: str, stem: str) -> argparse.ArgumentParser:
+    """The command line run_sort_peers.py, run_random_peers.py and run_gather_peers.py share (the last two options run
+    one system, in the worker process run_workers starts)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--systems", default=",".join(systems))
+    ap.add_argument("--quick", action="store_true", help=quick_help)
+    ap.add_argument("--lazyfuse-json", action="append", default=[])
+    ap.add_argument("--out-md", default=stem + ".md")
+    ap.add_argument("--out-json", default=stem + ".json")
+    ap.add_argument("--timeout", type=float, default=180)
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--worker-out", help=argparse.SUPPRESS)
+    return ap
+
+
+def share_of_copy(cell: dict, system: dict) -> str:
+    """" (x% of copy)": a cell's minimal bytes per second against its system's own 256 MiB copy."""
+    copy = system.get("copy", {}).get("bandwidth_Bps")
+    return f" ({100 * cell['bytes'] / cell['time_s'] / copy:.1f}% of copy)" if cell.get("bytes") and copy else ""
+
+
+def jax_copy_and_sync(jax, jnp, state: dict):
+    """jax.jit's 256 MiB copy and the synchronize of the worker's last result (state["last"]), for time_workloads."""
+    a = jnp.full((COPY_BYTES // 4,), 1.5, dtype=jnp.float32)
+    copy_fn = jax.jit(lambda v: v + 0.0)
+
+    def copy():
+        state["last"] = copy_fn(a)
+
+    def sync():
+        if state["last"] is not None:
+            jax.block_until_ready(state["last"])
+
+    return copy, sync
+
+
+def lazyfuse_medians(paths: list, names: dict) -> dict:
+    """The lazyfuse column of run_sort_peers.py, run_random_peers.py and run_gather_peers.py: {workload: (seconds,
+    entry)} for the Google Benchmark entries of `paths` whose name up to "/iterations" is a key of `names` (mapped to
+    the workload), the _median aggregate when present, else the plain run; entries with an error are left out."""
+    found = {}
+    for p in paths:
+        with open(p) as f:
+            data = json.load(f)
+        for e in data.get("benchmarks", []):
+            base = e.get("run_name", e["name"]).split("/iterations")[0].split("/manual_time")[0]
+            w = names.get(base)
+            if not w or e.get("error_occurred"):
+                continue
+            if e.get("run_type") == "aggregate" and e.get("aggregate_name") != "median":
+                continue
+            if w not in found or e.get("aggregate_name") == "median":
+                found[w] = (entry_seconds(e), e)
+    return found
+
+
 def timing_table(report: dict, workloads: list, systems: list, labels: dict, extra) -> tuple:
     """A peers table of times (run_sort_peers.py, run_random_peers.py): the markdown lines (header, separator, a row
     per workload; a column per system of `systems` in the report, lazyfuse first) and the notes below it (errors,

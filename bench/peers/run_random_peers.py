@@ -19,14 +19,15 @@ Usage:
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_peers import COPY_BYTES, finish_peers_report, time_workloads, timing_table  # noqa: E402  (the same timing method)
+from run_peers import (  # noqa: E402  (the same timing method)
+    COPY_BYTES, finish_peers_report, jax_copy_and_sync, lazyfuse_medians, peers_arguments, time_workloads,
+    timing_table)
 
 WORKLOADS = ["random", "standard_normal", "monte_carlo_option"]
 SYSTEMS = ["cupy", "torch", "torch_compile", "jax"]
@@ -130,16 +131,7 @@ def jax_worker(n: int):
            "monte_carlo_option": keyed(lambda k: jnp.mean(
                disc * jnp.maximum(S0 * jnp.exp(drift + vol * jax.random.normal(k, (n,), dtype=jnp.float32)) - STRIKE,
                                   0.0)))}
-    a = jnp.full((COPY_BYTES // 4,), 1.5, dtype=jnp.float32)
-    copy_fn = jax.jit(lambda x: x + 0.0)
-
-    def copy():
-        state["last"] = copy_fn(a)
-
-    def sync():
-        if state["last"] is not None:
-            jax.block_until_ready(state["last"])
-
+    copy, sync = jax_copy_and_sync(jax, jnp, state)
     return fns, copy, sync, (lambda x: jax.device_get(x)), {"jax": jax.__version__}
 
 
@@ -155,25 +147,12 @@ def worker_main(args) -> int:
 
 
 def lazyfuse_cells(paths: list) -> dict:
-    """BM_Random, BM_StandardNormal/bits:32 and BM_MonteCarloOption of bench_random's Google Benchmark JSON
-    (the _median aggregate when present), and its BM_CopyReference."""
+    """BM_Random, BM_StandardNormal/bits:32 and BM_MonteCarloOption of bench_random's Google Benchmark JSON, and its
+    BM_CopyReference."""
     names = {"BM_Random": "random", "BM_StandardNormal/bits:32": "standard_normal",
              "BM_MonteCarloOption": "monte_carlo_option", "BM_CopyReference": "copy"}
-    cells = {}
-    for p in paths:
-        with open(p) as f:
-            data = json.load(f)
-        for e in data.get("benchmarks", []):
-            base = e.get("run_name", e["name"]).split("/iterations")[0].split("/manual_time")[0]
-            w = names.get(base)
-            if not w or e.get("error_occurred"):
-                continue
-            if e.get("run_type") == "aggregate" and e.get("aggregate_name") != "median":
-                continue
-            secs = e["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[e.get("time_unit", "ns")]
-            if w not in cells or e.get("aggregate_name") == "median":
-                cells[w] = {"time_s": secs, "bytes": 2 * COPY_BYTES if w == "copy" else minimal_bytes(w, 1 << 26)}
-    return cells
+    return {w: {"time_s": secs, "bytes": 2 * COPY_BYTES if w == "copy" else minimal_bytes(w, 1 << 26)}
+            for w, (secs, _) in lazyfuse_medians(paths, names).items()}
 
 
 def write_only_bandwidth(paths: list):
@@ -214,17 +193,9 @@ def write_markdown(report: dict, path: str) -> None:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--systems", default=",".join(SYSTEMS))
-    ap.add_argument("--quick", action="store_true", help="2^22 instead of 2^26 elements")
-    ap.add_argument("--lazyfuse-json", action="append", default=[])
+    ap = peers_arguments(__doc__, SYSTEMS, "2^22 instead of 2^26 elements", "random-peers")
     ap.add_argument("--limits-json", action="append", default=[],
                     help="bench_limits' Google Benchmark JSON: its BM_LimitWriteOnly is the write-only reference")
-    ap.add_argument("--out-md", default="random-peers.md")
-    ap.add_argument("--out-json", default="random-peers.json")
-    ap.add_argument("--timeout", type=float, default=180)
-    ap.add_argument("--worker", help=argparse.SUPPRESS)
-    ap.add_argument("--worker-out", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
         return worker_main(args)

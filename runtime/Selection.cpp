@@ -218,28 +218,39 @@ std::optional<ScalarComparison> comparison_with_scalar(const graph::NodePtr& val
   return c;
 }
 
-graph::NodePtr compared_on_device(Executor& ex, const graph::BufferView& values, DType dtype, std::int64_t n,
-                                  const ScalarComparison& c) {
+// A CUB selection of at most `n` elements of `dtype` from `input` (a device buffer): run(in, out, selected, temp)
+// queues it into a buffer of the worst case's size, then its count is read back (the synchronization) and the result
+// right-sized. `what` names it in the launch log.
+template <class Run>
+graph::NodePtr select_on_device(Executor& ex, const graph::BufferView& input, DType dtype, std::int64_t n,
+                                const cub_kernels::Requirements& need, const std::string& what, Run&& run) {
   const int width = int(itemsize(dtype));
-  const void* data =
-      static_cast<const std::uint8_t*>(values.storage->data) + std::size_t(values.offset) * std::size_t(width);
+  const void* in =
+      static_cast<const std::uint8_t*>(input.storage->data) + std::size_t(input.offset) * std::size_t(width);
   const cudaStream_t stream = current_stream();
-  use_on_current_stream(*values.storage);
-  const cub_kernels::Requirements need = cub_kernels::select_compared_requirements(c.type, n);
+  use_on_current_stream(*input.storage);
   auto out = ex.allocate(std::size_t(n) * std::size_t(width));
   const auto selected = ex.allocate(sizeof(std::int64_t));
   const auto temp = ex.allocate(need.temp_bytes);
-  cub_kernels::run_select_compared(c.type, c.comparison, c.threshold, data, n, out->data,
-                                   static_cast<std::int64_t*>(selected->data), temp->data, need.temp_bytes, stream);
+  run(in, out->data, static_cast<std::int64_t*>(selected->data), temp->data, stream);
   counters().kernels_launched += std::uint64_t(need.kernels);
   std::int64_t count = 0;
   ex.download(*selected, 0, &count, sizeof count);
   LAZYFUSE_ASSERT(count >= 0 && count <= n, "a selected count outside [0, size]");
   if (config::log_enabled("launch"))
-    config::log("launch", "cub::DeviceSelect::If (x[x op scalar], " + std::to_string(width) +
-                              " bytes each) n=" + std::to_string(n) + " selected=" + std::to_string(count) +
-                              " kernels=" + std::to_string(need.kernels));
+    config::log("launch", what + " (" + std::to_string(width) + " bytes each) n=" + std::to_string(n) +
+                              " selected=" + std::to_string(count) + " kernels=" + std::to_string(need.kernels));
   return vector_node(right_sized(ex, std::move(out), count, n, width, stream), dtype, count);
+}
+
+graph::NodePtr compared_on_device(Executor& ex, const graph::BufferView& values, DType dtype, std::int64_t n,
+                                  const ScalarComparison& c) {
+  const cub_kernels::Requirements need = cub_kernels::select_compared_requirements(c.type, n);
+  return select_on_device(ex, values, dtype, n, need, "cub::DeviceSelect::If (x[x op scalar])",
+                          [&](const void* in, void* out, std::int64_t* selected, void* temp, cudaStream_t stream) {
+                            cub_kernels::run_select_compared(c.type, c.comparison, c.threshold, in, n, out, selected,
+                                                             temp, need.temp_bytes, stream);
+                          });
 }
 
 // How neighbours of `dtype` are compared (unique_sorted).
@@ -287,25 +298,11 @@ std::vector<std::uint8_t> unique_on_host(const std::uint8_t* data, std::int64_t 
 graph::NodePtr unique_on_device(Executor& ex, const graph::BufferView& sorted, DType dtype, std::int64_t n) {
   const int width = int(itemsize(dtype));
   const cub_kernels::UniqueEquality eq = unique_equality(dtype);
-  const void* data =
-      static_cast<const std::uint8_t*>(sorted.storage->data) + std::size_t(sorted.offset) * std::size_t(width);
-  const cudaStream_t stream = current_stream();
-  use_on_current_stream(*sorted.storage);
   const cub_kernels::Requirements need = cub_kernels::unique_requirements(width, eq, n);
-  auto out = ex.allocate(std::size_t(n) * std::size_t(width));
-  const auto selected = ex.allocate(sizeof(std::int64_t));
-  const auto temp = ex.allocate(need.temp_bytes);
-  cub_kernels::run_unique(width, eq, data, n, out->data, static_cast<std::int64_t*>(selected->data), temp->data,
-                          need.temp_bytes, stream);
-  counters().kernels_launched += std::uint64_t(need.kernels);
-  std::int64_t count = 0;
-  ex.download(*selected, 0, &count, sizeof count);
-  LAZYFUSE_ASSERT(count >= 1 && count <= n, "a unique count outside [1, size]");
-  if (config::log_enabled("launch"))
-    config::log("launch", "cub::DeviceSelect::Unique (" + std::to_string(width) +
-                              " bytes each) n=" + std::to_string(n) + " unique=" + std::to_string(count) +
-                              " kernels=" + std::to_string(need.kernels));
-  return vector_node(right_sized(ex, std::move(out), count, n, width, stream), dtype, count);
+  return select_on_device(ex, sorted, dtype, n, need, "cub::DeviceSelect::Unique",
+                          [&](const void* in, void* out, std::int64_t* selected, void* temp, cudaStream_t stream) {
+                            cub_kernels::run_unique(width, eq, in, n, out, selected, temp, need.temp_bytes, stream);
+                          });
 }
 
 } // namespace

@@ -91,9 +91,9 @@ std::string bincount_paths() {
 
 namespace {
 
-// Counts the n elements of `dtype` of `input` into `bins` counters at `storage`'s start, followed by the range when
-// `with_range` (two int64 on the host, two order keys on the device: DeviceCount.h), on the backend in use.
-// Returns the storage, which a device without the CUB kernels' code replaces by an upload.
+// Counts the n elements of `dtype` of `input` into `bins` counters at `storage`'s start, followed by the range's two
+// order keys when `with_range` (DeviceCount.h), on the backend in use. Returns the storage, which a device without
+// the CUB kernels' code replaces by an upload.
 std::shared_ptr<graph::Storage> count_elements(DType dtype, const graph::BufferView& input, std::int64_t n,
                                                std::int64_t bins, bool with_range) {
   Executor& ex = executor();
@@ -102,9 +102,15 @@ std::shared_ptr<graph::Storage> count_elements(DType dtype, const graph::BufferV
   auto storage = ex.allocate(slots * sizeof(std::int64_t));
   const auto* x = static_cast<const std::byte*>(input.storage->data) + std::size_t(input.offset) * width;
   const auto count_on_host = [&](const std::byte* values, std::int64_t* counts) {
+    std::int64_t range[2];
     visit_countable(dtype, [&]<class U>() {
-      host_bincount(reinterpret_cast<const U*>(values), n, bins, counts, with_range ? counts + bins : nullptr);
+      host_bincount(reinterpret_cast<const U*>(values), n, bins, counts, with_range ? range : nullptr);
     });
+    if (with_range) {
+      std::uint64_t keys[2];
+      device_count::encode_range(range[0], range[1], keys);
+      std::memcpy(counts + bins, keys, sizeof keys);
+    }
   };
   if (ex.kind() == Backend::Cpu) {
     count_on_host(x, static_cast<std::int64_t*>(storage->data));
@@ -116,12 +122,6 @@ std::shared_ptr<graph::Storage> count_elements(DType dtype, const graph::BufferV
     std::vector<std::int64_t> counts(slots);
     ex.download(*input.storage, std::size_t(input.offset) * width, values.data(), values.size());
     count_on_host(values.data(), counts.data());
-    if (with_range) { // the device layout: order keys
-      const std::uint64_t low = std::uint64_t(counts[std::size_t(bins)]) ^ (std::uint64_t(1) << 63);
-      const std::uint64_t high = std::uint64_t(counts[std::size_t(bins) + 1]) ^ (std::uint64_t(1) << 63);
-      counts[std::size_t(bins)] = std::int64_t(~low);
-      counts[std::size_t(bins) + 1] = std::int64_t(high);
-    }
     return ex.upload(counts.data(), counts.size() * sizeof(std::int64_t));
   }
   use_on_current_stream(*input.storage);
@@ -157,21 +157,13 @@ CountsAndRange count_with_range(const graph::NodePtr& x, std::int64_t bins) {
   LAZYFUSE_ASSERT(x->dtype == DType::Bool || is_integer(x->dtype), "count_with_range of a type that is not an integer");
   std::lock_guard lock(evaluation_mutex());
   const std::shared_ptr<const graph::BufferView> input = contiguous_buffer(x);
-  const bool on_device = executor().kind() != Backend::Cpu;
-  if (on_device) cuda::require_context("bincount");
+  if (executor().kind() != Backend::Cpu) cuda::require_context("bincount");
   auto storage = count_elements(x->dtype, *input, x->size(), bins, true);
-  std::int64_t range[2];
-  executor().download(*storage, std::size_t(bins) * sizeof(std::int64_t), range, sizeof range);
+  std::uint64_t keys[2];
+  executor().download(*storage, std::size_t(bins) * sizeof(std::int64_t), keys, sizeof keys);
   CountsAndRange out;
-  if (on_device) {
-    std::uint64_t keys[2];
-    std::memcpy(keys, range, sizeof keys);
-    out.smallest = device_count::decode_smallest(keys);
-    out.largest = device_count::decode_largest(keys);
-  } else {
-    out.smallest = range[0];
-    out.largest = range[1];
-  }
+  out.smallest = device_count::decode_smallest(keys);
+  out.largest = device_count::decode_largest(keys);
   out.counts = graph::make_buffer(std::move(storage), DType::Int64, {bins}, 0, {1});
   return out;
 }

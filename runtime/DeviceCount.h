@@ -26,6 +26,13 @@ struct BinCount {
   std::uint64_t* range = nullptr;
 };
 
+/// BinCount::range's keys of the smallest and largest element, written by the host (the CPU backend's count keeps the
+/// device's layout, so that one decoding serves both).
+inline void encode_range(std::int64_t smallest, std::int64_t largest, std::uint64_t* range) {
+  range[0] = ~(std::uint64_t(smallest) ^ (std::uint64_t(1) << 63));
+  range[1] = std::uint64_t(largest) ^ (std::uint64_t(1) << 63);
+}
+
 /// The smallest and largest element from BinCount::range (uint64 elements above 2^63 - 1 wrap to negative numbers).
 inline std::int64_t decode_smallest(const std::uint64_t* range) {
   return std::int64_t(~range[0] ^ (std::uint64_t(1) << 63));

@@ -25,7 +25,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_peers import (  # noqa: E402  (the same timing method)
     COPY_BYTES, finish_peers_report, jax_copy_and_sync, lazyfuse_medians, peers_arguments, share_of_copy,
-    time_workloads, timing_table)
+    time_workloads, write_peers_markdown)
 
 WORKLOADS = ["random_gather", "embedding", "mask_select"]
 SYSTEMS = ["cupy", "torch", "torch_compile", "jax"]
@@ -167,15 +167,11 @@ def lazyfuse_cells(paths: list) -> dict:
 
 
 def write_markdown(report: dict, path: str) -> None:
-    lines, notes = timing_table(report, WORKLOADS, SYSTEMS, LABELS, share_of_copy)
-    lines.append("")
-    lines.append(f"n = {report['n']}: timing: median of 5 trials of 20 calls (bench/peers/run_peers.py's method); % of "
-                 "each system's own 256 MiB device copy over the minimal bytes (random gather: 8 + 4 + 4 per index, "
-                 "embedding: the row indices, the rows read and written, x[x > 0]: x read once and the selected "
-                 "values written).")
-    lines += [f"- {x}" for x in notes]
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_peers_markdown(report, path, WORKLOADS, SYSTEMS, LABELS, share_of_copy,
+                         f"n = {report['n']}: timing: median of 5 trials of 20 calls (bench/peers/run_peers.py's "
+                         "method); % of each system's own 256 MiB device copy over the minimal bytes (random gather: "
+                         "8 + 4 + 4 per index, embedding: the row indices, the rows read and written, x[x > 0]: x read "
+                         "once and the selected values written).")
 
 
 def main() -> int:

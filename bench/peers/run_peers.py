@@ -227,6 +227,16 @@ def share_of_copy(cell: dict, system: dict) -> str:
     return f" ({100 * cell['bytes'] / cell['time_s'] / copy:.1f}% of copy)" if cell.get("bytes") and copy else ""
 
 
+def write_peers_markdown(report: dict, path: str, workloads: list, systems: list, labels: dict, share,
+                         footnote: str) -> None:
+    """run_sort_peers.py's, run_random_peers.py's and run_gather_peers.py's table: timing_table with `share` per cell,
+    the footnote and timing_table's notes."""
+    lines, notes = timing_table(report, workloads, systems, labels, share)
+    lines += ["", footnote] + [f"- {x}" for x in notes]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def jax_copy_and_sync(jax, jnp, state: dict):
     """jax.jit's 256 MiB copy and the synchronize of the worker's last result (state["last"]), for time_workloads."""
     a = jnp.full((COPY_BYTES // 4,), 1.5, dtype=jnp.float32)

@@ -27,7 +27,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_peers import (  # noqa: E402  (the same timing method)
     COPY_BYTES, finish_peers_report, jax_copy_and_sync, lazyfuse_medians, peers_arguments, time_workloads,
-    timing_table)
+    write_peers_markdown)
 
 WORKLOADS = ["random", "standard_normal", "monte_carlo_option"]
 SYSTEMS = ["cupy", "torch", "torch_compile", "jax"]
@@ -181,15 +181,11 @@ def write_markdown(report: dict, path: str) -> None:
             text += f", {100 * cell['bytes'] / cell['time_s'] / report['write_only_Bps']:.0f}% of write-only"
         return text + ")"
 
-    lines, notes = timing_table(report, WORKLOADS, SYSTEMS, LABELS, share)
-    lines.append("")
-    lines.append(f"n = {report['n']} float32 elements or paths; timing: median of 5 trials of 20 calls "
-                 "(bench/peers/run_peers.py's method); % of each system's own 256 MiB device copy"
-                 + (f", and of bench_limits' write-only kernel ({report['write_only_Bps'] / 1e12:.2f} TB/s)"
-                    if report.get("write_only_Bps") else "") + ".")
-    lines += [f"- {x}" for x in notes]
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_peers_markdown(report, path, WORKLOADS, SYSTEMS, LABELS, share,
+                         f"n = {report['n']} float32 elements or paths; timing: median of 5 trials of 20 calls "
+                         "(bench/peers/run_peers.py's method); % of each system's own 256 MiB device copy"
+                         + (f", and of bench_limits' write-only kernel ({report['write_only_Bps'] / 1e12:.2f} TB/s)"
+                            if report.get("write_only_Bps") else "") + ".")
 
 
 def main() -> int:

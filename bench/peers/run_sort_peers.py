@@ -29,7 +29,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_peers import (  # noqa: E402  (the same timing method)
     COPY_BYTES, finish_peers_report, jax_copy_and_sync, lazyfuse_medians, peers_arguments, share_of_copy,
-    time_workloads, timing_table)
+    time_workloads, write_peers_markdown)
 
 WORKLOADS = ["sort", "argsort", "cumsum", "bincount", "unique"]
 BINS = 4096
@@ -152,15 +152,11 @@ def lazyfuse_cells(paths: list) -> dict:
 
 
 def write_markdown(report: dict, path: str) -> None:
-    lines, notes = timing_table(report, WORKLOADS, SYSTEMS, LABELS, share_of_copy)
-    lines.append("")
-    lines.append(f"n = {report['n']} float32 uniforms in [-1, 1); timing: median of 5 trials of 20 calls "
-                 "(bench/peers/run_peers.py's method); % of each system's own 256 MiB device copy over the minimal "
-                 "bytes (sort and cumsum: 8 per element, argsort: 12, bincount: 4 and the counts, unique: 4 and the "
-                 "distinct values).")
-    lines += [f"- {x}" for x in notes]
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_peers_markdown(report, path, WORKLOADS, SYSTEMS, LABELS, share_of_copy,
+                         f"n = {report['n']} float32 uniforms in [-1, 1); timing: median of 5 trials of 20 calls "
+                         "(bench/peers/run_peers.py's method); % of each system's own 256 MiB device copy over the "
+                         "minimal bytes (sort and cumsum: 8 per element, argsort: 12, bincount: 4 and the counts, "
+                         "unique: 4 and the distinct values).")
 
 
 def main() -> int:

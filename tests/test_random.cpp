@@ -287,6 +287,11 @@ TEST(RandomMath, BoxMullerRadiusOfUOneIsTheClampedRoot) {
   op::lf_rand_box_muller_f32(0xFFFFFFFFu, 0u, z); // u rounds to 1: -2 log u = 0, clamped to 2^-100
   EXPECT_EQ(z[0], 0x1p-50f);
   EXPECT_EQ(z[1], 0.0f);
+  // The other end: the least u, 2^-33 (a = 0), gives the largest radius, sqrt(66 ln 2) = 6.7637: docs/semantics.md's
+  // float32 tail.
+  op::lf_rand_box_muller_f32(0u, 0u, z);
+  EXPECT_NEAR(z[0], 6.7637, 1e-4);
+  EXPECT_LT(z[0], 6.77f);
 }
 
 TEST(RandomMath, AngleCosineAndSineAreAccurate) {

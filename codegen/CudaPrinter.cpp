@@ -274,9 +274,11 @@ void print_header(std::ostringstream& os, const KernelIR& ir) {
 // the loop over j, into lf_g<instruction>. `grouped`: the Random instructions whose four values were computed
 // before a loop over four elements j, into lf_r<instruction>: read where lf_rg<instruction> (the group check)
 // holds, always where the index is `root_lin` (the elementwise kernel's own index, or a reduction loop's r whose
-// groups are aligned).
+// groups are aligned). `errors_in_register`: a failed index check ors its bit into the thread's lf_err, which the
+// kernel reports once at its end, instead of an atomic behind a branch at each check.
 void print_instruction(CodeWriter& w, const KernelIR& ir, std::size_t n, Mode mode, int root_lin,
-                       const std::vector<bool>* gathered = nullptr, const std::vector<bool>* grouped = nullptr) {
+                       const std::vector<bool>* gathered = nullptr, const std::vector<bool>* grouped = nullptr,
+                       bool errors_in_register = false) {
   const Instr& in = ir.code[n];
   const char* t = cuda_type(in.dtype);
   if (in.op == IrOp::StoreAt) {
@@ -287,8 +289,20 @@ void print_instruction(CodeWriter& w, const KernelIR& ir, std::size_t n, Mode mo
     // 64-bit whatever the index width, so that no index value wraps into range; unsigned values never count from
     // the end. Out of range: report (where the predicate holds) and read element 0 instead.
     const bool is_unsigned = is_unsigned_integer(ir.code[std::size_t(in.a)].dtype);
+    const std::string bit = std::to_string(1u << (in.slot % 32)) + "u";
     w.line("idx_t ", v(int(n)), ";");
     w.line("{");
+    if (errors_in_register) {
+      // No branch: the loads that follow stay free to be issued together.
+      auto ind = w.indent();
+      w.line("long long lf_t = (long long)", v(in.a), ";");
+      if (!is_unsigned) w.line("if (lf_t < 0) lf_t += (long long)", v(in.b), ";");
+      w.line("const bool lf_bad = (unsigned long long)lf_t >= (unsigned long long)", v(in.b), ";");
+      w.line("lf_err |= ", in.c >= 0 ? "lf_bad && " + v(in.c) : std::string("lf_bad"), " ? ", bit, " : 0u;");
+      w.line(v(int(n)), " = lf_bad ? (idx_t)0 : (idx_t)lf_t;");
+      w.line("}");
+      return;
+    }
     {
       auto ind = w.indent();
       w.line("long long lf_t = (long long)", v(in.a), ";");
@@ -296,7 +310,7 @@ void print_instruction(CodeWriter& w, const KernelIR& ir, std::size_t n, Mode mo
       w.line("if ((unsigned long long)lf_t >= (unsigned long long)", v(in.b), ") {");
       {
         auto ind2 = w.indent();
-        const std::string flag = "atomicOr(lf_error, " + std::to_string(1u << (in.slot % 32)) + "u);";
+        const std::string flag = "atomicOr(lf_error, " + bit + ");";
         if (in.c >= 0)
           w.line("if (", v(in.c), ") ", flag);
         else
@@ -423,7 +437,9 @@ public:
     w_.text(header.str()).text(") {\n");
     {
       auto in = w_.indent();
+      if (checks_) w_.line("unsigned lf_err = 0u;");
       chunk_loop();
+      if (checks_) w_.line("if (lf_err != 0u) atomicOr(lf_error, lf_err);");
     }
     w_.line("}");
     return w_.str();
@@ -531,12 +547,14 @@ private:
       if (ir_.code[k].b >= 0) w_.line("bool lf_p", k, "[", V, "];");
     }
     {
-      // The first element's address, and each element's predicate, from the index arithmetic alone.
+      // The first element's address, and each element's predicate, from the index arithmetic and the values it
+      // goes through (addresses_ahead_).
       w_.directive("#pragma unroll");
       auto elements = w_.block("for (int j = 0; j < ", V, "; ++j)");
       w_.line("const idx_t i = base + j;");
       for (std::size_t n = 0; n < ir_.code.size(); ++n)
-        if (pure_index(n)) print_instruction(w_, ir_, n, Mode::Vector, root_lin_);
+        if (pure_index(n) || addresses_ahead_[n])
+          print_instruction(w_, ir_, n, Mode::Vector, root_lin_, nullptr, nullptr, checks_);
       for (std::size_t k = 0; k < ir_.code.size(); ++k) {
         if (!gathered_[k]) continue;
         w_.line("if (j == 0) lf_a", k, " = ", v(ir_.code[k].a), ";");
@@ -626,7 +644,7 @@ private:
       auto elements = w_.block("for (int j = 0; j < ", V, "; ++j)");
       w_.line("const idx_t i = base + j;");
       for (std::size_t n = 0; n < ir_.code.size(); ++n)
-        print_instruction(w_, ir_, n, Mode::Vector, root_lin_, &gathered_, &grouped_);
+        print_instruction(w_, ir_, n, Mode::Vector, root_lin_, &gathered_, &grouped_, checks_);
     }
     for (std::size_t k = 0; k < ir_.outputs.size(); ++k)
       if (streams_stores(ir_))
@@ -642,7 +660,8 @@ private:
     w_.line("const idx_t base = ", vector_start(), ";");
     w_.line("const idx_t end = base + ", V, " < n ? base + ", V, " : n;");
     auto elements = w_.block("for (idx_t i = base; i < end; ++i)");
-    for (std::size_t n = 0; n < ir_.code.size(); ++n) print_instruction(w_, ir_, n, Mode::Scalar, root_lin_);
+    for (std::size_t n = 0; n < ir_.code.size(); ++n)
+      print_instruction(w_, ir_, n, Mode::Scalar, root_lin_, nullptr, nullptr, checks_);
   }
 
   // Index arithmetic that needs no loaded value, which the vector path computes ahead of the values.
@@ -650,11 +669,31 @@ private:
     return (is_index_op(ir_.code[n].op) || is_predicate_op(ir_.code[n].op)) && !dependent_[n];
   }
 
+  // Per instruction: not pure index arithmetic, but needed for the address or predicate of a gathered load (a
+  // gather index and its check, for a row gather's vectors). The body computes these again with the values: the
+  // loads hit the same addresses, and a failed check sets the same bit.
+  std::vector<bool> addresses_ahead() const {
+    std::vector<bool> ahead(ir_.code.size(), false);
+    for (std::size_t k = 0; k < ir_.code.size(); ++k)
+      if (gathered_[k]) ahead[k] = true;
+    for (std::size_t k = ir_.code.size(); k-- > 0;) {
+      if (!ahead[k]) continue;
+      const Instr& in = ir_.code[k];
+      for (int a : {in.a, in.b, in.c})
+        if (a >= 0 && !pure_index(std::size_t(a))) ahead[std::size_t(a)] = true;
+    }
+    for (std::size_t k = 0; k < ir_.code.size(); ++k)
+      if (gathered_[k]) ahead[k] = false;
+    return ahead;
+  }
+
   const KernelIR& ir_;
   const int U = vectors_per_thread(ir_); // vectors per thread and trip (declared after ir_, which it reads)
   const std::vector<bool>& gathered_;
   const std::vector<bool>& grouped_;
   const std::vector<bool> dependent_; // data_dependent_indices
+  const std::vector<bool> addresses_ahead_ = addresses_ahead();
+  const bool checks_ = has_bounds_checks(ir_); // failed checks collect in lf_err, reported at the end
   CodeWriter w_;
   int root_lin_ = -1;
   std::vector<bool> root_group_; // unravel groups of the output's own linear index: unravelled once per vector

@@ -35,8 +35,18 @@ std::vector<int> index_steps(const KernelIR& ir) {
       break;
     case IrOp::IAdd: step[k] = a == kUnknown || b == kUnknown ? kUnknown : known(a + b); break;
     case IrOp::ISub: step[k] = a == kUnknown || b == kUnknown ? kUnknown : known(a - b); break;
+    case IrOp::Load:
+    case IrOp::IndexToValue:
+    case IrOp::Unary:
+    case IrOp::Binary:
+    case IrOp::Cast:
+    case IrOp::Select:
+      // A value is the same for every element where everything it is computed from is: a gather index read once
+      // per row (an embedding's) makes that row's addresses step by one. Values have no other known step.
+      step[k] = a == 0 && b == 0 && at(in.c) == 0 ? 0 : kUnknown;
+      break;
     default:
-      // Products, quotients and predicates: invariant when their operands are, else unknown.
+      // Products, quotients, predicates and checked indices: invariant when their operands are, else unknown.
       if (is_index_op(in.op) || is_predicate_op(in.op)) step[k] = a == 0 && b == 0 ? 0 : kUnknown;
       break;
     }
@@ -50,12 +60,15 @@ std::vector<bool> find_unit_step_loads(const KernelIR& ir) {
   std::vector<bool> loads(ir.code.size(), false);
   if (ir.schedule != Schedule::Elementwise) return loads;
   const auto step = index_steps(ir);
-  // The printer computes a unit-step load's address ahead of the values, from pure index arithmetic: an address
-  // through a checked gather index (even a constant one, which steps by 0) is computed with the values instead.
+  // The printer computes a unit-step load's address, and its predicate per element, ahead of the values: from pure
+  // index arithmetic, or through values that do not change with the element (a checked gather index read once per
+  // vector), which it computes ahead too. A predicate computed from values that do change could not be.
   const auto dependent = data_dependent_indices(ir);
   for (std::size_t k = 0; k < ir.code.size(); ++k) {
-    const auto a = std::size_t(ir.code[k].a);
-    if (ir.code[k].op == IrOp::Load && step[a] == 1 && !dependent[a]) loads[k] = true;
+    const Instr& in = ir.code[k];
+    if (in.op != IrOp::Load || step[std::size_t(in.a)] != 1) continue;
+    if (in.b >= 0 && dependent[std::size_t(in.b)] && step[std::size_t(in.b)] != 0) continue;
+    loads[k] = true;
   }
   return loads;
 }
@@ -64,11 +77,13 @@ std::vector<bool> find_unit_step_randoms(const KernelIR& ir) {
   std::vector<bool> randoms(ir.code.size(), false);
   if (is_column(ir.schedule) || ir.schedule == Schedule::Scan) return randoms; // printed one element at a time
   const auto step = index_steps(ir);
+  // The printer computes a grouped draw's first index ahead of the values from pure index arithmetic only.
+  const auto dependent = data_dependent_indices(ir);
   auto is_param = [&](int k) { return ir.code[std::size_t(k)].op == IrOp::ScalarParam; };
   for (std::size_t k = 0; k < ir.code.size(); ++k) {
     const Instr& in = ir.code[k];
     if (in.op == IrOp::Random && graph::has_group_function(graph::RandomDist(in.fn)) && step[std::size_t(in.a)] == 1 &&
-        is_param(in.b) && is_param(in.c))
+        !dependent[std::size_t(in.a)] && is_param(in.b) && is_param(in.c))
       randoms[k] = true;
   }
   return randoms;

@@ -12,17 +12,18 @@ namespace lazyfuse::codegen {
 /// values can be read at once. The step of each index value with j is tracked as 0, 1 or unknown: the coordinates
 /// of the output's own linear index step like it in their last dimension (the vector path keeps a thread's
 /// elements in one row) and stay in the others; unit strides are structural (Lower), so a view's innermost
-/// coordinate reaches its address with step 1. Never a load whose address goes through a checked gather index
-/// (data_dependent_indices): the printer computes those addresses with the values, not ahead of them. All false for
-/// reduction kernels.
+/// coordinate reaches its address with step 1. A loaded value steps by 0 where its address (and predicate) does, so
+/// an address through a gather index read once per row (an embedding's rows) steps by one too: the printer computes
+/// that index, and its check, ahead of the values. All false for reduction kernels.
 ///
 /// May run on any complete IR (after lowering; the IR is not changed). lower() stores the result in
 /// KernelIR::unit_step_loads (codegen/Analyze.h).
 std::vector<bool> find_unit_step_loads(const KernelIR& ir);
 
 /// Per instruction of `ir`: true for a Random instruction whose element index steps by one with the thread's
-/// elements: in an elementwise kernel's vector path a + j (the same step analysis as find_unit_step_loads), in a
-/// Row or Split reduction's loop X + r for the reduced index r (X invariant in the loop). Its key and counter are
+/// elements: in an elementwise kernel's vector path a + j (the same step analysis as find_unit_step_loads, but never
+/// through a gather index), in a Row or Split reduction's loop X + r for the reduced index r (X invariant in the
+/// loop). Its key and counter are
 /// kernel parameters and its distribution has a group function (graph::has_group_function): the printer computes
 /// four consecutive values with one call where the first index is a multiple of four. All false for the column
 /// schedules (a thread's elements there are one column's, not consecutive).

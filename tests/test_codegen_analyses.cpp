@@ -9,6 +9,7 @@
 #include "codegen/RowCache.h"
 #include "codegen/VectorAccess.h"
 #include "graph/Ops.h"
+#include "graph/Random.h"
 
 #include <gtest/gtest.h>
 
@@ -90,6 +91,44 @@ TEST(CodegenAnalyses, UnitStepLoadsFollowTheStepOfEachIndex) {
 
   b.ir.schedule = codegen::Schedule::Row;
   for (bool u : codegen::find_unit_step_loads(b.ir)) EXPECT_FALSE(u) << "reduction kernels have no vector path";
+}
+
+// A row gather (an embedding's): the row's index is loaded once per output row and checked, so the gathered row's
+// address still steps by one with the thread's elements and is read in vectors. An index loaded at the element
+// itself (a random gather) changes with every element, and so does what it addresses. A draw at a gathered index is
+// never grouped: the printer computes a group's first index from pure index arithmetic only.
+TEST(CodegenAnalyses, UnitStepLoadsGoThroughAGatherIndexReadOncePerRow) {
+  IrBuilder b;
+  const int i = b.add(IrOp::LinearIndex);
+  const int rows = b.param(), cols = b.param(), table_rows = b.param();
+  b.ir.unravels = {{rows, cols}};
+  const int row = b.add(IrOp::Coord, i, -1, 0, 0), col = b.add(IrOp::Coord, i, -1, 0, 1);
+  const int row_index = b.load(row, DType::Int64);
+  const int checked_row = b.add(IrOp::CheckedIndex, row_index, table_rows, 0);
+  const int row_start = b.add(IrOp::IMul, checked_row, cols);
+  const int embedding = b.load(b.add(IrOp::IAdd, row_start, col));
+  const int element_index = b.load(i, DType::Int64);
+  const int checked_element = b.add(IrOp::CheckedIndex, element_index, table_rows, 1);
+  const int random_gather = b.load(checked_element);
+  const int shifted = b.load(b.add(IrOp::IAdd, checked_element, col));
+  const int key = b.add(IrOp::ScalarParam, -1, -1, 0, 0, DType::UInt64);
+  auto random_at = [&](int index) {
+    return b.add(IrOp::Random, index, key, -1, -1, DType::Float32, std::uint8_t(graph::RandomDist::Random), key);
+  };
+  const int draw = random_at(b.add(IrOp::IAdd, row_start, col));
+  const int pure_draw = random_at(b.add(IrOp::IAdd, b.add(IrOp::IMul, row, cols), col));
+  b.ir.outputs = {DType::Float32};
+  b.add(IrOp::Store, embedding, -1, 0, 0, DType::Float32);
+  b.ir.finalize();
+
+  const std::vector<bool> unit = codegen::find_unit_step_loads(b.ir);
+  EXPECT_TRUE(unit[std::size_t(embedding)]);
+  EXPECT_FALSE(unit[std::size_t(row_index)]) << "the same address for every element of a row";
+  EXPECT_FALSE(unit[std::size_t(random_gather)]);
+  EXPECT_FALSE(unit[std::size_t(shifted)]) << "its index changes with the element";
+  const std::vector<bool> grouped = codegen::find_unit_step_randoms(b.ir);
+  EXPECT_FALSE(grouped[std::size_t(draw)]);
+  EXPECT_TRUE(grouped[std::size_t(pure_draw)]) << "the same address computed without the gather";
 }
 
 // A Row kernel of two loops over one row (x - max(x)): the first reads x[o * stride + r] in vectors and stores it

@@ -76,6 +76,29 @@ TEST(GatherCodegen, KernelsWithCheckedIndicesCompile) {
   }
 }
 
+// An embedding's rows are read four elements at a time (the row's index loaded and checked ahead of the values),
+// and a failed check is collected per thread and reported by one atomic at the kernel's end, so that no branch
+// stands between a random gather's loads.
+TEST(GatherCodegen, GatheredRowsAreReadInVectorsAndChecksReportOnce) {
+  Array table = ramp({300, 64});
+  Array rows = asarray<std::int64_t>({5, 299, 0, 17}).eval();
+  Array x = ramp({1000});
+  Array idx = asarray<std::int64_t>({1, -2, 7, 999, 0, 3, 5, 8}).eval();
+  for (const Array& sample : {table(rows) * 2.0f, x(idx) * 1.5f - 0.25f}) {
+    auto low = lowered_last(sample);
+    const std::string src = codegen::render_cuda(low.ir);
+    std::size_t atomics = 0;
+    for (auto at = src.find("atomicOr("); at != std::string::npos; at = src.find("atomicOr(", at + 1)) ++atomics;
+    EXPECT_EQ(atomics, 1u) << src;
+    EXPECT_NE(src.find("if (lf_err != 0u) atomicOr(lf_error, lf_err);\n}"), std::string::npos) << src;
+  }
+  auto embedding = lowered_last(table(rows) * 2.0f);
+  std::size_t vector_loads = 0;
+  for (std::size_t k = 0; k < embedding.ir.code.size(); ++k) vector_loads += embedding.ir.unit_step_loads[k];
+  EXPECT_EQ(vector_loads, 1u) << codegen::to_string(embedding.ir);
+  EXPECT_NE(codegen::render_cuda(embedding.ir).find("lf_gv"), std::string::npos);
+}
+
 TEST(GatherCodegen, KernelsWithoutGathersTakeNoErrorWord) {
   Array x = ramp({100});
   auto low = lowered_last(x * 2.0f + 1.0f);

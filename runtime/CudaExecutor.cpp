@@ -11,7 +11,10 @@
 #include "codegen/Schedule.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <mutex>
+#include <vector>
 
 namespace lazyfuse::runtime {
 
@@ -111,6 +114,46 @@ private:
   std::vector<Entry> entries_;
 };
 
+// The error words of kernels with bounds checks, in pinned host memory that every device maps: a kernel ors its
+// failed checks straight into host memory (one atomic per thread that failed, codegen/CudaPrinter.cpp), so a launch
+// needs neither a copy that zeroes its word nor one that reads it back, only the wait for its stream. Measured on
+// the H200 against the two copies: see docs/performance.md (gathers). A word is taken for one launch and given back
+// after the wait; the pages live as long as the executor.
+class ErrorWords {
+public:
+  ErrorWords() = default;
+  ErrorWords(const ErrorWords&) = delete;
+  ErrorWords& operator=(const ErrorWords&) = delete;
+  ~ErrorWords() {
+    // The runtime may already be shutting down at exit: nothing to report then.
+    for (void* page : pages_) (void)cudaFreeHost(page);
+  }
+
+  std::uint32_t* take() {
+    std::lock_guard lock(mutex_);
+    if (free_.empty()) {
+      void* page = nullptr;
+      LAZYFUSE_CUDA_CHECK(cudaHostAlloc(&page, kPageBytes, cudaHostAllocMapped | cudaHostAllocPortable));
+      pages_.push_back(page);
+      for (std::size_t k = 0; k < kPageBytes / sizeof(std::uint32_t); ++k)
+        free_.push_back(static_cast<std::uint32_t*>(page) + k);
+    }
+    std::uint32_t* word = free_.back();
+    free_.pop_back();
+    return word;
+  }
+  void give_back(std::uint32_t* word) {
+    std::lock_guard lock(mutex_);
+    free_.push_back(word);
+  }
+
+private:
+  static constexpr std::size_t kPageBytes = 4096;
+  std::mutex mutex_;
+  std::vector<void*> pages_;
+  std::vector<std::uint32_t*> free_;
+};
+
 class CudaExecutor final : public Executor {
 public:
   Backend kind() const override { return Backend::Cuda; }
@@ -162,6 +205,26 @@ public:
     counters().kernels_launched++;
   }
 
+  std::uint32_t run_checked(codegen::LoweredKernel& k, const std::vector<void*>& outputs) override {
+    cuda::require_context("running a kernel");
+    std::uint32_t* word = error_words_.take();
+    struct Lease {
+      ErrorWords& words;
+      std::uint32_t* word;
+      codegen::KernelArgs& args;
+      ~Lease() {
+        args.error_word = nullptr;
+        words.give_back(word);
+      }
+    } lease{error_words_, word, k.args};
+    std::atomic_ref<std::uint32_t>(*word).store(0, std::memory_order_release);
+    // 64-bit CUDA maps pinned memory at the same address on every device (unified addressing).
+    k.args.error_word = word;
+    run(k, outputs);
+    LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+    return std::atomic_ref<std::uint32_t>(*word).load(std::memory_order_acquire);
+  }
+
   void synchronize() override {
     cuda::require_context("synchronizing the device");
     LAZYFUSE_CUDA_CHECK(cudaDeviceSynchronize());
@@ -170,6 +233,7 @@ public:
 
 private:
   TicketBuffers tickets_;
+  ErrorWords error_words_;
 };
 
 } // namespace

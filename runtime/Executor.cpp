@@ -51,4 +51,20 @@ Executor& executor() {
   return *s.executor;
 }
 
+std::uint32_t Executor::run_checked(codegen::LoweredKernel& kernel, const std::vector<void*>& outputs) {
+  const std::uint32_t zero = 0;
+  const auto error_word = upload(&zero, sizeof zero);
+  kernel.args.error_word = error_word->data;
+  try {
+    run(kernel, outputs);
+  } catch (...) {
+    kernel.args.error_word = nullptr;
+    throw;
+  }
+  kernel.args.error_word = nullptr;
+  std::uint32_t word = 0;
+  download(*error_word, 0, &word, sizeof word);
+  return word;
+}
+
 } // namespace lazyfuse::runtime

@@ -23,6 +23,10 @@ public:
   virtual void download(const graph::Storage& storage, std::size_t byte_offset, void* host, std::size_t bytes) = 0;
   /// Runs `kernel` writing `outputs` (one buffer of n elements per IR output), queued on the current stream.
   virtual void run(const codegen::LoweredKernel& kernel, const std::vector<void*>& outputs) = 0;
+  /// Runs a kernel with bounds checks (codegen::has_bounds_checks) as run() does, with a zeroed error word
+  /// (KernelArgs::error_word, null again on return), and waits for it: returns the word, the bits of its failed
+  /// checks. This one uploads a zero word and downloads it after the kernel.
+  virtual std::uint32_t run_checked(codegen::LoweredKernel& kernel, const std::vector<void*>& outputs);
   /// Waits for everything queued on the device.
   virtual void synchronize() = 0;
   /// Forgets the kernels seen in this process (the disk cache stays).

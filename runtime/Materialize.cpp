@@ -49,7 +49,7 @@ IndexError bounds_error(const codegen::LoweredKernel& k, std::uint32_t word) {
 }
 
 // Runs a lowered kernel computing `outputs` (nodes of `shape`) and returns their buffers (without attaching them).
-// A kernel with bounds checks gets a zeroed error word, read back after it runs (a synchronization): a failed check
+// A kernel with bounds checks gets a zeroed error word, read after it runs (a synchronization): a failed check
 // throws IndexError before the outputs are attached, so that every later use of them fails the same way.
 std::vector<std::shared_ptr<graph::BufferView>> run_kernel(codegen::LoweredKernel& k, const Shape& shape,
                                                            std::span<graph::Node* const> outputs) {
@@ -68,13 +68,7 @@ std::vector<std::shared_ptr<graph::BufferView>> run_kernel(codegen::LoweredKerne
     ex.run(k, buffers);
     return views;
   }
-  const std::uint32_t zero = 0;
-  const auto error_word = ex.upload(&zero, sizeof zero);
-  k.args.error_word = error_word->data;
-  ex.run(k, buffers);
-  k.args.error_word = nullptr;
-  std::uint32_t word = 0;
-  ex.download(*error_word, 0, &word, sizeof word);
+  const std::uint32_t word = ex.run_checked(k, buffers);
   if (word != 0) throw bounds_error(k, word);
   return views;
 }

@@ -75,6 +75,41 @@ TEST(CudaGather, OutOfRangeIsAnIndexErrorAndNoFault) {
   EXPECT_EQ(take(x, arange(3) - 1).get<float>()[0], 999.0f) << "the device is still usable";
 }
 
+// An embedding's rows are read in vectors, their row index loaded and checked ahead of the values: a bad row is
+// still an IndexError (and no fault), naming the right check when a kernel has two; the next kernel's word starts
+// at zero again, and good rows come out right.
+TEST(CudaGather, RowGathersCheckTheirIndicesAheadOfTheVectors) {
+  LAZYFUSE_SKIP_WITHOUT_GPU();
+  const std::int64_t rows = 300, width = 64;
+  Array table = (arange(rows * width).astype(DType::Float32) * 0.5f).reshape({rows, width}).eval();
+  std::vector<std::int64_t> picked(4096);
+  for (std::size_t k = 0; k < picked.size(); ++k) picked[k] = std::int64_t(k * 7919 % 600) - 300; // -300 .. 299
+  std::vector<std::int64_t> bad = picked;
+  bad[4000] = rows;
+  try {
+    (void)(table(asarray(bad)) * 2.0f).get<float>();
+    ADD_FAILURE() << "no IndexError";
+  } catch (const IndexError& e) {
+    EXPECT_EQ(std::string(e.what()), "index 300 is out of bounds for axis 0 with size 300");
+  }
+  std::vector<std::int64_t> columns(picked.size(), 5);
+  columns[123] = -65;
+  try {
+    (void)table(asarray(picked), asarray(columns)).get<float>();
+    ADD_FAILURE() << "no IndexError";
+  } catch (const IndexError& e) {
+    EXPECT_EQ(std::string(e.what()), "index -65 is out of bounds for axis 1 with size 64");
+  }
+  const auto got = (table(asarray(picked)) * 2.0f).get<float>();
+  ASSERT_EQ(got.size(), picked.size() * std::size_t(width));
+  for (std::size_t k = 0; k < picked.size(); ++k) {
+    const std::int64_t row = picked[k] < 0 ? picked[k] + rows : picked[k];
+    for (std::int64_t c = 0; c < width; ++c)
+      ASSERT_EQ(got[k * std::size_t(width) + std::size_t(c)], float(row * width + c) * 0.5f * 2.0f)
+          << "row " << k << ", column " << c;
+  }
+}
+
 // ---- boolean masks ------------------------------------------------------------------------------------------
 
 std::int64_t elements(const Shape& shape) {

@@ -86,7 +86,10 @@ void replay(Recipe& recipe, const GraphSignature& sig) {
     // The cache must not keep this graph alive, also when the launch throws (out of memory).
     struct Unbind {
       codegen::LoweredKernel& k;
-      ~Unbind() { k.input_nodes.clear(); }
+      ~Unbind() {
+        k.input_nodes.clear();
+        for (auto& check : k.checks) check.index = nullptr;
+      }
     } unbind{rk.kernel};
     bind(rk, sig);
     outputs.clear();
@@ -109,7 +112,7 @@ void materialize(const std::vector<graph::NodePtr>& roots) {
   static GraphSignature sig;
   compute_signature(roots, opt, sig);
   auto& cache = plan_cache();
-  if (Recipe* recipe = cache.find(sig)) {
+  if (const std::shared_ptr<Recipe> recipe = cache.find(sig)) {
     counters().plan_hits++;
     if (config::log_enabled("fusion"))
       config::log("fusion", "plan cache hit: " + std::to_string(recipe->kernels.size()) +
@@ -154,8 +157,7 @@ void materialize(const std::vector<graph::NodePtr>& roots) {
       continue;
     }
     codegen::LoweredKernel k = codegen::lower(plan);
-    // The plan cache does not rebind bounds checks (LoweredKernel::checks): graphs with gathers are not recorded.
-    cacheable = cacheable && k.checks.empty() && record(sig, plan, k, recipe);
+    cacheable = cacheable && record(sig, plan, k, recipe);
     auto views = run_plan(plan, k);
     for (std::size_t k = 0; k < views.size(); ++k) plan.outputs[k]->set_buffer(std::move(views[k]));
   }

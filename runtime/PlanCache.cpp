@@ -151,6 +151,11 @@ bool record(const GraphSignature& sig, const fusion::KernelPlan& plan, const cod
     rk.output_ids.push_back(sig.id_of(o.get()));
     if (rk.output_ids.back() < 0) return false;
   }
+  for (const auto& check : kernel.checks) {
+    rk.check_ids.push_back(sig.id_of(check.index.get()));
+    if (rk.check_ids.back() < 0) return false;
+    rk.kernel.checks.push_back({nullptr, check.axis, check.size}); // axis and size are structure
+  }
   rk.kernel.ir = kernel.ir;
   rk.kernel.args = kernel.args;
   recipe.kernels.push_back(std::move(rk));
@@ -171,12 +176,14 @@ void bind(RecordedKernel& rk, const GraphSignature& sig) {
     const Node* fill = sig.nodes[std::size_t(id)];
     k.args.params[slot] = {fill->ivalue, fill->fvalue, fill->fimag};
   }
+  for (std::size_t c = 0; c < rk.check_ids.size(); ++c)
+    k.checks[c].index = sig.nodes[std::size_t(rk.check_ids[c])]->shared_from_this();
 }
 
-Recipe* PlanCache::find(const GraphSignature& sig) {
+std::shared_ptr<Recipe> PlanCache::find(const GraphSignature& sig) {
   auto [b, e] = entries_.equal_range(sig.hash);
   for (auto it = b; it != e; ++it)
-    if (it->second.words == sig.words) return &it->second.recipe;
+    if (it->second.words == sig.words) return it->second.recipe;
   return nullptr;
 }
 
@@ -184,7 +191,7 @@ void PlanCache::insert(const GraphSignature& sig, Recipe recipe) {
   // Bounded: a program that never repeats a graph must not grow the cache without end.
   constexpr std::size_t kMaxEntries = 1024;
   if (entries_.size() >= kMaxEntries) entries_.clear();
-  entries_.emplace(sig.hash, Entry{sig.words, std::move(recipe)});
+  entries_.emplace(sig.hash, Entry{sig.words, std::make_shared<Recipe>(std::move(recipe))});
 }
 
 void PlanCache::clear() {

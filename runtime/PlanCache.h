@@ -39,12 +39,13 @@ void compute_signature(const std::vector<graph::NodePtr>& roots, const fusion::P
 
 /// One recorded kernel: the lowered kernel of the first graph, and where each varying argument comes from.
 struct RecordedKernel {
-  codegen::LoweredKernel kernel; // its input_nodes, input_sources and scalar_sources are cleared
+  codegen::LoweredKernel kernel; // its input_nodes, input_sources, scalar_sources and checks' index arrays cleared
   Shape shape;                   // of each output
   std::vector<int> input_ids;    // per input slot: the node whose buffer it reads
   std::vector<int> read_ids;     // the nodes whose buffers the kernel reads (LoweredKernel::input_nodes)
   std::vector<std::pair<std::size_t, int>> scalars; // (parameter slot, Fill node)
   std::vector<int> output_ids;                      // the nodes the outputs are attached to
+  std::vector<int> check_ids; // per bounds check: the index array it names in an IndexError (LoweredKernel::checks)
 };
 
 /// The kernels of one materialization, in run order.
@@ -63,14 +64,16 @@ void bind(RecordedKernel& rk, const GraphSignature& sig);
 /// Process-wide map from signatures to recipes (bounded; used under the evaluation lock).
 class PlanCache {
 public:
-  Recipe* find(const GraphSignature& sig);
+  /// The recipe of a graph equal to `sig`'s, or null. Shared: a replay keeps it while a materialization nested in
+  /// it (an IndexError's reading of its index array) inserts into the cache, which may clear it.
+  std::shared_ptr<Recipe> find(const GraphSignature& sig);
   void insert(const GraphSignature& sig, Recipe recipe);
   void clear();
 
 private:
   struct Entry {
     std::vector<std::uint64_t> words;
-    Recipe recipe;
+    std::shared_ptr<Recipe> recipe;
   };
   std::unordered_multimap<std::uint64_t, Entry> entries_;
 };

@@ -185,6 +185,48 @@ TEST(PlanCache, KeepsNoNodeOfAReplayedGraphAlive) {
   EXPECT_EQ(graph::live_node_count(), before) << "the recorded kernels must hold no node or buffer";
 }
 
+// A gather's graph is replayed like any other, its checks bound to the replayed graph's index arrays: each round
+// reads its own indices (a lazy index array among them), and an out-of-range index on a replay names that round's
+// value. The cache keeps none of the graph alive, also after the IndexError.
+TEST(PlanCache, GathersAreReplayedWithTheirOwnIndexArrays) {
+  const std::size_t before = graph::live_node_count();
+  {
+    const std::int64_t n = 1000, m = 777;
+    const auto values = random_values(std::size_t(n));
+    Array x = asarray(values, {n}).eval();
+    std::uniform_int_distribution<std::int64_t> pick(-n, n - 1);
+    for (int round = 0; round < 4; ++round) {
+      std::vector<std::int64_t> idx(static_cast<std::size_t>(m));
+      for (auto& v : idx) v = pick(rng());
+      if (round == 3) idx[500] = n + 41;
+      Array ia = asarray(idx, {m}).eval();
+      const auto hits = plan_hits();
+      Array r = x(ia) * 2.0f - take(x, (arange(m) * 3 + std::int64_t(round)) % n);
+      if (round == 3) {
+        try {
+          r.eval();
+          ADD_FAILURE() << "no IndexError";
+        } catch (const IndexError& e) {
+          EXPECT_EQ(std::string(e.what()), "index 1041 is out of bounds for axis 0 with size 1000");
+        }
+        EXPECT_EQ(plan_hits(), hits + 1) << "the replay raised it";
+        continue;
+      }
+      r.eval();
+      if (round > 0) {
+        EXPECT_EQ(plan_hits(), hits + 1) << "round " << round;
+      }
+      const auto got = r.get<float>();
+      for (std::int64_t k = 0; k < m; ++k) {
+        const std::int64_t at = idx[std::size_t(k)] < 0 ? idx[std::size_t(k)] + n : idx[std::size_t(k)];
+        const float want = values[std::size_t(at)] * 2.0f - values[std::size_t((k * 3 + round) % n)];
+        ASSERT_EQ(got[std::size_t(k)], want) << "round " << round << ", element " << k;
+      }
+    }
+  }
+  EXPECT_EQ(graph::live_node_count(), before) << "the recorded kernels must hold no node or buffer";
+}
+
 // The signature asks lowering's own alignment_class: graphs over leaves at different offsets get one signature
 // exactly when lowering gives them one kernel, and each replay is right.
 TEST(PlanCache, SignatureDistinguishesExactlyLoweringsAlignmentClasses) {

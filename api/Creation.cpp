@@ -177,6 +177,7 @@ public:
     data = p;
     bytes = n;
     on_device = device;
+    external = true;
   }
 
 private:

@@ -88,6 +88,7 @@ public:
     out_.args.n = graph::shape_size(plan_.shape);
     root_lin_ = emit({IrOp::LinearIndex});
     const int root = frame_id(Frame{root_lin_, {}, -1});
+    root_frame_ = root;
     std::vector<int> values;
     for (auto& o : plan_.outputs) values.push_back(value_of(o, root));
     for (std::size_t k = 0; k < values.size(); ++k) {
@@ -714,7 +715,7 @@ private:
       check.b = index_param(src->shape[d]);
       check.c = f.pred;
       check.slot = int(out_.checks.size());
-      out_.checks.push_back({t.node->sources_unlocked()[k + 1], int(d), src->shape[d]});
+      out_.checks.push_back({t.node->sources_unlocked()[k + 1], int(d), src->shape[d], t.frame == root_frame_});
       s.coords.push_back(emit(check));
     }
     return value_of(src, frame_id(std::move(s)));
@@ -757,6 +758,7 @@ private:
   const fusion::KernelPlan& plan_;
   LoweredKernel out_;
   int root_lin_ = -1;
+  int root_frame_ = -1; // an elementwise kernel's frame of its own output elements (every one, no predicate)
   graph::FlatTable<std::int32_t, -1> cse_;
   std::vector<int> region_of_; // per instruction: 0 outside loops, k + 1 inside loop k
   int region_ = 0;

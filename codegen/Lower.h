@@ -24,6 +24,9 @@ struct LoweredKernel {
     graph::NodePtr index;
     int axis = 0;
     std::int64_t size = 0;
+    /// Every launch checks every element of `index` (the gather is at the output's own elements, under no
+    /// predicate): a launch whose checks all pass shows every index valid.
+    bool covers_all = false;
   };
   std::vector<BoundsCheck> checks;
 };

@@ -14,6 +14,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -65,6 +66,9 @@ public:
   void* data = nullptr;
   std::size_t bytes = 0;
   bool on_device = false;
+  /// Memory the user owns and may change behind lazyfuse's back (from_pointer): nothing is remembered about its
+  /// values. Every other storage holds a value that never changes.
+  bool external = false;
   /// Unique per storage, never reused; part of a Buffer node's identity.
   const std::uint64_t serial = next_serial();
 
@@ -126,6 +130,11 @@ public:
   /// walk_epoch is that walk's. Only touched under the runtime's evaluation lock.
   mutable std::uint64_t walk_epoch = 0;
   mutable int walk_id = -1;
+  /// Of a materialized integer value in storage that is not external: the smallest axis size that a gather's
+  /// bounds check has found every element of it to index validly (NumPy's rule: in [-size, size)), so that a kernel
+  /// checking it against an axis at least that long cannot fail and need not be waited for (runtime/Materialize.cpp).
+  /// The largest int64: nothing known.
+  std::atomic<std::int64_t> known_index_bound{std::numeric_limits<std::int64_t>::max()};
 
   std::int64_t size() const;
   std::int64_t ndim() const { return std::int64_t(shape.size()); }

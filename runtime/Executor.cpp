@@ -67,4 +67,17 @@ std::uint32_t Executor::run_checked(codegen::LoweredKernel& kernel, const std::v
   return word;
 }
 
+void Executor::run_passing_checks(codegen::LoweredKernel& kernel, const std::vector<void*>& outputs) {
+  const std::uint32_t zero = 0;
+  const auto error_word = upload(&zero, sizeof zero); // kept alive by the kernel's stream-ordered use
+  kernel.args.error_word = error_word->data;
+  try {
+    run(kernel, outputs);
+  } catch (...) {
+    kernel.args.error_word = nullptr;
+    throw;
+  }
+  kernel.args.error_word = nullptr;
+}
+
 } // namespace lazyfuse::runtime

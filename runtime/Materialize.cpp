@@ -48,6 +48,37 @@ IndexError bounds_error(const codegen::LoweredKernel& k, std::uint32_t word) {
   return IndexError("index out of bounds");
 }
 
+// The index array of `check` when it is a value that never changes (materialized, in storage that is not the
+// user's), else null.
+graph::Node* immutable_index(const codegen::LoweredKernel::BoundsCheck& check) {
+  graph::Node* index = check.index.get();
+  if (!index->materialized()) return nullptr;
+  const graph::BufferView* buf = index->buffer_unlocked();
+  return buf->storage->external ? nullptr : index;
+}
+
+// Whether no check of `k` can fail: each one's index array is a value whose every element an earlier launch found
+// valid for an axis no longer than this check's (graph::Node::known_index_bound). Then the launch is not waited
+// for: a loop that gathers through the same indices again and again runs without a synchronization per call.
+bool checks_known_to_pass(const codegen::LoweredKernel& k) {
+  for (const auto& check : k.checks) {
+    const graph::Node* index = immutable_index(check);
+    if (!index || index->known_index_bound.load(std::memory_order_relaxed) > check.size) return false;
+  }
+  return true;
+}
+
+// After a launch whose checks all passed: the index arrays it checked whole are valid for their axes' sizes.
+void remember_valid_indices(const codegen::LoweredKernel& k) {
+  for (const auto& check : k.checks) {
+    graph::Node* index = check.covers_all ? immutable_index(check) : nullptr;
+    if (!index) continue;
+    std::int64_t known = index->known_index_bound.load(std::memory_order_relaxed);
+    while (check.size < known && !index->known_index_bound.compare_exchange_weak(known, check.size)) {
+    }
+  }
+}
+
 // Runs a lowered kernel computing `outputs` (nodes of `shape`) and returns their buffers (without attaching them).
 // A kernel with bounds checks gets a zeroed error word, read after it runs (a synchronization): a failed check
 // throws IndexError before the outputs are attached, so that every later use of them fails the same way.
@@ -68,8 +99,13 @@ std::vector<std::shared_ptr<graph::BufferView>> run_kernel(codegen::LoweredKerne
     ex.run(k, buffers);
     return views;
   }
+  if (checks_known_to_pass(k)) {
+    ex.run_passing_checks(k, buffers);
+    return views;
+  }
   const std::uint32_t word = ex.run_checked(k, buffers);
   if (word != 0) throw bounds_error(k, word);
+  remember_valid_indices(k);
   return views;
 }
 

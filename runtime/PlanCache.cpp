@@ -154,7 +154,7 @@ bool record(const GraphSignature& sig, const fusion::KernelPlan& plan, const cod
   for (const auto& check : kernel.checks) {
     rk.check_ids.push_back(sig.id_of(check.index.get()));
     if (rk.check_ids.back() < 0) return false;
-    rk.kernel.checks.push_back({nullptr, check.axis, check.size}); // axis and size are structure
+    rk.kernel.checks.push_back({nullptr, check.axis, check.size, check.covers_all}); // structure
   }
   rk.kernel.ir = kernel.ir;
   rk.kernel.args = kernel.args;

@@ -2,6 +2,8 @@
 // (kernel counts), NumPy's placement rule, negative indices, and the IndexError of an index out of range.
 #include <lazyfuse/lazyfuse.hpp>
 
+#include "api/ApiAccess.h"
+#include "graph/Node.h"
 #include "tests/test_util.h"
 
 #include <gtest/gtest.h>
@@ -391,6 +393,45 @@ TEST(Gather, PutSearchAndCountReportBadInput) {
     (void)bincount(asarray<std::int64_t>({1, 2}), asarray({1.0}));
   } catch (const ValueError& e) {
     EXPECT_NE(std::string(e.what()).find("weights"), std::string::npos) << e.what();
+  }
+}
+
+// A launch that checked every element of a materialized index array remembers the axis size they are valid for, so
+// that later gathers through it against an axis at least that long need not wait for their check. A gather that
+// reads only some indices, one that fails, and the user's own memory (which may change) remember nothing; a shorter
+// axis is checked again and still raises.
+TEST(Gather, AnIndexArrayCheckedWholeIsNotCheckedAgain) {
+  auto bound = [](const Array& a) { return lazyfuse::detail::graph_node(a)->known_index_bound.load(); };
+  const std::int64_t none = std::numeric_limits<std::int64_t>::max();
+  Array x = ramp({1000});
+  std::vector<std::int64_t> values(300);
+  for (std::size_t k = 0; k < values.size(); ++k) values[k] = std::int64_t(k * 37 % 1400) - 700; // -700 .. 699
+  Array idx = asarray(values).eval();
+  Array idx2 = asarray(values).eval();
+  EXPECT_EQ(bound(idx), none);
+  (void)values_of(x(idx2)(slice(0, 10)) + 1.0f); // reads ten of them
+  EXPECT_EQ(bound(idx2), none);
+  const std::vector<float> first = values_of(x(idx) * 2.0f);
+  EXPECT_EQ(bound(idx), 1000);
+  const std::vector<float> again = values_of(x(idx) * 2.0f);
+  EXPECT_EQ(again, first) << "the unchecked launch computes the same";
+  for (std::size_t k = 0; k < values.size(); ++k)
+    ASSERT_EQ(again[k], 0.5f * float(values[k] < 0 ? values[k] + 1000 : values[k]) * 2.0f) << k;
+  (void)values_of(ramp({5000})(idx));
+  EXPECT_EQ(bound(idx), 1000) << "the smallest axis size found valid";
+  EXPECT_EQ(error_of(ramp({600})(idx)), "index -700 is out of bounds for axis 0 with size 600");
+  EXPECT_EQ(bound(idx), 1000);
+  (void)values_of(ramp({700})(idx));
+  EXPECT_EQ(bound(idx), 700);
+
+  // The user's memory: its values may change between launches.
+  std::vector<std::int64_t> host(values.begin(), values.end());
+  if (backend() == Backend::Cpu) {
+    Array wrapped = from_pointer(host.data(), {std::int64_t(host.size())}, DType::Int64);
+    (void)values_of(x(wrapped));
+    EXPECT_EQ(bound(wrapped), none);
+    host[3] = 5000;
+    EXPECT_EQ(error_of(x(wrapped)), "index 5000 is out of bounds for axis 0 with size 1000");
   }
 }
 

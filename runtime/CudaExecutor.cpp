@@ -211,16 +211,11 @@ public:
     struct Lease {
       ErrorWords& words;
       std::uint32_t* word;
-      codegen::KernelArgs& args;
-      ~Lease() {
-        args.error_word = nullptr;
-        words.give_back(word);
-      }
-    } lease{error_words_, word, k.args};
+      ~Lease() { words.give_back(word); }
+    } lease{error_words_, word};
     std::atomic_ref<std::uint32_t>(*word).store(0, std::memory_order_release);
     // 64-bit CUDA maps pinned memory at the same address on every device (unified addressing).
-    k.args.error_word = word;
-    run(k, outputs);
+    run_with_error_word(k, outputs, word);
     LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
     return std::atomic_ref<std::uint32_t>(*word).load(std::memory_order_acquire);
   }
@@ -229,14 +224,7 @@ public:
     cuda::require_context("running a kernel");
     // One word for every such launch, never read: no check of theirs can fail, so none writes it.
     std::call_once(unread_word_once_, [&] { unread_word_ = error_words_.take(); });
-    k.args.error_word = unread_word_;
-    try {
-      run(k, outputs);
-    } catch (...) {
-      k.args.error_word = nullptr;
-      throw;
-    }
-    k.args.error_word = nullptr;
+    run_with_error_word(k, outputs, unread_word_);
   }
 
   void synchronize() override {

@@ -51,17 +51,19 @@ Executor& executor() {
   return *s.executor;
 }
 
+void Executor::run_with_error_word(codegen::LoweredKernel& kernel, const std::vector<void*>& outputs, void* word) {
+  struct Clear {
+    codegen::KernelArgs& args;
+    ~Clear() { args.error_word = nullptr; }
+  } clear{kernel.args};
+  kernel.args.error_word = word;
+  run(kernel, outputs);
+}
+
 std::uint32_t Executor::run_checked(codegen::LoweredKernel& kernel, const std::vector<void*>& outputs) {
   const std::uint32_t zero = 0;
   const auto error_word = upload(&zero, sizeof zero);
-  kernel.args.error_word = error_word->data;
-  try {
-    run(kernel, outputs);
-  } catch (...) {
-    kernel.args.error_word = nullptr;
-    throw;
-  }
-  kernel.args.error_word = nullptr;
+  run_with_error_word(kernel, outputs, error_word->data);
   std::uint32_t word = 0;
   download(*error_word, 0, &word, sizeof word);
   return word;
@@ -70,14 +72,7 @@ std::uint32_t Executor::run_checked(codegen::LoweredKernel& kernel, const std::v
 void Executor::run_passing_checks(codegen::LoweredKernel& kernel, const std::vector<void*>& outputs) {
   const std::uint32_t zero = 0;
   const auto error_word = upload(&zero, sizeof zero); // kept alive by the kernel's stream-ordered use
-  kernel.args.error_word = error_word->data;
-  try {
-    run(kernel, outputs);
-  } catch (...) {
-    kernel.args.error_word = nullptr;
-    throw;
-  }
-  kernel.args.error_word = nullptr;
+  run_with_error_word(kernel, outputs, error_word->data);
 }
 
 } // namespace lazyfuse::runtime

@@ -34,6 +34,10 @@ public:
   virtual void synchronize() = 0;
   /// Forgets the kernels seen in this process (the disk cache stays).
   virtual void forget_kernels() = 0;
+
+protected:
+  /// run() with `word` as the kernel's error word (KernelArgs::error_word), null again on return or throw.
+  void run_with_error_word(codegen::LoweredKernel& kernel, const std::vector<void*>& outputs, void* word);
 };
 
 /// The executor of the backend in use (decided once; see lazyfuse::backend()). Defined in runtime/Executor.cpp, as

@@ -175,6 +175,7 @@ void Array::check_item() const {
 
 void* Array::data_ptr() const {
   auto buf = runtime::contiguous_buffer(node_of(*this, "data_ptr"), /*attach=*/true);
+  buf->storage->external = true; // the caller may write through the address
   return static_cast<char*>(buf->storage->data) + buf->offset * std::int64_t(itemsize(dtype()));
 }
 

@@ -66,9 +66,10 @@ public:
   void* data = nullptr;
   std::size_t bytes = 0;
   bool on_device = false;
-  /// Memory the user owns and may change behind lazyfuse's back (from_pointer): nothing is remembered about its
-  /// values. Every other storage holds a value that never changes.
-  bool external = false;
+  /// Memory the user owns or may write (from_pointer, or any buffer once Array::data_ptr gave its address out), so
+  /// its values may change behind lazyfuse's back: nothing is remembered about them. Every other storage holds a
+  /// value that never changes.
+  std::atomic<bool> external{false};
   /// Unique per storage, never reused; part of a Buffer node's identity.
   const std::uint64_t serial = next_serial();
 

@@ -424,6 +424,16 @@ TEST(Gather, AnIndexArrayCheckedWholeIsNotCheckedAgain) {
   (void)values_of(ramp({700})(idx));
   EXPECT_EQ(bound(idx), 700);
 
+  // A buffer whose address was given out may be written through it.
+  Array idx3 = asarray(values).eval();
+  (void)values_of(x(idx3));
+  EXPECT_EQ(bound(idx3), 1000);
+  (void)idx3.data_ptr();           // the address is out: the bound no longer counts
+  if (backend() == Backend::Cpu) { // a host address
+    static_cast<std::int64_t*>(idx3.data_ptr())[7] = -4000;
+    EXPECT_EQ(error_of(x(idx3)), "index -4000 is out of bounds for axis 0 with size 1000");
+  }
+
   // The user's memory: its values may change between launches.
   std::vector<std::int64_t> host(values.begin(), values.end());
   if (backend() == Backend::Cpu) {

@@ -170,7 +170,9 @@ public:
 
   // ---- interop ------------------------------------------------------------------------------------
   /// Device (or, on the CPU backend, host) address of the first element, after materializing the array
-  /// into a C-contiguous buffer. Valid while any handle to this array's value lives.
+  /// into a C-contiguous buffer. Valid while any handle to this array's value lives. The caller may write through
+  /// it (every array sharing the buffer sees the change); lazyfuse then remembers nothing about the buffer's values
+  /// (a gather through it is checked, and waited for, every time).
   void* data_ptr() const;
 
   // ---- compound assignment: `x op= y` is `x = x op y` (rebinds this handle, never writes into shared buffers) --

@@ -23,10 +23,10 @@ std::vector<bool> find_unit_step_loads(const KernelIR& ir);
 /// Per instruction of `ir`: true for a Random instruction whose element index steps by one with the thread's
 /// elements: in an elementwise kernel's vector path a + j (the same step analysis as find_unit_step_loads, but never
 /// through a gather index), in a Row or Split reduction's loop X + r for the reduced index r (X invariant in the
-/// loop). Its key and counter are
-/// kernel parameters and its distribution has a group function (graph::has_group_function): the printer computes
-/// four consecutive values with one call where the first index is a multiple of four. All false for the column
-/// schedules (a thread's elements there are one column's, not consecutive).
+/// loop). Its key and counter are kernel parameters and its distribution has a group function
+/// (graph::has_group_function): the printer computes four consecutive values with one call where the first index
+/// is a multiple of four. All false for the column schedules (a thread's elements there are one column's, not
+/// consecutive).
 ///
 /// May run on any complete IR (after lowering; the IR is not changed). lower() stores the result in
 /// KernelIR::unit_step_randoms (codegen/Analyze.h).

@@ -1405,6 +1405,8 @@ private:
   // H200 (docs/performance.md): 2^25 float32, cumsum(x * x + 1) 0.200 -> 0.189 ms, rows of 8192 0.114 -> 0.100 ms;
   // a 32-tile window (instead of 128) was slower, 0.250 ms.
   static constexpr int kFirstLookNs = 700, kPollNs = 300;
+  // Status words the packed look-back's fold loads at once.
+  static constexpr int kFoldBatch = 8;
 
   bool contiguous() const { return ir_.code[std::size_t(st_.c)].op == IrOp::IndexConst; }
   std::string combine(const std::string& a, const std::string& b) const {
@@ -1439,9 +1441,11 @@ private:
     w_.line("__shared__ __align__(16) unsigned char lf_incl_sm[", kBlockSize, " * sizeof(", T, ")];");
     w_.line("__shared__ __align__(16) unsigned char lf_warp_sm[", kWarps, " * sizeof(", T, ")];");
     w_.line("__shared__ __align__(16) unsigned char lf_prefix_sm[sizeof(", T, ")];");
-    if (packed_)
+    if (packed_) {
       w_.line("__shared__ unsigned long long lf_seen[", (kSavedWindows + 1) * kWindow, "];");
-    else
+      w_.line("__shared__ __align__(16) unsigned char lf_vals_sm[", kWindow, " * sizeof(", T, ")];");
+      w_.line(T, "* lf_vals = reinterpret_cast<", T, "*>(lf_vals_sm);");
+    } else
       w_.line("__shared__ __align__(16) unsigned char lf_window_sm[", kWarpSize, " * sizeof(", T, ")];");
     w_.line("__shared__ unsigned int lf_tile_sm;");
     w_.line("__shared__ int lf_last_sm;");
@@ -1578,9 +1582,9 @@ private:
   // search reads the values it finds. Warp 0 publishes the aggregate, then searches back in windows of kWindow
   // predecessors (each lane loads kWords words at once, spinning on those not yet published) until a window holds
   // an inclusive value. The fold is FORWARD from the last inclusive value of that window, inc(j) + agg(j+1) + ...
-  // + agg(t-1), lane 0 walking the words in order: a later word that is inclusive restarts it, which changes no bit
-  // (every published inclusive value is the one the scan order defines), so the result is inc(t-1) bit for bit
-  // whichever words it reads.
+  // + agg(t-1), lane 0 combining the values in order from each window's last inclusive value (a window read again
+  // may hold newer ones; restarting there changes no bit: every published inclusive value is the one the scan order
+  // defines), so the result is inc(t-1) bit for bit whichever words it reads.
   void look_back_packed() {
     const std::string T = t_;
     auto lead = w_.block("if (lf_warp == 0)");
@@ -1633,12 +1637,36 @@ private:
                   " + lf_k] = lf_q0 + lf_k >= lf_row0 ? lf_words[lf_q0 + lf_k] : 0ull;");
         }
         w_.line("__syncwarp();");
+        // Every tile's inclusive value waits on this chain of combines: the scan's critical path is one combine per
+        // tile, so lane 0's loop must be nothing but them. The warp first unpacks the window's values (lf_vals) and
+        // finds its last inclusive value at or after lf_from (a ballot), where the fold restarts.
+        w_.line("int lf_mine = -1;");
         {
+          w_.directive("#pragma unroll");
+          auto unpack = w_.block("for (int lf_k = 0; lf_k < ", kWords, "; ++lf_k)");
+          w_.line("const int lf_q = lf_lane * ", kWords, " + lf_k;");
+          w_.line("const unsigned long long lf_y = lf_ws[lf_q];");
+          w_.line("lf_vals[lf_q] = lf_scan_value<", T, ">(lf_y);");
+          w_.line("if (lf_q >= lf_from && (lf_y >> 32) == 2ull) lf_mine = lf_q;");
+        }
+        w_.line("const unsigned int lf_incs = __ballot_sync(0xffffffffu, lf_mine >= 0);");
+        w_.line("const int lf_restart = lf_incs != 0u ? __shfl_sync(0xffffffffu, lf_mine, 31 - __clz((int)lf_incs)) "
+                ": -1;");
+        w_.line("__syncwarp();");
+        {
+          // The values are read kFoldBatch at a time ahead of their combines; batches before the start are skipped.
           auto lane0 = w_.block("if (lf_lane == 0)");
-          auto walk = w_.block("for (int lf_k = lf_from; lf_k < ", kWindow, "; ++lf_k)");
-          w_.line("const unsigned long long lf_y = lf_ws[lf_k];");
-          w_.line("const ", T, " lf_v = lf_scan_value<", T, ">(lf_y);");
-          w_.line("lf_p = (lf_y >> 32) == 2ull ? lf_v : ", combine("lf_p", "lf_v"), ";");
+          w_.line("if (lf_restart >= 0) lf_p = lf_vals[lf_restart];");
+          w_.line("const int lf_lo = lf_restart >= 0 ? lf_restart + 1 : lf_from;");
+          w_.directive("#pragma unroll 1");
+          auto walk = w_.block("for (int lf_c = lf_lo / ", kFoldBatch, " * ", kFoldBatch, "; lf_c < ", kWindow,
+                               "; lf_c += ", kFoldBatch, ")");
+          w_.line(T, " lf_y[", kFoldBatch, "];");
+          w_.directive("#pragma unroll");
+          w_.line("for (int lf_k = 0; lf_k < ", kFoldBatch, "; ++lf_k) lf_y[lf_k] = lf_vals[lf_c + lf_k];");
+          w_.directive("#pragma unroll");
+          w_.line("for (int lf_k = 0; lf_k < ", kFoldBatch,
+                  "; ++lf_k) if (lf_c + lf_k >= lf_lo) lf_p = ", combine("lf_p", "lf_y[lf_k]"), ";");
         }
         w_.line("__syncwarp();");
       }

@@ -17,6 +17,7 @@
 #include "common.h"
 
 #include <cublasLt.h>
+#include <cublas_v2.h>
 
 #include <memory>
 
@@ -214,6 +215,57 @@ void BM_Batched128x2048_cuBLASLt(benchmark::State& state) {
   direct_gemm(state, kBatched);
 }
 
+// The batched product as cuBLAS's cublasGemmStridedBatchedEx, called directly (CuPy's and PyTorch's call, and
+// lazyfuse's route for batched products without an epilogue).
+void BM_Batched128x2048_cuBLAS(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const Gemm& g = kBatched;
+  const bool tf32 = state.range(0) != 0;
+  Array a = operand({g.batch, g.m, g.k}, g.type, 0.1), b = operand({g.batch, g.k, g.n}, g.type, 0.2);
+  Array c = operand({g.batch, g.m, g.n}, g.type, 0.3);
+  const void* pa = a.data_ptr();
+  const void* pb = b.data_ptr();
+  void* pc = c.data_ptr();
+  cublasHandle_t handle = nullptr;
+  if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) {
+    state.SkipWithError("cublasCreate failed");
+    return;
+  }
+  std::unique_ptr<cublasContext, decltype(&cublasDestroy)> own_handle(handle, cublasDestroy);
+  const std::size_t workspace_bytes = std::size_t(32) << 20;
+  void* workspace = nullptr;
+  if (cudaMalloc(&workspace, workspace_bytes) != cudaSuccess) {
+    state.SkipWithError("cudaMalloc of the workspace failed");
+    return;
+  }
+  cublasSetStream(handle, stream());
+  cublasSetWorkspace(handle, workspace, workspace_bytes);
+  const float one = 1, zero = 0;
+  cublasStatus_t last = CUBLAS_STATUS_SUCCESS;
+  auto call = [&] {
+    const cublasStatus_t s = cublasGemmStridedBatchedEx(
+        handle, CUBLAS_OP_N, CUBLAS_OP_N, int(g.n), int(g.m), int(g.k), &one, pb, CUDA_R_32F, int(g.n), g.k * g.n, pa,
+        CUDA_R_32F, int(g.k), g.m * g.k, &zero, pc, CUDA_R_32F, int(g.n), g.m * g.n, int(g.batch),
+        tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    if (s != CUBLAS_STATUS_SUCCESS) last = s;
+  };
+  for (int w = 0; w < kWarmup; ++w) call();
+  cudaDeviceSynchronize();
+  time_calls(
+      state, stream(), call, [] { cudaDeviceSynchronize(); },
+      [&]() -> std::string {
+        return last == CUBLAS_STATUS_SUCCESS
+                   ? ""
+                   : std::string("cublasGemmStridedBatchedEx: ") + cublasGetStatusString(last);
+      },
+      0, 0);
+  state.counters["library_calls_per_call"] = 1;
+  if (state.iterations() > 0)
+    state.counters["TFLOP_per_s"] =
+        benchmark::Counter(g.flops() * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
+  cudaFree(workspace);
+}
+
 void BM_MlpGemm(benchmark::State& state) {
   lazyfuse_gemm(state, state.range(1) ? kMlpBf16 : kMlp);
 }
@@ -270,6 +322,13 @@ BENCHMARK(BM_Batched128x2048)
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Batched128x2048_cuBLASLt)
+    ->ArgName("tf32")
+    ->Arg(0)
+    ->Arg(1)
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Batched128x2048_cuBLAS)
     ->ArgName("tf32")
     ->Arg(0)
     ->Arg(1)

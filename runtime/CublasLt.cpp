@@ -6,7 +6,8 @@
 
 #include <lazyfuse/error.hpp>
 
-#include <cublasLt.h> // types only: the library is loaded with dlopen
+#include <cublasLt.h> // types only: the libraries are loaded with dlopen
+#include <cublas_api.h>
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -57,23 +58,27 @@ template <class F> bool resolve(void* lib, const char* name, F& f, std::string& 
   return f != nullptr;
 }
 
+// dlopen of a CUDA library by its soname, then from the toolkit's library folder; null with the loaders' messages in
+// `why_not` when neither loads.
+void* open_toolkit_library(const std::string& soname, std::string& path, std::string& why_not) {
+  void* h = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
+  path = soname;
+  std::string errors = h ? "" : dlerror();
+  if (!h && std::string(LAZYFUSE_CUBLASLT_DIR).size()) {
+    path = std::string(LAZYFUSE_CUBLASLT_DIR) + "/" + soname;
+    h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h) errors += std::string("; ") + dlerror();
+  }
+  if (!h) why_not = errors;
+  return h;
+}
+
 // Loaded once and never closed: handles and cached descriptors belong to it for the life of the process.
 const Library& library() {
   static const Library* lib = [] {
     auto* l = new Library;
-    const std::string soname = "libcublasLt.so." + std::to_string(CUBLAS_VER_MAJOR);
-    void* h = dlopen(soname.c_str(), RTLD_NOW | RTLD_LOCAL);
-    l->path = soname;
-    std::string first_error = h ? "" : dlerror();
-    if (!h && std::string(LAZYFUSE_CUBLASLT_DIR).size()) {
-      l->path = std::string(LAZYFUSE_CUBLASLT_DIR) + "/" + soname;
-      h = dlopen(l->path.c_str(), RTLD_NOW | RTLD_LOCAL);
-      if (!h) first_error += std::string("; ") + dlerror();
-    }
-    if (!h) {
-      l->why_not = first_error;
-      return l;
-    }
+    void* h = open_toolkit_library("libcublasLt.so." + std::to_string(CUBLAS_VER_MAJOR), l->path, l->why_not);
+    if (!h) return l;
     Api& a = l->api;
     std::string& w = l->why_not;
     bool ok = resolve(h, "cublasLtCreate", a.Create, w) && resolve(h, "cublasLtDestroy", a.Destroy, w) &&
@@ -94,6 +99,44 @@ const Library& library() {
       l->version = a.GetVersion();
       l->ok = true;
     }
+    return l;
+  }();
+  return *lib;
+}
+
+// cuBLAS itself, for one routine: the strided-batched GEMM, the call CuPy's and PyTorch's batched matmul make, which
+// chooses its kernel by cuBLAS's own heuristics. On the H200, lazyfuse's 2048 float32 products of 128 x 128 x 128 took
+// 0.281-0.302 ms through cublasLtMatmul (the Lt heuristic's first answer) and 0.255 ms through this call
+// (docs/performance.md).
+struct BlasApi {
+  decltype(&::cublasCreate_v2) Create = nullptr;
+  decltype(&::cublasDestroy_v2) Destroy = nullptr;
+  decltype(&::cublasSetStream_v2) SetStream = nullptr;
+  decltype(&::cublasSetWorkspace_v2) SetWorkspace = nullptr;
+  decltype(&::cublasGetStatusString) GetStatusString = nullptr;
+  // The library's entry, not the header's inline overload taking a cudaDataType compute type.
+  cublasStatus_t (*GemmStridedBatchedEx)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                                         const void*, const void*, cudaDataType, int, long long, const void*,
+                                         cudaDataType, int, long long, const void*, void*, cudaDataType, int, long long,
+                                         int, cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
+};
+struct BlasLibrary {
+  bool ok = false;
+  std::string why_not, path;
+  BlasApi api;
+};
+const BlasLibrary& blas_library() {
+  static const BlasLibrary* lib = [] {
+    auto* l = new BlasLibrary;
+    void* h = open_toolkit_library("libcublas.so." + std::to_string(CUBLAS_VER_MAJOR), l->path, l->why_not);
+    if (!h) return l;
+    BlasApi& a = l->api;
+    std::string& w = l->why_not;
+    l->ok = resolve(h, "cublasCreate_v2", a.Create, w) && resolve(h, "cublasDestroy_v2", a.Destroy, w) &&
+            resolve(h, "cublasSetStream_v2", a.SetStream, w) &&
+            resolve(h, "cublasSetWorkspace_v2", a.SetWorkspace, w) &&
+            resolve(h, "cublasGetStatusString", a.GetStatusString, w) &&
+            resolve(h, "cublasGemmStridedBatchedEx", a.GemmStridedBatchedEx, w);
     return l;
   }();
   return *lib;
@@ -136,6 +179,27 @@ public:
 
 private:
   cublasLtHandle_t h_ = nullptr;
+};
+
+void check_blas(cublasStatus_t s, const char* what) {
+  if (s == CUBLAS_STATUS_SUCCESS) [[likely]]
+    return;
+  throw BackendError(std::string("cuBLAS: ") + what + " failed: " + blas_library().api.GetStatusString(s) +
+                     " (status " + std::to_string(int(s)) + ")");
+}
+
+class BlasHandle {
+public:
+  BlasHandle() { check_blas(blas_library().api.Create(&h_), "cublasCreate"); }
+  ~BlasHandle() {
+    if (h_) blas_library().api.Destroy(h_);
+  }
+  BlasHandle(const BlasHandle&) = delete;
+  BlasHandle& operator=(const BlasHandle&) = delete;
+  cublasHandle_t get() const { return h_; }
+
+private:
+  cublasHandle_t h_ = nullptr;
 };
 
 struct Types {
@@ -195,6 +259,7 @@ struct Prepared {
 
 struct State {
   std::map<int, std::unique_ptr<Handle>> handles;
+  std::map<int, std::unique_ptr<BlasHandle>> blas_handles;
   std::map<Key, Prepared> problems;
 };
 // Never destroyed: handles outliving main would be destroyed after the driver may have gone.
@@ -297,6 +362,42 @@ Prepared prepare(const Key& key, const Types& t, cublasLtHandle_t handle) {
   return p;
 }
 
+// alpha and beta in the scale type (float, double, or their complex pairs: the imaginary part stays 0).
+struct Scales {
+  double alpha_d[2], beta_d[2];
+  float alpha_f[2], beta_f[2];
+  const void* alpha;
+  const void* beta;
+  Scales(const Types& t, double alpha_value, double beta_value)
+      : alpha_d{alpha_value, 0}, beta_d{beta_value, 0}, alpha_f{float(alpha_value), 0}, beta_f{float(beta_value), 0} {
+    const bool scale_double = t.scale == CUDA_R_64F || t.scale == CUDA_C_64F;
+    alpha = scale_double ? static_cast<const void*>(alpha_d) : alpha_f;
+    beta = scale_double ? static_cast<const void*>(beta_d) : beta_f;
+  }
+};
+
+// A batched product with nothing after it but a scale, as cuBLAS's cublasGemmStridedBatchedEx (operands as in
+// prepare: our b first). False, having queued nothing, when cuBLAS is not loadable, a size exceeds its int
+// arguments, or it declines the problem.
+bool run_strided_batched(const Gemm& g, const Types& t, int device, void* workspace, cudaStream_t stream) {
+  const BlasLibrary& l = blas_library();
+  if (!l.ok) return false;
+  for (std::int64_t v : {g.batch, g.m, g.n, g.k, g.la.ld, g.lb.ld})
+    if (v > std::int64_t(INT32_MAX)) return false;
+  auto& handle = state().blas_handles[device];
+  if (!handle) handle = std::make_unique<BlasHandle>();
+  check_blas(l.api.SetStream(handle->get(), stream), "cublasSetStream");
+  check_blas(l.api.SetWorkspace(handle->get(), workspace, kWorkspaceBytes), "cublasSetWorkspace");
+  const Scales scales(t, g.alpha, 0);
+  const cublasStatus_t s = l.api.GemmStridedBatchedEx(
+      handle->get(), g.lb.transposed ? CUBLAS_OP_T : CUBLAS_OP_N, g.la.transposed ? CUBLAS_OP_T : CUBLAS_OP_N, int(g.n),
+      int(g.m), int(g.k), scales.alpha, g.b, t.data, int(g.lb.ld), g.lb.batch_stride, g.a, t.data, int(g.la.ld),
+      g.la.batch_stride, scales.beta, g.c, t.data, int(g.n), g.m * g.n, int(g.batch), t.compute, CUBLAS_GEMM_DEFAULT);
+  if (s == CUBLAS_STATUS_NOT_SUPPORTED) return false;
+  check_blas(s, "cublasGemmStridedBatchedEx");
+  return true;
+}
+
 } // namespace
 
 bool supports(DType type) {
@@ -326,6 +427,9 @@ bool run(const Gemm& g, void* workspace, cudaStream_t stream) {
   const Types t = *types_of(g.type, tf32);
   Key key;
   LAZYFUSE_CUDA_CHECK(cudaGetDevice(&key.device));
+  if (g.batch > 1 && !g.c_in && !g.bias && g.activation == GemmActivation::None &&
+      run_strided_batched(g, t, key.device, workspace, stream))
+    return true;
   key.type = g.type;
   key.tf32 = tf32 && g.type == DType::Float32;
   key.batch = g.batch;
@@ -353,15 +457,9 @@ bool run(const Gemm& g, void* workspace, cudaStream_t stream) {
   if (g.bias)
     check(api().MatmulDescSetAttribute(p.desc.get(), CUBLASLT_MATMUL_DESC_BIAS_POINTER, &g.bias, sizeof g.bias),
           "cublasLtMatmulDescSetAttribute(BIAS_POINTER)");
-  // alpha and beta in the scale type (float, double, or their complex pairs: the imaginary part stays 0).
-  const double beta_value = g.c_in ? g.beta : 0;
-  double alpha_d[2] = {g.alpha, 0}, beta_d[2] = {beta_value, 0};
-  float alpha_f[2] = {float(g.alpha), 0}, beta_f[2] = {float(beta_value), 0};
-  const bool scale_double = t.scale == CUDA_R_64F || t.scale == CUDA_C_64F;
-  const void* alpha = scale_double ? static_cast<const void*>(alpha_d) : alpha_f;
-  const void* beta = scale_double ? static_cast<const void*>(beta_d) : beta_f;
+  const Scales scales(t, g.alpha, g.c_in ? g.beta : 0);
   const void* c_in = g.c_in ? g.c_in : g.c;
-  check(api().Matmul(handle->get(), p.desc.get(), alpha, g.b, p.a.get(), g.a, p.b.get(), beta, c_in,
+  check(api().Matmul(handle->get(), p.desc.get(), scales.alpha, g.b, p.a.get(), g.a, p.b.get(), scales.beta, c_in,
                      p.c_in ? p.c_in.get() : p.c.get(), g.c, p.c.get(), &p.algo, workspace, kWorkspaceBytes, stream),
         "cublasLtMatmul");
   return true;

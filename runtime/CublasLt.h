@@ -1,6 +1,6 @@
-// Matrix products on cuBLASLt, loaded with dlopen on first use (docs/design.md, "Matrix products" says why it is not
-// linked): a handle per device, a fixed-size workspace from the device pool per call, and the algorithm and
-// descriptors of each exact problem cached, so a repeated product makes no heuristic query.
+// Matrix products on cuBLASLt (and cuBLAS for plain batched products), loaded with dlopen on first use (docs/design.md,
+// "Matrix products" says why it is not linked): a handle per device, a fixed-size workspace from the device pool per
+// call, and the algorithm and descriptors of each exact problem cached, so a repeated product makes no heuristic query.
 #pragma once
 
 #include "runtime/Gemm.h"
@@ -26,7 +26,9 @@ bool available(std::string* why_not = nullptr);
 std::string description();
 
 /// Queues `g` on `stream` (the current device's), with `workspace` (kWorkspaceBytes of device memory, which may be
-/// released stream-ordered as soon as this returns). g's epilogue maps to cuBLASLt's: alpha and beta as the scales,
+/// released stream-ordered as soon as this returns). A batched product with no epilogue but alpha goes to cuBLAS's
+/// cublasGemmStridedBatchedEx (loaded the same way) where cuBLAS takes it; everything else, and any problem cuBLAS
+/// declines, to cublasLtMatmul. g's epilogue maps to cuBLASLt's: alpha and beta as the scales,
 /// c_in as a C apart from D, the bias and activation as CUBLASLT_EPILOGUE_{BIAS, RELU, RELU_BIAS, GELU, GELU_BIAS}
 /// (its GELU is the tanh approximation). Returns false, having queued nothing, when cuBLASLt cannot run it (not
 /// loadable, a type it does not take, no algorithm for the problem or its epilogue, a batch over 2^31 - 1): the

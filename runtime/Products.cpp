@@ -207,7 +207,7 @@ std::shared_ptr<const BufferView> run_product(const fusion::KernelPlan& plan) {
   }
   counters().library_calls++;
   if (config::log_enabled("launch"))
-    config::log("launch", std::string(cuda ? "cublasLtMatmul " : "cpu gemm ") + std::string(dtype_name(p.dtype)) +
+    config::log("launch", std::string(cuda ? "cublas gemm " : "cpu gemm ") + std::string(dtype_name(p.dtype)) +
                               " batch=" + std::to_string(g.batch) + " m=" + std::to_string(g.m) + " n=" +
                               std::to_string(g.n) + " k=" + std::to_string(g.k) + (g.la.transposed ? " a:T" : "") +
                               (g.lb.transposed ? " b:T" : "") + " alpha=" + std::to_string(g.alpha) +
@@ -293,7 +293,7 @@ std::shared_ptr<const BufferView> product_alone(const Node& p) {
   }
   counters().library_calls++;
   if (config::log_enabled("launch"))
-    config::log("launch", std::string(cuda ? "cublasLtMatmul " : "cpu gemm ") + std::string(dtype_name(p.dtype)) +
+    config::log("launch", std::string(cuda ? "cublas gemm " : "cpu gemm ") + std::string(dtype_name(p.dtype)) +
                               " batch=" + std::to_string(g.batch) + " m=" + std::to_string(g.m) +
                               " n=" + std::to_string(g.n) + " k=" + std::to_string(g.k) +
                               (g.la.transposed ? " a:T" : "") + (g.lb.transposed ? " b:T" : ""));

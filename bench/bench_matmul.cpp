@@ -106,6 +106,20 @@ void lazyfuse_gemm(benchmark::State& state, const Gemm& g, Work work = Work::Pro
     }                                                                                                                  \
   } while (0)
 
+// Times a direct library call as lazyfuse_gemm times lazyfuse's (warm-up, then time_calls); `error` returns what
+// made the last call fail ("" when none did).
+template <class Call, class Error>
+void time_direct(benchmark::State& state, const Gemm& g, Call&& call, Error&& error) {
+  for (int w = 0; w < kWarmup; ++w) call();
+  cudaDeviceSynchronize();
+  time_calls(
+      state, stream(), call, [] { cudaDeviceSynchronize(); }, error, 0, 0);
+  state.counters["library_calls_per_call"] = 1;
+  if (state.iterations() > 0)
+    state.counters["TFLOP_per_s"] =
+        benchmark::Counter(g.flops() * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // `epilogue`: CUBLASLT_EPILOGUE_DEFAULT, or a bias epilogue (the bias row is then a buffer of n values); `copy_out`:
 // one device-to-device copy of the output after each call (the limit of the MLP block's GELU pass).
 void direct_gemm(benchmark::State& state, const Gemm& g, cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_DEFAULT,
@@ -181,18 +195,9 @@ void direct_gemm(benchmark::State& state, const Gemm& g, cublasLtEpilogue_t epil
     if (s != CUBLAS_STATUS_SUCCESS) last = s;
     if (copy_out) cudaMemcpyAsync(pcopy, pc, out_bytes, cudaMemcpyDeviceToDevice, stream());
   };
-  for (int w = 0; w < kWarmup; ++w) call();
-  cudaDeviceSynchronize();
-  time_calls(
-      state, stream(), call, [] { cudaDeviceSynchronize(); },
-      [&]() -> std::string {
-        return last == CUBLAS_STATUS_SUCCESS ? "" : std::string("cublasLtMatmul: ") + cublasLtGetStatusString(last);
-      },
-      0, 0);
-  state.counters["library_calls_per_call"] = 1;
-  if (state.iterations() > 0)
-    state.counters["TFLOP_per_s"] =
-        benchmark::Counter(g.flops() * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
+  time_direct(state, g, call, [&]() -> std::string {
+    return last == CUBLAS_STATUS_SUCCESS ? "" : std::string("cublasLtMatmul: ") + cublasLtGetStatusString(last);
+  });
   cudaFree(workspace);
 }
 
@@ -249,20 +254,10 @@ void BM_Batched128x2048_cuBLAS(benchmark::State& state) {
         tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     if (s != CUBLAS_STATUS_SUCCESS) last = s;
   };
-  for (int w = 0; w < kWarmup; ++w) call();
-  cudaDeviceSynchronize();
-  time_calls(
-      state, stream(), call, [] { cudaDeviceSynchronize(); },
-      [&]() -> std::string {
-        return last == CUBLAS_STATUS_SUCCESS
-                   ? ""
-                   : std::string("cublasGemmStridedBatchedEx: ") + cublasGetStatusString(last);
-      },
-      0, 0);
-  state.counters["library_calls_per_call"] = 1;
-  if (state.iterations() > 0)
-    state.counters["TFLOP_per_s"] =
-        benchmark::Counter(g.flops() * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
+  time_direct(state, g, call, [&]() -> std::string {
+    return last == CUBLAS_STATUS_SUCCESS ? ""
+                                         : std::string("cublasGemmStridedBatchedEx: ") + cublasGetStatusString(last);
+  });
   cudaFree(workspace);
 }
 

@@ -106,7 +106,7 @@ const Library& library() {
 
 // cuBLAS itself, for one routine: the strided-batched GEMM, the call CuPy's and PyTorch's batched matmul make, which
 // chooses its kernel by cuBLAS's own heuristics. On the H200, lazyfuse's 2048 float32 products of 128 x 128 x 128 took
-// 0.281-0.302 ms through cublasLtMatmul (the Lt heuristic's first answer) and 0.255 ms through this call
+// 0.281-0.302 ms through cublasLtMatmul (the Lt heuristic's first answer) and 0.236 ms through this call
 // (docs/performance.md).
 struct BlasApi {
   decltype(&::cublasCreate_v2) Create = nullptr;
@@ -197,9 +197,25 @@ public:
   BlasHandle(const BlasHandle&) = delete;
   BlasHandle& operator=(const BlasHandle&) = delete;
   cublasHandle_t get() const { return h_; }
+  // Points the handle at `stream` and `workspace`, calling cuBLAS only for what changed since the last call:
+  // cublasSetStream resets the workspace to cuBLAS's own pool, so it is followed by cublasSetWorkspace.
+  void bind(cudaStream_t stream, void* workspace) {
+    if (stream != stream_ || !bound_) {
+      check_blas(blas_library().api.SetStream(h_, stream), "cublasSetStream");
+      workspace_ = nullptr;
+    }
+    if (workspace != workspace_)
+      check_blas(blas_library().api.SetWorkspace(h_, workspace, kWorkspaceBytes), "cublasSetWorkspace");
+    stream_ = stream;
+    workspace_ = workspace;
+    bound_ = true;
+  }
 
 private:
   cublasHandle_t h_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  void* workspace_ = nullptr;
+  bool bound_ = false;
 };
 
 struct Types {
@@ -386,8 +402,7 @@ bool run_strided_batched(const Gemm& g, const Types& t, int device, void* worksp
     if (v > std::int64_t(INT32_MAX)) return false;
   auto& handle = state().blas_handles[device];
   if (!handle) handle = std::make_unique<BlasHandle>();
-  check_blas(l.api.SetStream(handle->get(), stream), "cublasSetStream");
-  check_blas(l.api.SetWorkspace(handle->get(), workspace, kWorkspaceBytes), "cublasSetWorkspace");
+  handle->bind(stream, workspace);
   const Scales scales(t, g.alpha, 0);
   const cublasStatus_t s = l.api.GemmStridedBatchedEx(
       handle->get(), g.lb.transposed ? CUBLAS_OP_T : CUBLAS_OP_N, g.la.transposed ? CUBLAS_OP_T : CUBLAS_OP_N, int(g.n),

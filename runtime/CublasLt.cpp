@@ -428,7 +428,9 @@ bool available(std::string* why_not) {
 std::string description() {
   const Library& l = library();
   if (!l.ok) return "cuBLASLt not loadable: " + l.why_not;
-  return "cuBLASLt " + std::to_string(l.version) + " (" + l.path + ")";
+  const BlasLibrary& blas = blas_library();
+  return "cuBLASLt " + std::to_string(l.version) + " (" + l.path + "); batched products: " +
+         (blas.ok ? "cuBLAS (" + blas.path + ")" : "cuBLASLt (cuBLAS not loadable: " + blas.why_not + ")");
 }
 
 std::uint64_t heuristic_queries() {

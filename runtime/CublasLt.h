@@ -22,7 +22,8 @@ bool supports(DType type);
 /// Whether libcublasLt could be loaded (tried once; never throws). `why_not` gets the loader's message when not.
 bool available(std::string* why_not = nullptr);
 
-/// "cuBLASLt <version> (<path>)" or "cuBLASLt not loadable: <why>", for lazyfuse-info.
+/// "cuBLASLt <version> (<path>); batched products: cuBLAS (<path>)" (or why cuBLAS is not used), or "cuBLASLt not
+/// loadable: <why>", for lazyfuse-info.
 std::string description();
 
 /// Queues `g` on `stream` (the current device's), with `workspace` (kWorkspaceBytes of device memory, which may be

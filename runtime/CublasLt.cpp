@@ -378,7 +378,8 @@ Prepared prepare(const Key& key, const Types& t, cublasLtHandle_t handle) {
   return p;
 }
 
-// alpha and beta in the scale type (float, double, or their complex pairs: the imaginary part stays 0).
+// alpha and beta in the scale type (float, double, or their complex pairs: the imaginary part stays 0). It points
+// into itself, so it is never copied.
 struct Scales {
   double alpha_d[2], beta_d[2];
   float alpha_f[2], beta_f[2];
@@ -390,6 +391,8 @@ struct Scales {
     alpha = scale_double ? static_cast<const void*>(alpha_d) : alpha_f;
     beta = scale_double ? static_cast<const void*>(beta_d) : beta_f;
   }
+  Scales(const Scales&) = delete;
+  Scales& operator=(const Scales&) = delete;
 };
 
 // A batched product with nothing after it but a scale, as cuBLAS's cublasGemmStridedBatchedEx (operands as in

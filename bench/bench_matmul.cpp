@@ -286,6 +286,11 @@ void epilogue_args(benchmark::internal::Benchmark* b) {
   b->Unit(benchmark::kMillisecond);
 }
 
+// The plain products: full FP32 (tf32 = 0) and TF32 (tf32 = 1).
+void tf32_args(benchmark::internal::Benchmark* b) {
+  b->ArgName("tf32")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+}
+
 } // namespace
 
 BENCHMARK(BM_MlpGemm)->Apply(epilogue_args);
@@ -294,14 +299,8 @@ BENCHMARK(BM_BiasRelu)->Apply(epilogue_args);
 BENCHMARK(BM_BiasRelu_cuBLASLt)->Apply(epilogue_args);
 BENCHMARK(BM_MlpGelu)->Apply(epilogue_args);
 BENCHMARK(BM_MlpGelu_cuBLASLt)->Apply(epilogue_args);
-BENCHMARK(BM_Sgemm4096)->ArgName("tf32")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Sgemm4096_cuBLASLt)
-    ->ArgName("tf32")
-    ->Arg(0)
-    ->Arg(1)
-    ->UseManualTime()
-    ->Iterations(1)
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Sgemm4096)->Apply(tf32_args);
+BENCHMARK(BM_Sgemm4096_cuBLASLt)->Apply(tf32_args);
 BENCHMARK(BM_Bf16Gemm8192)->ArgName("tf32")->Arg(0)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Bf16Gemm8192_cuBLASLt)
     ->ArgName("tf32")
@@ -309,25 +308,7 @@ BENCHMARK(BM_Bf16Gemm8192_cuBLASLt)
     ->UseManualTime()
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Batched128x2048)
-    ->ArgName("tf32")
-    ->Arg(0)
-    ->Arg(1)
-    ->UseManualTime()
-    ->Iterations(1)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Batched128x2048_cuBLASLt)
-    ->ArgName("tf32")
-    ->Arg(0)
-    ->Arg(1)
-    ->UseManualTime()
-    ->Iterations(1)
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Batched128x2048_cuBLAS)
-    ->ArgName("tf32")
-    ->Arg(0)
-    ->Arg(1)
-    ->UseManualTime()
-    ->Iterations(1)
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Batched128x2048)->Apply(tf32_args);
+BENCHMARK(BM_Batched128x2048_cuBLASLt)->Apply(tf32_args);
+BENCHMARK(BM_Batched128x2048_cuBLAS)->Apply(tf32_args);
 BENCHMARK_MAIN();

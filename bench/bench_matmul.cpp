@@ -5,7 +5,8 @@
 // float32 products of 128 x 128 matrices. Each lazyfuse call must make exactly one library call and launch no kernel
 // (checked every iteration; a mismatch fails the benchmark). Counter TFLOP_per_s: 2 m n k batch per second of wall
 // time. The direct call uses the same workspace size and the first algorithm of the same heuristic query, so the
-// difference between the two rows is lazyfuse's own cost (graph, partition, pool, descriptor cache).
+// difference between the two rows is lazyfuse's own cost (graph, partition, pool, descriptor cache). The batched
+// product is also timed as cuBLAS's cublasGemmStridedBatchedEx called directly, the routine lazyfuse uses for it.
 //
 // Epilogues (x 16384 x 2048, w 2048 x 8192, b 8192; TF32 and bfloat16):
 //  - BM_MlpGelu: the MLP block gelu(x @ w + b) with the exact (erf) GELU: one library call (product and bias in

@@ -17,7 +17,7 @@ float16::operator float() const {
 }
 
 bfloat16::bfloat16(float value) : bits(lazyfuse_opmath::lf_f32_to_bf16(value).bits) {}
-bfloat16::bfloat16(double value) : bfloat16(float(value)) {}
+bfloat16::bfloat16(double value) : bits(lazyfuse_opmath::lf_f64_to_bf16(value).bits) {}
 bfloat16::operator float() const {
   return lazyfuse_opmath::lf_bf16_to_f32(lazyfuse_opmath::lf_bf16_from_bits(bits));
 }

@@ -41,7 +41,7 @@ struct bfloat16 {
   bfloat16() = default;
   /// `value` rounded to the nearest bfloat16, ties to even; NaN becomes the quiet NaN of its sign (ml_dtypes').
   explicit bfloat16(float value);
-  /// Through float, as ml_dtypes converts a double (two roundings: the nearest bfloat16 of the nearest float).
+  /// `value` rounded once, directly from double, as ml_dtypes converts a double (not through float).
   explicit bfloat16(double value);
   /// An integer through float, as NumPy and ml_dtypes convert one.
   template <class I>

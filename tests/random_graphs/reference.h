@@ -209,8 +209,8 @@ inline double rnd(DType t, double x) {
   case DType::Bool: return x != 0 ? 1.0 : 0.0;
   case DType::Int32: return wrap32(x);
   case DType::Int64: return x;
-  case DType::Float16: return double(float(lazyfuse::float16(x)));          // rounded once from double, as NumPy
-  case DType::BFloat16: return double(float(lazyfuse::bfloat16(float(x)))); // through float32, as ml_dtypes
+  case DType::Float16: return double(float(lazyfuse::float16(x)));   // rounded once from double, as NumPy
+  case DType::BFloat16: return double(float(lazyfuse::bfloat16(x))); // rounded once from double, as ml_dtypes
   case DType::Float32: return double(float(x));
   case DType::Float64: return x;
   case DType::Complex64: return double(float(x)); // a part

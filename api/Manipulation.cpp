@@ -43,6 +43,9 @@ Array squeeze(const Array& a, std::optional<std::vector<int>> axes) {
 Array broadcast_to(const Array& a, Shape shape) {
   return wrap_node(graph::broadcast_to(node_of(a, "broadcast_to"), shape));
 }
+Array ascontiguousarray(const Array& a) {
+  return wrap_node(graph::make_contiguous(node_of(a, "ascontiguousarray")));
+}
 Array flip(const Array& a, std::optional<int> axis) {
   return wrap_node(graph::flip(node_of(a, "flip"), axis));
 }

@@ -1,6 +1,7 @@
 #include "codegen/Analyze.h"
 
 #include "codegen/RowCache.h"
+#include "codegen/TransposeTiles.h"
 #include "codegen/VectorAccess.h"
 
 namespace lazyfuse::codegen {
@@ -9,6 +10,7 @@ void analyze(KernelIR& ir) {
   ir.unit_step_loads = find_unit_step_loads(ir);
   ir.unit_step_randoms = find_unit_step_randoms(ir);
   ir.row_cache = plan_row_cache(ir);
+  ir.transpose_tiles = find_transpose_tiles(ir); // reads unit_step_loads
   ir.analyzed = true;
 }
 

@@ -438,7 +438,10 @@ public:
     {
       auto in = w_.indent();
       if (checks_) w_.line("unsigned lf_err = 0u;");
-      chunk_loop();
+      if (tiles_.any())
+        tiled_or_chunks();
+      else
+        chunk_loop();
       if (checks_) w_.line("if (lf_err != 0u) atomicOr(lf_error, lf_err);");
     }
     w_.line("}");
@@ -473,6 +476,168 @@ private:
       scalar_tail();
     }
     w_.line("}");
+  }
+
+  // ---- The tiled path (KernelIR::transpose_tiles) ----
+  // Where both tile axes are long enough (transpose_tile_units), each block takes units of tiles; per tile, the
+  // threads first read the staged loads' elements with the lanes walking the staged axis (the loads' unit step) into
+  // shared memory, then compute the tile's elements with the lanes walking the last axis (the output's and the other
+  // loads' unit step), reading the staged values back across. Else the chunk loop, the staged loads read in place.
+  static constexpr int kPasses = kTransposeTile * kTransposeTile / kBlockSize;
+  static_assert(kTransposeTile == kWarpSize && kPasses * kBlockSize == kTransposeTile * kTransposeTile,
+                "a tile row is one warp's lanes; the block covers a tile in whole passes");
+
+  std::string tile_param(int axis) const { return param(ir_.unravels[std::size_t(tiles_.group)][std::size_t(axis)]); }
+  int tile_rank() const { return int(ir_.unravels[std::size_t(tiles_.group)].size()); }
+
+  void tiled_or_chunks() {
+    const int last = tile_rank() - 1, axis = tiles_.axis;
+    w_.line("const idx_t lf_da = ", tile_param(axis), ", lf_db = ", tile_param(last), ";");
+    w_.line("if (lf_da >= ", kTransposeTileMinExtent, " && lf_db >= ", kTransposeTileMinExtent, ") {");
+    {
+      auto ind = w_.indent();
+      tiled();
+    }
+    w_.line("} else {");
+    {
+      auto ind = w_.indent();
+      chunk_loop();
+    }
+    w_.line("}");
+  }
+
+  void tiled() {
+    const int rank = tile_rank(), last = rank - 1, axis = tiles_.axis;
+    for (std::size_t k = 0; k < ir_.code.size(); ++k) {
+      if (!tiles_.staged[k]) continue;
+      const std::string t = cuda_type(ir_.code[k].dtype);
+      // Raw bytes: the half and complex kernel types have constructors, which __shared__ variables may not run.
+      w_.line("__shared__ __align__(16) unsigned char lf_tb", k, "[", kTransposeTile * (kTransposeTile + 1),
+              " * sizeof(", t, ")];");
+      w_.line(t, " (*const lf_t", k, ")[", kTransposeTile + 1, "] = reinterpret_cast<", t, " (*)[", kTransposeTile + 1,
+              "]>(lf_tb", k, ");");
+    }
+    w_.line("const idx_t lf_na = (lf_da + ", kTransposeTile - 1, ") / ", kTransposeTile, ", lf_nb = (lf_db + ",
+            kTransposeTile - 1, ") / ", kTransposeTile, ";");
+    w_.line("const bool lf_pairs = lf_na == lf_nb;");
+    w_.line("const idx_t lf_per_plane = lf_pairs ? lf_na * (lf_na + 1) / 2 : lf_na * lf_nb;");
+    w_.line("const idx_t lf_units = n / (lf_da * lf_db) * lf_per_plane;");
+    // C-order strides of the tiles' group: the linear index of a tile element from its coordinates.
+    w_.line("const idx_t lf_st", last, " = 1;");
+    for (int j = last; j-- > 0;) w_.line("const idx_t lf_st", j, " = lf_st", j + 1, " * ", tile_param(j + 1), ";");
+    w_.line("const int lf_lane = threadIdx.x % ", kTransposeTile, ", lf_row = threadIdx.x / ", kTransposeTile, ";");
+    auto units = w_.block("for (idx_t lf_unit = blockIdx.x; lf_unit < lf_units; lf_unit += gridDim.x)");
+    w_.line("const idx_t lf_plane = lf_unit / lf_per_plane, lf_q = lf_unit % lf_per_plane;");
+    // A pair's number q = c (c + 1) / 2 + r with r <= c: c from a floating-point root, corrected in integers.
+    w_.line("idx_t lf_r, lf_c;");
+    w_.line("if (lf_pairs) {");
+    {
+      auto ind = w_.indent();
+      w_.line("lf_c = (idx_t)((sqrt(8.0 * (double)lf_q + 1.0) - 1.0) * 0.5);");
+      w_.line("while (lf_c > 0 && lf_c * (lf_c + 1) / 2 > lf_q) --lf_c;");
+      w_.line("while ((lf_c + 1) * (lf_c + 2) / 2 <= lf_q) ++lf_c;");
+      w_.line("lf_r = lf_q - lf_c * (lf_c + 1) / 2;");
+    }
+    w_.line("} else {");
+    {
+      auto ind = w_.indent();
+      w_.line("lf_r = lf_q / lf_nb;");
+      w_.line("lf_c = lf_q % lf_nb;");
+    }
+    w_.line("}");
+    // The plane's coordinates on the other axes, and its first element.
+    std::string base = "(idx_t)0";
+    if (rank > 2) w_.line("idx_t lf_rest = lf_plane;");
+    for (int j = last; j-- > 0;) {
+      if (j == axis) continue;
+      w_.line("const idx_t lf_tc", j, " = lf_rest % ", tile_param(j), ";");
+      w_.line("lf_rest = lf_rest / ", tile_param(j), ";");
+      base += " + lf_tc" + std::to_string(j) + " * lf_st" + std::to_string(j);
+    }
+    w_.line("const idx_t lf_base = ", base, ";");
+    w_.line("const int lf_tiles = lf_pairs && lf_r != lf_c ? 2 : 1;");
+    auto tiles = w_.block("for (int lf_s = 0; lf_s < lf_tiles; ++lf_s)");
+    w_.line("const idx_t lf_a0 = (lf_s == 0 ? lf_r : lf_c) * ", kTransposeTile,
+            ", lf_b0 = (lf_s == 0 ? lf_c : lf_r) * ", kTransposeTile, ";");
+    stage_tile();
+    w_.line("__syncthreads();");
+    compute_tile();
+    // The next tile's staging overwrites what this one reads.
+    w_.line("__syncthreads();");
+  }
+
+  // The element of pass e: its coordinates on the tile axes (the lanes walk `lanes_axis`), its linear index, and
+  // whether it lies inside the array.
+  void tile_element(int lanes_axis) {
+    const int last = tile_rank() - 1, axis = tiles_.axis;
+    const int rows_axis = lanes_axis == axis ? last : axis;
+    w_.line("const idx_t lf_tc", lanes_axis, " = lf_", lanes_axis == axis ? "a0" : "b0", " + lf_lane;");
+    w_.line("const idx_t lf_tc", rows_axis, " = lf_", rows_axis == axis ? "a0" : "b0", " + lf_row + ",
+            kBlockSize / kTransposeTile, " * e;");
+    w_.line("const bool lf_in = lf_tc", axis, " < lf_da && lf_tc", last, " < lf_db;");
+    w_.line("const idx_t i = lf_base + lf_tc", axis, " * lf_st", axis, " + lf_tc", last, ";");
+  }
+
+  // The staged loads' values of the tile, lanes along the staged axis, all loaded before any is stored.
+  void stage_tile() {
+    std::vector<bool> needed(ir_.code.size(), false);
+    for (std::size_t k = ir_.code.size(); k-- > 0;) {
+      if (!tiles_.staged[k] && !needed[k]) continue;
+      const Instr& in = ir_.code[k];
+      for (int a : {in.a, in.b, in.c})
+        if (a >= 0) needed[std::size_t(a)] = true;
+    }
+    w_.line("{");
+    auto scope = CodeWriter::Block(w_);
+    for (std::size_t k = 0; k < ir_.code.size(); ++k)
+      if (tiles_.staged[k]) {
+        std::string zeros;
+        for (int e = 0; e < kPasses; ++e) zeros += (e ? ", " : "") + zero_of(ir_.code[k].dtype);
+        w_.line(cuda_type(ir_.code[k].dtype), " lf_sv", k, "[", kPasses, "] = {", zeros, "};");
+      }
+    {
+      w_.directive("#pragma unroll");
+      auto passes = w_.block("for (int e = 0; e < ", kPasses, "; ++e)");
+      tile_element(tiles_.axis);
+      auto inside = w_.block("if (lf_in)");
+      for (std::size_t n = 0; n < ir_.code.size(); ++n)
+        if (needed[n]) tile_instruction(n);
+      for (std::size_t k = 0; k < ir_.code.size(); ++k)
+        if (tiles_.staged[k]) {
+          const Instr& in = ir_.code[k];
+          const std::string at = "in" + std::to_string(in.slot) + "[" + v(in.a) + "]";
+          w_.line("lf_sv", k, "[e] = ", in.b >= 0 ? v(in.b) + " ? " + at + " : " + zero_of(in.dtype) : at, ";");
+        }
+    }
+    w_.directive("#pragma unroll");
+    auto passes = w_.block("for (int e = 0; e < ", kPasses, "; ++e)");
+    for (std::size_t k = 0; k < ir_.code.size(); ++k)
+      if (tiles_.staged[k])
+        w_.line("lf_t", k, "[lf_row + ", kBlockSize / kTransposeTile, " * e][lf_lane] = lf_sv", k, "[e];");
+  }
+
+  // The tile's elements, lanes along the last axis: the whole body, the staged loads read from the tiles.
+  void compute_tile() {
+    w_.directive("#pragma unroll");
+    auto passes = w_.block("for (int e = 0; e < ", kPasses, "; ++e)");
+    tile_element(tile_rank() - 1);
+    auto inside = w_.block("if (lf_in)");
+    for (std::size_t n = 0; n < ir_.code.size(); ++n) {
+      if (tiles_.staged[n])
+        w_.line("const ", cuda_type(ir_.code[n].dtype), " ", v(int(n)), " = lf_t", n, "[lf_lane][lf_row + ",
+                kBlockSize / kTransposeTile, " * e];");
+      else
+        tile_instruction(n);
+    }
+  }
+
+  // One instruction at a tile element: the output's coordinates in the tiles' group are the element's own.
+  void tile_instruction(std::size_t n) {
+    const Instr& in = ir_.code[n];
+    if (in.op == IrOp::Coord && in.a == root_lin_ && in.slot == tiles_.group)
+      w_.line("const idx_t ", v(int(n)), " = lf_tc", in.imm, ";");
+    else
+      print_instruction(w_, ir_, n, Mode::Scalar, root_lin_, nullptr, nullptr, checks_);
   }
 
   // The coordinates of each vector's first element in the output's unravel groups, and whether each vector stays
@@ -701,6 +866,7 @@ private:
   std::vector<bool> linear_; // inputs read by LoadLinear
   bool any_gathered_ = false;
   bool any_grouped_elsewhere_ = false; // a grouped Random read at another index than the kernel's own
+  const TransposeTiles& tiles_ = ir_.transpose_tiles;
 };
 
 // ---- Reduction kernels ----

@@ -156,6 +156,19 @@ struct RowCache {
   bool operator==(const RowCache&) const = default;
 };
 
+/// Where the tiles of an elementwise kernel lie. A tile spans `axis` and the last axis of unravel group `group` (a
+/// shape the output's own linear index unravels in): the staged loads step by one element along `axis`, the output
+/// and the other loads along the last axis. The printer reads each staged load's tile with the threads walking
+/// `axis`, then computes the tile's elements with the threads walking the last axis (codegen/Schedule.h, the tiled
+/// elementwise path).
+struct TransposeTiles {
+  int group = -1;           ///< the unravel group the tiles span; -1: the kernel stages nothing
+  int axis = -1;            ///< the axis of `group` along which the staged loads' addresses step by one
+  std::vector<bool> staged; ///< per instruction: a Load read through a tile
+  bool any() const { return group >= 0; }
+  bool operator==(const TransposeTiles&) const = default;
+};
+
 struct KernelIR {
   Schedule schedule = Schedule::Elementwise;
   std::vector<Instr> code;
@@ -187,6 +200,8 @@ struct KernelIR {
   /// Row and Split schedules: the loops' vector paths; Row: the shared-memory row cache (codegen/RowCache.h). Its
   /// bytes_per_element() times row_cache_elements(reduced) is the launch's dynamic shared memory.
   RowCache row_cache;
+  /// Elementwise: the loads staged through tiles of shared memory (codegen/TransposeTiles.h).
+  TransposeTiles transpose_tiles;
   /// Set by codegen::analyze: the fields above hold its results.
   bool analyzed = false;
 };

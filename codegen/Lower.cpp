@@ -440,7 +440,9 @@ private:
     auto c = coords(fid, n->shape);
     int offset = -1;
     for (std::size_t k = 0; k < c.size(); ++k) {
-      if (n->shape[k] == 1) continue; // coordinate is always 0
+      // A size-1 axis' coordinate is always 0; a broadcast axis (stride 0) is structure, as a unit stride is: the
+      // kernel then sees that the address stays along it (a broadcast column is one address per warp).
+      if (n->shape[k] == 1 || v.strides[k] == 0) continue;
       // Loads of one input with one stride share the parameter, so that equal addresses in different loops are
       // equal expressions (the CUDA printer's row cache recognizes rows read twice by them).
       int term = scaled(c[k], v.strides[k],

@@ -37,6 +37,11 @@ KernelLaunchFacts launch_facts(const KernelIR& ir) {
   f.accumulators =
       std::count_if(ir.code.begin(), ir.code.end(), [](const Instr& in) { return in.op == IrOp::Accumulate; });
   f.partial_bytes = partial_bytes_of(ir);
+  if (ir.transpose_tiles.any()) {
+    const auto& dims = ir.unravels[std::size_t(ir.transpose_tiles.group)];
+    f.tile_axis_slot = ir.code[std::size_t(dims[std::size_t(ir.transpose_tiles.axis)])].slot;
+    f.tile_last_slot = ir.code[std::size_t(dims.back())].slot;
+  }
   return f;
 }
 
@@ -54,6 +59,13 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 
 } // namespace
 
+std::int64_t transpose_tile_units(std::int64_t n, std::int64_t a, std::int64_t b) {
+  if (a < kTransposeTileMinExtent || b < kTransposeTileMinExtent) return 0;
+  const std::int64_t ta = ceil_div(a, kTransposeTile), tb = ceil_div(b, kTransposeTile);
+  const std::int64_t per_plane = ta == tb ? ta * (ta + 1) / 2 : ta * tb;
+  return n / (a * b) * per_plane;
+}
+
 LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const DeviceCaps& caps,
                          const KernelLaunchFacts& facts) {
   // The printed kernels assume their block size and 32-lane warps (__launch_bounds__, shuffles).
@@ -66,6 +78,15 @@ LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const Devic
   s.block = kBlockSize;
   switch (ir.schedule) {
   case Schedule::Elementwise: {
+    if (facts.tile_axis_slot >= 0) {
+      // A block per unit of tiles, where the axes are long enough for tiles.
+      const std::int64_t units = transpose_tile_units(args.n, args.params[std::size_t(facts.tile_axis_slot)].i,
+                                                      args.params[std::size_t(facts.tile_last_slot)].i);
+      if (units > 0) {
+        s.grid = std::min(units, caps.max_grid_blocks);
+        break;
+      }
+    }
     // Measured on the H200 (2026-11-30, median of 3): contiguous kernels run faster with a block per chunk
     // (chain 2^26 0.198 vs 0.217 ms, blackscholes 2^25 0.182 vs 0.196 ms with the resident blocks only), kernels
     // reading views faster with the resident blocks striding over the chunks (heat2d 8192^2 0.155 vs 0.170 ms).

@@ -51,6 +51,17 @@ inline constexpr int kMaxColumnSplits = 64;
 inline std::int64_t row_cache_elements(std::int64_t reduced) {
   return (reduced + kElementsPerThread - 1) / kElementsPerThread * kElementsPerThread;
 }
+/// Elements on each side of a square tile of an elementwise kernel with staged loads (KernelIR::transpose_tiles):
+/// one warp's width, so that a warp reads one tile row of a staged load, and writes one of the output, in one
+/// contiguous run. A block's kBlockSize threads cover a tile in kTransposeTile * kTransposeTile / kBlockSize passes.
+inline constexpr int kTransposeTile = 32;
+/// Shortest extent of either tile axis for which a launch takes the tiled path (the kernel's other path reads the
+/// staged operands element by element): below it most of each tile's threads would idle.
+inline constexpr std::int64_t kTransposeTileMinExtent = 16;
+/// Most static shared memory the tiles of one kernel take (kTransposeTile x (kTransposeTile + 1) elements per staged
+/// load: the padding column keeps a warp's reads of a tile column on 32 banks). Below the 48 KiB a block may use
+/// without opting in, with room for 8 blocks of 256 threads per SM on the H200 (228 KiB).
+inline constexpr std::int64_t kMaxTransposeTileBytes = 24 * 1024;
 /// Most dynamic shared memory a launch gives a row cache (the default per-block limit, no opt-in needed).
 inline constexpr std::int64_t kMaxRowCacheBytes = 48 * 1024;
 /// Bytes of scratch per partial result of a split reduction (a value and, for arg reductions, its index at
@@ -177,6 +188,13 @@ int reduction_unroll(const KernelIR& ir, const RowLoop* loop);
 
 // ---- The launch shape -------------------------------------------------------------------------------------------
 
+/// The work units of the tiled path of an elementwise kernel with `n` elements whose tiles span axes of `a` and
+/// `b` elements (the last): 0 when the launch takes the kernel's untiled path (an axis shorter than
+/// kTransposeTileMinExtent). A unit is one tile, or, where the tiles of a plane form a square, the pair of tiles
+/// (r, c) and (c, r) (one tile on the diagonal): one block then reads both tiles of the pair, and `x + x.T` reads
+/// each part of x from memory once. The printed kernel enumerates the same units.
+std::int64_t transpose_tile_units(std::int64_t n, std::int64_t a, std::int64_t b);
+
 /// Facts of a kernel's IR that its launches need, found once per kernel (runtime/KernelCache.h) rather than at
 /// every launch.
 struct KernelLaunchFacts {
@@ -186,6 +204,8 @@ struct KernelLaunchFacts {
   std::int64_t row_cache_bytes_per_element = 0; ///< KernelIR::row_cache.bytes_per_element()
   std::int64_t accumulators = 0;                ///< split kernels: one partial per accumulator
   std::int64_t partial_bytes = kPartialBytes;   ///< split kernels: bytes of one partial (partial_bytes_of)
+  /// Elementwise kernels with staged loads: the parameter slots of the tiles' two axes' extents, else -1.
+  std::int32_t tile_axis_slot = -1, tile_last_slot = -1;
 };
 
 /// Bytes of one partial of `ir`'s split reductions: kPartialBytes, or kWidePartialBytes when an accumulator's value

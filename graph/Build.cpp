@@ -252,6 +252,16 @@ NodePtr make_cast(const NodePtr& a, DType type) {
   return intern(std::move(n), {a});
 }
 
+NodePtr make_contiguous(const NodePtr& a) {
+  // Evaluating a view only evaluates its source, and a fill may stay a broadcast value: those need the copy.
+  if (a->materialized()) {
+    if (is_contiguous(*a->buffer(), a->shape)) return a;
+  } else if (!reads_through_a_view(a->kind) && a->kind != NodeKind::Fill && a->kind != NodeKind::Buffer) {
+    return a;
+  }
+  return intern(proto(NodeKind::Cast, a->dtype, a->shape), {a});
+}
+
 // ---- exact rewrites ----------------------------------------------------------------------------------------
 // Applied once, as a node is built; each moves a negation outward, so none can undo another and they end:
 //   -(-x) -> x;   erf(-x) -> -erf(x);   (-a) * b, a * (-b) -> -(a * b);   (-a) / b, a / (-b) -> -(a / b).

@@ -32,6 +32,9 @@ NodePtr make_binary_weak(BinaryOp op, const NodePtr& a, const detail::WeakScalar
 NodePtr make_weak_fill(const detail::WeakScalar& s, DType t, std::string_view op_name, Shape shape = {});
 NodePtr make_where(const NodePtr& cond, const NodePtr& a, const NodePtr& b);
 NodePtr make_cast(const NodePtr& a, DType type);
+/// `a` where its value is (or will be, once evaluated) a C-contiguous buffer of its own; else (a view, a fill) a copy
+/// of it that evaluates into one: a cast to its own type.
+NodePtr make_contiguous(const NodePtr& a);
 
 /// Shape both operands broadcast to; ShapeError naming both when they do not.
 Shape broadcast_shapes(std::string_view op, const Node& a, const Node& b);

@@ -236,6 +236,8 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
     if (!is_inexact(t)) samples.push_back(left_shift(a, b) + right_shift(a, b));
     samples.push_back(logical_xor(a > 1, b < 2) && !isnan(a.astype(DType::Float32)));
     samples.push_back(a(slice(0, none), slice(1, none)) * a(slice(0, none), slice(0, -1))); // shifted views
+    // A transposed operand, staged through tiles of shared memory of every type (codegen/TransposeTiles.h).
+    samples.push_back(ascontiguousarray(random_array({10, 6}, t).T()));
     for (DType u : types) samples.push_back(a.astype(u));
   }
   auto f = random_array({6, 10}, DType::Float32);
@@ -247,6 +249,8 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
   samples.push_back(concatenate({f, f * 2.0f}, 1));
   samples.push_back(stack({f, f}, 0));
   samples.push_back(roll(f.T().reshape({-1}), 7));
+  samples.push_back(concatenate({f.T(), f.T() * 2.0f}, 1) + 1.0f); // staged loads under a predicate
+  samples.push_back(ascontiguousarray(random_array({3, 5, 7}, DType::Float64).transpose({2, 1, 0})));
   samples.push_back(f.at(slice(5, 0, -2), 3).set(1.0f));
   samples.push_back(arange(0.0, 6.0, 0.5) + linspace(0, 1, 12));
   samples.push_back(eye(5, 7, 1, DType::Int32));

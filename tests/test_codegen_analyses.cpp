@@ -1,5 +1,5 @@
-// The analyses of kernel IR (codegen/VectorAccess.h, codegen/RowCache.h) on small hand-written IRs, and their
-// results as lower() stores them.
+// The analyses of kernel IR (codegen/VectorAccess.h, codegen/RowCache.h, codegen/TransposeTiles.h) on small
+// hand-written IRs, and their results as lower() stores them.
 #include <lazyfuse/lazyfuse.hpp>
 
 #include "api/ApiAccess.h"
@@ -7,11 +7,15 @@
 #include "codegen/Analyze.h"
 #include "codegen/Lower.h"
 #include "codegen/RowCache.h"
+#include "codegen/Schedule.h"
+#include "codegen/TransposeTiles.h"
 #include "codegen/VectorAccess.h"
 #include "graph/Ops.h"
 #include "graph/Random.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 using lazyfuse::detail::graph_node;
 
@@ -275,4 +279,69 @@ TEST(CodegenAnalyses, LowerStoresTheResultsWithoutChangingTheHash) {
   ASSERT_TRUE(elementwise.ir.analyzed);
   EXPECT_EQ(elementwise.ir.unit_step_loads, codegen::find_unit_step_loads(elementwise.ir));
   EXPECT_TRUE(elementwise.ir.row_cache.loops.empty());
+}
+
+namespace {
+
+// The last kernel of `a`'s plans, lowered after the earlier plans' outputs are materialized.
+codegen::LoweredKernel lowered(const Array& a) {
+  auto plans = fusion::partition({graph_node(a)}, {});
+  for (std::size_t p = 0; p + 1 < plans.size(); ++p) detail::ApiAccess::adopt(plans[p].outputs[0]).eval();
+  return codegen::lower(plans.back());
+}
+
+std::size_t staged_count(const KernelIR& ir) {
+  return std::size_t(std::count(ir.transpose_tiles.staged.begin(), ir.transpose_tiles.staged.end(), true));
+}
+
+} // namespace
+
+// Loads that step by one along an axis of the output other than the last stage through tiles spanning that axis and
+// the last; loads that step along the last axis (contiguous operands, row broadcasts), kernels without such loads
+// and reductions stage nothing.
+TEST(CodegenAnalyses, TransposeTilesStageTheLoadsAcrossTheOutputRows) {
+  auto a = asarray(std::vector<float>(40 * 24, 1.5f), {40, 24});
+  auto b = asarray(std::vector<float>(24 * 40, 2.5f), {24, 40});
+  auto row = asarray(std::vector<float>(24, 0.5f), {24});
+  {
+    auto k = lowered(a + b.T() * row);
+    ASSERT_TRUE(k.ir.analyzed);
+    EXPECT_EQ(k.ir.transpose_tiles, codegen::find_transpose_tiles(k.ir));
+    EXPECT_EQ(k.ir.transpose_tiles.axis, 0);
+    EXPECT_EQ(k.ir.unravels[std::size_t(k.ir.transpose_tiles.group)].size(), 2u);
+    EXPECT_EQ(staged_count(k.ir), 1u) << codegen::to_string(k.ir);
+    for (std::size_t n = 0; n < k.ir.code.size(); ++n)
+      if (k.ir.transpose_tiles.staged[n]) {
+        EXPECT_EQ(k.ir.code[n].op, IrOp::Load);
+      }
+  }
+  EXPECT_TRUE(lowered(a + b.T().T().T() * 2.0f).ir.transpose_tiles.any());
+  EXPECT_FALSE(lowered(a * 2.0f + a).ir.transpose_tiles.any());
+  EXPECT_FALSE(lowered(a * row + 1.0f).ir.transpose_tiles.any());
+  EXPECT_FALSE(lowered(a(slice(0, none, 2), slice(1, none)) * 2.0f).ir.transpose_tiles.any());
+  EXPECT_FALSE(lowered(sum(b.T(), 1)).ir.transpose_tiles.any());
+
+  // Permutes of a 3-d array: the staged axis is the one the source is contiguous along; (1, 0, 2) keeps the last
+  // axis contiguous and stages nothing.
+  auto x = asarray(std::vector<float>(6 * 20 * 36, 1.0f), {6, 20, 36});
+  EXPECT_EQ(lowered(ascontiguousarray(x.transpose({0, 2, 1}))).ir.transpose_tiles.axis, 1);
+  EXPECT_EQ(lowered(ascontiguousarray(x.transpose({2, 1, 0}))).ir.transpose_tiles.axis, 0);
+  EXPECT_FALSE(lowered(ascontiguousarray(x.transpose({1, 0, 2}))).ir.transpose_tiles.any());
+
+  // Two loads across axis 0 outvote one across axis 1.
+  auto y = asarray(std::vector<float>(36 * 6 * 20, 1.0f), {36, 6, 20});
+  auto z = asarray(std::vector<float>(6 * 20 * 36, 2.0f), {6, 20, 36});
+  auto k = lowered(x.transpose({2, 1, 0}) + y.transpose({0, 2, 1}) * 3.0f + z.transpose({2, 1, 0}));
+  EXPECT_EQ(k.ir.transpose_tiles.axis, 0) << codegen::to_string(k.ir);
+  EXPECT_EQ(staged_count(k.ir), 2u) << codegen::to_string(k.ir);
+}
+
+// The tiles of one kernel stay within kMaxTransposeTileBytes of shared memory: complex128 tiles take 16.5 KiB, so one
+// of two transposed complex128 operands is staged.
+TEST(CodegenAnalyses, TransposeTilesFitTheirSharedMemory) {
+  auto a = asarray(std::vector<float>(40 * 24, 1.5f), {40, 24}).astype(DType::Complex128).eval();
+  auto b = asarray(std::vector<float>(40 * 24, 2.5f), {40, 24}).astype(DType::Complex128).eval();
+  auto k = lowered(a.T() + b.T());
+  EXPECT_EQ(staged_count(k.ir), 1u);
+  EXPECT_LE(16 * codegen::kTransposeTile * (codegen::kTransposeTile + 1), codegen::kMaxTransposeTileBytes);
 }

@@ -8,7 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
+#include <string>
 
 using namespace lazyfuse;
 
@@ -103,5 +105,129 @@ TEST(CudaSchedule, SplitReductionsAreRight) {
       EXPECT_NEAR(got[std::size_t(o)], want, 1e-9 * std::max(1.0, std::abs(want)) * std::sqrt(double(reduced)))
           << c.rows << " x " << c.cols << " axis " << c.axis << " at " << o;
     }
+  }
+}
+
+namespace {
+
+// Checks every element of `got` (any real dtype) against want(coordinates), exactly: the kernels compute the same
+// IEEE operations as the host.
+void expect_elements(const Array& got, const std::function<double(const std::vector<std::int64_t>&)>& want,
+                     const std::string& what) {
+  const auto values = got.astype(DType::Float64).get<double>();
+  const Shape& shape = got.shape();
+  std::vector<std::int64_t> c(shape.size(), 0);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const double w = want(c);
+    if (!(values[i] == w) && ++wrong <= 3)
+      ADD_FAILURE() << what << ": element " << i << " is " << values[i] << ", want " << w;
+    for (std::size_t k = c.size(); k-- > 0;) {
+      if (++c[k] < shape[k]) break;
+      c[k] = 0;
+    }
+  }
+  EXPECT_EQ(wrong, 0u) << what;
+}
+
+// A rows x cols matrix of small integers (exact in every type) from `seed`, as float64 on the host.
+std::vector<double> small_integers(std::int64_t count, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_int_distribution<int> d(-60, 60);
+  std::vector<double> v(static_cast<std::size_t>(count));
+  for (auto& x : v) x = d(g);
+  return v;
+}
+
+} // namespace
+
+// Elementwise kernels with a transposed operand stage it through tiles of shared memory (codegen/TransposeTiles.h):
+// edges of partial tiles, shapes too narrow for tiles (the untiled path), square planes (pairs of tiles), x + x.T
+// (both tiles of a pair from one buffer), 3-d permutes, every width of staged element, staged loads under a
+// predicate (a join) and sliced transposed views. Fresh values, exact comparison.
+TEST(CudaSchedule, TransposedOperandsThroughTilesAreExact) {
+  LAZYFUSE_SKIP_WITHOUT_GPU();
+  using C = std::vector<std::int64_t>;
+  std::uint64_t seed = 100;
+  for (auto [rows, cols] : std::vector<std::pair<std::int64_t, std::int64_t>>{{64, 48},
+                                                                              {1000, 1001},
+                                                                              {33, 17},
+                                                                              {15, 100},
+                                                                              {100, 15},
+                                                                              {4096, 31},
+                                                                              {31, 4096},
+                                                                              {97, 97},
+                                                                              {1, 500},
+                                                                              {500, 1}}) {
+    const auto ha = random_values(std::size_t(rows * cols), ++seed),
+               hb = random_values(std::size_t(rows * cols), ++seed);
+    auto a = asarray(ha, {rows, cols}), b = asarray(hb, {cols, rows});
+    expect_elements(
+        a + b.T() * 2.0f,
+        [&](const C& c) {
+          return double(ha[std::size_t(c[0] * cols + c[1])] + hb[std::size_t(c[1] * rows + c[0])] * 2.0f);
+        },
+        "a + b.T * 2 of " + std::to_string(rows) + " x " + std::to_string(cols));
+  }
+  for (std::int64_t side : {257, 1024}) {
+    const auto hx = random_values(std::size_t(side * side), ++seed);
+    auto x = asarray(hx, {side, side});
+    expect_elements(
+        x + x.T(),
+        [&](const C& c) { return double(hx[std::size_t(c[0] * side + c[1])] + hx[std::size_t(c[1] * side + c[0])]); },
+        "x + x.T of side " + std::to_string(side));
+  }
+  for (Shape shape : {Shape{5, 67, 45}, Shape{3, 40, 33}, Shape{2, 16, 300}}) {
+    const auto hx = small_integers(shape[0] * shape[1] * shape[2], ++seed);
+    auto x = asarray(hx, shape);
+    auto at = [&](std::int64_t i, std::int64_t j, std::int64_t k) {
+      return hx[std::size_t((i * shape[1] + j) * shape[2] + k)];
+    };
+    expect_elements(
+        ascontiguousarray(x.transpose({0, 2, 1})), [&](const C& c) { return at(c[0], c[2], c[1]); },
+        "permute (0, 2, 1)");
+    expect_elements(
+        ascontiguousarray(x.transpose({2, 1, 0})), [&](const C& c) { return at(c[2], c[1], c[0]); },
+        "permute (2, 1, 0)");
+    expect_elements(
+        ascontiguousarray(x.transpose({1, 0, 2})), [&](const C& c) { return at(c[1], c[0], c[2]); },
+        "permute (1, 0, 2)");
+    expect_elements(
+        ascontiguousarray(x.transpose({1, 2, 0})), [&](const C& c) { return at(c[2], c[0], c[1]); },
+        "permute (1, 2, 0)");
+  }
+  {
+    // Every width of staged element: 1, 2, 4, 8 and 16 bytes.
+    const std::int64_t rows = 70, cols = 45;
+    const auto hm = small_integers(rows * cols, ++seed);
+    auto m = asarray(hm, {rows, cols});
+    auto transposed = [&](const C& c) { return hm[std::size_t(c[1] * cols + c[0])]; };
+    for (DType t : {DType::Int8, DType::Float16, DType::BFloat16, DType::Int32, DType::Float64})
+      expect_elements(ascontiguousarray(m.astype(t).eval().T()), transposed,
+                      "copy of m.T in " + std::string(dtype_name(t)));
+    auto z = ascontiguousarray(m.astype(DType::Complex128).eval().T()) * 1.0;
+    expect_elements(real(z), transposed, "copy of m.T in complex128");
+  }
+  {
+    // A join of transposed views: each staged load reads where its part's predicate holds.
+    const auto hp = random_values(40 * 50, ++seed), hq = random_values(30 * 50, ++seed);
+    auto p = asarray(hp, {40, 50}), q = asarray(hq, {30, 50});
+    expect_elements(
+        concatenate({p.T(), q.T() * 3.0f}, 1) + 1.0f,
+        [&](const C& c) {
+          return c[1] < 40 ? double(hp[std::size_t(c[1] * 50 + c[0])] + 1.0f)
+                           : double(hq[std::size_t((c[1] - 40) * 50 + c[0])] * 3.0f + 1.0f);
+        },
+        "concatenate of transposed views");
+  }
+  {
+    // A sliced transposed view: an offset, and a stride of three rows along the last axis.
+    const std::int64_t rows = 90, cols = 200;
+    const auto hb = random_values(std::size_t(rows * cols), ++seed);
+    auto b = asarray(hb, {rows, cols});
+    auto view = b.T()(slice(3, none), slice(2, none, 3)); // (197, 30)
+    expect_elements(
+        view * 0.5f, [&](const C& c) { return double(hb[std::size_t((2 + 3 * c[1]) * cols + 3 + c[0])] * 0.5f); },
+        "b.T[3:, 2::3] * 0.5");
   }
 }

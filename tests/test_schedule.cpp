@@ -142,16 +142,40 @@ TEST(Schedule, GeneratingKernelsTakeMoreVectorsPerThread) {
 
 TEST(Schedule, ElementwiseKernelsReadingViewsRunOnlyTheResidentBlocks) {
   auto m = input({2048, 2048});
-  auto k = last_kernel(m.T() + m); // reads through index arithmetic
+  auto k = last_kernel(flip(m, 0) + m); // reads through index arithmetic
   const auto facts = codegen::launch_facts(k.ir);
   ASSERT_TRUE(facts.resident_grid);
   DeviceCaps caps = DeviceCaps::reference();
   EXPECT_EQ(shape_of(k, caps).grid, caps.grid_limit()); // 4M elements: 2048 chunks, more than 1056 resident blocks
   caps.resident_blocks_per_sm = 2;                      // a kernel of lower occupancy
   EXPECT_EQ(shape_of(k, caps).grid, 2 * caps.sm_count);
-  auto small = last_kernel(input({64, 64}).T() + input({64, 64}));
+  auto small = last_kernel(flip(input({64, 64}), 0) + input({64, 64}));
   EXPECT_EQ(shape_of(small).grid, 2) << "4096 elements are two chunks, fewer than the resident blocks";
   EXPECT_FALSE(codegen::launch_facts(last_kernel(input({4096}) * 2.0f).ir).resident_grid);
+}
+
+// Kernels with staged loads (KernelIR::transpose_tiles) launch a block per unit of tiles where both tile axes have
+// at least kTransposeTileMinExtent elements: a tile, or in a square plane of tiles a pair of mirrored tiles.
+TEST(Schedule, TransposedKernelsLaunchABlockPerUnitOfTiles) {
+  EXPECT_EQ(codegen::transpose_tile_units(32 * 32, 32, 32), 1);
+  EXPECT_EQ(codegen::transpose_tile_units(64 * 64, 64, 64), 3); // (0, 0), (1, 1), the pair (0, 1) and (1, 0)
+  EXPECT_EQ(codegen::transpose_tile_units(96 * 64, 96, 64), 6); // 3 x 2 tiles, no pairs
+  EXPECT_EQ(codegen::transpose_tile_units(5 * 70 * 40, 70, 40), 5 * 3 * 2); // 5 planes of 3 x 2 tiles
+  EXPECT_EQ(codegen::transpose_tile_units(7 * 50 * 50, 50, 50), 7 * 3);     // 7 planes of 2 x 2 tiles, 3 units each
+  EXPECT_EQ(codegen::transpose_tile_units(15 * 1000, 15, 1000), 0);
+  EXPECT_EQ(codegen::transpose_tile_units(1000 * 15, 1000, 15), 0);
+
+  auto m = input({2048, 2048});
+  auto k = last_kernel(m.T() + m);
+  ASSERT_TRUE(k.ir.transpose_tiles.any());
+  EXPECT_GE(codegen::launch_facts(k.ir).tile_axis_slot, 0);
+  EXPECT_EQ(shape_of(k).grid, 64 * 65 / 2);
+  EXPECT_EQ(shape_of(last_kernel(input({100, 3000}).T() + input({3000, 100}))).grid, 94 * 4);
+  EXPECT_EQ(shape_of(last_kernel(ascontiguousarray(input({5, 40, 70}).transpose({0, 2, 1})))).grid, 5 * 3 * 2);
+  // Too narrow for tiles: the chunks of the untiled path, over the resident blocks at most.
+  auto narrow = last_kernel(input({1000, 8}).T() + 1.0f);
+  ASSERT_TRUE(narrow.ir.transpose_tiles.any());
+  EXPECT_EQ(shape_of(narrow).grid, 4) << "8000 elements in chunks of 2048";
 }
 
 TEST(Schedule, RowLaunchHasABlockPerRowAndItsRowCache) {

@@ -24,6 +24,11 @@ Array expand_dims(const Array& a, int axis);
 Array squeeze(const Array& a, std::optional<std::vector<int>> axes = std::nullopt);
 /// A view of `a` repeated along new or size-1 axes to `shape` (NumPy's broadcasting rules).
 Array broadcast_to(const Array& a, Shape shape);
+/// NumPy ascontiguousarray (PyTorch's `contiguous()`): `a` itself where its value is a C-contiguous buffer (an
+/// evaluated computation), else a lazy copy into one, fused with the work that produces it (a transposed copy reads
+/// and writes through tiles of shared memory on the GPU). The only way to materialize a view's elements in a new
+/// layout: `eval()` of a view evaluates its source and keeps the view.
+Array ascontiguousarray(const Array& a);
 /// Reverses the order along one axis, or all axes.
 Array flip(const Array& a, std::optional<int> axis = std::nullopt);
 /// NumPy roll: shifts along an axis (or the flattened array) with wrap-around.

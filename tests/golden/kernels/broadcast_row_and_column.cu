@@ -1,5 +1,5 @@
 // ===== plan 0 of 1: requested output
-// lazyfuse kernel lf_k730161286869b527 (generated; self-contained: it includes no header)
+// lazyfuse kernel lf_k55a31811c97ae976 (generated; self-contained: it includes no header)
 #define LF_HD __device__ __forceinline__
 #define LF_INF_F __int_as_float(0x7f800000)
 #define LF_INF_D __longlong_as_double(0x7ff0000000000000LL)
@@ -17,7 +17,7 @@ template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
 
 typedef int idx_t;
 
-extern "C" __global__ void __launch_bounds__(256) lf_k730161286869b527(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1, const idx_t p2, const idx_t p3) {
+extern "C" __global__ void __launch_bounds__(256) lf_k55a31811c97ae976(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1) {
   const idx_t lf_chunk = (idx_t)blockDim.x * 8;
   for (idx_t lf_first = (idx_t)blockIdx.x * lf_chunk + (idx_t)threadIdx.x * 4; lf_first < n; lf_first += (idx_t)gridDim.x * lf_chunk) {
     bool lf_whole = lf_first + (idx_t)1 * blockDim.x * 4 + 4 <= n;
@@ -36,13 +36,13 @@ extern "C" __global__ void __launch_bounds__(256) lf_k730161286869b527(const flo
       lf_vec<float> lf_l0[2];
 #pragma unroll
       for (int u = 0; u < 2; ++u) lf_l0[u] = *reinterpret_cast<const lf_vec<float>*>(in0 + lf_first + (idx_t)u * blockDim.x * 4);
-      lf_vec<float> lf_gv14[2];
+      lf_vec<float> lf_gv8[2];
 #pragma unroll
       for (int u = 0; u < 2; ++u) {
         const idx_t base = lf_first + (idx_t)u * blockDim.x * 4;
         const idx_t u0_c0 = lf_u0_c0[u];
         const idx_t u0_c1 = lf_u0_c1[u];
-        idx_t lf_a14 = 0;
+        idx_t lf_a8 = 0;
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
           const idx_t i = base + j;
@@ -51,19 +51,13 @@ extern "C" __global__ void __launch_bounds__(256) lf_k730161286869b527(const flo
           const idx_t v3 = p1;
           const idx_t v4 = u0_c0;
           const idx_t v5 = u0_c1 + j;
-          const idx_t v6 = p2;
-          const idx_t v7 = v5 * v6;
-          const idx_t v8 = v4 + v7;
-          const idx_t v11 = p3;
-          const idx_t v12 = v4 * v11;
-          const idx_t v13 = v12 + v5;
-          if (j == 0) lf_a14 = v13;
+          if (j == 0) lf_a8 = v5;
         }
-        if ((unsigned long long)(in2 + lf_a14) % sizeof(lf_vec<float>) == 0) {
-          lf_gv14[u] = *reinterpret_cast<const lf_vec<float>*>(in2 + lf_a14);
+        if ((unsigned long long)(in2 + lf_a8) % sizeof(lf_vec<float>) == 0) {
+          lf_gv8[u] = *reinterpret_cast<const lf_vec<float>*>(in2 + lf_a8);
         } else {
 #pragma unroll
-          for (int j = 0; j < 4; ++j) lf_gv14[u].v[j] = in2[lf_a14 + j];
+          for (int j = 0; j < 4; ++j) lf_gv8[u].v[j] = in2[lf_a8 + j];
         }
       }
 #pragma unroll
@@ -72,7 +66,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_k730161286869b527(const flo
         const idx_t u0_c0 = lf_u0_c0[u];
         const idx_t u0_c1 = lf_u0_c1[u];
         const lf_vec<float>& l0 = lf_l0[u];
-        const lf_vec<float>& lf_g14 = lf_gv14[u];
+        const lf_vec<float>& lf_g8 = lf_gv8[u];
         lf_vec<float> s0;
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
@@ -83,17 +77,11 @@ extern "C" __global__ void __launch_bounds__(256) lf_k730161286869b527(const flo
           const idx_t v3 = p1;
           const idx_t v4 = u0_c0;
           const idx_t v5 = u0_c1 + j;
-          const idx_t v6 = p2;
-          const idx_t v7 = v5 * v6;
-          const idx_t v8 = v4 + v7;
-          const float v9 = in1[v8];
-          const float v10 = lf_multiply(v1, v9);
-          const idx_t v11 = p3;
-          const idx_t v12 = v4 * v11;
-          const idx_t v13 = v12 + v5;
-          const float v14 = lf_g14.v[j];
-          const float v15 = lf_add(v10, v14);
-          s0.v[j] = v15;
+          const float v6 = in1[v4];
+          const float v7 = lf_multiply(v1, v6);
+          const float v8 = lf_g8.v[j];
+          const float v9 = lf_add(v7, v8);
+          s0.v[j] = v9;
         }
         *reinterpret_cast<lf_vec<float>*>(out0 + base) = s0;
       }
@@ -108,17 +96,11 @@ extern "C" __global__ void __launch_bounds__(256) lf_k730161286869b527(const flo
           const idx_t v3 = p1;
           const idx_t v4 = (v0 / p1);
           const idx_t v5 = (v0 % p1);
-          const idx_t v6 = p2;
-          const idx_t v7 = v5 * v6;
-          const idx_t v8 = v4 + v7;
-          const float v9 = in1[v8];
-          const float v10 = lf_multiply(v1, v9);
-          const idx_t v11 = p3;
-          const idx_t v12 = v4 * v11;
-          const idx_t v13 = v12 + v5;
-          const float v14 = in2[v13];
-          const float v15 = lf_add(v10, v14);
-          out0[i] = v15;
+          const float v6 = in1[v4];
+          const float v7 = lf_multiply(v1, v6);
+          const float v8 = in2[v5];
+          const float v9 = lf_add(v7, v8);
+          out0[i] = v9;
         }
       }
     }

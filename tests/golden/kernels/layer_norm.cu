@@ -1,5 +1,5 @@
 // ===== plan 0 of 1: requested output
-// lazyfuse kernel lf_k1d5635d538690e62 (generated; self-contained: it includes no header)
+// lazyfuse kernel lf_k178b63d6dafa9303 (generated; self-contained: it includes no header)
 #define LF_HD __device__ __forceinline__
 #define LF_INF_F __int_as_float(0x7f800000)
 #define LF_INF_D __longlong_as_double(0x7ff0000000000000LL)
@@ -65,7 +65,7 @@ template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
 
 typedef int idx_t;
 
-extern "C" __global__ void __launch_bounds__(256) lf_k1d5635d538690e62(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1, const idx_t p2, const float p3, const idx_t p4, const idx_t p5, const float p6, const idx_t p7, const float p8, const float p9, const idx_t p10) {
+extern "C" __global__ void __launch_bounds__(256) lf_k178b63d6dafa9303(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1, const idx_t p2, const float p3, const idx_t p4, const idx_t p5, const float p6, const idx_t p7, const float p8, const float p9) {
   __shared__ double lf_shared[64];
   const idx_t v1 = p0;
   const idx_t v3 = p1;
@@ -77,7 +77,6 @@ extern "C" __global__ void __launch_bounds__(256) lf_k1d5635d538690e62(const flo
   const idx_t v33 = p7;
   const float v34 = p8;
   const float v36 = p9;
-  const idx_t v40 = p10;
   for (idx_t lf_o = blockIdx.x; lf_o < n; lf_o += gridDim.x) {
     extern __shared__ __align__(16) unsigned char lf_row_cache[];
     unsigned lf_cache_bytes;
@@ -308,8 +307,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_k1d5635d538690e62(const flo
     const float v21 = lf_acc1_v;
     const idx_t v24 = v0 * v23;
     const idx_t v26 = v0 * v3;
-    const idx_t v41 = v0 * v40;
-    const bool lf_vector2 = true && (unsigned long long)(in0 + v26) % sizeof(lf_vec<float>) == 0 && (unsigned long long)(in1 + v41) % sizeof(lf_vec<float>) == 0 && (unsigned long long)(out0 + v24) % sizeof(lf_vec<float>) == 0;
+    const bool lf_vector2 = true && (unsigned long long)(in0 + v26) % sizeof(lf_vec<float>) == 0 && (unsigned long long)(in1) % sizeof(lf_vec<float>) == 0 && (unsigned long long)(out0 + v24) % sizeof(lf_vec<float>) == 0;
     if (lf_vector2) {
       if (true && lf_cached0) {
         idx_t lf_r0 = (idx_t)threadIdx.x * 4;
@@ -318,8 +316,8 @@ extern "C" __global__ void __launch_bounds__(256) lf_k1d5635d538690e62(const flo
           for (int lf_u = 0; lf_u < 4; ++lf_u) {
             const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
             const lf_vec<float> lf_c28 = *reinterpret_cast<const lf_vec<float>*>(lf_cache0 + lf_rb);
-            const lf_vec<float> lf_l43 = *reinterpret_cast<const lf_vec<float>*>(in1 + v41 + lf_rb);
-            lf_vec<float> lf_s45;
+            const lf_vec<float> lf_l40 = *reinterpret_cast<const lf_vec<float>*>(in1 + lf_rb);
+            lf_vec<float> lf_s42;
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
               const idx_t v22 = lf_rb + j;
@@ -331,12 +329,11 @@ extern "C" __global__ void __launch_bounds__(256) lf_k1d5635d538690e62(const flo
               const float v37 = lf_add(v35, v36);
               const float v38 = lf_sqrt(v37);
               const float v39 = lf_true_divide(v32, v38);
-              const idx_t v42 = v41 + v22;
-              const float v43 = lf_l43.v[j];
-              const float v44 = lf_multiply(v39, v43);
-              lf_s45.v[j] = v44;
+              const float v40 = lf_l40.v[j];
+              const float v41 = lf_multiply(v39, v40);
+              lf_s42.v[j] = v41;
             }
-            *reinterpret_cast<lf_vec<float>*>(out0 + v24 + lf_rb) = lf_s45;
+            *reinterpret_cast<lf_vec<float>*>(out0 + v24 + lf_rb) = lf_s42;
           }
         }
         if (lf_r0 < v1) {
@@ -345,8 +342,8 @@ extern "C" __global__ void __launch_bounds__(256) lf_k1d5635d538690e62(const flo
             const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
             if (lf_rb + 4 <= v1) {
               const lf_vec<float> lf_c28 = *reinterpret_cast<const lf_vec<float>*>(lf_cache0 + lf_rb);
-              const lf_vec<float> lf_l43 = *reinterpret_cast<const lf_vec<float>*>(in1 + v41 + lf_rb);
-              lf_vec<float> lf_s45;
+              const lf_vec<float> lf_l40 = *reinterpret_cast<const lf_vec<float>*>(in1 + lf_rb);
+              lf_vec<float> lf_s42;
 #pragma unroll
               for (int j = 0; j < 4; ++j) {
                 const idx_t v22 = lf_rb + j;
@@ -358,12 +355,11 @@ extern "C" __global__ void __launch_bounds__(256) lf_k1d5635d538690e62(const flo
                 const float v37 = lf_add(v35, v36);
                 const float v38 = lf_sqrt(v37);
                 const float v39 = lf_true_divide(v32, v38);
-                const idx_t v42 = v41 + v22;
-                const float v43 = lf_l43.v[j];
-                const float v44 = lf_multiply(v39, v43);
-                lf_s45.v[j] = v44;
+                const float v40 = lf_l40.v[j];
+                const float v41 = lf_multiply(v39, v40);
+                lf_s42.v[j] = v41;
               }
-              *reinterpret_cast<lf_vec<float>*>(out0 + v24 + lf_rb) = lf_s45;
+              *reinterpret_cast<lf_vec<float>*>(out0 + v24 + lf_rb) = lf_s42;
             } else {
               for (idx_t v22 = lf_rb; v22 < v1; ++v22) {
                 const idx_t v25 = v24 + v22;
@@ -375,10 +371,9 @@ extern "C" __global__ void __launch_bounds__(256) lf_k1d5635d538690e62(const flo
                 const float v37 = lf_add(v35, v36);
                 const float v38 = lf_sqrt(v37);
                 const float v39 = lf_true_divide(v32, v38);
-                const idx_t v42 = v41 + v22;
-                const float v43 = in1[v42];
-                const float v44 = lf_multiply(v39, v43);
-                out0[v25] = v44;
+                const float v40 = in1[v22];
+                const float v41 = lf_multiply(v39, v40);
+                out0[v25] = v41;
               }
             }
           }
@@ -390,8 +385,8 @@ extern "C" __global__ void __launch_bounds__(256) lf_k1d5635d538690e62(const flo
           for (int lf_u = 0; lf_u < 4; ++lf_u) {
             const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
             const lf_vec<float> lf_l28 = *reinterpret_cast<const lf_vec<float>*>(in0 + v26 + lf_rb);
-            const lf_vec<float> lf_l43 = *reinterpret_cast<const lf_vec<float>*>(in1 + v41 + lf_rb);
-            lf_vec<float> lf_s45;
+            const lf_vec<float> lf_l40 = *reinterpret_cast<const lf_vec<float>*>(in1 + lf_rb);
+            lf_vec<float> lf_s42;
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
               const idx_t v22 = lf_rb + j;
@@ -404,12 +399,11 @@ extern "C" __global__ void __launch_bounds__(256) lf_k1d5635d538690e62(const flo
               const float v37 = lf_add(v35, v36);
               const float v38 = lf_sqrt(v37);
               const float v39 = lf_true_divide(v32, v38);
-              const idx_t v42 = v41 + v22;
-              const float v43 = lf_l43.v[j];
-              const float v44 = lf_multiply(v39, v43);
-              lf_s45.v[j] = v44;
+              const float v40 = lf_l40.v[j];
+              const float v41 = lf_multiply(v39, v40);
+              lf_s42.v[j] = v41;
             }
-            *reinterpret_cast<lf_vec<float>*>(out0 + v24 + lf_rb) = lf_s45;
+            *reinterpret_cast<lf_vec<float>*>(out0 + v24 + lf_rb) = lf_s42;
           }
         }
         if (lf_r0 < v1) {
@@ -418,8 +412,8 @@ extern "C" __global__ void __launch_bounds__(256) lf_k1d5635d538690e62(const flo
             const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
             if (lf_rb + 4 <= v1) {
               const lf_vec<float> lf_l28 = *reinterpret_cast<const lf_vec<float>*>(in0 + v26 + lf_rb);
-              const lf_vec<float> lf_l43 = *reinterpret_cast<const lf_vec<float>*>(in1 + v41 + lf_rb);
-              lf_vec<float> lf_s45;
+              const lf_vec<float> lf_l40 = *reinterpret_cast<const lf_vec<float>*>(in1 + lf_rb);
+              lf_vec<float> lf_s42;
 #pragma unroll
               for (int j = 0; j < 4; ++j) {
                 const idx_t v22 = lf_rb + j;
@@ -432,12 +426,11 @@ extern "C" __global__ void __launch_bounds__(256) lf_k1d5635d538690e62(const flo
                 const float v37 = lf_add(v35, v36);
                 const float v38 = lf_sqrt(v37);
                 const float v39 = lf_true_divide(v32, v38);
-                const idx_t v42 = v41 + v22;
-                const float v43 = lf_l43.v[j];
-                const float v44 = lf_multiply(v39, v43);
-                lf_s45.v[j] = v44;
+                const float v40 = lf_l40.v[j];
+                const float v41 = lf_multiply(v39, v40);
+                lf_s42.v[j] = v41;
               }
-              *reinterpret_cast<lf_vec<float>*>(out0 + v24 + lf_rb) = lf_s45;
+              *reinterpret_cast<lf_vec<float>*>(out0 + v24 + lf_rb) = lf_s42;
             } else {
               for (idx_t v22 = lf_rb; v22 < v1; ++v22) {
                 const idx_t v25 = v24 + v22;
@@ -449,10 +442,9 @@ extern "C" __global__ void __launch_bounds__(256) lf_k1d5635d538690e62(const flo
                 const float v37 = lf_add(v35, v36);
                 const float v38 = lf_sqrt(v37);
                 const float v39 = lf_true_divide(v32, v38);
-                const idx_t v42 = v41 + v22;
-                const float v43 = in1[v42];
-                const float v44 = lf_multiply(v39, v43);
-                out0[v25] = v44;
+                const float v40 = in1[v22];
+                const float v41 = lf_multiply(v39, v40);
+                out0[v25] = v41;
               }
             }
           }
@@ -477,10 +469,9 @@ extern "C" __global__ void __launch_bounds__(256) lf_k1d5635d538690e62(const flo
             const float v37 = lf_add(v35, v36);
             const float v38 = lf_sqrt(v37);
             const float v39 = lf_true_divide(v32, v38);
-            const idx_t v42 = v41 + v22;
-            const float v43 = in1[v42];
-            const float v44 = lf_multiply(v39, v43);
-            out0[v25] = v44;
+            const float v40 = in1[v22];
+            const float v41 = lf_multiply(v39, v40);
+            out0[v25] = v41;
           }
         } else {
           for (idx_t v22 = lf_rb; v22 < v1; ++v22) {
@@ -493,10 +484,9 @@ extern "C" __global__ void __launch_bounds__(256) lf_k1d5635d538690e62(const flo
             const float v37 = lf_add(v35, v36);
             const float v38 = lf_sqrt(v37);
             const float v39 = lf_true_divide(v32, v38);
-            const idx_t v42 = v41 + v22;
-            const float v43 = in1[v42];
-            const float v44 = lf_multiply(v39, v43);
-            out0[v25] = v44;
+            const float v40 = in1[v22];
+            const float v41 = lf_multiply(v39, v40);
+            out0[v25] = v41;
           }
         }
       }

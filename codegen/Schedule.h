@@ -51,17 +51,20 @@ inline constexpr int kMaxColumnSplits = 64;
 inline std::int64_t row_cache_elements(std::int64_t reduced) {
   return (reduced + kElementsPerThread - 1) / kElementsPerThread * kElementsPerThread;
 }
-/// Elements on each side of a square tile of an elementwise kernel with staged loads (KernelIR::transpose_tiles):
-/// one warp's width, so that a warp reads one tile row of a staged load, and writes one of the output, in one
-/// contiguous run. A block's kBlockSize threads cover a tile in kTransposeTile * kTransposeTile / kBlockSize passes.
-inline constexpr int kTransposeTile = 32;
+/// Elements on each side of a square tile of an elementwise kernel with staged loads (KernelIR::transpose_tiles): a
+/// tile row is two warps' contiguous run (256 bytes of float32) on either side. A block's kBlockSize threads cover a
+/// tile in kTransposeTile * kTransposeTile / kBlockSize passes of kBlockSize / kTransposeTile rows. Measured on the
+/// H200 (2026-12-03, float32, medians of 3, docs/results/2026-12-03d): 64 against 32, a + b.T of 8192^2 0.196 vs 0.207
+/// ms, the (2, 1, 0) permute of 256 x 1024 x 1024 0.556 vs 0.730 ms, of 255 x 1000 x 1001 0.801 vs 0.762 ms.
+inline constexpr int kTransposeTile = 64;
 /// Shortest extent of either tile axis for which a launch takes the tiled path (the kernel's other path reads the
 /// staged operands element by element): below it most of each tile's threads would idle.
 inline constexpr std::int64_t kTransposeTileMinExtent = 16;
 /// Most static shared memory the tiles of one kernel take (kTransposeTile x (kTransposeTile + 1) elements per staged
-/// load: the padding column keeps a warp's reads of a tile column on 32 banks). Below the 48 KiB a block may use
-/// without opting in, with room for 8 blocks of 256 threads per SM on the H200 (228 KiB).
-inline constexpr std::int64_t kMaxTransposeTileBytes = 24 * 1024;
+/// load: the padding column keeps a warp's reads of a tile column on distinct banks): two float32 tiles (16.25 KiB
+/// each) or one float64 tile, within the 48 KiB a block may use without opting in. A complex128 tile (65 KiB) never
+/// fits: those loads read in place.
+inline constexpr std::int64_t kMaxTransposeTileBytes = 40 * 1024;
 /// Most dynamic shared memory a launch gives a row cache (the default per-block limit, no opt-in needed).
 inline constexpr std::int64_t kMaxRowCacheBytes = 48 * 1024;
 /// Bytes of scratch per partial result of a split reduction (a value and, for arg reductions, its index at

@@ -157,11 +157,14 @@ TEST(Schedule, ElementwiseKernelsReadingViewsRunOnlyTheResidentBlocks) {
 // Kernels with staged loads (KernelIR::transpose_tiles) launch a block per unit of tiles where both tile axes have
 // at least kTransposeTileMinExtent elements: a tile, or in a square plane of tiles a pair of mirrored tiles.
 TEST(Schedule, TransposedKernelsLaunchABlockPerUnitOfTiles) {
-  EXPECT_EQ(codegen::transpose_tile_units(32 * 32, 32, 32), 1);
-  EXPECT_EQ(codegen::transpose_tile_units(64 * 64, 64, 64), 3); // (0, 0), (1, 1), the pair (0, 1) and (1, 0)
-  EXPECT_EQ(codegen::transpose_tile_units(96 * 64, 96, 64), 6); // 3 x 2 tiles, no pairs
-  EXPECT_EQ(codegen::transpose_tile_units(5 * 70 * 40, 70, 40), 5 * 3 * 2); // 5 planes of 3 x 2 tiles
-  EXPECT_EQ(codegen::transpose_tile_units(7 * 50 * 50, 50, 50), 7 * 3);     // 7 planes of 2 x 2 tiles, 3 units each
+  constexpr std::int64_t T = codegen::kTransposeTile;
+  auto tiles = [](std::int64_t extent) { return (extent + T - 1) / T; };
+  EXPECT_EQ(codegen::transpose_tile_units(T * T, T, T), 1);
+  EXPECT_EQ(codegen::transpose_tile_units(4 * T * T, 2 * T, 2 * T), 3); // (0, 0), (1, 1), the pair (0, 1), (1, 0)
+  EXPECT_EQ(codegen::transpose_tile_units(6 * T * T, 3 * T, 2 * T), 6); // 3 x 2 tiles, no pairs
+  const std::int64_t a = 3 * T - 5, b = 2 * T - 7, c = 2 * T - 14;
+  EXPECT_EQ(codegen::transpose_tile_units(5 * a * b, a, b), 5 * 3 * 2); // 5 planes of 3 x 2 tiles
+  EXPECT_EQ(codegen::transpose_tile_units(7 * c * c, c, c), 7 * 3);     // 7 planes of 2 x 2 tiles, 3 units each
   EXPECT_EQ(codegen::transpose_tile_units(15 * 1000, 15, 1000), 0);
   EXPECT_EQ(codegen::transpose_tile_units(1000 * 15, 1000, 15), 0);
 
@@ -169,9 +172,10 @@ TEST(Schedule, TransposedKernelsLaunchABlockPerUnitOfTiles) {
   auto k = last_kernel(m.T() + m);
   ASSERT_TRUE(k.ir.transpose_tiles.any());
   EXPECT_GE(codegen::launch_facts(k.ir).tile_axis_slot, 0);
-  EXPECT_EQ(shape_of(k).grid, 64 * 65 / 2);
-  EXPECT_EQ(shape_of(last_kernel(input({100, 3000}).T() + input({3000, 100}))).grid, 94 * 4);
-  EXPECT_EQ(shape_of(last_kernel(ascontiguousarray(input({5, 40, 70}).transpose({0, 2, 1})))).grid, 5 * 3 * 2);
+  EXPECT_EQ(shape_of(k).grid, tiles(2048) * (tiles(2048) + 1) / 2);
+  EXPECT_EQ(shape_of(last_kernel(input({100, 3000}).T() + input({3000, 100}))).grid, tiles(3000) * tiles(100));
+  EXPECT_EQ(shape_of(last_kernel(ascontiguousarray(input({5, 200, 70}).transpose({0, 2, 1})))).grid,
+            5 * tiles(70) * tiles(200));
   // Too narrow for tiles: the chunks of the untiled path, over the resident blocks at most.
   auto narrow = last_kernel(input({1000, 8}).T() + 1.0f);
   ASSERT_TRUE(narrow.ir.transpose_tiles.any());

@@ -258,6 +258,43 @@ TEST(Transpose, PermutationsAndNegativeAxes) {
   EXPECT_TRUE(Matches(lf::full({}, 3.0).T(), Ref{{}, {3.0}}));
 }
 
+// ascontiguousarray: a C-order copy of a view (a permute, a broadcast, a slice, a fill) with the view's values, whose
+// buffer is contiguous; an array whose value is (or will be) a contiguous buffer of its own comes back as it is.
+TEST(AsContiguousArray, CopiesViewsIntoCOrderAndKeepsContiguousArrays) {
+  Ref r = iota_ref({2, 3, 4});
+  Array a = to_array(r);
+  for (std::vector<int> axes : {std::vector<int>{1, 2, 0}, {2, 1, 0}, {0, 2, 1}, {1, 0, 2}}) {
+    Array c = lf::ascontiguousarray(a.transpose(axes));
+    EXPECT_FALSE(c.is_materialized());
+    EXPECT_TRUE(Matches(c, transpose_ref(r, axes)));
+    EXPECT_TRUE(c.is_materialized());
+  }
+  EXPECT_TRUE(Matches(lf::ascontiguousarray(a(slice(0, none), slice(2, 0, -1))), make_ref({2, 2, 4}, [&](auto& i) {
+                        return r.at({i[0], 2 - i[1], i[2]});
+                      })));
+  EXPECT_TRUE(Matches(lf::ascontiguousarray(lf::broadcast_to(to_array(iota_ref({4})), {3, 4})),
+                      make_ref({3, 4}, [&](auto& i) { return double(i[1]); })));
+  EXPECT_TRUE(Matches(lf::ascontiguousarray(lf::full({2, 2}, 7.0)), Ref{{2, 2}, {7, 7, 7, 7}}));
+  // Contiguous values: the same array (node), no copy.
+  EXPECT_EQ(graph_node(lf::ascontiguousarray(a)), graph_node(a));
+  Array lazy = a * 2.0;
+  EXPECT_EQ(graph_node(lf::ascontiguousarray(lazy)), graph_node(lazy));
+  Array evaluated_view = a.T();
+  evaluated_view.eval();
+  EXPECT_NE(graph_node(lf::ascontiguousarray(evaluated_view)), graph_node(evaluated_view));
+  // Every element type, through the copy.
+  for (int t = 0; t < lf::kNumDTypes; ++t) {
+    const DType type = DType(t);
+    Array copy = lf::ascontiguousarray(to_array(iota_ref({3, 5})).astype(type).eval().T());
+    if (lf::is_complex(type)) copy = lf::real(copy);
+    Ref want = make_ref({5, 3}, [&](auto& i) {
+      const double v = double(i[1] * 5 + i[0]);
+      return type == DType::Bool ? double(v != 0) : v;
+    });
+    EXPECT_TRUE(Matches(copy.astype(DType::Float64), want)) << lf::dtype_name(type);
+  }
+}
+
 TEST(ExpandDims, AllPositions) {
   Ref r = iota_ref({2, 3});
   Array a = to_array(r);

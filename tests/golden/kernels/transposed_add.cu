@@ -20,15 +20,15 @@ typedef int idx_t;
 extern "C" __global__ void __launch_bounds__(256) lf_k5c513829b1c253cd(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1, const idx_t p2) {
   const idx_t lf_da = p0, lf_db = p1;
   if (lf_da >= 16 && lf_db >= 16) {
-    __shared__ __align__(16) unsigned char lf_tb8[1056 * sizeof(float)];
-    float (*const lf_t8)[33] = reinterpret_cast<float (*)[33]>(lf_tb8);
-    const idx_t lf_na = (lf_da + 31) / 32, lf_nb = (lf_db + 31) / 32;
+    __shared__ __align__(16) unsigned char lf_tb8[4160 * sizeof(float)];
+    float (*const lf_t8)[65] = reinterpret_cast<float (*)[65]>(lf_tb8);
+    const idx_t lf_na = (lf_da + 63) / 64, lf_nb = (lf_db + 63) / 64;
     const bool lf_pairs = lf_na == lf_nb;
     const idx_t lf_per_plane = lf_pairs ? lf_na * (lf_na + 1) / 2 : lf_na * lf_nb;
     const idx_t lf_units = n / (lf_da * lf_db) * lf_per_plane;
     const idx_t lf_st1 = 1;
     const idx_t lf_st0 = lf_st1 * p1;
-    const int lf_lane = threadIdx.x % 32, lf_row = threadIdx.x / 32;
+    const int lf_lane = threadIdx.x % 64, lf_row = threadIdx.x / 64;
     for (idx_t lf_unit = blockIdx.x; lf_unit < lf_units; lf_unit += gridDim.x) {
       const idx_t lf_plane = lf_unit / lf_per_plane, lf_q = lf_unit % lf_per_plane;
       idx_t lf_r, lf_c;
@@ -44,35 +44,44 @@ extern "C" __global__ void __launch_bounds__(256) lf_k5c513829b1c253cd(const flo
       const idx_t lf_base = (idx_t)0;
       const int lf_tiles = lf_pairs && lf_r != lf_c ? 2 : 1;
       for (int lf_s = 0; lf_s < lf_tiles; ++lf_s) {
-        const idx_t lf_a0 = (lf_s == 0 ? lf_r : lf_c) * 32, lf_b0 = (lf_s == 0 ? lf_c : lf_r) * 32;
-        {
-          float lf_sv8[4] = {(float)0, (float)0, (float)0, (float)0};
+        const idx_t lf_a0 = (lf_s == 0 ? lf_r : lf_c) * 64, lf_b0 = (lf_s == 0 ? lf_c : lf_r) * 64;
+        float lf_sv8[16] = {(float)0, (float)0, (float)0, (float)0, (float)0, (float)0, (float)0, (float)0, (float)0, (float)0, (float)0, (float)0, (float)0, (float)0, (float)0, (float)0};
+        float lf_pv9[16] = {(float)0, (float)0, (float)0, (float)0, (float)0, (float)0, (float)0, (float)0, (float)0, (float)0, (float)0, (float)0, (float)0, (float)0, (float)0, (float)0};
 #pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const idx_t lf_tc0 = lf_a0 + lf_lane;
-            const idx_t lf_tc1 = lf_b0 + lf_row + 8 * e;
-            const bool lf_in = lf_tc0 < lf_da && lf_tc1 < lf_db;
-            const idx_t i = lf_base + lf_tc0 * lf_st0 + lf_tc1;
-            if (lf_in) {
-              const idx_t v0 = i;
-              const idx_t v3 = lf_tc0;
-              const idx_t v4 = lf_tc1;
-              const idx_t v5 = p2;
-              const idx_t v6 = v4 * v5;
-              const idx_t v7 = v3 + v6;
-              lf_sv8[e] = in0[v7];
-            }
+        for (int e = 0; e < 16; ++e) {
+          const idx_t lf_tc0 = lf_a0 + lf_lane;
+          const idx_t lf_tc1 = lf_b0 + lf_row + 4 * e;
+          const bool lf_in = lf_tc0 < lf_da && lf_tc1 < lf_db;
+          const idx_t i = lf_base + lf_tc0 * lf_st0 + lf_tc1;
+          if (lf_in) {
+            const idx_t v0 = i;
+            const idx_t v3 = lf_tc0;
+            const idx_t v4 = lf_tc1;
+            const idx_t v5 = p2;
+            const idx_t v6 = v4 * v5;
+            const idx_t v7 = v3 + v6;
+            lf_sv8[e] = in0[v7];
           }
+        }
 #pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            lf_t8[lf_row + 8 * e][lf_lane] = lf_sv8[e];
+        for (int e = 0; e < 16; ++e) {
+          const idx_t lf_tc1 = lf_b0 + lf_lane;
+          const idx_t lf_tc0 = lf_a0 + lf_row + 4 * e;
+          const bool lf_in = lf_tc0 < lf_da && lf_tc1 < lf_db;
+          const idx_t i = lf_base + lf_tc0 * lf_st0 + lf_tc1;
+          if (lf_in) {
+            lf_pv9[e] = in1[i];
           }
+        }
+#pragma unroll
+        for (int e = 0; e < 16; ++e) {
+          lf_t8[lf_row + 4 * e][lf_lane] = lf_sv8[e];
         }
         __syncthreads();
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
+        for (int e = 0; e < 16; ++e) {
           const idx_t lf_tc1 = lf_b0 + lf_lane;
-          const idx_t lf_tc0 = lf_a0 + lf_row + 8 * e;
+          const idx_t lf_tc0 = lf_a0 + lf_row + 4 * e;
           const bool lf_in = lf_tc0 < lf_da && lf_tc1 < lf_db;
           const idx_t i = lf_base + lf_tc0 * lf_st0 + lf_tc1;
           if (lf_in) {
@@ -84,8 +93,8 @@ extern "C" __global__ void __launch_bounds__(256) lf_k5c513829b1c253cd(const flo
             const idx_t v5 = p2;
             const idx_t v6 = v4 * v5;
             const idx_t v7 = v3 + v6;
-            const float v8 = lf_t8[lf_lane][lf_row + 8 * e];
-            const float v9 = in1[i];
+            const float v8 = lf_t8[lf_lane][lf_row + 4 * e];
+            const float v9 = lf_pv9[e];
             const float v10 = lf_add(v8, v9);
             out0[i] = v10;
           }

@@ -1,6 +1,7 @@
 #include "codegen/TransposeTiles.h"
 
 #include "codegen/Schedule.h"
+#include "codegen/VectorAccess.h"
 
 #include <lazyfuse/dtype.hpp>
 
@@ -8,38 +9,13 @@ namespace lazyfuse::codegen {
 
 namespace {
 
-constexpr int kUnknown = -1;
-
 // Per instruction: how its index value changes when coordinate `axis` of the output's index in unravel group `group`
-// grows by one and the other coordinates stay (0, 1 or kUnknown). The output's linear index, and its coordinates in
-// other groups, change by amounts the structure does not say.
-std::vector<int> axis_steps(const KernelIR& ir, int root_lin, int group, int axis) {
-  std::vector<int> step(ir.code.size(), kUnknown);
-  auto known = [](int s) { return s == 0 || s == 1 ? s : kUnknown; };
-  for (std::size_t k = 0; k < ir.code.size(); ++k) {
-    const Instr& in = ir.code[k];
-    auto at = [&](int a) { return a < 0 ? 0 : step[std::size_t(a)]; };
-    const int a = at(in.a), b = at(in.b);
-    switch (in.op) {
-    case IrOp::LinearIndex: step[k] = kUnknown; break;
-    case IrOp::IndexParam:
-    case IrOp::IndexConst:
-    case IrOp::ScalarParam: step[k] = 0; break;
-    case IrOp::Coord:
-      if (in.a == root_lin)
-        step[k] = in.slot != group ? kUnknown : in.imm == axis ? 1 : 0;
-      else
-        step[k] = a == 0 ? 0 : kUnknown;
-      break;
-    case IrOp::IAdd: step[k] = a == kUnknown || b == kUnknown ? kUnknown : known(a + b); break;
-    case IrOp::ISub: step[k] = a == kUnknown || b == kUnknown ? kUnknown : known(a - b); break;
-    default:
-      // Products, quotients, predicates and values: invariant when their operands are, else unknown.
-      step[k] = a == 0 && b == 0 && at(in.c) == 0 ? 0 : kUnknown;
-      break;
-    }
-  }
-  return step;
+// grows by one and the other coordinates stay. The output's linear index, and its coordinates in other groups, change
+// by amounts the structure does not say.
+std::vector<int> axis_steps(const KernelIR& ir, int group, int axis) {
+  return index_steps(ir, IndexWalk{kUnknownStep, [&](const Instr& coord) {
+                                     return coord.slot != group ? kUnknownStep : coord.imm == axis ? 1 : 0;
+                                   }});
 }
 
 } // namespace
@@ -62,8 +38,8 @@ TransposeTiles find_transpose_tiles(const KernelIR& ir) {
     if (!root_group[g]) continue;
     const int rank = int(ir.unravels[g].size());
     for (int axis = 0; axis + 1 < rank; ++axis) {
-      const auto step = axis_steps(ir, root_lin, int(g), axis);
-      const auto step_last = axis_steps(ir, root_lin, int(g), rank - 1);
+      const auto step = axis_steps(ir, int(g), axis);
+      const auto step_last = axis_steps(ir, int(g), rank - 1);
       TransposeTiles tiles{int(g), axis, std::vector<bool>(ir.code.size(), false)};
       std::size_t count = 0;
       std::int64_t bytes = 0;

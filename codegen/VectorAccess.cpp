@@ -4,24 +4,18 @@
 
 namespace lazyfuse::codegen {
 
-namespace {
-
-constexpr int kUnknown = -1;
-
-// Per instruction: how its index value steps with the thread's element j of an elementwise kernel, or with the
-// reduced index r of a reduction kernel's loop (0, 1 or kUnknown).
-std::vector<int> index_steps(const KernelIR& ir) {
+std::vector<int> index_steps(const KernelIR& ir, const IndexWalk& walk) {
   int root_lin = -1;
   for (std::size_t k = 0; k < ir.code.size(); ++k)
     if (ir.code[k].op == IrOp::LinearIndex) root_lin = int(k);
-  std::vector<int> step(ir.code.size(), kUnknown);
-  auto known = [](int s) { return s == 0 || s == 1 ? s : kUnknown; };
+  std::vector<int> step(ir.code.size(), kUnknownStep);
+  auto known = [](int s) { return s == 0 || s == 1 ? s : kUnknownStep; };
   for (std::size_t k = 0; k < ir.code.size(); ++k) {
     const Instr& in = ir.code[k];
     auto at = [&](int a) { return a < 0 ? 0 : step[std::size_t(a)]; };
     const int a = at(in.a), b = at(in.b);
     switch (in.op) {
-    case IrOp::LinearIndex:
+    case IrOp::LinearIndex: step[k] = walk.linear; break;
     case IrOp::LoopBegin: step[k] = 1; break;
     case IrOp::OuterIndex:
     case IrOp::IndexParam:
@@ -29,12 +23,12 @@ std::vector<int> index_steps(const KernelIR& ir) {
     case IrOp::ScalarParam: step[k] = 0; break;
     case IrOp::Coord:
       if (in.a == root_lin)
-        step[k] = std::size_t(in.imm) + 1 == ir.unravels[std::size_t(in.slot)].size() ? 1 : 0;
+        step[k] = walk.root_coord(in);
       else
-        step[k] = a == 0 ? 0 : kUnknown;
+        step[k] = a == 0 ? 0 : kUnknownStep;
       break;
-    case IrOp::IAdd: step[k] = a == kUnknown || b == kUnknown ? kUnknown : known(a + b); break;
-    case IrOp::ISub: step[k] = a == kUnknown || b == kUnknown ? kUnknown : known(a - b); break;
+    case IrOp::IAdd: step[k] = a == kUnknownStep || b == kUnknownStep ? kUnknownStep : known(a + b); break;
+    case IrOp::ISub: step[k] = a == kUnknownStep || b == kUnknownStep ? kUnknownStep : known(a - b); break;
     case IrOp::Load:
     case IrOp::IndexToValue:
     case IrOp::Unary:
@@ -43,15 +37,28 @@ std::vector<int> index_steps(const KernelIR& ir) {
     case IrOp::Select:
       // A value is the same for every element where everything it is computed from is: a gather index read once
       // per row (an embedding's) makes that row's addresses step by one. Values have no other known step.
-      step[k] = a == 0 && b == 0 && at(in.c) == 0 ? 0 : kUnknown;
+      step[k] = a == 0 && b == 0 && at(in.c) == 0 ? 0 : kUnknownStep;
       break;
     default:
       // Products, quotients, predicates and checked indices: invariant when their operands are, else unknown.
-      if (is_index_op(in.op) || is_predicate_op(in.op)) step[k] = a == 0 && b == 0 ? 0 : kUnknown;
+      if (is_index_op(in.op) || is_predicate_op(in.op)) step[k] = a == 0 && b == 0 ? 0 : kUnknownStep;
       break;
     }
   }
   return step;
+}
+
+namespace {
+
+// The printer's vector path: a thread's elements j of an elementwise kernel (the output's coordinates step like its
+// linear index in their last dimension: the vector path keeps a thread's elements in one row, and stay in the
+// others), or a reduction loop's r.
+std::vector<int> thread_element_steps(const KernelIR& ir) {
+  return index_steps(ir, IndexWalk{1, [&](const Instr& coord) {
+                                     return std::size_t(coord.imm) + 1 == ir.unravels[std::size_t(coord.slot)].size()
+                                                ? 1
+                                                : 0;
+                                   }});
 }
 
 } // namespace
@@ -59,7 +66,7 @@ std::vector<int> index_steps(const KernelIR& ir) {
 std::vector<bool> find_unit_step_loads(const KernelIR& ir) {
   std::vector<bool> loads(ir.code.size(), false);
   if (ir.schedule != Schedule::Elementwise) return loads;
-  const auto step = index_steps(ir);
+  const auto step = thread_element_steps(ir);
   // The printer computes a unit-step load's address, and its predicate per element, ahead of the values: from pure
   // index arithmetic, or through values that do not change with the element (a checked gather index read once per
   // vector), which it computes ahead too. A predicate computed from values that do change could not be.
@@ -76,7 +83,7 @@ std::vector<bool> find_unit_step_loads(const KernelIR& ir) {
 std::vector<bool> find_unit_step_randoms(const KernelIR& ir) {
   std::vector<bool> randoms(ir.code.size(), false);
   if (is_column(ir.schedule) || ir.schedule == Schedule::Scan) return randoms; // printed one element at a time
-  const auto step = index_steps(ir);
+  const auto step = thread_element_steps(ir);
   // The printer computes a grouped draw's first index ahead of the values from pure index arithmetic only.
   const auto dependent = data_dependent_indices(ir);
   auto is_param = [&](int k) { return ir.code[std::size_t(k)].op == IrOp::ScalarParam; };

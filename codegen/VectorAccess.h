@@ -3,9 +3,26 @@
 
 #include "codegen/KernelIR.h"
 
+#include <functional>
 #include <vector>
 
 namespace lazyfuse::codegen {
+
+/// A step of an index value that is neither 0 nor 1, or not known.
+inline constexpr int kUnknownStep = -1;
+
+/// A walk over a kernel's index space, for index_steps: the step of the output's linear index (LinearIndex) and of
+/// each coordinate that unravels it (a root Coord); a reduction loop's r (LoopBegin) steps by one, the outer index
+/// stays.
+struct IndexWalk {
+  int linear = 1;
+  std::function<int(const Instr& coord)> root_coord;
+};
+
+/// Per instruction of `ir`: how its index value changes (0, 1 or kUnknownStep) in one step of `walk`. Parameters stay;
+/// sums and differences add their operands' steps; a loaded or computed value stays where everything it is computed
+/// from does (a gather index read once per row); anything else is unknown.
+std::vector<int> index_steps(const KernelIR& ir, const IndexWalk& walk);
 
 /// Per instruction of `ir`: true for a Load of an elementwise kernel whose address, in the printer's vector path,
 /// is a + j for the thread's element j (a the address of its first element), so that its kElementsPerThread

@@ -579,17 +579,17 @@ private:
   }
 
   // The staged loads' values of the tile, lanes along the staged axis, all loaded before any is stored; with them
-  // the prefetched loads of the tile's elements (lanes along the last axis), so that both are in flight together.
+  // the tile's early loads (lanes along the last axis), so that both are in flight together.
   void stage_tile() {
     for (std::size_t k = 0; k < ir_.code.size(); ++k)
-      if (tiles_.staged[k] || prefetched_[k]) {
+      if (tiles_.staged[k] || tiles_.early[k]) {
         std::string zeros;
         for (int e = 0; e < kPasses; ++e) zeros += (e ? ", " : "") + zero_of(ir_.code[k].dtype);
         w_.line(cuda_type(ir_.code[k].dtype), tiles_.staged[k] ? " lf_sv" : " lf_pv", k, "[", kPasses, "] = {", zeros,
                 "};");
       }
     load_passes(tiles_.axis, tiles_.staged, "lf_sv");
-    load_passes(tile_rank() - 1, prefetched_, "lf_pv");
+    load_passes(tile_rank() - 1, tiles_.early, "lf_pv");
     w_.directive("#pragma unroll");
     auto passes = w_.block("for (int e = 0; e < ", kPasses, "; ++e)");
     for (std::size_t k = 0; k < ir_.code.size(); ++k)
@@ -635,7 +635,7 @@ private:
       if (tiles_.staged[n])
         w_.line("const ", cuda_type(ir_.code[n].dtype), " ", v(int(n)), " = lf_t", n, "[lf_lane][lf_row + ",
                 kBlockSize / kTransposeTile, " * e];");
-      else if (prefetched_[n])
+      else if (tiles_.early[n])
         w_.line("const ", cuda_type(ir_.code[n].dtype), " ", v(int(n)), " = lf_pv", n, "[e];");
       else
         tile_instruction(n);
@@ -878,22 +878,6 @@ private:
   bool any_gathered_ = false;
   bool any_grouped_elsewhere_ = false; // a grouped Random read at another index than the kernel's own
   const TransposeTiles& tiles_ = ir_.transpose_tiles;
-  // The loads the tiled path reads before its barrier, beside the staged ones: those read in place whose address
-  // and predicate are index arithmetic alone. Measured on the H200 (2026-12-03, 64-element tiles): x + x.T of 8192^2
-  // 0.150 ms with them, 0.163 without; the other layout benchmarks within 0.5%.
-  std::vector<bool> prefetched() const {
-    std::vector<bool> p(ir_.code.size(), false);
-    if (!tiles_.any()) return p;
-    for (std::size_t k = 0; k < ir_.code.size(); ++k) {
-      const Instr& in = ir_.code[k];
-      if (tiles_.staged[k]) continue;
-      if (in.op == IrOp::LoadLinear) p[k] = true;
-      if (in.op == IrOp::Load && !dependent_[std::size_t(in.a)] && (in.b < 0 || !dependent_[std::size_t(in.b)]))
-        p[k] = true;
-    }
-    return p;
-  }
-  const std::vector<bool> prefetched_ = prefetched();
 };
 
 // ---- Reduction kernels ----

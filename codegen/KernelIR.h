@@ -165,6 +165,9 @@ struct TransposeTiles {
   int group = -1;           ///< the unravel group the tiles span; -1: the kernel stages nothing
   int axis = -1;            ///< the axis of `group` along which the staged loads' addresses step by one
   std::vector<bool> staged; ///< per instruction: a Load read through a tile
+  /// Per instruction: a load read in place whose address (and predicate) is index arithmetic alone, which the tiled
+  /// path reads with the staged loads, before its barrier, so that both are in flight together.
+  std::vector<bool> early;
   bool any() const { return group >= 0; }
   bool operator==(const TransposeTiles&) const = default;
 };

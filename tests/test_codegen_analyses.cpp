@@ -310,9 +310,13 @@ TEST(CodegenAnalyses, TransposeTilesStageTheLoadsAcrossTheOutputRows) {
     EXPECT_EQ(k.ir.transpose_tiles.axis, 0);
     EXPECT_EQ(k.ir.unravels[std::size_t(k.ir.transpose_tiles.group)].size(), 2u);
     EXPECT_EQ(staged_count(k.ir), 1u) << codegen::to_string(k.ir);
+    // a (contiguous) and the row are read in place, early; the staged load is not.
+    const auto& early = k.ir.transpose_tiles.early;
+    EXPECT_EQ(std::count(early.begin(), early.end(), true), 2) << codegen::to_string(k.ir);
     for (std::size_t n = 0; n < k.ir.code.size(); ++n)
       if (k.ir.transpose_tiles.staged[n]) {
         EXPECT_EQ(k.ir.code[n].op, IrOp::Load);
+        EXPECT_FALSE(early[n]);
       }
   }
   EXPECT_TRUE(lowered(a + b.T().T().T() * 2.0f).ir.transpose_tiles.any());

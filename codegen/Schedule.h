@@ -54,8 +54,8 @@ inline std::int64_t row_cache_elements(std::int64_t reduced) {
 /// Elements on each side of a square tile of an elementwise kernel with staged loads (KernelIR::transpose_tiles): a
 /// tile row is two warps' contiguous run (256 bytes of float32) on either side. A block's kBlockSize threads cover a
 /// tile in kTransposeTile * kTransposeTile / kBlockSize passes of kBlockSize / kTransposeTile rows. Measured on the
-/// H200 (2026-12-03, float32, medians of 3, docs/results/2026-12-03d): 64 against 32, a + b.T of 8192^2 0.196 vs 0.207
-/// ms, the (2, 1, 0) permute of 256 x 1024 x 1024 0.556 vs 0.730 ms, of 255 x 1000 x 1001 0.801 vs 0.762 ms.
+/// H200 (2026-12-03, float32, medians of 3, docs/results/2026-12-03d run 2): 64 against 32, a + b.T of 8192^2 0.196 vs
+/// 0.206 ms, the (2, 1, 0) permute of 256 x 1024 x 1024 0.556 vs 0.730 ms, of 255 x 1000 x 1001 0.805 vs 0.766 ms.
 inline constexpr int kTransposeTile = 64;
 /// Shortest extent of either tile axis for which a launch takes the tiled path (the kernel's other path reads the
 /// staged operands element by element): below it most of each tile's threads would idle.

@@ -33,13 +33,16 @@ TransposeTiles find_transpose_tiles(const KernelIR& ir) {
   // The printer computes a staged load's address (and predicate) for the tile's elements in another order than the
   // body's: from index arithmetic alone.
   const auto dependent = data_dependent_indices(ir);
+  auto index_address = [&](const Instr& in) {
+    return !dependent[std::size_t(in.a)] && (in.b < 0 || !dependent[std::size_t(in.b)]);
+  };
   std::size_t best_count = 0;
   for (std::size_t g = 0; g < ir.unravels.size(); ++g) {
     if (!root_group[g]) continue;
     const int rank = int(ir.unravels[g].size());
+    const auto step_last = axis_steps(ir, int(g), rank - 1);
     for (int axis = 0; axis + 1 < rank; ++axis) {
       const auto step = axis_steps(ir, int(g), axis);
-      const auto step_last = axis_steps(ir, int(g), rank - 1);
       TransposeTiles tiles{int(g), axis, std::vector<bool>(ir.code.size(), false), {}};
       std::size_t count = 0;
       std::int64_t bytes = 0;
@@ -49,7 +52,7 @@ TransposeTiles find_transpose_tiles(const KernelIR& ir) {
         if (in.op != IrOp::Load || ir.unit_step_loads[k] || step[std::size_t(in.a)] != 1 ||
             step_last[std::size_t(in.a)] == 0)
           continue;
-        if (dependent[std::size_t(in.a)] || (in.b >= 0 && dependent[std::size_t(in.b)])) continue;
+        if (!index_address(in)) continue;
         const std::int64_t tile =
             std::int64_t(kTransposeTile) * (kTransposeTile + 1) * std::int64_t(itemsize(in.dtype));
         if (bytes + tile > kMaxTransposeTileBytes) continue;
@@ -70,8 +73,7 @@ TransposeTiles find_transpose_tiles(const KernelIR& ir) {
   for (std::size_t k = 0; k < ir.code.size(); ++k) {
     const Instr& in = ir.code[k];
     if (best.staged[k]) continue;
-    best.early[k] = in.op == IrOp::LoadLinear || (in.op == IrOp::Load && !dependent[std::size_t(in.a)] &&
-                                                  (in.b < 0 || !dependent[std::size_t(in.b)]));
+    best.early[k] = in.op == IrOp::LoadLinear || (in.op == IrOp::Load && index_address(in));
   }
   return best;
 }

@@ -1,10 +1,10 @@
 # Installs lazyfuse so that another CMake project can
 #   find_package(lazyfuse 0.1 REQUIRED)
 #   target_link_libraries(app PRIVATE lazyfuse::lazyfuse)
-# The static layer libraries are all installed and exported (a static library's private dependencies are part
-# of its link interface). lazyfuse_warnings is exported too because every layer links it PRIVATE: for a
-# static library that leaves $<LINK_ONLY:lazyfuse_warnings> in the interface, which links nothing and passes
-# no compile options to consumers.
+# The layer libraries are all installed and exported (a static library's private dependencies are part of its link
+# interface; shared ones find each other through their install RPATH, $ORIGIN). lazyfuse_warnings is exported too
+# because every layer links it PRIVATE: for a static library that leaves $<LINK_ONLY:lazyfuse_warnings> in the
+# interface, which links nothing and passes no compile options to consumers.
 include(CMakePackageConfigHelpers)
 
 set(LAZYFUSE_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/lazyfuse CACHE STRING

@@ -1,7 +1,8 @@
-// Elementwise kernels whose operands disagree on the contiguous axis (issue 19): a + b.T and x + x.T of 8192^2
-// float32, and 3-d permutes copied into C order (ascontiguousarray) of 256 x 1024 x 1024 and of the odd
-// 255 x 1000 x 1001, each one kernel. Timing and kernel-count checks: bench/common.h. Bytes are the minimal bytes of a
-// call: every operand read once, the result written once (x + x.T reads x once).
+// Elementwise kernels whose operands disagree on the contiguous axis or broadcast (issue 19): a + b.T and x + x.T of
+// 8192^2 float32, 3-d permutes copied into C order (ascontiguousarray) of 256 x 1024 x 1024 and of the odd
+// 255 x 1000 x 1001; an 8192^2 matrix plus a row, times a column, its plain contiguous counterpart x * 2, and a layer
+// norm with per-column scale and shift; each one kernel. Timing and kernel-count checks: bench/common.h. Bytes are the
+// minimal bytes of a call: every operand read once, the result written once (x + x.T reads x once).
 #include "common.h"
 
 using namespace lazyfuse_bench;
@@ -41,6 +42,40 @@ void BM_Permute(benchmark::State& state) {
       state, [&] { ascontiguousarray(x.transpose(axes)).eval(); }, 1, 2.0 * 4.0 * double(d0 * d1 * d2));
 }
 
+// The plain contiguous kernel the broadcasts are compared with: one matrix read, one written.
+void BM_ScaleContiguous(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  auto x = matrix(kSide, kSide, 5);
+  measure(
+      state, [&] { (x * 2).eval(); }, 1, 2.0 * 4.0 * double(kSide * kSide));
+}
+
+void BM_AddRow(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  auto x = matrix(kSide, kSide, 6);
+  auto row = random_f32(kSide, -1, 1, 7).eval();
+  measure(
+      state, [&] { (x + row).eval(); }, 1, 2.0 * 4.0 * double(kSide * kSide) + 4.0 * kSide);
+}
+
+void BM_MulColumn(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  auto x = matrix(kSide, kSide, 8);
+  auto column = matrix(kSide, 1, 9);
+  measure(
+      state, [&] { (x * column).eval(); }, 1, 2.0 * 4.0 * double(kSide * kSide) + 4.0 * kSide);
+}
+
+// A transformer's layer norm over rows of 8192, with per-column scale (gamma) and shift (beta).
+void BM_LayerNorm(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  auto x = matrix(kSide, kSide, 10);
+  auto gamma = random_f32(kSide, 0.5, 1.5, 11).eval(), beta = random_f32(kSide, -1, 1, 12).eval();
+  measure(
+      state, [&] { ((x - mean(x, 1, true)) / sqrt(var(x, 1, 0, true) + 1e-5f) * gamma + beta).eval(); }, 1,
+      2.0 * 4.0 * double(kSide * kSide) + 2.0 * 4.0 * kSide);
+}
+
 } // namespace
 
 BENCHMARK(BM_CopyReference)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
@@ -57,5 +92,9 @@ BENCHMARK(BM_Permute)
     ->UseManualTime()
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ScaleContiguous)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AddRow)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_MulColumn)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LayerNorm)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Peer benchmarks of elementwise work across layouts, the workloads of bench/bench_layout.cpp (issue 19): a + b.T and
-x + x.T of 8192^2 float32 (BM_AddTransposed, BM_AddOwnTranspose), and 3-d permutes copied into C order of
+x + x.T of 8192^2 float32 (BM_AddTransposed, BM_AddOwnTranspose), 3-d permutes copied into C order of
 256 x 1024 x 1024 and 255 x 1000 x 1001 float32 (BM_Permute): NumPy's ascontiguousarray(x.transpose(axes)), torch's
-x.permute(axes).contiguous(), jnp.transpose(x, axes). Systems: CuPy, torch eager, torch.compile (default mode),
+x.permute(axes).contiguous(), jnp.transpose(x, axes); and broadcasts on an 8192^2 matrix: x * 2 (BM_ScaleContiguous,
+the plain contiguous kernel), x + row (BM_AddRow), x * column (BM_MulColumn) and a layer norm over rows with
+per-column scale and shift (BM_LayerNorm; torch: F.layer_norm). Systems: CuPy, torch eager, torch.compile (default mode),
 jax.jit. Each system runs in its own subprocess with the timing method of run_peers.py (3 warm-up calls, 5 trials of
 20 back-to-back calls and one synchronize, the median), beside a 256 MiB device-to-device copy for the bandwidth
 percentages over the minimal bytes (each operand read once, the result written once; x + x.T reads x once).
 
-Checks: every result equal to NumPy's on the same inputs (float32 additions and copies are exact); a failure marks
-the cell WRONG.
+Checks: every result equal to NumPy's on the same inputs (float32 additions, products and copies are exact), the
+layer norm within 1e-4 (absolute and relative) of NumPy's float64 one; a failure marks the cell WRONG.
 
 Usage:
   python3 bench/peers/run_layout_peers.py --out-md layout-peers.md --out-json layout-peers.json \
@@ -38,7 +40,11 @@ def shapes(quick: bool) -> dict:
 
 
 def workloads() -> list:
-    return ["add_transposed", "add_own_transpose"] + [f"permute{p}_{k}" for k in ("pow2", "odd") for p in PERMUTES]
+    return (["add_transposed", "add_own_transpose"] + [f"permute{p}_{k}" for k in ("pow2", "odd") for p in PERMUTES]
+            + BROADCASTS)
+
+
+BROADCASTS = ["scale", "add_row", "mul_column", "layer_norm"]
 
 
 def minimal_bytes(w: str, s: dict) -> int:
@@ -46,6 +52,9 @@ def minimal_bytes(w: str, s: dict) -> int:
         return 3 * 4 * s["side"] ** 2
     if w == "add_own_transpose":
         return 2 * 4 * s["side"] ** 2
+    if w in BROADCASTS:
+        side = s["side"]
+        return 2 * 4 * side ** 2 + {"scale": 0, "add_row": 1, "mul_column": 1, "layer_norm": 2}[w] * 4 * side
     d0, d1, d2 = s[w.split("_")[1]]
     return 2 * 4 * d0 * d1 * d2
 
@@ -56,7 +65,11 @@ def make_input(np, s: dict):
     return {"a": rng.uniform(-1, 1, (side, side)).astype(np.float32),
             "b": rng.uniform(-1, 1, (side, side)).astype(np.float32),
             "pow2": rng.uniform(-1, 1, s["pow2"]).astype(np.float32),
-            "odd": rng.uniform(-1, 1, s["odd"]).astype(np.float32)}
+            "odd": rng.uniform(-1, 1, s["odd"]).astype(np.float32),
+            "row": rng.uniform(-1, 1, side).astype(np.float32),
+            "column": rng.uniform(-1, 1, (side, 1)).astype(np.float32),
+            "gamma": rng.uniform(0.5, 1.5, side).astype(np.float32),
+            "beta": rng.uniform(-1, 1, side).astype(np.float32)}
 
 
 def reference(np, w: str, inputs: dict):
@@ -64,6 +77,16 @@ def reference(np, w: str, inputs: dict):
         return inputs["a"] + inputs["b"].T
     if w == "add_own_transpose":
         return inputs["a"] + inputs["a"].T
+    if w == "scale":
+        return inputs["a"] * np.float32(2)
+    if w == "add_row":
+        return inputs["a"] + inputs["row"]
+    if w == "mul_column":
+        return inputs["a"] * inputs["column"]
+    if w == "layer_norm":
+        x = inputs["a"].astype(np.float64)
+        z = (x - x.mean(1, keepdims=True)) / np.sqrt(x.var(1, keepdims=True) + 1e-5)
+        return z * inputs["gamma"] + inputs["beta"]
     axes, kind = w[len("permute"):].split("_")
     return np.ascontiguousarray(inputs[kind].transpose(PERMUTES[axes]))
 
@@ -72,17 +95,37 @@ def check(np, w: str, inputs: dict, out) -> str:
     got, want = np.asarray(out), reference(np, w, inputs)
     if got.shape != want.shape:
         return f"shape {got.shape}, expected {want.shape}"
+    if w == "layer_norm":
+        return "" if bool(np.allclose(got, want, rtol=1e-4, atol=1e-4)) else "values differ from NumPy's"
     return "" if bool((got == want).all()) else "values differ from NumPy's"
 
 
-def calls(xp_add, xp_permute, arrays: dict) -> dict:
-    """The workloads' calls from a system's a + b.T and permute(x, axes)."""
+def layer_norm(xp, x, gamma, beta):
+    """The layer norm as written with NumPy's functions (CuPy, jax.numpy)."""
+    mu = x.mean(1, keepdims=True)
+    return (x - mu) / xp.sqrt(((x - mu) ** 2).mean(1, keepdims=True) + 1e-5) * gamma + beta
+
+
+def calls(xp_add, xp_permute, arrays: dict, broadcasts: dict) -> dict:
+    """The workloads' calls from a system's a + b.T, permute(x, axes) and its functions of the broadcast workloads,
+    each called with the arrays it names (BROADCAST_ARGS)."""
     fns = {"add_transposed": lambda: xp_add(arrays["a"], arrays["b"]),
            "add_own_transpose": lambda: xp_add(arrays["a"], arrays["a"])}
+    for w in BROADCASTS:
+        fns[w] = (lambda f=broadcasts[w], args=[arrays[k] for k in BROADCAST_ARGS[w]]: f(*args))
     for p, axes in PERMUTES.items():
         for k in ("pow2", "odd"):
             fns[f"permute{p}_{k}"] = (lambda x=arrays[k], axes=axes: xp_permute(x, axes))
     return fns
+
+
+BROADCAST_ARGS = {"scale": ["a"], "add_row": ["a", "row"], "mul_column": ["a", "column"],
+                  "layer_norm": ["a", "gamma", "beta"]}
+
+
+def broadcast_functions(xp) -> dict:
+    return {"scale": lambda x: x * 2, "add_row": lambda x, r: x + r, "mul_column": lambda x, c: x * c,
+            "layer_norm": lambda x, g, b: layer_norm(xp, x, g, b)}
 
 
 # ---- workers: one system each, in its own process ----
@@ -90,7 +133,8 @@ def calls(xp_add, xp_permute, arrays: dict) -> dict:
 def cupy_worker(inputs):
     import cupy as cp
     arrays = {k: cp.asarray(v) for k, v in inputs.items()}
-    fns = calls(lambda a, b: a + b.T, lambda x, axes: cp.ascontiguousarray(x.transpose(axes)), arrays)
+    fns = calls(lambda a, b: a + b.T, lambda x, axes: cp.ascontiguousarray(x.transpose(axes)), arrays,
+                broadcast_functions(cp))
     a = cp.full(COPY_BYTES // 4, 1.5, dtype=cp.float32)
     b = cp.empty_like(a)
     copy = lambda: cp.cuda.runtime.memcpyAsync(b.data.ptr, a.data.ptr, COPY_BYTES,  # noqa: E731
@@ -108,9 +152,12 @@ def torch_start(inputs, compile_them: bool):
     def permute(x, axes):
         return x.permute(axes).contiguous()
 
+    broadcasts = broadcast_functions(torch)
+    broadcasts["layer_norm"] = lambda x, g, b: torch.nn.functional.layer_norm(x, (x.shape[1],), g, b, 1e-5)
     if compile_them:
         add, permute = torch.compile(add), torch.compile(permute)
-    fns = calls(add, permute, arrays)
+        broadcasts = {w: torch.compile(f) for w, f in broadcasts.items()}
+    fns = calls(add, permute, arrays, broadcasts)
     a = torch.full((COPY_BYTES // 4,), 1.5, dtype=torch.float32, device="cuda")
     b = torch.empty_like(a)
     return fns, (lambda: b.copy_(a)), torch.cuda.synchronize, (lambda t: t.detach().cpu().numpy()), \
@@ -130,7 +177,8 @@ def jax_worker(inputs):
         state["last"] = v
         return v
 
-    fns = calls(lambda a, b: keep(add(a, b)), lambda x, axes: keep(permutes[axes](x)), arrays)
+    broadcasts = {w: (lambda *args, f=jax.jit(f): keep(f(*args))) for w, f in broadcast_functions(jnp).items()}
+    fns = calls(lambda a, b: keep(add(a, b)), lambda x, axes: keep(permutes[axes](x)), arrays, broadcasts)
     copy, sync = jax_copy_and_sync(jax, jnp, state)
     return fns, copy, sync, (lambda v: jax.device_get(v)), {"jax": jax.__version__}
 
@@ -153,7 +201,8 @@ def lazyfuse_cells(paths: list) -> dict:
     BM_CopyReference."""
     s = shapes(False)
     names = {"BM_AddTransposed": "add_transposed", "BM_AddOwnTranspose": "add_own_transpose",
-             "BM_CopyReference": "copy"}
+             "BM_CopyReference": "copy", "BM_ScaleContiguous": "scale", "BM_AddRow": "add_row",
+             "BM_MulColumn": "mul_column", "BM_LayerNorm": "layer_norm"}
     for k in ("pow2", "odd"):
         d0, d1, d2 = s[k]
         for p in PERMUTES:
@@ -167,7 +216,8 @@ def write_markdown(report: dict, path: str) -> None:
                          f"side = {report['n']}: timing: median of 5 trials of 20 calls (bench/peers/run_peers.py's "
                          "method); % of each system's own 256 MiB device copy over the minimal bytes (each operand "
                          "read once, the result written once). permuteABC_pow2: axes (A, B, C) of 256 x 1024 x 1024, "
-                         "_odd: of 255 x 1000 x 1001.")
+                         "_odd: of 255 x 1000 x 1001; scale: x * 2 of the square matrix, add_row: x + row, mul_column: x * column, "
+                         "layer_norm: over rows, with per-column scale and shift.")
 
 
 def main() -> int:

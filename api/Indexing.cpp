@@ -187,22 +187,10 @@ Array take(const Array& a, const Array& indices, std::optional<int> axis) {
   return wrap_node(graph::make_gather(source, {idx}, {ax}, ax));
 }
 
-Array take_along_axis(const Array& a, const Array& indices, std::optional<int> axis) {
-  const NodePtr& source = node_of(a, "take_along_axis");
-  const NodePtr& idx = node_of(indices, "take_along_axis", "the indices");
-  if (!axis) {
-    if (idx->ndim() != 1)
-      throw ValueError("take_along_axis: with axis None, indices must be 1-dimensional, got " +
-                       graph::describe("indices", *idx));
-    return wrap_node(graph::make_gather(graph::reshape(source, {-1}), {idx}, {0}, 0));
-  }
-  if (idx->ndim() != source->ndim())
-    throw ValueError("take_along_axis: indices and arr must have the same number of dimensions: " +
-                     graph::describe("arr", *source) + ", " + graph::describe("indices", *idx));
-  const int ax = graph::normalize_axis("take_along_axis", *axis, source->ndim());
-  if (source->ndim() > std::int64_t(graph::kMaxGatherIndices))
-    throw IndexError("take_along_axis: at most " + std::to_string(graph::kMaxGatherIndices) + " dimensions, got " +
-                     graph::describe("arr", *source));
+namespace {
+
+// take_along_axis of arrays with the same number of dimensions, at most kMaxGatherIndices (one index array per axis).
+NodePtr take_along_each_axis(const NodePtr& source, const NodePtr& idx, int ax) {
   // Every axis is indexed: the selecting one by `indices`, each other one by its own coordinate (an iota of size 1
   // where a's axis is 1 and broadcasts), so that a's other axes and indices' broadcast together, as in NumPy.
   std::vector<NodePtr> arrays;
@@ -217,7 +205,51 @@ Array take_along_axis(const Array& a, const Array& indices, std::optional<int> a
     shape[std::size_t(d)] = source->shape[std::size_t(d)];
     arrays.push_back(graph::make_iota(std::move(shape), DType::Int64, d, 0, 1));
   }
-  return wrap_node(graph::make_gather(source, std::move(arrays), std::move(axes), 0));
+  return graph::make_gather(source, std::move(arrays), std::move(axes), 0);
+}
+
+// take_along_axis beyond kMaxGatherIndices dimensions, which a gather cannot index one by one: a's and indices' other
+// axes are broadcast together, and those before and after `ax` merged into one each (views where the layouts allow,
+// lazy copies otherwise), so that the gather indexes three axes; the result is reshaped back.
+NodePtr take_along_merged_axes(const NodePtr& source, const NodePtr& idx, int ax) {
+  Shape source_shape = source->shape, index_shape = idx->shape;
+  std::int64_t before = 1, after = 1;
+  for (std::size_t d = 0; d < source_shape.size(); ++d) {
+    if (int(d) == ax) continue;
+    std::int64_t& s = source_shape[d];
+    std::int64_t& i = index_shape[d];
+    if (s != i && s != 1 && i != 1)
+      throw IndexError("take_along_axis: shape mismatch: " + graph::describe("arr", *source) + " and " +
+                       graph::describe("indices", *idx) + " cannot be broadcast together (axis " + std::to_string(ax) +
+                       " aside)");
+    s = i = std::max(s, i);
+    (int(d) < ax ? before : after) *= s;
+  }
+  const std::int64_t length = source_shape[std::size_t(ax)], count = index_shape[std::size_t(ax)];
+  const NodePtr gathered =
+      take_along_each_axis(graph::reshape(graph::broadcast_to(source, source_shape), {before, length, after}),
+                           graph::reshape(graph::broadcast_to(idx, index_shape), {before, count, after}), 1);
+  return graph::reshape(gathered, index_shape);
+}
+
+} // namespace
+
+Array take_along_axis(const Array& a, const Array& indices, std::optional<int> axis) {
+  const NodePtr& source = node_of(a, "take_along_axis");
+  const NodePtr& idx = node_of(indices, "take_along_axis", "the indices");
+  if (!axis) {
+    if (idx->ndim() != 1)
+      throw ValueError("take_along_axis: with axis None, indices must be 1-dimensional, got " +
+                       graph::describe("indices", *idx));
+    return wrap_node(graph::make_gather(graph::reshape(source, {-1}), {idx}, {0}, 0));
+  }
+  if (idx->ndim() != source->ndim())
+    throw ValueError("take_along_axis: indices and arr must have the same number of dimensions: " +
+                     graph::describe("arr", *source) + ", " + graph::describe("indices", *idx));
+  const int ax = graph::normalize_axis("take_along_axis", *axis, source->ndim());
+  if (source->ndim() > std::int64_t(graph::kMaxGatherIndices))
+    return wrap_node(take_along_merged_axes(source, idx, ax));
+  return wrap_node(take_along_each_axis(source, idx, ax));
 }
 
 Array put(const Array& a, const Array& indices, const Array& values, const std::string& mode) {

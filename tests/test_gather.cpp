@@ -168,6 +168,80 @@ TEST(Gather, TakeAndTakeAlongAxis) {
   EXPECT_THROW(take_along_axis(x, i, 1), ValueError);
 }
 
+// NumPy's take_along_axis of arrays of any rank (row-major, broadcasting every axis but `axis`), for a reference.
+std::vector<float> take_along_reference(const std::vector<float>& a, const Shape& a_shape,
+                                        const std::vector<std::int64_t>& idx, const Shape& idx_shape, int axis,
+                                        Shape& out_shape) {
+  const std::size_t n = a_shape.size();
+  out_shape = idx_shape;
+  for (std::size_t d = 0; d < n; ++d)
+    if (int(d) != axis) out_shape[d] = std::max(a_shape[d], idx_shape[d]);
+  std::int64_t total = 1;
+  for (auto d : out_shape) total *= d;
+  std::vector<float> out;
+  std::vector<std::int64_t> coord(n, 0);
+  for (std::int64_t e = 0; e < total; ++e) {
+    std::int64_t rest = e, a_flat = 0, i_flat = 0;
+    for (std::size_t d = n; d-- > 0;) {
+      coord[d] = rest % out_shape[d];
+      rest /= out_shape[d];
+    }
+    for (std::size_t d = 0; d < n; ++d) i_flat = i_flat * idx_shape[d] + (idx_shape[d] == 1 ? 0 : coord[d]);
+    std::int64_t k = idx[std::size_t(i_flat)];
+    if (k < 0) k += a_shape[std::size_t(axis)];
+    for (std::size_t d = 0; d < n; ++d)
+      a_flat = a_flat * a_shape[d] + (int(d) == axis ? k : (a_shape[d] == 1 ? 0 : coord[d]));
+    out.push_back(a[std::size_t(a_flat)]);
+  }
+  return out;
+}
+
+// A gather indexes at most kMaxGatherIndices axes one by one; take_along_axis of more dimensions merges the axes
+// around `axis` (found by the randomized differential test: an 8-d take_along_axis used to raise).
+TEST(Gather, TakeAlongAxisOfEightAndNineDimensions) {
+  std::mt19937_64 rng(20261203);
+  struct Case {
+    Shape a_shape, idx_shape;
+    int axis;
+  };
+  const std::vector<Case> cases = {
+      {{4, 1, 5, 2, 6, 2, 1, 2}, {4, 1, 5, 1, 6, 1, 5, 2}, 6},
+      {{2, 3, 1, 2, 4, 1, 2, 3}, {1, 3, 2, 2, 3, 2, 1, 1}, 4},
+      {{2, 1, 3, 2, 2, 1, 2, 2, 3}, {2, 2, 1, 1, 2, 3, 2, 1, 4}, -1},
+      {{3, 2, 2, 1, 2, 2, 1, 2}, {5, 2, 1, 3, 2, 1, 2, 2}, 0},
+  };
+  for (const Case& c : cases) {
+    const int n = int(c.a_shape.size()), axis = c.axis < 0 ? c.axis + n : c.axis;
+    std::int64_t a_size = 1, i_size = 1;
+    for (auto d : c.a_shape) a_size *= d;
+    for (auto d : c.idx_shape) i_size *= d;
+    std::vector<float> a(std::size_t(a_size), 0.0f);
+    for (auto& v : a) v = float(std::int64_t(rng() % 2001) - 1000) / 8.0f;
+    const std::int64_t length = c.a_shape[std::size_t(axis)];
+    std::vector<std::int64_t> idx(std::size_t(i_size), 0);
+    for (auto& k : idx) k = std::int64_t(rng() % std::uint64_t(2 * length)) - length; // negative ones too
+    Shape want_shape;
+    const std::vector<float> want = take_along_reference(a, c.a_shape, idx, c.idx_shape, axis, want_shape);
+    const Array got = take_along_axis(asarray(a, c.a_shape), asarray(idx, c.idx_shape), c.axis);
+    EXPECT_EQ(got.shape(), want_shape);
+    EXPECT_EQ(values_of(got), want);
+    // A view as the source: the transpose of the transposed data.
+    Shape reversed(c.a_shape.rbegin(), c.a_shape.rend());
+    const Array a_view = asarray(values_of(asarray(a, c.a_shape).T()), reversed).T();
+    EXPECT_EQ(values_of(take_along_axis(a_view, asarray(idx, c.idx_shape), c.axis)), want);
+  }
+  // Axes other than `axis` that do not broadcast: NumPy's IndexError, naming both shapes.
+  const Array a = ramp({2, 3, 1, 2, 2, 1, 2, 2});
+  const Array bad = asarray(std::vector<std::int64_t>(4 * 3 * 2, 0), {4, 3, 1, 1, 2, 1, 1, 1});
+  try {
+    (void)take_along_axis(a, bad, 7);
+    ADD_FAILURE() << "no error";
+  } catch (const IndexError& e) {
+    EXPECT_NE(std::string(e.what()).find("(2, 3, 1, 2, 2, 1, 2, 2)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("(4, 3, 1, 1, 2, 1, 1, 1)"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Gather, OutOfRangeIsAnIndexErrorWhenMaterialized) {
   Array x = ramp({5});
   Array bad = asarray<std::int64_t>({0, 1, 5, 2});

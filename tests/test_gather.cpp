@@ -232,6 +232,11 @@ TEST(Gather, TakeAlongAxisOfEightAndNineDimensions) {
   }
   // Axes other than `axis` that do not broadcast: NumPy's IndexError, naming both shapes.
   const Array a = ramp({2, 3, 1, 2, 2, 1, 2, 2});
+  // An index out of range: axis 1 of the merged view, with the axis' size (docs/semantics.md).
+  std::vector<std::int64_t> far(2 * 3 * 2 * 2 * 2, 0);
+  far[5] = 3;
+  EXPECT_EQ(error_of(take_along_axis(a, asarray(far, {2, 3, 1, 2, 2, 1, 2, 1}), 7)),
+            "index 3 is out of bounds for axis 1 with size 2");
   const Array bad = asarray(std::vector<std::int64_t>(4 * 3 * 2, 0), {4, 3, 1, 1, 2, 1, 1, 1});
   try {
     (void)take_along_axis(a, bad, 7);

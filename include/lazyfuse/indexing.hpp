@@ -27,8 +27,7 @@ Array take(const Array& a, const Array& indices, std::optional<int> axis = std::
 /// NumPy's take_along_axis: `indices` has a's number of dimensions; along `axis` it selects, and the other axes of a
 /// and indices broadcast together (result[i, j] = a[i, indices[i, j]] for axis 1 of 2-D arrays). With axis nullopt,
 /// `a` is flattened and `indices` must be 1-D. ValueError when the dimensions differ; IndexError for index arrays
-/// that are not integers or shapes that do not broadcast. Any number of dimensions; beyond 7 an index out of range
-/// names axis 1 (of the view that merges the axes before and after `axis`) with `axis`'s size.
+/// that are not integers or shapes that do not broadcast. Any rank (docs/semantics.md: the errors' axis beyond 7).
 Array take_along_axis(const Array& a, const Array& indices, std::optional<int> axis);
 
 /// NumPy's put, with value semantics: a new array equal to a except that its flattened elements at `indices` hold

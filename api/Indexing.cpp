@@ -222,7 +222,7 @@ NodePtr take_along_merged_axes(const NodePtr& source, const NodePtr& idx, int ax
       throw IndexError("take_along_axis: shape mismatch: " + graph::describe("arr", *source) + " and " +
                        graph::describe("indices", *idx) + " cannot be broadcast together (axis " + std::to_string(ax) +
                        " aside)");
-    s = i = std::max(s, i);
+    s = i = s == 1 ? i : s; // an axis of 0 broadcasts against 1 to 0
     (int(d) < ax ? before : after) *= s;
   }
   const std::int64_t length = source_shape[std::size_t(ax)], count = index_shape[std::size_t(ax)];

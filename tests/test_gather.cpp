@@ -175,7 +175,7 @@ std::vector<float> take_along_reference(const std::vector<float>& a, const Shape
   const std::size_t n = a_shape.size();
   out_shape = idx_shape;
   for (std::size_t d = 0; d < n; ++d)
-    if (int(d) != axis) out_shape[d] = std::max(a_shape[d], idx_shape[d]);
+    if (int(d) != axis) out_shape[d] = a_shape[d] == 1 ? idx_shape[d] : a_shape[d];
   std::int64_t total = 1;
   for (auto d : out_shape) total *= d;
   std::vector<float> out;
@@ -209,6 +209,7 @@ TEST(Gather, TakeAlongAxisOfEightAndNineDimensions) {
       {{2, 3, 1, 2, 4, 1, 2, 3}, {1, 3, 2, 2, 3, 2, 1, 1}, 4},
       {{2, 1, 3, 2, 2, 1, 2, 2, 3}, {2, 2, 1, 1, 2, 3, 2, 1, 4}, -1},
       {{3, 2, 2, 1, 2, 2, 1, 2}, {5, 2, 1, 3, 2, 1, 2, 2}, 0},
+      {{2, 1, 3, 1, 2, 2, 1, 2}, {2, 0, 2, 3, 1, 2, 2, 1}, 2}, // an axis of 0 broadcast against 1
   };
   for (const Case& c : cases) {
     const int n = int(c.a_shape.size()), axis = c.axis < 0 ? c.axis + n : c.axis;

@@ -72,13 +72,17 @@ std::string v(int id) {
   return "v" + std::to_string(id);
 }
 
-// Coordinate k of linear index `lin` in unravel group g, computed from scratch.
+// Coordinate k of linear index `lin` in unravel group g, computed from scratch (the divisions by the dimensions
+// through their constants: lf_div).
 std::string coord_expr(const KernelIR& ir, const Instr& in) {
   const auto& dims = ir.unravels[std::size_t(in.slot)];
+  auto slot = [&](std::size_t d) { return std::to_string(ir.code[std::size_t(dims[d])].slot); };
   std::string e = v(in.a);
-  for (std::size_t d = dims.size(); d-- > std::size_t(in.imm) + 1;)
-    e = "(" + e + " / p" + std::to_string(ir.code[std::size_t(dims[d])].slot) + ")";
-  if (in.imm > 0) e = "(" + e + " % p" + std::to_string(ir.code[std::size_t(dims[std::size_t(in.imm)])].slot) + ")";
+  for (std::size_t d = dims.size(); d-- > std::size_t(in.imm) + 1;) e = "lf_div(" + e + ", lf_d" + slot(d) + ")";
+  if (in.imm > 0) {
+    const std::string k = slot(std::size_t(in.imm));
+    e = "lf_mod(" + e + ", p" + k + ", lf_d" + k + ")";
+  }
   return e;
 }
 
@@ -260,6 +264,20 @@ void print_header(std::ostringstream& os, const KernelIR& ir) {
           "  }\n"
           "}\n\n";
   os << "typedef " << (ir.index32 ? "int" : "long long") << " idx_t;\n\n";
+  // Unravelling divides by dimensions; the host computes each one's constants (codegen/KernelAbi.h: FastDivisor32,
+  // FastDivisor64, whose layouts these are).
+  if (has_divisor_params(ir)) {
+    if (ir.index32)
+      os << "struct lf_divisor { unsigned mul; unsigned shift; };\n"
+            "__device__ __forceinline__ idx_t lf_div(idx_t n, lf_divisor d) { return (idx_t)((__umulhi((unsigned)n, "
+            "d.mul) + (unsigned)n) >> d.shift); }\n";
+    else
+      os << "struct lf_divisor { unsigned long long mul; unsigned shift; };\n"
+            "__device__ __forceinline__ idx_t lf_div(idx_t n, lf_divisor d) { return (idx_t)((__umul64hi((unsigned "
+            "long long)n, d.mul) + (unsigned long long)n) >> d.shift); }\n";
+    os << "__device__ __forceinline__ idx_t lf_mod(idx_t n, idx_t p, lf_divisor d) { return n - lf_div(n, d) * p; "
+          "}\n\n";
+  }
   os << "extern \"C\" __global__ void __launch_bounds__(" << kBlockSize << ") " << ir.name << "(";
   const char* separator = "";
   for_each_abi_param(ir, [&](const AbiParam& p) {
@@ -660,7 +678,7 @@ private:
     if (!unravelled_) return;
     w_.directive("#pragma unroll");
     auto loop = w_.block("for (int u = 0; u < ", U, "; ++u)");
-    w_.line("idx_t lf_rest;");
+    w_.line("idx_t lf_rest, lf_next;");
     for (std::size_t g = 0; g < ir_.unravels.size(); ++g) {
       if (!root_group_[g]) continue;
       const auto& dims = ir_.unravels[g];
@@ -670,8 +688,10 @@ private:
         if (k == 0) {
           w_.line(c, "0[u] = lf_rest;");
         } else {
-          w_.line(c, k, "[u] = lf_rest % ", param(dims[k]), ";");
-          w_.line("lf_rest = lf_rest / ", param(dims[k]), ";");
+          const std::string slot = std::to_string(ir_.code[std::size_t(dims[k])].slot);
+          w_.line("lf_next = lf_div(lf_rest, lf_d", slot, ");");
+          w_.line(c, k, "[u] = lf_rest - lf_next * p", slot, ";");
+          w_.line("lf_rest = lf_next;");
         }
       }
       w_.line("lf_whole = lf_whole && ", c, dims.size() - 1, "[u] + ", V, " <= ", param(dims.back()), ";");

@@ -8,6 +8,37 @@
 
 namespace lazyfuse::codegen {
 
+namespace {
+
+__extension__ typedef unsigned __int128 Uint128; // GCC and Clang; the products of 64-bit divisors need 128 bits
+
+int ceil_log2(std::uint64_t d) {
+  int l = 0;
+  while (l < 64 && (std::uint64_t(1) << l) < d) ++l;
+  return l;
+}
+
+} // namespace
+
+FastDivisor32 fast_divisor32(std::int64_t d) {
+  if (d <= 1) return {1, 0}; // divides by one: mulhi(n, 1) = 0 for every 32-bit n
+  LAZYFUSE_ASSERT(d < (std::int64_t(1) << 31), "fast_divisor32: the divisor does not fit a 32-bit index");
+  const auto ud = std::uint64_t(d);
+  const int l = ceil_log2(ud);
+  return {std::uint32_t((((std::uint64_t(1) << l) - ud) << 32) / ud + 1), std::uint32_t(l)};
+}
+
+FastDivisor64 fast_divisor64(std::int64_t d) {
+  if (d <= 1) return {1, 0};
+  const auto ud = std::uint64_t(d);
+  const int l = ceil_log2(ud);
+  return {std::uint64_t((Uint128((std::uint64_t(1) << l) - ud) << 64) / ud + 1), std::uint32_t(l)};
+}
+
+std::uint64_t FastDivisor64::divide(std::uint64_t n) const {
+  return (std::uint64_t(Uint128(n) * mul >> 64) + n) >> shift;
+}
+
 std::vector<AbiParam> kernel_abi(const KernelIR& ir) {
   std::vector<AbiParam> abi;
   for_each_abi_param(ir, [&](const AbiParam& p) { abi.push_back(p); });
@@ -20,6 +51,7 @@ std::string abi_name(const AbiParam& p) {
   case AbiRole::Output: return "out" + std::to_string(p.slot);
   case AbiRole::Count: return "n";
   case AbiRole::Param: return "p" + std::to_string(p.slot);
+  case AbiRole::Divisor: return "lf_d" + std::to_string(p.slot);
   case AbiRole::SplitPartials: return "lf_partials";
   case AbiRole::SplitTickets: return "lf_tickets";
   case AbiRole::SplitCount: return "lf_splits";
@@ -41,6 +73,7 @@ std::string abi_declaration(const KernelIR& ir, const AbiParam& p) {
     const ParamSlot& slot = ir.params[std::size_t(p.slot)];
     return std::string("const ") + (slot.is_index ? "idx_t" : cuda_type(slot.dtype)) + " " + name;
   }
+  case AbiRole::Divisor: return "const lf_divisor " + name;
   case AbiRole::SplitPartials: return "unsigned char* __restrict__ " + name;
   case AbiRole::SplitTickets:
   case AbiRole::ErrorWord: return "unsigned int* __restrict__ " + name;
@@ -63,6 +96,7 @@ std::size_t abi_size(const KernelIR& ir, const AbiParam& p) {
     const ParamSlot& slot = ir.params[std::size_t(p.slot)];
     return slot.is_index ? index_bytes : itemsize(slot.dtype);
   }
+  case AbiRole::Divisor: return ir.index32 ? sizeof(FastDivisor32) : sizeof(FastDivisor64);
   }
   LAZYFUSE_ASSERT(false, ("abi_size: unknown parameter role " + std::to_string(int(p.role))).c_str());
   return 0;
@@ -95,7 +129,8 @@ PackedArgs pack_kernel_args(const KernelIR& ir, const KernelArgs& args, const st
   LAZYFUSE_ASSERT(!has_block_scratch(ir.schedule) || split,
                   ("kernel " + ir.name + ": a split launch without its scratch").c_str());
   PackedArgs packed;
-  packed.reserve(ir.inputs.size() + ir.outputs.size() + 1 + ir.params.size() + 4);
+  // A divisor's constants take up to 16 bytes and their alignment: three 8-byte places with its parameter's.
+  packed.reserve(ir.inputs.size() + ir.outputs.size() + 1 + 3 * ir.params.size() + 4);
   auto push_index = [&](std::int64_t v) {
     if (ir.index32)
       packed.push(std::int32_t(v));
@@ -116,6 +151,14 @@ PackedArgs pack_kernel_args(const KernelIR& ir, const KernelArgs& args, const st
       }
       // The kernel's parameter has the layout of the type's host type (bool: != 0; integers: the low bits).
       graph::visit_opmath_type(slot.dtype, [&]<class T>() { packed.push(graph::opmath_value<T>(pv.f, pv.i, pv.im)); });
+      break;
+    }
+    case AbiRole::Divisor: {
+      const std::int64_t d = args.params[std::size_t(p.slot)].i;
+      if (ir.index32)
+        packed.push(fast_divisor32(d));
+      else
+        packed.push(fast_divisor64(d));
       break;
     }
     case AbiRole::SplitPartials: packed.push(split->partials); break;

@@ -19,6 +19,7 @@ enum class AbiRole : std::uint8_t {
   Output,        ///< `T* __restrict__ out<slot>`: output `slot`
   Count,         ///< `const idx_t n`: output elements (elementwise) or outer elements (reductions)
   Param,         ///< `const idx_t p<slot>` or `const T p<slot>`: parameter `slot` of the IR
+  Divisor,       ///< `const lf_divisor lf_d<slot>`: the fast-division constants of parameter `slot` (FastDivisor)
   SplitPartials, ///< split schedules: `unsigned char* __restrict__ lf_partials`, the blocks' partial results
   SplitTickets,  ///< split schedules: `unsigned int* __restrict__ lf_tickets`, a counter per group (zeroed)
   SplitCount,    ///< split schedules: `const idx_t lf_splits`, blocks per group (LaunchShape::splits)
@@ -32,14 +33,17 @@ struct AbiParam {
 };
 
 /// Calls `f(AbiParam)` for every parameter of `ir`'s kernel, in order: inputs, outputs, n, the IR's parameters in
-/// slot order, then for split and scan schedules the partials, the tickets and the split count, then for kernels with
-/// bounds checks (has_bounds_checks) the error word. Allocates nothing (the
-/// executor packs arguments on the host path of every launch).
+/// slot order, the divisors' constants (is_divisor_param) in slot order, then for split and scan schedules the
+/// partials, the tickets and the split count, then for kernels with bounds checks (has_bounds_checks) the error word.
+/// Allocates nothing (the executor packs arguments on the host path of every launch).
 template <class F> void for_each_abi_param(const KernelIR& ir, F&& f) {
   for (std::size_t k = 0; k < ir.inputs.size(); ++k) f(AbiParam{AbiRole::Input, int(k)});
   for (std::size_t k = 0; k < ir.outputs.size(); ++k) f(AbiParam{AbiRole::Output, int(k)});
   f(AbiParam{AbiRole::Count, -1});
   for (std::size_t k = 0; k < ir.params.size(); ++k) f(AbiParam{AbiRole::Param, int(k)});
+  if (has_divisor_params(ir))
+    for (std::size_t k = 0; k < ir.params.size(); ++k)
+      if (is_divisor_param(ir, int(k))) f(AbiParam{AbiRole::Divisor, int(k)});
   if (has_block_scratch(ir.schedule)) {
     f(AbiParam{AbiRole::SplitPartials, -1});
     f(AbiParam{AbiRole::SplitTickets, -1});
@@ -57,6 +61,28 @@ std::string abi_name(const AbiParam& p);
 std::string abi_declaration(const KernelIR& ir, const AbiParam& p);
 /// Bytes of the parameter's value in the argument buffer (pointers 8, idx_t 4 or 8, scalars their item size).
 std::size_t abi_size(const KernelIR& ir, const AbiParam& p);
+
+/// The constants with which a kernel divides an index n >= 0 by a divisor d >= 1 without a division instruction:
+/// q = (mulhi(n, mul) + n) >> shift, mulhi the high half of the product in the index width of N bits (Granlund and
+/// Montgomery, "Division by invariant integers using multiplication", PLDI 1994, section 4: shift = ceil(log2 d),
+/// mul = floor(2^N (2^shift - d) / d) + 1). Exact for n < 2^(N-1), where the sum cannot overflow: a kernel's indices
+/// are non-negative values of a signed type. A division by a run-time value costs about twenty dependent
+/// instructions on the GPU; this costs three, and an unravelled coordinate sits on the address path of every load.
+/// The layouts are the kernel's `lf_divisor` (CudaPrinter.cpp) for 32- and 64-bit indices.
+struct FastDivisor32 {
+  std::uint32_t mul = 0, shift = 0;
+  /// n / d, computed as the kernel does.
+  std::uint32_t divide(std::uint32_t n) const { return std::uint32_t(((std::uint64_t(n) * mul >> 32) + n) >> shift); }
+};
+struct FastDivisor64 {
+  std::uint64_t mul = 0;
+  std::uint32_t shift = 0;
+  std::uint64_t divide(std::uint64_t n) const;
+};
+/// The constants for divisor `d` (1 <= d < 2^31, resp. 2^63). d <= 0, which only a kernel with no elements can be
+/// given (an empty dimension), gets constants that divide by one.
+FastDivisor32 fast_divisor32(std::int64_t d);
+FastDivisor64 fast_divisor64(std::int64_t d);
 
 /// The scratch of a split launch (codegen::LaunchShape): where the partials and the tickets live.
 struct SplitArgs {

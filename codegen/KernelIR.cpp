@@ -100,6 +100,19 @@ bool has_bounds_checks(const KernelIR& ir) {
   return false;
 }
 
+bool is_divisor_param(const KernelIR& ir, int slot) {
+  for (const auto& dims : ir.unravels)
+    for (std::size_t k = 1; k < dims.size(); ++k)
+      if (ir.code[std::size_t(dims[k])].slot == slot) return true;
+  return false;
+}
+
+bool has_divisor_params(const KernelIR& ir) {
+  for (const auto& dims : ir.unravels)
+    if (dims.size() > 1) return true;
+  return false;
+}
+
 std::vector<bool> data_dependent_indices(const KernelIR& ir) {
   std::vector<bool> dependent(ir.code.size(), false);
   for (std::size_t k = 0; k < ir.code.size(); ++k) {

@@ -231,6 +231,12 @@ struct KernelArgs {
 
 /// Whether the kernel checks gather indices (has a CheckedIndex), and so takes an error word.
 bool has_bounds_checks(const KernelIR& ir);
+/// Whether parameter `slot` is a dimension that the CUDA printer divides linear indices by to unravel them: dimension
+/// k >= 1 of an unravel group (dimension 0 is what is left). The kernel then also takes its fast-division constants
+/// (codegen/KernelAbi.h: AbiRole::Divisor).
+bool is_divisor_param(const KernelIR& ir, int slot);
+/// Whether any parameter is (is_divisor_param).
+bool has_divisor_params(const KernelIR& ir);
 /// Per instruction: an index or predicate computed from a loaded value (a CheckedIndex and what is computed from
 /// it). The CUDA printer computes pure index arithmetic ahead of the values in places (vector addresses, hoisting
 /// out of loops); these it prints in order with the values instead.

@@ -3,11 +3,15 @@
 
 #include "api/ApiAccess.h"
 #include "codegen/CudaPrinter.h"
+#include "codegen/KernelAbi.h"
 #include "codegen/Lower.h"
 #include "codegen/Nvrtc.h"
+#include "graph/Build.h"
+#include "graph/Node.h"
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <random>
 #include <regex>
 
@@ -326,4 +330,75 @@ TEST(Codegen, GeneratedKernelsRoundEveryProductAndSum) {
     EXPECT_NE(ptx.find("mul.rn" + suffix), std::string::npos) << ptx;
     EXPECT_NE(ptx.find("add.rn" + suffix), std::string::npos) << ptx;
   }
+}
+
+// Kernels with 64-bit indices divide by their dimensions through __umul64hi: a leaf whose storage claims more elements
+// than 32-bit indices reach makes one (only its first 64 are read: the kernel is compiled, not run).
+TEST(Codegen, SixtyFourBitIndexKernelsDivideByTheirDimensions) {
+  struct LargeClaimStorage : graph::Storage {
+    explicit LargeClaimStorage(std::vector<float>& host) {
+      data = host.data();
+      bytes = std::size_t(codegen::kIndex32Limit + 4096) * sizeof(float);
+    }
+  };
+  std::vector<float> host(64, 1.5f);
+  const Array big = detail::ApiAccess::adopt(
+      graph::make_buffer(std::make_shared<LargeClaimStorage>(host), DType::Float32, {4, 2, 8}, 0, {16, 8, 1}));
+  const Array result = big * random_array({4, 1, 1}, DType::Float32) + random_array({8}, DType::Float32) +
+                       big(slice(none, none, -1), slice(none, none), slice(none, none, -1));
+  // One plan: nothing is evaluated, so no backend reads the storage's claim.
+  const auto plans = fusion::partition({graph_node(result)}, {});
+  ASSERT_EQ(plans.size(), 1u);
+  const auto low = codegen::lower(plans[0]);
+  ASSERT_FALSE(low.ir.index32);
+  const std::string src = codegen::render_cuda(low.ir);
+  expect_in_order(src, {"typedef long long idx_t;", "struct lf_divisor { unsigned long long mul; unsigned shift; };",
+                        "__umul64hi", "const lf_divisor lf_d", "lf_div("});
+  codegen::CompileOptions opt;
+  opt.arch = 90;
+  try {
+    EXPECT_FALSE(codegen::compile_cuda(src, low.ir.name, opt).image.empty());
+  } catch (const CompileError& e) {
+    ADD_FAILURE() << e.what() << "\n" << codegen::numbered_source(src);
+  }
+}
+
+// The constants a kernel divides indices by (codegen/KernelAbi.h): every divisor up to 4096, the divisors around
+// each power of two and the largest, against the division they replace, at the dividends where a multiply-high
+// rounds wrong first (multiples of d and their neighbours, the largest index) and random ones.
+TEST(FastDivisor, DividesEveryIndexAsDivisionDoes) {
+  std::mt19937_64 rng(20261203);
+  std::vector<std::int64_t> divisors;
+  for (std::int64_t d = 1; d <= 4096; ++d) divisors.push_back(d);
+  for (int b = 12; b < 63; ++b)
+    for (std::int64_t e : {-1, 0, 1}) divisors.push_back((std::int64_t(1) << b) + e);
+  divisors.push_back(std::numeric_limits<std::int64_t>::max());
+  for (int k = 0; k < 2000; ++k) divisors.push_back(std::int64_t(rng() >> 1) >> (rng() % 63));
+  for (std::int64_t d : divisors) {
+    if (d < 1) continue;
+    const bool fits32 = d < (std::int64_t(1) << 31);
+    const codegen::FastDivisor64 d64 = codegen::fast_divisor64(d);
+    const codegen::FastDivisor32 d32 = fits32 ? codegen::fast_divisor32(d) : codegen::FastDivisor32{};
+    auto check = [&](std::int64_t n) {
+      if (n < 0) return;
+      ASSERT_EQ(d64.divide(std::uint64_t(n)), std::uint64_t(n / d)) << n << " / " << d << " (64 bits)";
+      if (fits32 && n <= std::numeric_limits<std::int32_t>::max()) {
+        ASSERT_EQ(d32.divide(std::uint32_t(n)), std::uint32_t(n / d)) << n << " / " << d << " (32 bits)";
+      }
+    };
+    for (std::int64_t q : {0, 1, 2, 3, 1000, 65535}) {
+      if (q > 0 && d > std::numeric_limits<std::int64_t>::max() / q) break;
+      for (std::int64_t e : {-1, 0, 1}) check(q * d + e);
+    }
+    for (std::int64_t top :
+         {std::int64_t(std::numeric_limits<std::int32_t>::max()), std::numeric_limits<std::int64_t>::max()})
+      for (std::int64_t e : {0, 1, 2}) check(top - e - (top - e) % d), check(top - e);
+    for (int k = 0; k < 64; ++k) {
+      check(std::int64_t(rng() >> 33));
+      check(std::int64_t(rng() >> 1));
+    }
+  }
+  // A divisor an empty dimension can give (no element is ever divided by it) divides by one.
+  EXPECT_EQ(codegen::fast_divisor32(0).divide(12345u), 12345u);
+  EXPECT_EQ(codegen::fast_divisor64(0).divide(12345u), 12345u);
 }

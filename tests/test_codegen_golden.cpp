@@ -250,6 +250,8 @@ TEST(CodegenGolden, PrintedSignaturesAndPackedArgumentsAgree) {
           width = sizeof(void*);
         } else if (type == "const idx_t") {
           width = index_bytes;
+        } else if (type == "const lf_divisor") {
+          width = ir.index32 ? 8 : 16;
         } else {
           for (DType t : {
 // clang-format off
@@ -289,6 +291,24 @@ TEST(CodegenGolden, PrintedSignaturesAndPackedArgumentsAgree) {
             std::memcpy(&v, packed.data(k), sizeof(T));
             EXPECT_EQ(v, is_floating(t) ? T(pv.f) : T(pv.i));
           });
+          break;
+        }
+        case codegen::AbiRole::Divisor: {
+          // The constants of the parameter's value, which divide as the kernel will.
+          const std::int64_t d = kernel.args.params[slot].i;
+          EXPECT_TRUE(ir.params[slot].is_index);
+          for (std::int64_t n : {std::int64_t(0), d - 1, d, 7 * d + 3, std::int64_t(kernel.args.n) - 1}) {
+            if (n < 0) continue;
+            if (ir.index32) {
+              codegen::FastDivisor32 fd;
+              std::memcpy(&fd, packed.data(k), sizeof fd);
+              EXPECT_EQ(fd.divide(std::uint32_t(n)), std::uint32_t(n / d)) << n << " / " << d;
+            } else {
+              codegen::FastDivisor64 fd;
+              std::memcpy(&fd, packed.data(k), sizeof fd);
+              EXPECT_EQ(fd.divide(std::uint64_t(n)), std::uint64_t(n / d)) << n << " / " << d;
+            }
+          }
           break;
         }
         case codegen::AbiRole::SplitPartials: EXPECT_EQ(as_int(), 0x9000); break;

@@ -3,6 +3,7 @@
 // checked against a host reference. Every test skips without a CUDA backend, unless LAZYFUSE_TEST_REQUIRE_GPU=1.
 #include <lazyfuse/lazyfuse.hpp>
 
+#include "graph/Node.h"
 #include "tests/gpu_test.h"
 
 #include <gtest/gtest.h>
@@ -230,4 +231,42 @@ TEST(CudaSchedule, TransposedOperandsThroughTilesAreExact) {
         view * 0.5f, [&](const C& c) { return double(hb[std::size_t((2 + 3 * c[1]) * cols + 3 + c[0])] * 0.5f); },
         "b.T[3:, 2::3] * 0.5");
   }
+}
+
+// Unravelling divides the output's index by dimensions through constants the host computes (codegen/KernelAbi.h:
+// FastDivisor32, FastDivisor64). Broadcast row and column operands read at the coordinates, for dimensions whose
+// constants differ in kind (1, powers of two and their neighbours, primes, a large prime), with 32-bit indices and,
+// past 2^31 elements, 64-bit ones.
+TEST(CudaSchedule, BroadcastOperandsUnravelRightAtBothIndexWidths) {
+  LAZYFUSE_SKIP_WITHOUT_GPU();
+  using C = std::vector<std::int64_t>;
+  std::uint64_t seed = 300;
+  for (Shape shape :
+       {Shape{7, 641, 3}, Shape{3, 1, 6700417}, Shape{65, 64, 63}, Shape{2, 3, 5, 7}, Shape{1023, 1025}}) {
+    const auto hx = small_integers(graph::shape_size(shape), ++seed);
+    const auto hrow = small_integers(shape.back(), ++seed), hcol = small_integers(shape[0], ++seed);
+    Shape column_shape(shape.size(), 1);
+    column_shape[0] = shape[0];
+    auto x = asarray(hx, shape), row = asarray(hrow, {shape.back()}), col = asarray(hcol, column_shape);
+    expect_elements(
+        x * col + row,
+        [&](const C& c) {
+          std::int64_t linear = 0;
+          for (std::size_t k = 0; k < c.size(); ++k) linear = linear * shape[k] + c[k];
+          return hx[std::size_t(linear)] * hcol[std::size_t(c[0])] + hrow[std::size_t(c.back())];
+        },
+        "x * column + row of " + graph::format_shape(shape));
+  }
+  // 32769 x 65537 > 2^31 elements of int8: the kernel indexes in 64 bits and divides by 65537 through __umul64hi.
+  const std::int64_t rows = 32769, cols = 65537;
+  auto row = arange(cols).astype(DType::Int8).eval(), col = arange(rows).astype(DType::Int8).reshape({rows, 1}).eval();
+  const auto got = (col + row).get<std::int8_t>();
+  ASSERT_EQ(std::int64_t(got.size()), rows * cols);
+  std::int64_t wrong = 0, first_wrong = -1;
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) {
+      const auto want = std::int8_t(std::int8_t(i) + std::int8_t(j)); // int8 arithmetic wraps, as NumPy's does
+      if (got[std::size_t(i * cols + j)] != want && wrong++ == 0) first_wrong = i * cols + j;
+    }
+  EXPECT_EQ(wrong, 0) << "column + row of " << rows << " x " << cols << " int8: first wrong element " << first_wrong;
 }

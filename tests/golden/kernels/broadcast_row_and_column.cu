@@ -17,7 +17,11 @@ template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
 
 typedef int idx_t;
 
-extern "C" __global__ void __launch_bounds__(256) lf_k55a31811c97ae976(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1) {
+struct lf_divisor { unsigned mul; unsigned shift; };
+__device__ __forceinline__ idx_t lf_div(idx_t n, lf_divisor d) { return (idx_t)((__umulhi((unsigned)n, d.mul) + (unsigned)n) >> d.shift); }
+__device__ __forceinline__ idx_t lf_mod(idx_t n, idx_t p, lf_divisor d) { return n - lf_div(n, d) * p; }
+
+extern "C" __global__ void __launch_bounds__(256) lf_k55a31811c97ae976(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1, const lf_divisor lf_d1) {
   const idx_t lf_chunk = (idx_t)blockDim.x * 8;
   for (idx_t lf_first = (idx_t)blockIdx.x * lf_chunk + (idx_t)threadIdx.x * 4; lf_first < n; lf_first += (idx_t)gridDim.x * lf_chunk) {
     bool lf_whole = lf_first + (idx_t)1 * blockDim.x * 4 + 4 <= n;
@@ -25,10 +29,11 @@ extern "C" __global__ void __launch_bounds__(256) lf_k55a31811c97ae976(const flo
     idx_t lf_u0_c1[2];
 #pragma unroll
     for (int u = 0; u < 2; ++u) {
-      idx_t lf_rest;
+      idx_t lf_rest, lf_next;
       lf_rest = lf_first + (idx_t)u * blockDim.x * 4;
-      lf_u0_c1[u] = lf_rest % p1;
-      lf_rest = lf_rest / p1;
+      lf_next = lf_div(lf_rest, lf_d1);
+      lf_u0_c1[u] = lf_rest - lf_next * p1;
+      lf_rest = lf_next;
       lf_u0_c0[u] = lf_rest;
       lf_whole = lf_whole && lf_u0_c1[u] + 4 <= p1;
     }
@@ -94,8 +99,8 @@ extern "C" __global__ void __launch_bounds__(256) lf_k55a31811c97ae976(const flo
           const float v1 = in0[i];
           const idx_t v2 = p0;
           const idx_t v3 = p1;
-          const idx_t v4 = (v0 / p1);
-          const idx_t v5 = (v0 % p1);
+          const idx_t v4 = lf_div(v0, lf_d1);
+          const idx_t v5 = lf_mod(v0, p1, lf_d1);
           const float v6 = in1[v4];
           const float v7 = lf_multiply(v1, v6);
           const float v8 = in2[v5];

@@ -17,7 +17,11 @@ template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
 
 typedef int idx_t;
 
-extern "C" __global__ void __launch_bounds__(256) lf_kae0837744b03c6e5(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1, const idx_t p2, const idx_t p3, const idx_t p4, const idx_t p5, const idx_t p6, const idx_t p7, const idx_t p8, const idx_t p9, const idx_t p10, const float p11, const float p12) {
+struct lf_divisor { unsigned mul; unsigned shift; };
+__device__ __forceinline__ idx_t lf_div(idx_t n, lf_divisor d) { return (idx_t)((__umulhi((unsigned)n, d.mul) + (unsigned)n) >> d.shift); }
+__device__ __forceinline__ idx_t lf_mod(idx_t n, idx_t p, lf_divisor d) { return n - lf_div(n, d) * p; }
+
+extern "C" __global__ void __launch_bounds__(256) lf_kae0837744b03c6e5(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, const float* __restrict__ in3, const float* __restrict__ in4, const float* __restrict__ in5, float* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1, const idx_t p2, const idx_t p3, const idx_t p4, const idx_t p5, const idx_t p6, const idx_t p7, const idx_t p8, const idx_t p9, const idx_t p10, const float p11, const float p12, const lf_divisor lf_d1) {
   const idx_t lf_chunk = (idx_t)blockDim.x * 8;
   for (idx_t lf_first = (idx_t)blockIdx.x * lf_chunk + (idx_t)threadIdx.x * 4; lf_first < n; lf_first += (idx_t)gridDim.x * lf_chunk) {
     bool lf_whole = lf_first + (idx_t)1 * blockDim.x * 4 + 4 <= n;
@@ -25,10 +29,11 @@ extern "C" __global__ void __launch_bounds__(256) lf_kae0837744b03c6e5(const flo
     idx_t lf_u0_c1[2];
 #pragma unroll
     for (int u = 0; u < 2; ++u) {
-      idx_t lf_rest;
+      idx_t lf_rest, lf_next;
       lf_rest = lf_first + (idx_t)u * blockDim.x * 4;
-      lf_u0_c1[u] = lf_rest % p1;
-      lf_rest = lf_rest / p1;
+      lf_next = lf_div(lf_rest, lf_d1);
+      lf_u0_c1[u] = lf_rest - lf_next * p1;
+      lf_rest = lf_next;
       lf_u0_c0[u] = lf_rest;
       lf_whole = lf_whole && lf_u0_c1[u] + 4 <= p1;
     }
@@ -212,8 +217,8 @@ extern "C" __global__ void __launch_bounds__(256) lf_kae0837744b03c6e5(const flo
           const idx_t v0 = i;
           const idx_t v1 = p0;
           const idx_t v2 = p1;
-          const idx_t v3 = (v0 / p1);
-          const idx_t v4 = (v0 % p1);
+          const idx_t v3 = lf_div(v0, lf_d1);
+          const idx_t v4 = lf_mod(v0, p1, lf_d1);
           const idx_t v5 = p2;
           const idx_t v6 = v3 - v5;
           const idx_t v7 = p3;

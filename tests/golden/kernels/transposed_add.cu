@@ -17,7 +17,11 @@ template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
 
 typedef int idx_t;
 
-extern "C" __global__ void __launch_bounds__(256) lf_k5c513829b1c253cd(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1, const idx_t p2) {
+struct lf_divisor { unsigned mul; unsigned shift; };
+__device__ __forceinline__ idx_t lf_div(idx_t n, lf_divisor d) { return (idx_t)((__umulhi((unsigned)n, d.mul) + (unsigned)n) >> d.shift); }
+__device__ __forceinline__ idx_t lf_mod(idx_t n, idx_t p, lf_divisor d) { return n - lf_div(n, d) * p; }
+
+extern "C" __global__ void __launch_bounds__(256) lf_k5c513829b1c253cd(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1, const idx_t p2, const lf_divisor lf_d1) {
   const idx_t lf_da = p0, lf_db = p1;
   if (lf_da >= 16 && lf_db >= 16) {
     __shared__ __align__(16) unsigned char lf_tb8[4160 * sizeof(float)];
@@ -110,10 +114,11 @@ extern "C" __global__ void __launch_bounds__(256) lf_k5c513829b1c253cd(const flo
       idx_t lf_u0_c1[2];
 #pragma unroll
       for (int u = 0; u < 2; ++u) {
-        idx_t lf_rest;
+        idx_t lf_rest, lf_next;
         lf_rest = lf_first + (idx_t)u * blockDim.x * 4;
-        lf_u0_c1[u] = lf_rest % p1;
-        lf_rest = lf_rest / p1;
+        lf_next = lf_div(lf_rest, lf_d1);
+        lf_u0_c1[u] = lf_rest - lf_next * p1;
+        lf_rest = lf_next;
         lf_u0_c0[u] = lf_rest;
         lf_whole = lf_whole && lf_u0_c1[u] + 4 <= p1;
       }
@@ -154,8 +159,8 @@ extern "C" __global__ void __launch_bounds__(256) lf_k5c513829b1c253cd(const flo
             const idx_t v0 = i;
             const idx_t v1 = p0;
             const idx_t v2 = p1;
-            const idx_t v3 = (v0 / p1);
-            const idx_t v4 = (v0 % p1);
+            const idx_t v3 = lf_div(v0, lf_d1);
+            const idx_t v4 = lf_mod(v0, p1, lf_d1);
             const idx_t v5 = p2;
             const idx_t v6 = v4 * v5;
             const idx_t v7 = v3 + v6;

@@ -29,10 +29,57 @@ Schedule choose_reduction_schedule(const ReductionFacts& f) {
   return Schedule::Row;
 }
 
+bool reads_broadcast_operand(const KernelIR& ir, std::size_t load) {
+  const Instr& in = ir.code[load];
+  LAZYFUSE_ASSERT(in.op == IrOp::Load, "reads_broadcast_operand: not a Load");
+  std::vector<bool> visited(load, false);
+  std::vector<std::vector<bool>> reached(ir.unravels.size()); // per unravel group: the coordinates the address reaches
+  std::vector<int> pending;
+  for (int operand : {in.a, in.b})
+    if (operand >= 0) pending.push_back(operand);
+  while (!pending.empty()) {
+    const auto k = std::size_t(pending.back());
+    pending.pop_back();
+    if (visited[k]) continue;
+    visited[k] = true;
+    const Instr& x = ir.code[k];
+    switch (x.op) {
+    case IrOp::IndexParam:
+    case IrOp::IndexConst: break;
+    case IrOp::Coord:
+      if (ir.code[std::size_t(x.a)].op == IrOp::LinearIndex) {
+        auto& coords = reached[std::size_t(x.slot)];
+        coords.resize(ir.unravels[std::size_t(x.slot)].size(), false);
+        coords[std::size_t(x.imm)] = true;
+      } else {
+        pending.push_back(x.a);
+      }
+      break;
+    case IrOp::IAdd:
+    case IrOp::ISub:
+    case IrOp::IMul:
+    case IrOp::IDiv:
+    case IrOp::IMod:
+    case IrOp::ILt:
+    case IrOp::IGe:
+    case IrOp::IEq:
+    case IrOp::PAnd:
+      for (int operand : {x.a, x.b})
+        if (operand >= 0) pending.push_back(operand);
+      break;
+    default: return false; // the output's own index, or a loaded value (a gather)
+    }
+  }
+  return std::none_of(reached.begin(), reached.end(), [](const std::vector<bool>& coords) {
+    return !coords.empty() && std::find(coords.begin(), coords.end(), false) == coords.end();
+  });
+}
+
 KernelLaunchFacts launch_facts(const KernelIR& ir) {
   KernelLaunchFacts f;
-  f.resident_grid = ir.schedule == Schedule::Elementwise &&
-                    std::any_of(ir.code.begin(), ir.code.end(), [](const Instr& in) { return in.op == IrOp::Load; });
+  if (ir.schedule == Schedule::Elementwise)
+    for (std::size_t k = 0; k < ir.code.size() && !f.resident_grid; ++k)
+      f.resident_grid = ir.code[k].op == IrOp::Load && !reads_broadcast_operand(ir, k);
   f.row_cache_bytes_per_element = ir.row_cache.bytes_per_element();
   f.accumulators =
       std::count_if(ir.code.begin(), ir.code.end(), [](const Instr& in) { return in.op == IrOp::Accumulate; });

@@ -202,7 +202,8 @@ std::int64_t transpose_tile_units(std::int64_t n, std::int64_t a, std::int64_t b
 /// every launch.
 struct KernelLaunchFacts {
   /// Elementwise: launch only the resident blocks, each striding over the chunks, instead of a block per chunk. Set
-  /// for kernels that read through index arithmetic (views, broadcasts).
+  /// for kernels that read a view through index arithmetic, unless every such read is of a broadcast operand
+  /// (reads_broadcast_operand), which streams like a contiguous kernel.
   bool resident_grid = false;
   std::int64_t row_cache_bytes_per_element = 0; ///< KernelIR::row_cache.bytes_per_element()
   std::int64_t accumulators = 0;                ///< split kernels: one partial per accumulator
@@ -214,6 +215,12 @@ struct KernelLaunchFacts {
 /// Bytes of one partial of `ir`'s split reductions: kPartialBytes, or kWidePartialBytes when an accumulator's value
 /// takes 16 bytes.
 std::int64_t partial_bytes_of(const KernelIR& ir);
+
+/// Whether Load `load` of an elementwise kernel reads an operand broadcast along some axis of the output (a bias row,
+/// a per-row scale): its address and predicate are index arithmetic that reaches some of the coordinates the kernel's
+/// own index unravels in, but not all of any one shape's, and neither the index itself nor a loaded value. Such an
+/// operand is small and stays in the caches.
+bool reads_broadcast_operand(const KernelIR& ir, std::size_t load);
 
 /// Computes the facts of `ir`.
 KernelLaunchFacts launch_facts(const KernelIR& ir);

@@ -154,6 +154,27 @@ TEST(Schedule, ElementwiseKernelsReadingViewsRunOnlyTheResidentBlocks) {
   EXPECT_FALSE(codegen::launch_facts(last_kernel(input({4096}) * 2.0f).ir).resident_grid);
 }
 
+// Broadcast operands (a bias row, a per-row scale) are small and stay in the caches: kernels whose every read through
+// index arithmetic is one stream like contiguous kernels, a block per chunk. A view of the output's size among them,
+// or a gather, keeps the resident blocks.
+TEST(Schedule, ElementwiseKernelsReadingOnlyBroadcastOperandsRunABlockPerChunk) {
+  auto m = input({2048, 2048});
+  auto resident = [](const Array& result) { return codegen::launch_facts(last_kernel(result).ir).resident_grid; };
+  EXPECT_FALSE(resident(m + input({2048})));
+  EXPECT_FALSE(resident(m * input({2048, 1})));
+  EXPECT_FALSE(resident(m * input({2048, 1}) + input({2048})));
+  EXPECT_FALSE(resident(input({8, 16, 32}) * input({8, 1, 32}) + input({16, 1})))
+      << "broadcast along one axis of three";
+  EXPECT_FALSE(resident(m + input({1})));
+  auto k = last_kernel(m + input({2048}));
+  EXPECT_EQ(shape_of(k).grid,
+            2048 * 2048 / (codegen::kBlockSize * codegen::kElementsPerThread * codegen::vectors_per_thread(k.ir)));
+  EXPECT_TRUE(resident(m + input({2048}) + flip(m, 1))) << "a view of the whole output's shape";
+  EXPECT_TRUE(resident(m(slice(none, none), slice(1, none)) + input({2047}))) << "a sliced view";
+  const Array rows = (arange(2048) % 100).eval();
+  EXPECT_TRUE(resident(take(input({100}), rows) + m)) << "a gather";
+}
+
 // Kernels with staged loads (KernelIR::transpose_tiles) launch a block per unit of tiles where both tile axes have
 // at least kTransposeTileMinExtent elements: a tile, or in a square plane of tiles a pair of mirrored tiles.
 TEST(Schedule, TransposedKernelsLaunchABlockPerUnitOfTiles) {

@@ -20,4 +20,5 @@ GPU_CHECK_BUDGET_S=$((575 - SECONDS + T0)) LOG_DIR=$O CTEST_JOBS=14 GPU_CHECK_CO
 echo "test $((SECONDS-T0)) s" >> $X/times.txt
 rm -rf $O/build
 tar czf $O/extra.tgz -C $O extra
+rm -f $X/build.txt $X/bench_layout.json  # at most 8 files come back: the rest is in extra.tgz
 cat $X/times.txt; grep -E "BM_.*median" $X/bench_layout.txt | cut -c1-60,100-250; cat $X/variants.txt; tail -6 $X/test.txt

@@ -387,8 +387,11 @@ TEST(FastDivisor, DividesEveryIndexAsDivisionDoes) {
       }
     };
     for (std::int64_t q : {0, 1, 2, 3, 1000, 65535}) {
-      if (q > 0 && d > std::numeric_limits<std::int64_t>::max() / q) break;
-      for (std::int64_t e : {-1, 0, 1}) check(q * d + e);
+      for (std::int64_t e : {-1, 0, 1}) {
+        std::int64_t multiple = 0, n = 0;
+        if (__builtin_mul_overflow(q, d, &multiple) || __builtin_add_overflow(multiple, e, &n)) continue;
+        check(n);
+      }
     }
     for (std::int64_t top :
          {std::int64_t(std::numeric_limits<std::int32_t>::max()), std::numeric_limits<std::int64_t>::max()})

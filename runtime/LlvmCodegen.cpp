@@ -1,6 +1,7 @@
 // The LLVM CPU code generator (runtime/LlvmCodegen.h): kernel IR lowered to LLVM IR, linked with the op library's
 // bitcode, optimized at -O3 for the host CPU and compiled by ORC's LLJIT.
 #include "runtime/LlvmCodegen.h"
+#include "runtime/ReduceHostFunctions.h"
 #include "runtime/ReduceTree.h"
 
 #include "graph/Assert.h"
@@ -192,88 +193,6 @@ const char* reduce_name(graph::ReduceOp op) {
 #include <lazyfuse/ops.def>
   }
   return "?";
-}
-
-// ---- The reductions' host functions ----
-
-// A reduction's column fold, finish and the arg reductions' steps: the interpreter's own template code
-// (runtime/ReduceTree.h, lf_<op>_combine / lf_<op>_better), compiled here by the host compiler and called by the
-// kernels (once per column of kReduceColumn elements, so the call costs nothing) instead of being inlined into every
-// module, which tripled compile times. Named lfhost_reduce_fold_<op>_<type>, lfhost_reduce_finish_<op>_<type>,
-// lfhost_reduce_absorb_<op>_<type>, lfhost_arg_init_<op>_<type>, lfhost_arg_fold_<op>_<type>; registered as absolute
-// symbols of the JIT.
-template <class T, class Combine> void host_fold(const void* column, int len, void* levels, void* used) {
-  constexpr Combine combine{};
-  reduce_carry(static_cast<T*>(levels), static_cast<bool*>(used),
-               reduce_column(static_cast<const T*>(column), len, combine), 0, combine);
-}
-template <class T, class Combine, T (*Identity)()> void host_finish(const void* levels, const void* used, void* out) {
-  const T result = reduce_finish(static_cast<const T*>(levels), static_cast<const bool*>(used), Identity(), Combine{});
-  std::memcpy(out, &result, sizeof result);
-}
-// Carries a block's counter (block_levels, block_used) into the counter of the columns before it, as the interpreter's
-// Pairwise::absorb does: the split's absorb step (CompiledSplit).
-template <class T, class Combine>
-void host_absorb(void* levels, void* used, const void* block_levels, const void* block_used) {
-  reduce_absorb(static_cast<T*>(levels), static_cast<bool*>(used), static_cast<const T*>(block_levels),
-                static_cast<const bool*>(block_used), Combine{});
-}
-template <class T, T (*Identity)()> void host_arg_init(void* best, void* best_index) {
-  const T identity = Identity();
-  const std::int64_t none = INT64_MAX;
-  std::memcpy(best, &identity, sizeof identity);
-  std::memcpy(best_index, &none, sizeof none);
-}
-template <class T, class Better>
-void host_arg_fold(const void* column, const void* index, int len, void* best, void* best_index) {
-  const T* v = static_cast<const T*>(column);
-  const std::int64_t* idx = static_cast<const std::int64_t*>(index);
-  T b;
-  std::int64_t bi;
-  std::memcpy(&b, best, sizeof b);
-  std::memcpy(&bi, best_index, sizeof bi);
-  for (int e = 0; e < len; ++e)
-    if (Better{}(v[e], idx[e], b, bi)) b = v[e], bi = idx[e];
-  std::memcpy(best, &b, sizeof b);
-  std::memcpy(best_index, &bi, sizeof bi);
-}
-
-// Every reduction's host functions, by symbol name.
-std::vector<std::pair<std::string, void*>> reduction_host_functions() {
-  std::vector<std::pair<std::string, void*>> out;
-  auto add = [&](std::string name, auto* fn) { out.emplace_back(std::move(name), reinterpret_cast<void*>(fn)); };
-  for (DType t : {
-#define LAZYFUSE_DTYPE(Enum, name, host_type, kernel_type, kernel_c_type, kind, bits) DType::Enum,
-#include <lazyfuse/dtypes.def>
-       }) {
-    const std::string type(dtype_name(t));
-    graph::visit_opmath_type(t, [&]<class T>() {
-#define LAZYFUSE_REDUCE(Enum, name, rule, kind, empty, cost)                                                           \
-  if constexpr (graph::ReduceRule::rule != graph::ReduceRule::Logical || std::is_same_v<T, bool>) {                    \
-    LFJIT_HOST_##kind(name)                                                                                            \
-  }
-#define LFJIT_HOST_Combine(name)                                                                                       \
-  struct name##_combine {                                                                                              \
-    T operator()(T a, T b) const { return lazyfuse_opmath::lf_##name##_combine(a, b); }                                \
-  };                                                                                                                   \
-  add("lfhost_reduce_fold_" #name "_" + type, &host_fold<T, name##_combine>);                                          \
-  add("lfhost_reduce_finish_" #name "_" + type,                                                                        \
-      &host_finish<T, name##_combine, &lazyfuse_opmath::lf_##name##_identity<T>>);                                     \
-  add("lfhost_reduce_absorb_" #name "_" + type, &host_absorb<T, name##_combine>);
-#define LFJIT_HOST_Arg(name)                                                                                           \
-  struct name##_better {                                                                                               \
-    bool operator()(T v, std::int64_t i, T b, std::int64_t j) const {                                                  \
-      return lazyfuse_opmath::lf_##name##_better(v, i, b, j);                                                          \
-    }                                                                                                                  \
-  };                                                                                                                   \
-  add("lfhost_arg_init_" #name "_" + type, &host_arg_init<T, &lazyfuse_opmath::lf_##name##_identity<T>>);              \
-  add("lfhost_arg_fold_" #name "_" + type, &host_arg_fold<T, name##_better>);
-#include <lazyfuse/ops.def>
-#undef LFJIT_HOST_Combine
-#undef LFJIT_HOST_Arg
-    });
-  }
-  return out;
 }
 
 // ---- Lowering ----
@@ -1183,8 +1102,8 @@ void count_interpreted(bool small) {
 
 std::string cpu_codegen_description() {
   const std::string& mode = config::snapshot().cpu_codegen;
-  const std::string llvm =
-      std::string("LLVM ") + LLVM_VERSION_STRING + ", host cpu " + llvm::sys::getHostCPUName().str();
+  const std::string llvm = std::string("LLVM ") + LLVM_VERSION_STRING + ", host cpu " +
+                           llvm::sys::getHostCPUName().str() + ", reduction folds " + reduction_fold_isa();
   if (mode == "interpreter") return "interpreter (LAZYFUSE_CPU_CODEGEN=interpreter; " + llvm + " built in)";
   if (mode == "llvm") return "llvm (" + llvm + "; LAZYFUSE_CPU_CODEGEN=llvm: every kernel it handles compiled)";
   return "llvm (" + llvm + "; LAZYFUSE_CPU_CODEGEN=auto: kernels under " + std::to_string(kMinCompiledElements) +

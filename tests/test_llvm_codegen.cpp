@@ -8,6 +8,7 @@
 #include "graph/Ops.h"
 #include "runtime/CpuBackend.h"
 #include "runtime/LlvmCodegen.h"
+#include "runtime/ReduceHostFunctions.h"
 
 #include <lazyfuse/lazyfuse.hpp>
 
@@ -561,6 +562,11 @@ TEST(LlvmCodegen, AutoInterpretsSmallKernels) {
 TEST(LlvmCodegen, DescriptionNamesTheGenerator) {
   Codegen scope("interpreter");
   EXPECT_NE(rt::cpu_codegen_description().find("interpreter"), std::string::npos) << rt::cpu_codegen_description();
+  if (!rt::llvm_codegen_built()) return;
+  // Which build of the column folds the compiled reductions call (runtime/ReduceHostFunctions.h).
+  EXPECT_NE(rt::cpu_codegen_description().find(std::string("reduction folds ") + rt::reduction_fold_isa()),
+            std::string::npos)
+      << rt::cpu_codegen_description();
 }
 
 TEST(LlvmCodegen, LlvmModeWithoutLlvmIsAnError) {

@@ -143,9 +143,10 @@ void expect_same_bits(const cg::KernelIR& ir, const Buffers& in, const std::vect
     for (std::int64_t e = 0; e < n; ++e)
       if (!same_value(ir.outputs[o], interpreted[o].data() + std::size_t(e) * size,
                       compiled[o].data() + std::size_t(e) * size)) {
-        ADD_FAILURE() << labels[o] << ": element " << e << " differs between the interpreter and LLVM: input "
-                      << hex(in.inputs[0], e, lf::itemsize(ir.inputs[0].dtype)) << ", " << hex(interpreted[o], e, size)
-                      << " vs " << hex(compiled[o], e, size);
+        const std::string input =
+            in.inputs.empty() ? "" : "input " + hex(in.inputs[0], e, lf::itemsize(ir.inputs[0].dtype)) + ", ";
+        ADD_FAILURE() << labels[o] << ": element " << e << " differs between the interpreter and LLVM: " << input
+                      << hex(interpreted[o], e, size) << " vs " << hex(compiled[o], e, size);
         break;
       }
   }
@@ -352,6 +353,59 @@ TEST(LlvmCodegen, ViewsPredicatedLoadsSelectsAndScalarsGiveTheInterpretersBits) 
     expect_same_bits(
         ir, in, params, rows * cols,
         {"select(" + std::string(lf::dtype_name(t)) + ")", "view(" + std::string(lf::dtype_name(t)) + ")"});
+  }
+}
+
+// Index division and remainder by a divisor fixed for the whole kernel, which compiled code does by multiply-shift
+// constants (and a rolled coordinate's remainder by one conditional subtraction): every sign of dividend and divisor,
+// a zero divisor, dividends inside and outside [0, 2 * divisor), and divisors and dividends up to 2^62, against the
+// interpreter's C++ division. Also the coordinates of a shape unravelled by such divisors.
+TEST(LlvmCodegen, IndexDivisionsByKernelParametersGiveTheInterpretersIndices) {
+  SKIP_WITHOUT_LLVM();
+  using cg::IrOp;
+  cg::KernelIR ir;
+  for (int k = 0; k < 5; ++k) ir.params.push_back({true, DType::Int64});
+  const int divisor = add(ir, instr(IrOp::IndexParam, DType::Int64, -1, -1, -1, 0));
+  const int scale = add(ir, instr(IrOp::IndexParam, DType::Int64, -1, -1, -1, 1));
+  const int offset = add(ir, instr(IrOp::IndexParam, DType::Int64, -1, -1, -1, 2));
+  const int rows = add(ir, instr(IrOp::IndexParam, DType::Int64, -1, -1, -1, 3));
+  const int cols = add(ir, instr(IrOp::IndexParam, DType::Int64, -1, -1, -1, 4));
+  ir.unravels.push_back({rows, cols});
+  const int i = add(ir, instr(IrOp::LinearIndex, DType::Int64));
+  const int x = add(ir, instr(IrOp::IAdd, DType::Int64, add(ir, instr(IrOp::IMul, DType::Int64, i, scale)), offset));
+  auto as_value = [&](int index) { return add(ir, instr(IrOp::IndexToValue, DType::Int64, index)); };
+  store(ir, as_value(add(ir, instr(IrOp::IDiv, DType::Int64, x, divisor))));
+  store(ir, as_value(add(ir, instr(IrOp::IMod, DType::Int64, x, divisor))));
+  store(ir, as_value(add(ir, instr(IrOp::Coord, DType::Int64, i, -1, -1, 0, 0))));
+  store(ir, as_value(add(ir, instr(IrOp::Coord, DType::Int64, i, -1, -1, 0, 1))));
+  ir.finalize();
+  const std::int64_t n = 3000;
+  const std::int64_t big = std::int64_t(1) << 62;
+  struct Case {
+    std::int64_t divisor, scale, offset, cols;
+  };
+  for (const Case& c : std::vector<Case>{
+           {7, 1, 0, 7},         // dividends 0 .. 2999: in [0, 14) first, then beyond
+           {1000, 1, 500, 1},    // the rolled coordinate's range [0, 2000) and past it
+           {1000, 1, -1500, 3},  // negative dividends
+           {-7, 3, -4000, 1000}, // a negative divisor
+           {0, 5, 17, 2999},     // a zero divisor: 0
+           {1, -1, 0, 3000},     // the divisor one
+           {(std::int64_t(1) << 31) + 1, std::int64_t(1) << 32, -(std::int64_t(1) << 40), 61},
+           {(std::int64_t(1) << 40) - 3, big / n, -big, 64},
+           {big + 5, big / n * 2, -big, 97}, // past the conditional subtraction's limit (2^62)
+           {-big, big / n, 12345, 1024},
+       }) {
+    std::vector<cg::ParamValue> params(5);
+    params[0].i = c.divisor;
+    params[1].i = c.scale;
+    params[2].i = c.offset;
+    params[3].i = (n + c.cols - 1) / c.cols;
+    params[4].i = c.cols;
+    const std::string what = "divisor " + std::to_string(c.divisor) + ", x = i * " + std::to_string(c.scale) + " + " +
+                             std::to_string(c.offset);
+    expect_same_bits(ir, Buffers{}, params, n,
+                     {"x / divisor, " + what, "x % divisor, " + what, "row, " + what, "column, " + what});
   }
 }
 

@@ -293,8 +293,10 @@ public:
     llvm::PHINode* i = b_.CreatePHI(i64_, 2, "i");
     i->addIncoming(begin, preheader);
     if (ir_.schedule == codegen::Schedule::Elementwise) {
+      start_odometers(begin, i);
       for (std::size_t id = 0; id < n; ++id)
         if (!invariant_[id]) values_[id] = emit(id, i);
+      step_odometers();
     } else {
       // i is the outer index; the instructions run in order, a loop at a time. A step of the split of loop loop_
       // reads the results of the loops before it from the total state, and stores nothing but in the last finish.
@@ -335,6 +337,63 @@ public:
   }
 
 private:
+  // The coordinates of the element index i in each unravelled shape whose Coord instructions read i, as loop
+  // variables: unravelled from `begin` once (in the preheader), then stepped like an odometer each iteration (the last
+  // coordinate + 1, carried where it reaches its dimension), so the loop divides nothing to find them.
+  struct Odometer {
+    std::vector<llvm::Value*> dims;
+    std::vector<llvm::PHINode*> coords;
+  };
+  void start_odometers(llvm::Value* begin, llvm::PHINode* i) {
+    const auto& code = ir_.code;
+    odometers_.assign(ir_.unravels.size(), {});
+    for (std::size_t id = 0; id < code.size(); ++id) {
+      const Instr& in = code[id];
+      if (in.op != IrOp::Coord || code[std::size_t(in.a)].op != IrOp::LinearIndex) continue;
+      Odometer& o = odometers_[std::size_t(in.slot)];
+      if (!o.coords.empty()) continue;
+      const auto& dims = ir_.unravels[std::size_t(in.slot)];
+      if (!std::all_of(dims.begin(), dims.end(), [&](int d) { return bool(invariant_[std::size_t(d)]); })) continue;
+      llvm::IRBuilder<> pre(ctx_);
+      set_to_preheader(pre);
+      llvm::Value* rest = begin;
+      std::vector<llvm::Value*> first(dims.size());
+      for (std::size_t k = dims.size(); k-- > 0;) {
+        o.dims.insert(o.dims.begin(), values_[std::size_t(dims[k])]);
+        if (k == 0) {
+          first[k] = rest;
+          break;
+        }
+        // begin's coordinates: 0 <= begin < the shape's size, and every dimension is at least 1 when there are
+        // elements.
+        llvm::Value* d =
+            pre.CreateSelect(pre.CreateICmpEQ(o.dims.front(), pre.getInt64(0)), pre.getInt64(1), o.dims.front());
+        first[k] = pre.CreateSRem(rest, d);
+        rest = pre.CreateSDiv(rest, d);
+      }
+      for (std::size_t k = 0; k < dims.size(); ++k) {
+        llvm::PHINode* c = b_.CreatePHI(i64_, 2, "coord");
+        c->addIncoming(first[k], i->getIncomingBlock(0));
+        o.coords.push_back(c);
+      }
+    }
+  }
+  // The odometers' coordinates for i + 1, at the end of the loop body.
+  void step_odometers() {
+    for (Odometer& o : odometers_) {
+      if (o.coords.empty()) continue;
+      llvm::Value* carry = b_.getTrue();
+      for (std::size_t k = o.coords.size(); k-- > 0;) {
+        llvm::Value* next = b_.CreateAdd(o.coords[k], b_.CreateZExt(carry, i64_));
+        if (k > 0) {
+          carry = b_.CreateICmpEQ(next, o.dims[k]);
+          next = b_.CreateSelect(carry, b_.getInt64(0), next);
+        }
+        o.coords[k]->addIncoming(next, b_.GetInsertBlock());
+      }
+    }
+  }
+
   // One Accumulate of a loop: its column of values (and indices) and its state, in stack slots (a split's block: in
   // the block's state).
   struct Acc {
@@ -755,6 +814,9 @@ private:
         for (std::size_t d = dims.size(); d-- > std::size_t(in.imm) + 1;)
           after = pre.CreateMul(after, values_[std::size_t(dims[d])]);
       }
+      if (!odometers_.empty() && !odometers_[std::size_t(in.slot)].coords.empty() &&
+          ir_.code[std::size_t(in.a)].op == IrOp::LinearIndex)
+        return odometers_[std::size_t(in.slot)].coords[std::size_t(in.imm)];
       if (invariant_[std::size_t(in.a)]) {
         llvm::Value* t = guarded_div(value(in.a), after, false);
         if (in.imm == 0) return t;
@@ -833,6 +895,7 @@ private:
   // Looked up, never iterated: the output stays deterministic.
   std::unordered_map<llvm::Value*, Divisor> divisors_;
   std::unordered_map<llvm::Value*, llvm::Value*> wrap_limits_;
+  std::vector<Odometer> odometers_;   // by unravel group; elementwise kernels
   std::vector<llvm::Value*> results_; // reduction kernels: each accumulator's result, by slot
   // The split (Part other than Kernel): the step, its loop, and the state's layout.
   const Part part_;

@@ -409,6 +409,42 @@ TEST(LlvmCodegen, IndexDivisionsByKernelParametersGiveTheInterpretersIndices) {
   }
 }
 
+// The coordinates of the element index in shapes of 1 to 3 dimensions, dimensions of 1 among them, which compiled
+// code steps from one element to the next instead of dividing: over ranges that start inside a row (the kernel split
+// over 3 threads) and from 0 (1 thread).
+TEST(LlvmCodegen, CoordinatesSteppedAlongTheLoopGiveTheInterpretersIndices) {
+  SKIP_WITHOUT_LLVM();
+  using cg::IrOp;
+  const std::int64_t n = 61 * 3 * 1093;
+  const std::vector<std::vector<std::int64_t>> shapes = {{61, 3, 1093}, {1, 1, n}, {n, 1}, {n}, {7, 1, n / 7 + 1}};
+  cg::KernelIR ir;
+  std::vector<cg::ParamValue> params;
+  for (const auto& shape : shapes) {
+    std::vector<int> dims;
+    for (std::int64_t d : shape) {
+      dims.push_back(add(ir, instr(IrOp::IndexParam, DType::Int64, -1, -1, -1, int(ir.params.size()))));
+      ir.params.push_back({true, DType::Int64});
+      params.emplace_back();
+      params.back().i = d;
+    }
+    ir.unravels.push_back(dims);
+  }
+  const int i = add(ir, instr(IrOp::LinearIndex, DType::Int64));
+  std::vector<std::string> labels;
+  for (std::size_t g = 0; g < shapes.size(); ++g)
+    for (std::size_t k = 0; k < shapes[g].size(); ++k) {
+      store(ir, add(ir, instr(IrOp::IndexToValue, DType::Int64,
+                              add(ir, instr(IrOp::Coord, DType::Int64, i, -1, -1, int(g), std::int64_t(k))))));
+      labels.push_back("coordinate " + std::to_string(k) + " of shape " + std::to_string(g));
+    }
+  ir.finalize();
+  for (const char* threads : {"1", "3"}) {
+    lf::config::set("LAZYFUSE_CPU_THREADS", threads);
+    expect_same_bits(ir, Buffers{}, params, n, labels);
+  }
+  lf::config::reset("LAZYFUSE_CPU_THREADS");
+}
+
 // Fused programs through the public API: chains on views with broadcasting, several outputs, run with the generator
 // and the interpreter.
 TEST(LlvmCodegen, FusedProgramsGiveTheInterpretersBits) {

@@ -448,6 +448,23 @@ struct BlackScholesOp {
   }
 };
 
+// A time loop's small update applied 1,000 times to each element (bench_loops' BM_UpdateLoop): multiply and add
+// rounded separately, as lazyfuse's kernels compute them (--fmad=false).
+struct UpdateLoopOp {
+  static constexpr int kIn = 1, kOut = 1, kSteps = 1000;
+  static constexpr const char* kName = "update_loop";
+  __device__ static void apply(const float (&x)[1], float (&y)[1]) {
+    float v = x[0];
+    for (int s = 0; s < kSteps; ++s) v = __fadd_rn(__fmul_rn(v, 0.999f), 0.001f);
+    y[0] = v;
+  }
+  static void reference(const double (&x)[1], double (&y)[1]) {
+    double v = x[0];
+    for (int s = 0; s < kSteps; ++s) v = v * double(0.999f) + double(0.001f);
+    y[0] = v;
+  }
+};
+
 template <class Op> using ElementwiseKernel = void (*)(In<Op::kIn>, Out<Op::kOut>, std::int64_t);
 
 template <class Op> ElementwiseKernel<Op> pick_elementwise(int ept, bool cs) {
@@ -529,6 +546,10 @@ void elementwise_limit(benchmark::State& state, std::int64_t n, const std::array
   };
   kernel_counters(state, kernel, kThreads);
   run_limit(state, variant_name(state, Op::kName, 3), launch, check, 4.0 * double(Op::kIn + Op::kOut) * double(n));
+}
+
+void BM_LimitUpdateLoop(benchmark::State& state) {
+  elementwise_limit<UpdateLoopOp>(state, std::int64_t(1) << 20, {InputSpec{11, -1, 1}});
 }
 
 void BM_CopyReference(benchmark::State& state) {
@@ -1548,6 +1569,9 @@ BENCHMARK(BM_LimitChain)
     ->Apply([](auto* b) {
       elementwise_args(b, {{0, 4}, {0, 8}, {0, 12}, {0, 16}, {0, 32}, {8, 4}, {8, 8}});
     }) -> UseManualTime() -> Iterations(1) -> Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LimitUpdateLoop)->Apply([](auto* b) {
+                               elementwise_args(b, {{0, 4}, {0, 16}, {8, 4}});
+                             }) -> UseManualTime() -> Iterations(1) -> Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LimitBlackScholes)
     ->Apply([](auto* b) {
       elementwise_args(b, {{0, 4}, {0, 8}, {0, 12}, {0, 16}, {8, 8}});

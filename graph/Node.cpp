@@ -41,6 +41,9 @@ std::string_view kind_name(NodeKind k) {
 namespace {
 
 std::atomic<std::size_t> g_live_nodes{0};
+// How many values materializations have attached to nodes (set_buffer). A node records the count it was built at:
+// while no value has been attached since, its depth is still exact.
+std::atomic<std::uint64_t> g_attached_values{0};
 
 // The intern table: (hash, node) entries in a FlatTable, so interning allocates nothing but the node. Entries are raw
 // pointers: a node removes itself in its destructor, under the same mutex that lookups hold, so a pointer found here
@@ -139,11 +142,6 @@ std::vector<NodePtr> Node::sources() const {
   return srcs_;
 }
 
-bool Node::only_source_materialized() const {
-  std::lock_guard lock(mutex_);
-  return srcs_.size() == 1 && srcs_[0]->materialized();
-}
-
 std::shared_ptr<const BufferView> Node::buffer() const {
   std::lock_guard lock(mutex_);
   return buffer_;
@@ -157,6 +155,7 @@ void Node::set_buffer(std::shared_ptr<const BufferView> view) {
     materialized_.store(buffer_ != nullptr, std::memory_order_release);
     dropped.swap(srcs_);
   }
+  g_attached_values.fetch_add(1, std::memory_order_acq_rel);
   release_iteratively(std::move(dropped));
 }
 
@@ -172,26 +171,33 @@ Node::~Node() {
 
 namespace {
 // The depth a consumer counts for its source `s`: laziness is bounded by what is still to compute, so a materialized
-// source is a leaf (0). So is, nearly, a view (axis map, reshape, roll) of a source materialized after the view was
-// built: its recorded depth predates that materialization (a depth cut stores a time loop's state while views of it
-// built earlier still wait for their consumers; counting their old depth would cut again at each consumer).
-int depth_as_source(const Node& s) {
+// source is a leaf (0). A depth recorded before some values were attached may count nodes that are stored now: a
+// check inside a time loop evaluates a norm of the state, stores the steps before it, and the step it computed
+// inside the norm keeps the depth it was built with; counting that depth would cut the loop again a few steps later.
+// So a stale depth is recomputed from the sources, visiting at most `budget` nodes (beyond it, the recorded depth,
+// which is never less than the true one, stands).
+int depth_to_compute(const Node& s, std::uint64_t attached, int& budget) {
   if (s.materialized()) return 0;
-  if (s.depth > 1 && reads_through_a_view(s.kind) && s.only_source_materialized()) return 1;
-  return s.depth;
+  if (s.depth <= 1 || s.depth_epoch == attached || budget <= 0) return s.depth;
+  --budget;
+  int depth = 0;
+  for (const NodePtr& src : s.sources()) depth = std::max(depth, depth_to_compute(*src, attached, budget) + 1);
+  return std::min(depth, s.depth);
 }
+constexpr int kDepthRecomputeBudget = 64;
 } // namespace
 
 NodePtr intern(NodeSpec&& spec, std::vector<NodePtr> srcs, std::shared_ptr<const BufferView> buffer) {
   static std::atomic<std::uint64_t> serials{1};
   LAZYFUSE_ASSERT_LE(srcs.size(), Node::kMaxSources, "a node with more sources than Node::kMaxSources");
   std::array<std::uint64_t, Node::kMaxSources> src_serials{};
-  int depth = 0;
+  int depth = 0, budget = kDepthRecomputeBudget;
+  const std::uint64_t attached = g_attached_values.load(std::memory_order_acquire);
   for (std::size_t k = 0; k < srcs.size(); ++k) {
     const NodePtr& s = srcs[k];
     LAZYFUSE_ASSERT(s != nullptr, "null source node");
     src_serials[k] = s->serial;
-    depth = std::max(depth, depth_as_source(*s) + 1);
+    depth = std::max(depth, depth_to_compute(*s, attached, budget) + 1);
   }
   const std::uint64_t hash = structural_hash(spec, srcs, buffer.get());
 
@@ -209,6 +215,7 @@ NodePtr intern(NodeSpec&& spec, std::vector<NodePtr> srcs, std::shared_ptr<const
   node->src_serials = src_serials;
   node->hash = hash;
   node->depth = depth;
+  node->depth_epoch = attached;
   node->serial = serials.fetch_add(1, std::memory_order_relaxed);
   node->srcs_ = std::move(srcs);
   node->buffer_ = std::move(buffer);

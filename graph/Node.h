@@ -126,7 +126,10 @@ public:
   std::array<std::uint64_t, kMaxSources> src_serials{};
   std::uint64_t hash = 0;
   std::uint64_t serial = 0;
-  int depth = 0; // longest path to a leaf; bounded laziness materializes past a budget
+  int depth = 0; // longest path to a leaf or a stored value, when built; bounded laziness materializes past a budget
+  /// How many values materializations had attached when the node was built: while none has been since, `depth` is
+  /// exact; after, a consumer recomputes it (graph/Node.cpp, depth_to_compute).
+  std::uint64_t depth_epoch = 0;
   /// Scratch of a graph walk that numbers nodes (runtime/PlanCache.cpp): the walk's id for this node, valid while
   /// walk_epoch is that walk's. Only touched under the runtime's evaluation lock.
   mutable std::uint64_t walk_epoch = 0;
@@ -152,8 +155,6 @@ public:
   const BufferView* buffer_unlocked() const { return buffer_.get(); }
   /// Whether a buffer is attached. Lock-free: asked for every source of every node built.
   bool materialized() const { return materialized_.load(std::memory_order_acquire); }
-  /// Whether the node has one source and it is materialized (false once the node itself is: its sources are gone).
-  bool only_source_materialized() const;
   /// Attaches the value and drops the sources, so a loop `x = f(x); x.eval();` keeps no history alive.
   void set_buffer(std::shared_ptr<const BufferView> view);
 

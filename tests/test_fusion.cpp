@@ -253,6 +253,39 @@ TEST(Fusion, SolverCheckingANormEveryTenStepsDoesNotRecomputeEarlierSteps) {
   EXPECT_EQ(x.get<float>().to_vector(), y.get<float>().to_vector());
 }
 
+// The same with examples/jacobi.cpp's update (the border kept by a slice assignment) and the norm of the update:
+// the step a check computes inside its norm is not stored, and the steps after it count its depth from the stored
+// values, not from the depth it was built with, so LAZYFUSE_MAX_DEPTH cuts nothing: a kernel per step and per check.
+TEST(Fusion, SolverStepsAfterACheckCountTheirDepthFromTheStoredSteps) {
+  auto u0 = random_f32({256, 256}, 0, 1), f = random_f32({256, 256}, 0, 1);
+  u0.eval();
+  f.eval();
+  const Slice in = slice(1, -1);
+  auto step = [&](const Array& u) {
+    return u.at(in, in).set(0.25f * (u(slice(0, -2), in) + u(slice(2, none), in) + u(in, slice(0, -2)) +
+                                     u(in, slice(2, none)) + f(in, in)));
+  };
+  std::vector<float> norms, stepwise_norms;
+  Array u = u0;
+  const std::uint64_t kernels = kernels_of([&] {
+    for (int k = 1; k <= 100; ++k) {
+      Array next = step(u);
+      if (k % 10 == 0) norms.push_back(linalg::norm(next - u).item<float>());
+      u = next;
+    }
+    u.eval();
+  });
+  EXPECT_EQ(kernels, 110u);
+  Array v = u0;
+  for (int k = 1; k <= 100; ++k) {
+    Array next = step(v).eval();
+    if (k % 10 == 0) stepwise_norms.push_back(linalg::norm(next - v).item<float>());
+    v = next;
+  }
+  EXPECT_EQ(norms, stepwise_norms);
+  EXPECT_EQ(u.get<float>().to_vector(), v.get<float>().to_vector());
+}
+
 TEST(Fusion, DifferenceOfADifferenceIsOneKernel) {
   // Cheap stencils of stencils still fuse: recomputing x[1:] - x[:-1] twice costs less than storing it.
   auto x = random_f32({1000});

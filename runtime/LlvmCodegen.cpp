@@ -1,6 +1,7 @@
 // The LLVM CPU code generator (runtime/LlvmCodegen.h): kernel IR lowered to LLVM IR, linked with the op library's
 // bitcode, optimized at -O3 for the host CPU and compiled by ORC's LLJIT.
 #include "runtime/LlvmCodegen.h"
+#include "runtime/DiskCache.h"
 #include "runtime/ReduceHostFunctions.h"
 #include "runtime/ReduceTree.h"
 
@@ -17,12 +18,14 @@
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Linker/Linker.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/SmallVectorMemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -40,6 +43,10 @@
 // The op library's bitcode (runtime/LlvmOpLibrary.cc, embedded by cmake/EmbedBitcode.cmake).
 extern const unsigned char lazyfuse_llvm_op_library[];
 extern const std::size_t lazyfuse_llvm_op_library_size;
+
+#ifndef LAZYFUSE_VERSION
+#define LAZYFUSE_VERSION "dev"
+#endif
 
 namespace lazyfuse::runtime {
 
@@ -1008,7 +1015,41 @@ private:
     if (llvm::verifyModule(*module, &verify_os)) throw std::runtime_error("invalid module: " + verify_os.str());
 
     const auto t_linked = Clock::now();
-    optimize(*module);
+    // The disk cache (the kernel cache's directory, beside the CUDA binaries): the object code by the text of the
+    // unoptimized module with the op library linked, the functions' names, the host CPU and its features, the LLVM
+    // version and lazyfuse's. The text names no address: the host functions are symbols, resolved when the object
+    // is linked into this process.
+    const auto& cfg = config::snapshot();
+    std::optional<DiskCache> disk;
+    if (!cfg.cache_in_memory) disk.emplace(cfg.cache_dir);
+    std::string key;
+    std::unique_ptr<llvm::MemoryBuffer> object;
+    if (disk && disk->enabled()) {
+      std::string text;
+      llvm::raw_string_ostream text_os(text);
+      text_os << *module;
+      std::vector<std::string> options = {
+          "llvm object", triple_,          cpu_, features_, std::string("LLVM ") + LLVM_VERSION_STRING,
+          "-O3",         "fp-contract=off"};
+      for (const PartSpec& part : parts) options.push_back(part.name);
+      key = kernel_cache_key(text_os.str(), options, 0, 0, LAZYFUSE_VERSION);
+      if (auto hit = disk->load(key)) {
+        object = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(hit->data(), hit->size()), name);
+        config::log("cache", "llvm: disk hit " + name + " (" + key + ")");
+      }
+    }
+    last_from_disk_ = object != nullptr;
+    if (!object) {
+      optimize(*module);
+      llvm::SmallVector<char, 0> bytes;
+      llvm::raw_svector_ostream os(bytes);
+      llvm::legacy::PassManager emit;
+      if (machine_->addPassesToEmitFile(emit, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+        throw std::runtime_error("the target machine cannot emit an object file");
+      emit.run(*module);
+      if (!key.empty()) disk->store(key, std::span<const char>(bytes.data(), bytes.size()));
+      object = std::make_unique<llvm::SmallVectorMemoryBuffer>(std::move(bytes), name, false);
+    }
     const auto t_optimized = Clock::now();
 
     const std::string dylib_name = name + "_" + std::to_string(++modules_);
@@ -1019,7 +1060,7 @@ private:
       created->addToLinkOrder(jit_->getMainJITDylib());
       return *created;
     }();
-    if (auto error = jit_->addIRModule(dylib, llvm::orc::ThreadSafeModule(std::move(module), std::move(ctx))))
+    if (auto error = jit_->addObjectFile(dylib, std::move(object)))
       throw std::runtime_error(to_string(std::move(error)));
     std::vector<void*> addresses;
     for (const PartSpec& part : parts) {
@@ -1028,8 +1069,9 @@ private:
       addresses.push_back(symbol->toPtr<void*>());
     }
     if (config::log_enabled("codegen"))
-      config::log("codegen", "llvm: " + name + ": lower+link " + ms(t_linked - t0) + ", optimize " +
-                                 ms(t_optimized - t_linked) + ", machine code " + ms(Clock::now() - t_optimized));
+      config::log("codegen", "llvm: " + name + ": lower+link " + ms(t_linked - t0) +
+                                 (last_from_disk_ ? ", from the disk cache " : ", optimize and machine code ") +
+                                 ms(t_optimized - t_linked) + ", load " + ms(Clock::now() - t_optimized));
     return addresses;
   }
 
@@ -1085,6 +1127,10 @@ private:
   std::string cpu_, features_, triple_;
   llvm::DataLayout layout_{""};
   std::uint64_t modules_ = 0;
+
+public:
+  // Whether the last compile loaded its object code from the disk cache (compiles are serialized by the cache).
+  bool last_from_disk_ = false;
 };
 
 // ---- The cache ----
@@ -1110,9 +1156,16 @@ bool same_structure(const KernelIR& a, const KernelIR& b) {
 struct Cache {
   std::mutex mutex; // held while compiling: one compile at a time
   std::unordered_multimap<std::uint64_t, Entry> entries;
-  std::atomic<std::uint64_t> compiled{0}, hits{0}, unsupported{0}, small{0}, failures{0}, split{0},
+  std::atomic<std::uint64_t> compiled{0}, disk_hits{0}, hits{0}, unsupported{0}, small{0}, failures{0}, split{0},
       split_interpreted{0};
-  std::atomic<double> compile_seconds{0};
+  std::atomic<double> compile_seconds{0}, disk_load_seconds{0};
+
+  // Under `mutex`.
+  void count_compile(bool from_disk, double seconds) {
+    (from_disk ? disk_hits : compiled)++;
+    auto& total = from_disk ? disk_load_seconds : compile_seconds;
+    total.store(total.load() + seconds);
+  }
 };
 Cache& cache() {
   static Cache* c = new Cache(); // never destroyed: compiled code may run during static destruction
@@ -1156,9 +1209,8 @@ CompiledSplit llvm_compiled_split(const KernelIR& ir) {
       const auto t0 = Clock::now();
       try {
         entry->split = jit->compile_split(ir, ir.name.empty() ? std::string("lf_kernel") : ir.name);
-        c.compiled++;
         const double took = seconds_since(t0);
-        c.compile_seconds.store(c.compile_seconds.load() + took);
+        c.count_compile(jit->last_from_disk_, took);
         config::log("codegen", "llvm: compiled the split of " + ir.name + " in " + std::to_string(took * 1e3) + " ms");
       } catch (const std::exception& e) {
         config::log("codegen", "llvm: the split of " + ir.name + " interpreted (compile failed: " + e.what() + ")");
@@ -1202,9 +1254,8 @@ CompiledKernel llvm_compiled_kernel(const KernelIR& ir) {
       const auto t0 = Clock::now();
       try {
         entry.fn = jit->compile(ir, ir.name.empty() ? std::string("lf_kernel") : ir.name);
-        c.compiled++;
         const double took = seconds_since(t0);
-        c.compile_seconds.store(c.compile_seconds.load() + took);
+        c.count_compile(jit->last_from_disk_, took);
         config::log("codegen", "llvm: compiled " + ir.name + " in " + std::to_string(took * 1e3) + " ms");
       } catch (const std::exception& e) {
         entry.unsupported = std::string("compile failed: ") + e.what();
@@ -1245,6 +1296,7 @@ CpuCodegenStats cpu_codegen_stats() {
   Cache& c = cache();
   CpuCodegenStats s;
   s.compiled = c.compiled.load();
+  s.disk_hits = c.disk_hits.load();
   s.cache_hits = c.hits.load();
   s.unsupported = c.unsupported.load();
   s.small = c.small.load();
@@ -1252,6 +1304,7 @@ CpuCodegenStats cpu_codegen_stats() {
   s.split = c.split.load();
   s.split_interpreted = c.split_interpreted.load();
   s.compile_seconds = c.compile_seconds.load();
+  s.disk_load_seconds = c.disk_load_seconds.load();
   s.setup_seconds = Jit::setup_seconds().load();
   return s;
 }

@@ -79,11 +79,13 @@ void compiled_params(const codegen::KernelIR& ir, const codegen::KernelArgs& arg
 /// Counters of the LLVM code generator in this process (tests, benchmarks, lazyfuse-info).
 struct CpuCodegenStats {
   std::uint64_t compiled = 0;    ///< kernels, and kernels' splits (CompiledSplit), compiled (cold)
+  std::uint64_t disk_hits = 0;   ///< the same, their object code loaded from the disk cache instead
   std::uint64_t cache_hits = 0;  ///< launches that found compiled code
   std::uint64_t unsupported = 0; ///< launches interpreted because the generator does not handle the kernel
   std::uint64_t small = 0;       ///< launches interpreted under kMinCompiledElements (LAZYFUSE_CPU_CODEGEN=auto)
   std::uint64_t failures = 0;    ///< compiles that failed (the kernel is then interpreted)
   double compile_seconds = 0;    ///< total cold compile time, JIT setup excluded
+  double disk_load_seconds = 0;  ///< total time of the compiles that loaded their object code from the disk cache
   double setup_seconds = 0;      ///< the one-time JIT setup (target, bitcode check), on the first compile
 
   /// Launches of compiled kernels whose long loops ran split over the threads: compiled (CompiledSplit), or in the

@@ -14,7 +14,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -134,7 +136,8 @@ void expect_same_bits(const cg::KernelIR& ir, const Buffers& in, const std::vect
   const auto before = rt::cpu_codegen_stats();
   const auto compiled = run("llvm", ir, in, params, n);
   const auto after = rt::cpu_codegen_stats();
-  EXPECT_EQ(after.compiled + after.cache_hits, before.compiled + before.cache_hits + 1)
+  EXPECT_EQ(after.compiled + after.disk_hits + after.cache_hits,
+            before.compiled + before.disk_hits + before.cache_hits + 1)
       << "the kernel was not compiled:\n"
       << cg::to_string(ir);
   ASSERT_EQ(interpreted.size(), compiled.size());
@@ -480,7 +483,9 @@ TEST(LlvmCodegen, FusedProgramsGiveTheInterpretersBits) {
       program(compiled);
     }
     const auto after = rt::cpu_codegen_stats();
-    EXPECT_GT(after.compiled + after.cache_hits, before.compiled + before.cache_hits) << "no kernel was compiled";
+    EXPECT_GT(after.compiled + after.disk_hits + after.cache_hits,
+              before.compiled + before.disk_hits + before.cache_hits)
+        << "no kernel was compiled";
     for (std::size_t o = 0; o < compiled.size(); ++o) {
       const lf::Array &p = interpreted[o], &q = compiled[o];
       ASSERT_EQ(p.dtype(), q.dtype());
@@ -533,7 +538,9 @@ TEST(LlvmCodegen, ReductionsGiveTheInterpretersBits) {
         program(compiled);
       }
       const auto after = rt::cpu_codegen_stats();
-      EXPECT_GT(after.compiled + after.cache_hits, before.compiled + before.cache_hits) << "no kernel was compiled";
+      EXPECT_GT(after.compiled + after.disk_hits + after.cache_hits,
+                before.compiled + before.disk_hits + before.cache_hits)
+          << "no kernel was compiled";
       for (std::size_t o = 0; o < compiled.size(); ++o) {
         SCOPED_TRACE("output " + std::to_string(o) + ", " + std::string(lf::dtype_name(t)) + " 7x" +
                      std::to_string(cols));
@@ -638,6 +645,59 @@ TEST(LlvmCodegen, ReductionsSplitOverThreadsGiveTheInterpretersBits) {
     }
   }
   lf::config::reset("LAZYFUSE_BACKEND");
+}
+
+// Compiled code goes into the kernel cache's directory like CUDA binaries: after the in-memory cache is emptied (as
+// in a new process), an elementwise kernel and a reduction's split load their object code from the disk instead of
+// compiling, and give the same bits. LAZYFUSE_CACHE_IN_MEMORY=1 keeps the disk out of it.
+TEST(LlvmCodegen, CompiledCodeComesBackFromTheDiskCache) {
+  SKIP_WITHOUT_LLVM();
+  std::string dir = "/tmp/lazyfuse_llvm_cache_XXXXXX";
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  lf::config::set("LAZYFUSE_BACKEND", "cpu");
+  lf::config::set("LAZYFUSE_CACHE_DIR", dir);
+  Codegen scope("llvm");
+  std::mt19937_64 rng(11);
+  std::vector<float> values(std::size_t(1) << 16);
+  std::uniform_real_distribution<float> uniform(-2, 2);
+  for (float& v : values) v = uniform(rng);
+  auto run_both = [&] {
+    lf::Array x = lf::asarray(values, {std::int64_t(values.size())});
+    lf::Array e = lf::where(x > 0, lf::sqrt(x) * 2.0f, lf::exp(x) - 1.0f), r = lf::sum(x * 2.0f + 1.0f);
+    e.eval();
+    r.eval();
+    return std::pair{e.get<float>().to_vector(), r.item<float>()};
+  };
+  auto count = [](const rt::CpuCodegenStats& s) { return std::pair{s.compiled, s.disk_hits}; };
+
+  lf::clear_kernel_cache();
+  const auto cold_before = count(rt::cpu_codegen_stats());
+  const auto cold = run_both();
+  const auto cold_after = count(rt::cpu_codegen_stats());
+  EXPECT_GE(cold_after.first - cold_before.first, 2u) << "the kernels were not compiled";
+  EXPECT_EQ(cold_after.second, cold_before.second);
+
+  lf::clear_kernel_cache();
+  const auto warm = run_both();
+  const auto warm_after = count(rt::cpu_codegen_stats());
+  EXPECT_EQ(warm_after.first, cold_after.first) << "compiled again instead of loading from the disk";
+  EXPECT_EQ(warm_after.second - cold_after.second, cold_after.first - cold_before.first);
+  EXPECT_EQ(warm.first, cold.first);
+  EXPECT_EQ(std::memcmp(&warm.second, &cold.second, sizeof(float)), 0);
+
+  lf::config::set("LAZYFUSE_CACHE_IN_MEMORY", "1");
+  lf::clear_kernel_cache();
+  (void)run_both();
+  const auto memory_only = count(rt::cpu_codegen_stats());
+  EXPECT_EQ(memory_only.second, warm_after.second) << "LAZYFUSE_CACHE_IN_MEMORY=1 read the disk";
+  EXPECT_GT(memory_only.first, warm_after.first);
+
+  lf::config::reset("LAZYFUSE_CACHE_IN_MEMORY");
+  lf::config::reset("LAZYFUSE_CACHE_DIR");
+  lf::config::reset("LAZYFUSE_BACKEND");
+  lf::clear_kernel_cache();
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
 }
 
 TEST(LlvmCodegen, AutoInterpretsSmallKernels) {

@@ -82,6 +82,7 @@
 
 #include "random_graphs/numpy_oracle.h"
 #include "random_graphs/reference.h"
+#include "runtime/LlvmCodegen.h"
 
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
@@ -351,6 +352,9 @@ public:
   bool finished() const { return finished_; }
   // The program as one JSON line for tests/numpy_oracle.py.
   std::string numpy_record(i64 case_no, const std::string& seed_text) const;
+  // Every checked result's values, in the order checked, as exact float64 conversions (a complex result: its real
+  // parts, then its imaginary parts); int64 beyond 2^53 rounds.
+  const std::vector<std::vector<double>>& checked_values() const { return checked_values_; }
 
 private:
   std::mt19937_64 rng_;
@@ -367,6 +371,7 @@ private:
   Label current_;                // what the result being evaluated or checked belongs to
   std::set<std::string> failed_; // the categories and reductions ("reduction sum") of results that failed
   bool finished_ = false;
+  std::vector<std::vector<double>> checked_values_;
   int counter_ = 0;
   std::string repro_;
   const bool stream_ = record_ && env_flag("LAZYFUSE_TEST_RANDOM_VERBOSE");
@@ -2318,6 +2323,8 @@ bool Case::check(const Val& v, const std::string& how) {
     ADD_FAILURE() << how << ": a result of type " << lf::dtype_name(v.r.dt) << ", which these graphs do not model";
     return false;
   }
+  checked_values_.push_back(got);
+  if (!got_im.empty()) checked_values_.push_back(got_im);
   int failures = 0;
   // The float64 view of the same value must be the exact conversion (of the real part of a complex value).
   if (chance(0.3)) {
@@ -2717,6 +2724,57 @@ TEST(RandomGraphs, Differential) {
       static_cast<unsigned long long>(seed), static_cast<long long>(count), backend_name());
   auto oracle = maybe_oracle("differential");
   run_cases(seed, count, "random seed", oracle.get());
+}
+
+// The CPU backend's two code generators on the same random programs: every checked result of each program has the
+// same bits when its kernels are interpreted and when LLVM compiles them (LAZYFUSE_CPU_CODEGEN=llvm compiles every
+// kernel it handles, whatever its size). Both runs are also checked against the reference. CPU backend with LLVM only.
+TEST(RandomGraphs, InterpreterAndLlvmGiveTheSameBits) {
+  if (std::string(backend_name()) != "cpu") GTEST_SKIP() << "runs the CPU backend's code generators";
+  if (!lf::runtime::llvm_codegen_built()) GTEST_SKIP() << "built without the LLVM code generator";
+  const i64 count = i64(env_u64("LAZYFUSE_TEST_RANDOM_LLVM_GRAPHS", 80));
+  const std::uint64_t base_seed = env_u64("LAZYFUSE_TEST_RANDOM_SEED", std::random_device{}());
+  std::printf("RandomGraphs.InterpreterAndLlvmGiveTheSameBits: LAZYFUSE_TEST_RANDOM_SEED=%llu, %lld programs\n",
+              static_cast<unsigned long long>(base_seed), static_cast<long long>(count));
+  Stats stats;
+  i64 compared = 0, values = 0;
+  const auto llvm_before = lf::runtime::cpu_codegen_stats();
+  for (i64 c = 0; c < count; ++c) {
+    const std::uint64_t seed = mix(mix(base_seed) + std::uint64_t(c));
+    SCOPED_TRACE("LAZYFUSE_TEST_RANDOM_SEED=" + std::to_string(base_seed) + ", program " + std::to_string(c));
+    std::vector<Case> runs;
+    runs.reserve(2);
+    for (const char* generator : {"interpreter", "llvm"}) {
+      lf::config::set("LAZYFUSE_CPU_CODEGEN", generator);
+      runs.emplace_back(seed, stats, false);
+      try {
+        runs.back().run();
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << generator << ": exception: " << e.what();
+      }
+    }
+    lf::config::reset("LAZYFUSE_CPU_CODEGEN");
+    if (!runs[0].finished() || !runs[1].finished()) continue;
+    const auto &interpreted = runs[0].checked_values(), &compiled = runs[1].checked_values();
+    ASSERT_EQ(interpreted.size(), compiled.size()) << "program:\n" << runs[0].program();
+    for (std::size_t r = 0; r < interpreted.size(); ++r) {
+      ASSERT_EQ(interpreted[r].size(), compiled[r].size());
+      values += i64(compiled[r].size());
+      EXPECT_EQ(std::memcmp(interpreted[r].data(), compiled[r].data(), compiled[r].size() * sizeof(double)), 0)
+          << "result " << r << " differs; program:\n"
+          << runs[0].program();
+    }
+    ++compared;
+  }
+  const auto llvm_after = lf::runtime::cpu_codegen_stats();
+  const auto ran_compiled = [](const lf::runtime::CpuCodegenStats& s) {
+    return s.compiled + s.disk_hits + s.cache_hits;
+  };
+  std::printf("  %lld programs compared, %lld values; compiled kernel launches: %llu\n",
+              static_cast<long long>(compared), static_cast<long long>(values),
+              static_cast<unsigned long long>(ran_compiled(llvm_after) - ran_compiled(llvm_before)));
+  EXPECT_GT(ran_compiled(llvm_after), ran_compiled(llvm_before)) << "no compiled kernel ran";
+  EXPECT_GE(compared, count * 9 / 10) << "too few programs ran to their end";
 }
 
 // A fixed seed: a regression this catches always reproduces.

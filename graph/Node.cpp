@@ -175,14 +175,19 @@ namespace {
 // check inside a time loop evaluates a norm of the state, stores the steps before it, and the step it computed
 // inside the norm keeps the depth it was built with; counting that depth would cut the loop again a few steps later.
 // So a stale depth is recomputed from the sources, visiting at most `budget` nodes (beyond it, the recorded depth,
-// which is never less than the true one, stands).
+// which is never less than the true one, stands), and remembered on the node, so that its other consumers built
+// before the next materialization read it at once. Any bound once computed stays valid, so racing writers are fine.
 int depth_to_compute(const Node& s, std::uint64_t attached, int& budget) {
   if (s.materialized()) return 0;
-  if (s.depth <= 1 || s.depth_epoch == attached || budget <= 0) return s.depth;
+  const int recorded = s.depth.load(std::memory_order_relaxed);
+  if (recorded <= 1 || s.depth_epoch.load(std::memory_order_acquire) == attached || budget <= 0) return recorded;
   --budget;
   int depth = 0;
   for (const NodePtr& src : s.sources()) depth = std::max(depth, depth_to_compute(*src, attached, budget) + 1);
-  return std::min(depth, s.depth);
+  depth = std::min(depth, recorded);
+  s.depth.store(depth, std::memory_order_relaxed);
+  if (budget > 0) s.depth_epoch.store(attached, std::memory_order_release); // exact only if the walk was complete
+  return depth;
 }
 constexpr int kDepthRecomputeBudget = 64;
 } // namespace

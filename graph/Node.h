@@ -126,10 +126,13 @@ public:
   std::array<std::uint64_t, kMaxSources> src_serials{};
   std::uint64_t hash = 0;
   std::uint64_t serial = 0;
-  int depth = 0; // longest path to a leaf or a stored value, when built; bounded laziness materializes past a budget
-  /// How many values materializations had attached when the node was built: while none has been since, `depth` is
-  /// exact; after, a consumer recomputes it (graph/Node.cpp, depth_to_compute).
-  std::uint64_t depth_epoch = 0;
+  /// The longest path to a leaf or a stored value (what is still to compute); bounded laziness materializes past a
+  /// budget. Exact when the node is built; values stored later can only shorten it, so it stays an upper bound, and
+  /// a consumer built after them tightens it (graph/Node.cpp, depth_to_compute). Not part of the node's identity.
+  mutable std::atomic<int> depth{0};
+  /// How many values materializations had attached when `depth` was last exact: while none has been since, it is
+  /// exact still.
+  mutable std::atomic<std::uint64_t> depth_epoch{0};
   /// Scratch of a graph walk that numbers nodes (runtime/PlanCache.cpp): the walk's id for this node, valid while
   /// walk_epoch is that walk's. Only touched under the runtime's evaluation lock.
   mutable std::uint64_t walk_epoch = 0;

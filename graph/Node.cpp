@@ -185,8 +185,10 @@ int depth_to_compute(const Node& s, std::uint64_t attached, int& budget) {
   int depth = 0;
   for (const NodePtr& src : s.sources()) depth = std::max(depth, depth_to_compute(*src, attached, budget) + 1);
   depth = std::min(depth, recorded);
+  // Stamped even when the budget cut the walk short: the bound stays valid, and the next materialization makes it
+  // worth another walk.
   s.depth.store(depth, std::memory_order_relaxed);
-  if (budget > 0) s.depth_epoch.store(attached, std::memory_order_release); // exact only if the walk was complete
+  s.depth_epoch.store(attached, std::memory_order_release);
   return depth;
 }
 constexpr int kDepthRecomputeBudget = 64;

@@ -130,8 +130,8 @@ public:
   /// budget. Exact when the node is built; values stored later can only shorten it, so it stays an upper bound, and
   /// a consumer built after them tightens it (graph/Node.cpp, depth_to_compute). Not part of the node's identity.
   mutable std::atomic<int> depth{0};
-  /// How many values materializations had attached when `depth` was last exact: while none has been since, it is
-  /// exact still.
+  /// How many values materializations had attached when `depth` was last computed: while none has been since, a
+  /// recomputation would find the same.
   mutable std::atomic<std::uint64_t> depth_epoch{0};
   /// Scratch of a graph walk that numbers nodes (runtime/PlanCache.cpp): the walk's id for this node, valid while
   /// walk_epoch is that walk's. Only touched under the runtime's evaluation lock.

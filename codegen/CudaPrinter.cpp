@@ -278,12 +278,41 @@ void print_header(std::ostringstream& os, const KernelIR& ir) {
     os << "__device__ __forceinline__ idx_t lf_mod(idx_t n, idx_t p, lf_divisor d) { return n - lf_div(n, d) * p; "
           "}\n\n";
   }
+  // The repeated steps' parameters (codegen/KernelAbi.h: RepeatedParams, step_params_layout).
+  if (const RepeatedSteps& steps = ir.repeated_steps; steps.params_per_step > 0) {
+    os << "struct lf_steps_t {";
+    for (int k = 0; k < steps.params_per_step; ++k)
+      os << " " << cuda_type(ir.params[std::size_t(steps.first_param + k)].dtype) << " a" << k << "[" << steps.count
+         << "];";
+    os << " };\n\n";
+  }
   os << "extern \"C\" __global__ void __launch_bounds__(" << kBlockSize << ") " << ir.name << "(";
   const char* separator = "";
   for_each_abi_param(ir, [&](const AbiParam& p) {
     os << separator << abi_declaration(ir, p);
     separator = ", ";
   });
+}
+
+// The expression of a value op (Unary, Binary, Cast, Select) of operands named a, b, c.
+std::string op_expression(const KernelIR& ir, const Instr& in, const std::string& a, const std::string& b,
+                          const std::string& c) {
+  switch (in.op) {
+  case IrOp::Unary: return "lf_" + std::string(graph::name_of(graph::UnaryOp(in.fn))) + "(" + a + ")";
+  case IrOp::Binary: return "lf_" + std::string(graph::name_of(graph::BinaryOp(in.fn))) + "(" + a + ", " + b + ")";
+  case IrOp::Cast:
+    return std::string("lf_cast<") + cuda_type(in.dtype) + ", " + cuda_type(ir.code[std::size_t(in.a)].dtype) + ">(" +
+           a + ")";
+  case IrOp::Select: return a + " ? " + b + " : " + c;
+  default: break;
+  }
+  LAZYFUSE_ASSERT(false, (std::string("op_expression: not a value op: ") + ir_op_name(in.op)).c_str());
+  return {};
+}
+
+// The type of an instruction's value in kernel text.
+std::string value_type(const Instr& in) {
+  return is_index_op(in.op) ? "idx_t" : is_predicate_op(in.op) ? "bool" : cuda_type(in.dtype);
 }
 
 // One instruction as a statement: `const T vN = <expression>;` (or a store). `root_lin`: the LinearIndex
@@ -391,14 +420,10 @@ void print_instruction(CodeWriter& w, const KernelIR& ir, std::size_t n, Mode mo
     else
       e << "(" << t << ")" << v(in.a);
     break;
-  case IrOp::Unary: e << "lf_" << graph::name_of(graph::UnaryOp(in.fn)) << "(" << v(in.a) << ")"; break;
+  case IrOp::Unary:
   case IrOp::Binary:
-    e << "lf_" << graph::name_of(graph::BinaryOp(in.fn)) << "(" << v(in.a) << ", " << v(in.b) << ")";
-    break;
   case IrOp::Cast:
-    e << "lf_cast<" << t << ", " << cuda_type(ir.code[std::size_t(in.a)].dtype) << ">(" << v(in.a) << ")";
-    break;
-  case IrOp::Select: e << v(in.a) << " ? " << v(in.b) << " : " << v(in.c); break;
+  case IrOp::Select: e << op_expression(ir, in, v(in.a), v(in.b), v(in.c)); break;
   case IrOp::Random:
     if (grouped && n < grouped->size() && (*grouped)[n]) {
       if (in.a == root_lin) {
@@ -423,8 +448,7 @@ void print_instruction(CodeWriter& w, const KernelIR& ir, std::size_t n, Mode mo
   case IrOp::CheckedIndex: break;
   case IrOp::ScanStore: break;
   }
-  const std::string type = is_index_op(in.op) ? "idx_t" : is_predicate_op(in.op) ? "bool" : t;
-  w.line("const ", type, " ", v(int(n)), " = ", e.str(), ";");
+  w.line("const ", value_type(in), " ", v(int(n)), " = ", e.str(), ";");
 }
 
 // ---- Elementwise kernels ----
@@ -795,10 +819,12 @@ private:
   // (KernelIR::unit_step_randoms: index a + j) is checked at run time, falling back to the element functions.
   bool is_grouped(std::size_t k) const { return k < grouped_.size() && grouped_[k]; }
 
-  void grouped_randoms() {
+  // Only the instructions in [lo, hi) (the passes around repeated steps print their own).
+  void grouped_randoms(std::size_t lo = 0, std::size_t hi = std::size_t(-1)) {
+    auto wanted = [&](std::size_t k) { return is_grouped(k) && k >= lo && k < hi; };
     if (any_grouped_elsewhere_) {
       for (std::size_t k = 0; k < ir_.code.size(); ++k)
-        if (is_grouped(k) && ir_.code[k].a != root_lin_) w_.line("idx_t lf_ra", k, " = 0;");
+        if (wanted(k) && ir_.code[k].a != root_lin_) w_.line("idx_t lf_ra", k, " = 0;");
       w_.line("{");
       auto first = w_.indent();
       w_.line("const int j = 0;");
@@ -806,11 +832,11 @@ private:
       for (std::size_t n = 0; n < ir_.code.size(); ++n)
         if (pure_index(n)) print_instruction(w_, ir_, n, Mode::Vector, root_lin_);
       for (std::size_t k = 0; k < ir_.code.size(); ++k)
-        if (is_grouped(k) && ir_.code[k].a != root_lin_) w_.line("lf_ra", k, " = ", v(ir_.code[k].a), ";");
+        if (wanted(k) && ir_.code[k].a != root_lin_) w_.line("lf_ra", k, " = ", v(ir_.code[k].a), ";");
     }
     if (any_grouped_elsewhere_) w_.line("}");
     for (std::size_t k = 0; k < ir_.code.size(); ++k) {
-      if (!is_grouped(k)) continue;
+      if (!wanted(k)) continue;
       const Instr& in = ir_.code[k];
       std::string call = graph::random_function(graph::RandomDist(in.fn), in.dtype) + "_x4(" + param(in.b) + ", " +
                          param(in.c) + ", (lf_u64)";
@@ -830,6 +856,7 @@ private:
 
   // The body for each element of each vector, into vectors of the outputs, stored whole.
   void vector_body() {
+    if (steps_.any()) return vector_body_with_steps();
     w_.directive("#pragma unroll");
     auto loop = w_.block("for (int u = 0; u < ", U, "; ++u)");
     vector_bindings(true);
@@ -842,6 +869,10 @@ private:
       for (std::size_t n = 0; n < ir_.code.size(); ++n)
         print_instruction(w_, ir_, n, Mode::Vector, root_lin_, &gathered_, &grouped_, checks_);
     }
+    store_vectors();
+  }
+
+  void store_vectors() {
     for (std::size_t k = 0; k < ir_.outputs.size(); ++k)
       if (streams_stores(ir_))
         w_.line("lf_store_stream(reinterpret_cast<lf_vec<", cuda_type(ir_.outputs[k]), ">*>(out", k, " + base), s", k,
@@ -856,8 +887,186 @@ private:
     w_.line("const idx_t base = ", vector_start(), ";");
     w_.line("const idx_t end = base + ", V, " < n ? base + ", V, " : n;");
     auto elements = w_.block("for (idx_t i = base; i < end; ++i)");
-    for (std::size_t n = 0; n < ir_.code.size(); ++n)
+    if (!steps_.any()) {
+      for (std::size_t n = 0; n < ir_.code.size(); ++n)
+        print_instruction(w_, ir_, n, Mode::Scalar, root_lin_, nullptr, nullptr, checks_);
+      return;
+    }
+    // The steps as a loop, element by element.
+    const std::size_t S = std::size_t(steps_.start);
+    for (std::size_t n = 0; n < S; ++n)
       print_instruction(w_, ir_, n, Mode::Scalar, root_lin_, nullptr, nullptr, checks_);
+    for (int k = 0; k < steps_.period; ++k) {
+      if (!steps_.kept(k)) continue;
+      const int init = steps_.initial[std::size_t(k)];
+      const Instr& in = ir_.code[S + std::size_t(k)];
+      w_.line(value_type(in), " lf_c", k, " = ", init >= 0 ? v(init) : zero_of(in.dtype), ";");
+    }
+    steps_loop("");
+    print_after_steps(Mode::Scalar, "");
+  }
+
+  // ---- Repeated steps (KernelIR::repeated_steps, codegen/Reroll.h) ----
+  // The vector path in three passes over the thread's U * V elements: the code before the steps, element by element;
+  // the steps, each copy's parameters read once and applied to every element, so that a parameter read costs
+  // 1 / (U * V) per element and the elements' chains run side by side; the code after the steps, element by element.
+  // Values crossing from one pass to the next live in arrays over the elements (registers once unrolled): lf_x<n> for
+  // a value from before the steps, lf_c<k> for step value k (the previous copy's inside the loop, the last after it).
+  static constexpr int kStepsUnroll = 4;
+
+  static bool reprinted(const Instr& in) {
+    return in.op == IrOp::ScalarParam || in.op == IrOp::IndexParam || in.op == IrOp::IndexConst ||
+           in.op == IrOp::LinearIndex;
+  }
+
+  // Per instruction before the steps: a value that a later pass reads from an lf_x array (the steps read it in every
+  // copy, or the code after them reads it), unless that pass prints it again (parameters, constants, the index).
+  std::vector<bool> crossing_values() const {
+    const std::size_t S = std::size_t(steps_.start), E = std::size_t(steps_.end()), P = std::size_t(steps_.period);
+    std::vector<bool> crossing(S, false);
+    auto mark = [&](int a) {
+      if (a >= 0 && std::size_t(a) < S && !reprinted(ir_.code[std::size_t(a)])) crossing[std::size_t(a)] = true;
+    };
+    for (std::size_t k = 0; k < P; ++k) {
+      const Instr& x = ir_.code[S + k];
+      const Instr& y = ir_.code[S + P + k];
+      for (auto [xa, ya] : {std::pair{x.a, y.a}, std::pair{x.b, y.b}, std::pair{x.c, y.c}})
+        if (xa == ya) mark(xa); // read by every copy
+    }
+    for (std::size_t n = E; n < ir_.code.size(); ++n) {
+      const Instr& in = ir_.code[n];
+      for (int a : {in.a, in.b, in.c}) mark(a);
+      if (in.op == IrOp::Random) {
+        mark(in.slot);
+        mark(int(in.imm));
+      }
+    }
+    return crossing;
+  }
+
+  // The loop over the copies. `lane`: "[lf_e]" in the vector path, whose copy applies to every element lf_e; "" in
+  // the tail, where the arrays are single values.
+  void steps_loop(const std::string& lane) {
+    const std::size_t S = std::size_t(steps_.start), P = std::size_t(steps_.period);
+    // Parameters that every copy reads (not the copies' own): declared once, before the loop (in the tail they are in
+    // scope already).
+    std::vector<int> shared_params;
+    for (std::size_t k = 0; k < P && !lane.empty(); ++k) {
+      const Instr& x = ir_.code[S + k];
+      const Instr& y = ir_.code[S + P + k];
+      for (auto [xa, ya] : {std::pair{x.a, y.a}, std::pair{x.b, y.b}, std::pair{x.c, y.c}})
+        if (xa >= 0 && xa == ya && ir_.code[std::size_t(xa)].op == IrOp::ScalarParam &&
+            std::find(shared_params.begin(), shared_params.end(), xa) == shared_params.end())
+          shared_params.push_back(xa);
+    }
+    std::sort(shared_params.begin(), shared_params.end());
+    for (int x : shared_params) print_instruction(w_, ir_, std::size_t(x), Mode::Scalar, root_lin_);
+    // Unrolled a little, never whole: a constant trip count invites NVCC to unroll a thousand copies (seconds of
+    // compile time, the very text this loop saves).
+    w_.directive("#pragma unroll ", kStepsUnroll);
+    auto loop = w_.block("for (int lf_r = 0; lf_r < ", steps_.count, "; ++lf_r)");
+    for (std::size_t k = 0; k < P; ++k) {
+      const Instr& in = ir_.code[S + k];
+      if (in.op == IrOp::ScalarParam)
+        w_.line("const ", cuda_type(in.dtype), " ", v(int(S + k)), " = lf_steps.a", in.slot - steps_.first_param,
+                "[lf_r];");
+    }
+    if (lane.empty()) return step_body(lane);
+    w_.directive("#pragma unroll");
+    auto elements = w_.block("for (int lf_e = 0; lf_e < ", U * V, "; ++lf_e)");
+    step_body(lane);
+  }
+
+  // One copy of the steps (for element lf_e in the vector path), the values it keeps stored last.
+  void step_body(const std::string& lane) {
+    const std::size_t S = std::size_t(steps_.start), P = std::size_t(steps_.period);
+    for (std::size_t k = 0; k < P; ++k) {
+      const Instr& x = ir_.code[S + k];
+      if (x.op == IrOp::ScalarParam) continue;
+      const Instr& y = ir_.code[S + P + k];
+      auto name = [&](int xa, int ya) -> std::string {
+        if (xa < 0) return {};
+        if (std::size_t(xa) >= S) return v(xa);                                       // this copy's
+        if (xa != ya) return "lf_c" + std::to_string(std::size_t(xa) + P - S) + lane; // the previous copy's
+        // Read by every copy: in the tail, the value itself; in the vector path its array, or a parameter.
+        return lane.empty() || ir_.code[std::size_t(xa)].op == IrOp::ScalarParam ? v(xa)
+                                                                                 : "lf_x" + std::to_string(xa) + lane;
+      };
+      w_.line("const ", value_type(x), " ", v(int(S + k)), " = ",
+              op_expression(ir_, x, name(x.a, y.a), name(x.b, y.b), name(x.c, y.c)), ";");
+    }
+    for (int k = 0; k < steps_.period; ++k)
+      if (steps_.kept(k)) w_.line("lf_c", k, lane, " = ", v(int(S) + k), ";");
+  }
+
+  // The code after the steps for one element: the last copy's values it reads, the values from before the steps it
+  // reads (`lane`: from their arrays, at "[u * V + j]"; "": in scope already), then its instructions.
+  void print_after_steps(Mode mode, const std::string& lane) {
+    const std::size_t S = std::size_t(steps_.start), E = std::size_t(steps_.end());
+    if (!lane.empty()) {
+      const std::vector<bool> crossing = crossing_values();
+      std::vector<bool> read(E, false);
+      for (std::size_t n = E; n < ir_.code.size(); ++n) {
+        const Instr& in = ir_.code[n];
+        for (int a : {in.a, in.b, in.c})
+          if (a >= 0 && std::size_t(a) < E) read[std::size_t(a)] = true;
+        if (in.op == IrOp::Random) {
+          if (in.slot >= 0) read[std::size_t(in.slot)] = true;
+          if (in.imm >= 0) read[std::size_t(in.imm)] = true;
+        }
+      }
+      for (std::size_t x = 0; x < S; ++x) {
+        if (!read[x]) continue;
+        if (crossing[x])
+          w_.line("const ", value_type(ir_.code[x]), " ", v(int(x)), " = lf_x", x, lane, ";");
+        else
+          print_instruction(w_, ir_, x, mode, root_lin_);
+      }
+    }
+    for (int k = 0; k < steps_.period; ++k)
+      if (steps_.exported[std::size_t(k)])
+        w_.line("const ", value_type(ir_.code[S + std::size_t(k)]), " ", v(int(E) - steps_.period + k), " = lf_c", k,
+                lane, ";");
+    for (std::size_t n = E; n < ir_.code.size(); ++n)
+      print_instruction(w_, ir_, n, mode, root_lin_, &gathered_, &grouped_, checks_);
+  }
+
+  void vector_body_with_steps() {
+    const std::size_t S = std::size_t(steps_.start), E = std::size_t(steps_.end());
+    const std::vector<bool> crossing = crossing_values();
+    for (std::size_t x = 0; x < S; ++x)
+      if (crossing[x]) w_.line(value_type(ir_.code[x]), " lf_x", x, "[", U * V, "];");
+    for (int k = 0; k < steps_.period; ++k)
+      if (steps_.kept(k)) w_.line(value_type(ir_.code[S + std::size_t(k)]), " lf_c", k, "[", U * V, "];");
+    {
+      w_.directive("#pragma unroll");
+      auto loop = w_.block("for (int u = 0; u < ", U, "; ++u)");
+      vector_bindings(true);
+      grouped_randoms(0, S);
+      w_.directive("#pragma unroll");
+      auto elements = w_.block("for (int j = 0; j < ", V, "; ++j)");
+      w_.line("const idx_t i = base + j;");
+      for (std::size_t n = 0; n < S; ++n)
+        print_instruction(w_, ir_, n, Mode::Vector, root_lin_, &gathered_, &grouped_, checks_);
+      for (std::size_t x = 0; x < S; ++x)
+        if (crossing[x]) w_.line("lf_x", x, "[u * ", V, " + j] = ", v(int(x)), ";");
+      for (int k = 0; k < steps_.period; ++k)
+        if (steps_.initial[std::size_t(k)] >= 0)
+          w_.line("lf_c", k, "[u * ", V, " + j] = ", v(steps_.initial[std::size_t(k)]), ";");
+    }
+    steps_loop("[lf_e]");
+    w_.directive("#pragma unroll");
+    auto loop = w_.block("for (int u = 0; u < ", U, "; ++u)");
+    vector_bindings(true);
+    grouped_randoms(E);
+    for (std::size_t k = 0; k < ir_.outputs.size(); ++k) w_.line("lf_vec<", cuda_type(ir_.outputs[k]), "> s", k, ";");
+    {
+      w_.directive("#pragma unroll");
+      auto elements = w_.block("for (int j = 0; j < ", V, "; ++j)");
+      w_.line("const idx_t i = base + j;");
+      print_after_steps(Mode::Vector, "[u * " + std::to_string(V) + " + j]");
+    }
+    store_vectors();
   }
 
   // Index arithmetic that needs no loaded value, which the vector path computes ahead of the values.
@@ -898,6 +1107,7 @@ private:
   bool any_gathered_ = false;
   bool any_grouped_elsewhere_ = false; // a grouped Random read at another index than the kernel's own
   const TransposeTiles& tiles_ = ir_.transpose_tiles;
+  const RepeatedSteps& steps_ = ir_.repeated_steps;
 };
 
 // ---- Reduction kernels ----

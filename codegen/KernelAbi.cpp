@@ -39,6 +39,20 @@ std::uint64_t FastDivisor64::divide(std::uint64_t n) const {
   return (std::uint64_t(Uint128(n) * mul >> 64) + n) >> shift;
 }
 
+StepParamsLayout step_params_layout(const KernelIR& ir) {
+  const RepeatedSteps& steps = ir.repeated_steps;
+  StepParamsLayout layout;
+  for (int k = 0; k < steps.params_per_step; ++k) {
+    const std::size_t item = itemsize(ir.params[std::size_t(steps.first_param + k)].dtype);
+    layout.size = (layout.size + item - 1) / item * item;
+    layout.offsets.push_back(layout.size);
+    layout.size += item * std::size_t(steps.count);
+    layout.align = std::max(layout.align, item);
+  }
+  layout.size = (layout.size + layout.align - 1) / layout.align * layout.align;
+  return layout;
+}
+
 std::vector<AbiParam> kernel_abi(const KernelIR& ir) {
   std::vector<AbiParam> abi;
   for_each_abi_param(ir, [&](const AbiParam& p) { abi.push_back(p); });
@@ -56,6 +70,7 @@ std::string abi_name(const AbiParam& p) {
   case AbiRole::SplitTickets: return "lf_tickets";
   case AbiRole::SplitCount: return "lf_splits";
   case AbiRole::ErrorWord: return "lf_error";
+  case AbiRole::RepeatedParams: return "lf_steps";
   }
   LAZYFUSE_ASSERT(false, ("abi_name: unknown parameter role " + std::to_string(int(p.role))).c_str());
   return {};
@@ -77,6 +92,7 @@ std::string abi_declaration(const KernelIR& ir, const AbiParam& p) {
   case AbiRole::SplitPartials: return "unsigned char* __restrict__ " + name;
   case AbiRole::SplitTickets:
   case AbiRole::ErrorWord: return "unsigned int* __restrict__ " + name;
+  case AbiRole::RepeatedParams: return "const __grid_constant__ lf_steps_t " + name;
   }
   LAZYFUSE_ASSERT(false, ("abi_declaration: unknown parameter role " + std::to_string(int(p.role))).c_str());
   return {};
@@ -97,6 +113,7 @@ std::size_t abi_size(const KernelIR& ir, const AbiParam& p) {
     return slot.is_index ? index_bytes : itemsize(slot.dtype);
   }
   case AbiRole::Divisor: return ir.index32 ? sizeof(FastDivisor32) : sizeof(FastDivisor64);
+  case AbiRole::RepeatedParams: return step_params_layout(ir).size;
   }
   LAZYFUSE_ASSERT(false, ("abi_size: unknown parameter role " + std::to_string(int(p.role))).c_str());
   return 0;
@@ -159,6 +176,23 @@ PackedArgs pack_kernel_args(const KernelIR& ir, const KernelArgs& args, const st
         packed.push(fast_divisor32(d));
       else
         packed.push(fast_divisor64(d));
+      break;
+    }
+    case AbiRole::RepeatedParams: {
+      const RepeatedSteps& steps = ir.repeated_steps;
+      const StepParamsLayout layout = step_params_layout(ir);
+      std::vector<unsigned char> bytes(layout.size, 0);
+      for (int k = 0; k < steps.params_per_step; ++k) {
+        const DType t = ir.params[std::size_t(steps.first_param + k)].dtype;
+        graph::visit_opmath_type(t, [&]<class T>() {
+          for (int r = 0; r < steps.count; ++r) {
+            const ParamValue& pv = args.params[std::size_t(steps.first_param + r * steps.params_per_step + k)];
+            const T value = graph::opmath_value<T>(pv.f, pv.i, pv.im);
+            std::memcpy(bytes.data() + layout.offsets[std::size_t(k)] + std::size_t(r) * sizeof(T), &value, sizeof(T));
+          }
+        });
+      }
+      packed.push_bytes(bytes.data(), bytes.size(), layout.align);
       break;
     }
     case AbiRole::SplitPartials: packed.push(split->partials); break;

@@ -24,6 +24,10 @@ enum class AbiRole : std::uint8_t {
   SplitTickets,  ///< split schedules: `unsigned int* __restrict__ lf_tickets`, a counter per group (zeroed)
   SplitCount,    ///< split schedules: `const idx_t lf_splits`, blocks per group (LaunchShape::splits)
   ErrorWord,     ///< kernels with bounds checks: `unsigned int* __restrict__ lf_error` (KernelArgs::error_word)
+  /// Kernels with repeated steps (KernelIR::repeated_steps with parameters): `const __grid_constant__ lf_steps_t
+  /// lf_steps`, the steps' parameters, in place of their Param slots (step_params_layout). Read in the kernel's
+  /// parameter space, indexed by the loop's counter.
+  RepeatedParams,
 };
 
 struct AbiParam {
@@ -33,14 +37,24 @@ struct AbiParam {
 };
 
 /// Calls `f(AbiParam)` for every parameter of `ir`'s kernel, in order: inputs, outputs, n, the IR's parameters in
-/// slot order, the divisors' constants (is_divisor_param) in slot order, then for split and scan schedules the
-/// partials, the tickets and the split count, then for kernels with bounds checks (has_bounds_checks) the error word.
-/// Allocates nothing (the executor packs arguments on the host path of every launch).
+/// slot order (the repeated steps' as one RepeatedParams where the first of them would be), the divisors' constants
+/// (is_divisor_param) in slot order, then for split and scan schedules the partials, the tickets and the split count,
+/// then for kernels with bounds checks (has_bounds_checks) the error word. Allocates nothing (the executor packs
+/// arguments on the host path of every launch).
 template <class F> void for_each_abi_param(const KernelIR& ir, F&& f) {
   for (std::size_t k = 0; k < ir.inputs.size(); ++k) f(AbiParam{AbiRole::Input, int(k)});
   for (std::size_t k = 0; k < ir.outputs.size(); ++k) f(AbiParam{AbiRole::Output, int(k)});
   f(AbiParam{AbiRole::Count, -1});
-  for (std::size_t k = 0; k < ir.params.size(); ++k) f(AbiParam{AbiRole::Param, int(k)});
+  const RepeatedSteps& steps = ir.repeated_steps;
+  const int first_step_param = steps.first_param,
+            end_step_params = steps.first_param + steps.params_per_step * steps.count;
+  for (int k = 0; k < int(ir.params.size()); ++k) {
+    if (k >= first_step_param && k < end_step_params) {
+      if (k == first_step_param) f(AbiParam{AbiRole::RepeatedParams, -1});
+      continue;
+    }
+    f(AbiParam{AbiRole::Param, k});
+  }
   if (has_divisor_params(ir))
     for (std::size_t k = 0; k < ir.params.size(); ++k)
       if (is_divisor_param(ir, int(k))) f(AbiParam{AbiRole::Divisor, int(k)});
@@ -51,6 +65,14 @@ template <class F> void for_each_abi_param(const KernelIR& ir, F&& f) {
   }
   if (has_bounds_checks(ir)) f(AbiParam{AbiRole::ErrorWord, -1});
 }
+
+/// The layout of the RepeatedParams struct: per parameter k of a step (slot first_param + k), an array of `count`
+/// values of its type at offsets[k]; each at its type's alignment, which is its size (plain C types only).
+struct StepParamsLayout {
+  std::vector<std::size_t> offsets;
+  std::size_t size = 0, align = 1;
+};
+StepParamsLayout step_params_layout(const KernelIR& ir);
 
 /// The parameters of `ir`'s kernel, in order.
 std::vector<AbiParam> kernel_abi(const KernelIR& ir);
@@ -103,6 +125,14 @@ public:
   const unsigned char* data(std::size_t k) const { return bytes_.data() + offsets_[k]; }
 
   void reserve(std::size_t count);
+  /// `size` bytes as one value aligned to `align`.
+  void push_bytes(const void* data, std::size_t size, std::size_t align) {
+    const std::size_t at = (bytes_.size() + align - 1) / align * align;
+    bytes_.resize(at + size);
+    std::memcpy(bytes_.data() + at, data, size);
+    offsets_.push_back(at);
+    sizes_.push_back(size);
+  }
   template <class T> void push(T value) {
     const std::size_t at = (bytes_.size() + alignof(T) - 1) / alignof(T) * alignof(T);
     bytes_.resize(at + sizeof(T));

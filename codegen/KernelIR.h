@@ -172,6 +172,26 @@ struct TransposeTiles {
   bool operator==(const TransposeTiles&) const = default;
 };
 
+/// The stretch of an elementwise kernel that repeats one step (codegen/Reroll.h): instructions [start, end()) are
+/// `count` copies of the `period` instructions from `start`. The printer prints the first copy once, as the body of a
+/// loop over the copies.
+struct RepeatedSteps {
+  int start = 0, period = 0, count = 0;
+  /// The copies' ScalarParam slots are [first_param, first_param + params_per_step * count): copy r's are
+  /// first_param + r * params_per_step + 0 .. params_per_step - 1.
+  int first_param = 0, params_per_step = 0;
+  /// Per instruction k of a step: the instruction before the stretch that the first copy reads where later copies
+  /// read the previous copy's k (the loop-carried value's initial value), or -1 (no copy reads the previous one's k).
+  std::vector<int> initial;
+  /// Per instruction k of a step: read after the stretch (from the last copy).
+  std::vector<bool> exported;
+  bool any() const { return count > 0; }
+  int end() const { return start + period * count; }
+  /// Whether the loop keeps step value k from one copy to the next or past the loop.
+  bool kept(int k) const { return initial[std::size_t(k)] >= 0 || exported[std::size_t(k)]; }
+  bool operator==(const RepeatedSteps&) const = default;
+};
+
 struct KernelIR {
   Schedule schedule = Schedule::Elementwise;
   std::vector<Instr> code;
@@ -205,6 +225,8 @@ struct KernelIR {
   RowCache row_cache;
   /// Elementwise: the loads staged through tiles of shared memory (codegen/TransposeTiles.h).
   TransposeTiles transpose_tiles;
+  /// Elementwise: the steps printed as a loop (codegen/Reroll.h).
+  RepeatedSteps repeated_steps;
   /// Set by codegen::analyze: the fields above hold its results.
   bool analyzed = false;
 };

@@ -7,6 +7,7 @@
 #include "graph/Config.h"
 #include "graph/Matmul.h"
 #include "graph/Ops.h"
+#include "graph/Periodic.h"
 
 #include <algorithm>
 #include <unordered_map>
@@ -399,30 +400,130 @@ PlanOutputs group_roots_by_shape(const std::vector<NodePtr>& roots) {
   return groups;
 }
 
-// The node budget, in one pass over the post-order: when a node's inlined subtree would exceed max_nodes, its
-// largest inlined sources are stored until it fits. A chain of any length is cut into full kernels in linear
-// time; enforce_budgets then settles what this tree count cannot see (shared nodes, the input budget).
-void cut_to_node_budget(Subgraph& g, int max_nodes) {
-  if (int(g.order.size()) <= max_nodes) return;
-  std::vector<std::int64_t> below(g.order.size(), 0);
-  for (std::size_t k = 0; k < g.order.size(); ++k) {
-    std::vector<std::pair<std::int64_t, int>> parts;
-    std::int64_t total = 1;
+namespace {
+// Kinds a kernel prints as a loop when they repeat (codegen/Reroll.h: value ops and scalar parameters of C types).
+bool repeatable(const Node& n) {
+  switch (n.kind) {
+  case NodeKind::Fill: return !is_complex(n.dtype) && !is_half(n.dtype);
+  case NodeKind::Unary:
+  case NodeKind::Binary:
+  case NodeKind::Cast:
+  case NodeKind::Where: return true;
+  default: return false;
+  }
+}
+} // namespace
+
+int printed_node_count(const Subgraph& g) {
+  // The nodes that compute, in post-order: scalars are kernel parameters (and equal scalars are one interned node,
+  // which one copy reads from another's place), bounded by their bytes instead.
+  std::vector<int> computing;
+  for (int i = 0; i < int(g.order.size()); ++i)
+    if (g.order[std::size_t(i)]->kind != NodeKind::Fill) computing.push_back(i);
+  auto node = [&](int i) -> const Node& { return *g.order[std::size_t(computing[std::size_t(i)])]; };
+  auto stored = [&](int i) { return g.info[std::size_t(computing[std::size_t(i)])].stored; };
+  auto signature = [&](int i) {
+    const Node& n = node(i);
+    if (!repeatable(n) || stored(i)) return std::uint64_t(i) << 8 | 0xff; // equal to none
+    return std::uint64_t(n.kind) << 40 | std::uint64_t(n.dtype) << 32 | std::uint64_t(std::uint32_t(n.op));
+  };
+  // Position in `computing` of each computing node of the subgraph.
+  std::unordered_map<const Node*, int> position;
+  for (int i = 0; i < int(computing.size()); ++i) position.emplace(&node(i), i);
+  // Computing node i + p is node i one copy later: the same op on the same shape, reading scalars of the same type
+  // (any values), the same nodes from outside the copies, or the nodes p later.
+  auto repeats = [&](int i, int p) {
+    const Node& x = node(i);
+    const Node& y = node(i + p);
+    if (!repeatable(x) || stored(i) || stored(i + p)) return false;
+    if (x.kind != y.kind || x.dtype != y.dtype || x.op != y.op || x.shape != y.shape) return false;
+    const auto& xs = x.sources_unlocked();
+    const auto& ys = y.sources_unlocked();
+    if (xs.size() != ys.size()) return false;
+    for (std::size_t k = 0; k < xs.size(); ++k) {
+      if (xs[k] == ys[k]) continue;
+      if (xs[k]->kind == NodeKind::Fill && ys[k]->kind == NodeKind::Fill && repeatable(*xs[k]) &&
+          xs[k]->dtype == ys[k]->dtype && xs[k]->shape == ys[k]->shape)
+        continue;
+      const auto jx = position.find(xs[k].get()), jy = position.find(ys[k].get());
+      if (jx == position.end() || jy == position.end() || jy->second != jx->second + p) return false;
+    }
+    return true;
+  };
+  const graph::PeriodicRun run =
+      graph::longest_periodic_run(int(computing.size()), 64, kMinRepeatedNodeSteps, signature, repeats);
+  return int(computing.size()) - run.saved();
+}
+
+bool whole_subgraph_fits(const Subgraph& g, int max_nodes, bool loops_for_repeated_steps) {
+  if (int(g.order.size()) <= max_nodes) return true;
+  if (!loops_for_repeated_steps || printed_node_count(g) > max_nodes) return false;
+  std::int64_t scalar_bytes = 0;
+  for (const NodePtr& n : g.order)
+    if (n->kind == NodeKind::Fill) scalar_bytes += std::int64_t(itemsize(n->dtype));
+  return scalar_bytes <= kMaxStepParamBytes;
+}
+
+namespace {
+// Stores nodes until no inlined path is longer than `band` nodes: where a node's longest inlined path would be, a
+// node on it is stored, the one with the most consumers within a few nodes (a loop's state, which the step's
+// branches all read: storing it shortens them all at once), else the nearest. A path, not a tree count: a time loop
+// whose steps read their state several times (x > t ? x - a : x) multiplies a tree count per step, and a cut by it
+// stored nearly every step.
+void cut_paths(Subgraph& g, int band) {
+  std::vector<int> depth(g.order.size(), 0);
+  // The inlined source of position k on its longest path (-1: none) and that path's length.
+  auto deepest_source = [&](std::size_t k) {
+    std::pair<int, int> best{-1, 0};
     for (auto& src : g.order[k]->sources_unlocked()) {
-      int j = g.find(src.get());
-      if (j < 0 || g.info[std::size_t(j)].stored) continue;
-      parts.push_back({below[std::size_t(j)], j});
-      total += below[std::size_t(j)];
+      const int j = g.find(src.get());
+      if (j >= 0 && !g.info[std::size_t(j)].stored && depth[std::size_t(j)] > best.second)
+        best = {j, depth[std::size_t(j)]};
     }
-    std::sort(parts.begin(), parts.end(), [](auto& a, auto& b) { return a.first > b.first; });
-    for (auto& [count, j] : parts) {
-      if (total <= max_nodes) break;
-      const Info& child = g.info[std::size_t(j)];
-      if (child.root || child.node->kind == NodeKind::Fill) continue;
-      store(g, std::size_t(j), "split: a kernel inlines at most " + std::to_string(max_nodes) + " nodes");
-      total -= count;
+    return best;
+  };
+  auto cuttable = [&](int j) {
+    return !g.info[std::size_t(j)].root && g.order[std::size_t(j)]->kind != NodeKind::Fill;
+  };
+  for (std::size_t k = 0; k < g.order.size(); ++k) {
+    for (;;) {
+      const auto [deepest, longest] = deepest_source(k);
+      if (longest + 1 <= band || !cuttable(deepest)) {
+        depth[k] = longest + 1;
+        break;
+      }
+      int cut = deepest;
+      for (int j = deepest, walked = 0; walked < 16; ++walked) {
+        j = deepest_source(std::size_t(j)).first;
+        if (j < 0) break;
+        if (cuttable(j) && g.info[std::size_t(j)].consumers > g.info[std::size_t(cut)].consumers) cut = j;
+      }
+      store(g, std::size_t(cut), "split: a kernel inlines paths of at most " + std::to_string(band) + " nodes");
+      for (std::size_t j = std::size_t(cut) + 1; j < k; ++j) depth[j] = deepest_source(j).second + 1;
     }
-    below[k] = total;
+  }
+}
+} // namespace
+
+// The node budget: paths of at most max_nodes nodes, then, while the largest plan (measured: shared nodes once)
+// holds more than max_nodes nodes, shorter paths in proportion, from the same start. A chain is cut into full
+// kernels at the first try; a loop whose steps branch takes a try or two.
+void cut_to_node_budget(Subgraph& g, int max_nodes, bool loops_for_repeated_steps) {
+  if (whole_subgraph_fits(g, max_nodes, loops_for_repeated_steps)) return;
+  std::vector<char> stored_before(g.order.size());
+  for (std::size_t k = 0; k < g.order.size(); ++k) stored_before[k] = g.info[k].stored;
+  for (int band = max_nodes;;) {
+    cut_paths(g, band);
+    int largest = 0;
+    for (std::size_t k = 0; k < g.order.size(); ++k)
+      if (g.info[k].stored || g.info[k].root) largest = std::max(largest, measure(g, {g.order[k]}).nodes);
+    if (largest <= max_nodes || band <= 8) return;
+    band = std::max(8, std::min(band - 1, int(std::int64_t(band) * max_nodes / largest)));
+    for (std::size_t k = 0; k < g.order.size(); ++k)
+      if (!stored_before[k] && g.info[k].stored) {
+        g.info[k].stored = false;
+        g.info[k].reason.clear();
+      }
   }
 }
 
@@ -430,7 +531,9 @@ void cut_to_node_budget(Subgraph& g, int max_nodes) {
 // until every plan fits. Each round stores one more node, so this ends. Most graphs fit whole and skip the loop.
 void enforce_budgets(Subgraph& g, const std::vector<NodePtr>& roots, const PlanOutputs& groups,
                      const PartitionOptions& options) {
-  if (int(g.order.size()) <= options.max_nodes && measure(g, roots).inputs <= options.max_inputs) return;
+  if (whole_subgraph_fits(g, options.max_nodes, options.loops_for_repeated_steps) &&
+      measure(g, roots).inputs <= options.max_inputs)
+    return;
   for (int round = 0;; ++round) {
     LAZYFUSE_ASSERT(round <= int(g.order.size()) + 1, "partition budget loop did not converge");
     bool changed = false;
@@ -563,7 +666,7 @@ std::vector<KernelPlan> partition(const std::vector<NodePtr>& roots_in, const Pa
   for (auto& r : roots)
     if (!g.info[std::size_t(g.find(r.get()))].stored) grouped.push_back(r);
   const PlanOutputs groups = group_roots_by_shape(grouped);
-  cut_to_node_budget(g, options.max_nodes);
+  cut_to_node_budget(g, options.max_nodes, options.loops_for_repeated_steps);
   enforce_budgets(g, roots, groups, options);
   const auto domains = settle_reductions(g, groups);
   std::vector<KernelPlan> plans = make_plans(g, groups, domains);

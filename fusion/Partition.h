@@ -64,6 +64,10 @@ struct PartitionOptions {
   bool eager = false;
   int max_nodes = 256;
   int max_inputs = 48;
+  /// The code generator prints a time loop's repeated steps as a loop (the CUDA printer, codegen/Reroll.h), so the
+  /// node budget counts them once. The CPU backends run the straight-line IR, where a kernel of a thousand steps
+  /// compiles for a second in LLVM and runs slower than kernels of 256 nodes: for them, false.
+  bool loops_for_repeated_steps = true;
 };
 
 /// Splits the work of materializing `roots` into kernel plans, in an order in which each plan's inputs are
@@ -79,9 +83,12 @@ struct PartitionOptions {
 ///    them is a view (so it is read at shifted indices): then it is stored once by an earlier kernel. Expensive: a
 ///    subtree cost of at least 24, where a transcendental op costs 4 and any other op 1 (tinygrad stores a buffer read
 ///    by >3 consumers; Inductor inlines up to ~30 ops).
-///  - Budgets: a plan inlines at most `max_nodes` nodes and reads at most `max_inputs` buffers; past that, the
-///    inlined node with the largest subtree that still fits `max_nodes` is stored first (the earliest on a tie),
-///    and the plan is re-measured: a long chain becomes few, full kernels.
+///  - Budgets: a plan inlines at most `max_nodes` nodes and reads at most `max_inputs` buffers, where a time loop's
+///    repeated steps count once (steps::printed_node_count: the CUDA printer prints them as a loop). A subgraph over
+///    budget is first cut into paths of at most max_nodes nodes (shorter where a plan still holds more), then, while a
+///    plan is still over (the input budget), the
+///    inlined node with the largest subtree that still fits `max_nodes` is stored first (the earliest on a tie), and
+///    the plan is re-measured: a long chain becomes few, full kernels.
 ///  - Reductions. Invariant: a reduction is inlined into a plan only when the plan's output shape is the reduction
 ///    domain's input, outer or keepdims shape (ReductionDomain::admits_output) and every path from the outputs
 ///    reaches it through elementwise ops and axis maps that keep each kept axis in place (broadcasts back along its

@@ -82,10 +82,30 @@ void store_products(Subgraph& g);
 /// Step 4. The roots grouped by shape, groups in order of first appearance: one multi-output plan per group.
 PlanOutputs group_roots_by_shape(const std::vector<graph::NodePtr>& roots);
 
-/// Step 5. The node budget as a tree count in one pass over the post-order: where a node's inlined subtree would
-/// exceed `max_nodes`, its largest inlined sources (never roots or fills) are stored until it fits. Cuts a chain of
-/// any length into full kernels in linear time; does nothing when the whole subgraph fits.
-void cut_to_node_budget(Subgraph& g, int max_nodes);
+/// The nodes the text of a kernel inlining the whole subgraph holds: the nodes that compute (scalars are kernel
+/// parameters, bounded by their bytes in whole_subgraph_fits), less all but one copy of the longest periodic stretch
+/// of them in post-order (graph/Periodic.h) that codegen prints as a loop (codegen/Reroll.h: elementwise ops, casts
+/// and selects repeated at least kMinRepeatedNodeSteps times, reading scalars of plain types). A 1,000-step loop
+/// `x = x * a + b` holds two. Deterministic; one pass over the subgraph when nothing repeats.
+int printed_node_count(const Subgraph& g);
+
+/// The fewest copies printed_node_count counts as one (codegen/Reroll.h's kMinRepeatedSteps).
+inline constexpr int kMinRepeatedNodeSteps = 8;
+/// The most bytes of scalars (Fill nodes) a kernel whose steps are printed as a loop may read: CUDA takes 32,764
+/// bytes of parameters since 12.1, and the rest is for buffers, sizes and divisors.
+inline constexpr std::int64_t kMaxStepParamBytes = 16384;
+
+/// Step 5. The node budget, unless whole_subgraph_fits: nodes are stored until no inlined path is longer than
+/// max_nodes nodes (on a path too long, the node with the most consumers within a few nodes of its top: a loop's
+/// state); while a plan then holds more than max_nodes distinct nodes, again from the start with paths shorter in
+/// proportion. Cuts a chain of any length into full kernels in linear time, and a loop whose steps read their
+/// state several times into kernels of many steps.
+void cut_to_node_budget(Subgraph& g, int max_nodes, bool loops_for_repeated_steps = true);
+
+/// Whether one kernel may inline the whole subgraph as far as the node budget goes: it has at most max_nodes nodes;
+/// or, where the code generator prints repeated steps as a loop (PartitionOptions::loops_for_repeated_steps), its
+/// printed_node_count is at most max_nodes and its scalars take at most kMaxStepParamBytes.
+bool whole_subgraph_fits(const Subgraph& g, int max_nodes, bool loops_for_repeated_steps = true);
 
 /// Step 6. After cut_to_node_budget: until every plan (each group, each stored node) inlines at most max_nodes
 /// nodes and reads at most max_inputs buffers (measured, so shared nodes count once), stores the largest inlined

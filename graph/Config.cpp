@@ -55,7 +55,7 @@ constexpr Definition kDefinitions[] = {
      "lazy | eager: eager runs every op as its own kernel (the baseline, a debugging aid)"},
     {"LAZYFUSE_LOG", "", Kind::Channels, "",
      "comma-separated channels to log to stderr: fusion, lower, codegen, cache, launch, accelerator, all"},
-    {"LAZYFUSE_MAX_DEPTH", "100", Kind::Count, "",
+    {"LAZYFUSE_MAX_DEPTH", "4096", Kind::Count, "",
      "graph depth past which an array is materialized as it is built (bounded laziness)"},
     {"LAZYFUSE_MAX_KERNEL_NODES", "256", Kind::Count, "",
      "most graph nodes fused into one kernel; larger plans are split"},

@@ -14,7 +14,7 @@ namespace lazyfuse::config {
 struct Snapshot {
   std::uint64_t generation = 0;
   bool eager = false;
-  int max_depth = 100;
+  int max_depth = 4096;
   int max_kernel_nodes = 256;
   int max_kernel_inputs = 48;
   std::string backend;        // "auto", "cpu", "cuda"

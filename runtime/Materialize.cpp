@@ -144,6 +144,7 @@ void materialize(const std::vector<graph::NodePtr>& roots) {
   opt.eager = cfg.eager;
   opt.max_nodes = cfg.max_kernel_nodes;
   opt.max_inputs = cfg.max_kernel_inputs;
+  opt.loops_for_repeated_steps = executor().kind() == Backend::Cuda;
   // Reused between calls (materialization does not nest: it holds the lock and calls nothing that materializes).
   static GraphSignature sig;
   compute_signature(roots, opt, sig);

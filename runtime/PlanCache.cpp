@@ -41,6 +41,7 @@ void compute_signature(const std::vector<graph::NodePtr>& roots, const fusion::P
   w.push_back(options.eager);
   w.push_back(std::uint64_t(options.max_nodes));
   w.push_back(std::uint64_t(options.max_inputs));
+  w.push_back(options.loops_for_repeated_steps);
   auto number = [&](Node* n) {
     n->walk_epoch = out.epoch;
     n->walk_id = int(out.nodes.size());

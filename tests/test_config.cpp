@@ -333,7 +333,7 @@ TEST(Config, CppBeatsEnvironmentBeatsDefaultAndTheEnvironmentIsReadOnce) {
   EXPECT_EQ(c["reset.LAZYFUSE_MODE.source"], "environment");
   EXPECT_EQ(c["reset.eager"], "1");
   EXPECT_EQ(c["setenv.LAZYFUSE_MODE.value"], "eager") << "setenv after the first use has no effect";
-  EXPECT_EQ(c["setenv.LAZYFUSE_MAX_DEPTH.value"], "100");
+  EXPECT_EQ(c["setenv.LAZYFUSE_MAX_DEPTH.value"], "4096");
   EXPECT_EQ(c["setenv.LAZYFUSE_MAX_DEPTH.source"], "default");
   EXPECT_EQ(c["setenv.eager"], "1");
 }
@@ -366,7 +366,7 @@ TEST(Config, EmptyValuesAreTheDefaults) {
   EXPECT_TRUE(c.warnings.empty()) << c.all_warnings();
   EXPECT_EQ(c["backend"], "auto");
   EXPECT_EQ(c["eager"], "0");
-  EXPECT_EQ(c["max_depth"], "100");
+  EXPECT_EQ(c["max_depth"], "4096");
   EXPECT_EQ(c["max_kernel_nodes"], "256");
   EXPECT_EQ(c["max_kernel_inputs"], "48");
   EXPECT_EQ(c["cpu_threads"], "0");
@@ -550,7 +550,7 @@ TEST(ConfigChoices, InvalidValuesFromTheEnvironmentAreRejected) {
            {"LAZYFUSE_BACKEND", "gpu", "valid: auto, cpu, cuda", "auto"},
            {"LAZYFUSE_MODE", "Eager", "valid: lazy, eager", "lazy"},
            {"LAZYFUSE_ACCELERATORS", "cutensor", "valid: cub, (empty)", "cub"},
-           {"LAZYFUSE_MAX_DEPTH", "ten", "a non-negative integer", "100"},
+           {"LAZYFUSE_MAX_DEPTH", "ten", "a non-negative integer", "4096"},
            {"LAZYFUSE_MAX_KERNEL_NODES", "-3", "a non-negative integer", "256"},
            {"LAZYFUSE_MAX_KERNEL_INPUTS", "1.5", "a non-negative integer", "48"},
            {"LAZYFUSE_CPU_THREADS", "99999999999", "a non-negative integer", "0"}}) {
@@ -564,7 +564,7 @@ TEST(ConfigChoices, InvalidValuesFromTheEnvironmentAreRejected) {
   EXPECT_EQ(c["backend"], "auto");
   EXPECT_EQ(c["eager"], "0");
   EXPECT_EQ(c["accelerator_cub"], "1");
-  EXPECT_EQ(c["max_depth"], "100");
+  EXPECT_EQ(c["max_depth"], "4096");
 }
 
 TEST(ConfigChoices, ValidValuesFromTheEnvironment) {

@@ -39,7 +39,13 @@ int stored_count(const Subgraph& g) {
 // A chain of `length` unary ops over x.
 Array chain_of(const Array& x, int length) {
   Array a = x;
-  for (int k = 0; k < length; ++k) a = k % 2 ? sin(a) : cos(a); // no rewrite shortens it
+  // No rewrite shortens it, and no stretch of it repeats (printed_node_count would count that once): the ops follow
+  // the bits of a linear congruential sequence.
+  std::uint32_t bits = 12345;
+  for (int k = 0; k < length; ++k) {
+    bits = bits * 1103515245u + 12345u;
+    a = (bits >> 16) % 2 ? sin(a) : cos(a);
+  }
   return a;
 }
 
@@ -148,7 +154,7 @@ TEST(PartitionSteps, GroupRootsByShapeInOrderOfFirstAppearance) {
 
 TEST(PartitionSteps, CutToNodeBudgetCutsALongChainIntoFullKernels) {
   auto x = input({16});
-  const int length = 60, budget = 16; // under the bounded-laziness depth (100), so nothing is materialized early
+  const int length = 60, budget = 16; // under the bounded-laziness depth, so nothing is materialized early
   ASSERT_LT(length, config::snapshot().max_depth);
   Array out = chain_of(x, length);
   Subgraph g = collect({graph_node(out)});
@@ -162,6 +168,36 @@ TEST(PartitionSteps, CutToNodeBudgetCutsALongChainIntoFullKernels) {
   Subgraph whole = collect({graph_node(out)});
   cut_to_node_budget(whole, length + 1);
   EXPECT_EQ(stored_count(whole), 0);
+}
+
+// A time loop's steps are printed as a loop (codegen/Reroll.h): the node budget counts them as one step, and a
+// 1,000-step loop stays one kernel whatever the budget.
+TEST(PartitionSteps, RepeatedStepsCountOnceAgainstTheNodeBudget) {
+  auto x = input({16});
+  Array looped = x;
+  // Scalars of equal values are one node (interned): each step's own factor, and one 0.5 that every step reads.
+  for (int k = 0; k < 1000; ++k) looped = looped * (2.0f + 0.001f * float(k)) + 0.5f;
+  Subgraph g = collect({graph_node(looped)});
+  EXPECT_EQ(int(g.order.size()), 3001) << "per step a multiply, an add and the factor; and the 0.5";
+  EXPECT_LE(printed_node_count(g), 4);
+  cut_to_node_budget(g, 16);
+  EXPECT_EQ(stored_count(g), 0);
+  // Not when the scalars take more than the kernel's parameters may: 2,000 float64 steps of two scalars each (within
+  // the bounded-laziness depth, so nothing is materialized while recording).
+  Array wide = x.astype(DType::Float64);
+  for (int k = 0; k < 2000; ++k) wide = wide * (2.0 + 0.001 * k) - (3.0 + 0.001 * k);
+  ASSERT_FALSE(wide.is_materialized());
+  Subgraph too_many = collect({graph_node(wide)});
+  EXPECT_LE(printed_node_count(too_many), 4);
+  EXPECT_FALSE(whole_subgraph_fits(too_many, 256));
+  // Nor a chain that does not repeat (chain_of): it is counted whole.
+  Subgraph plain = collect({graph_node(chain_of(x, 60))});
+  EXPECT_EQ(printed_node_count(plain), 60);
+  // Steps whose scalars are sometimes equal (one interned node read by two copies) still repeat.
+  Array colliding = x;
+  for (int k = 0; k < 1000; ++k) colliding = colliding * (1.0f - 0.001f * float(k)) + 0.5f; // k = 500: 0.5
+  Subgraph collide = collect({graph_node(colliding)});
+  EXPECT_LE(printed_node_count(collide), 4);
 }
 
 TEST(PartitionSteps, EnforceBudgetsCutsPlansReadingTooManyBuffers) {

@@ -15,7 +15,7 @@ Array grid(std::int64_t n, std::uint64_t seed) {
   return random_f32(n * n, 0, 1, seed).reshape({n, n}).eval();
 }
 
-// x = x * 0.999 + 0.001, `steps` times, one eval: LAZYFUSE_MAX_DEPTH (100) cuts the recorded chain every 50 steps.
+// x = x * 0.999 + 0.001, `steps` times, one eval: one kernel, whose steps print as a loop (codegen/Reroll.h).
 // Its limit, the same arithmetic in one hand-written kernel: bench_limits' BM_LimitUpdateLoop.
 void BM_UpdateLoop(benchmark::State& state) {
   if (!has_gpu(state)) return;
@@ -28,7 +28,7 @@ void BM_UpdateLoop(benchmark::State& state) {
         for (std::int64_t k = 0; k < steps; ++k) x = x * 0.999f + 0.001f;
         x.eval();
       },
-      std::uint64_t(steps / 50), 2.0 * 4.0 * double(n));
+      1, 2.0 * 4.0 * double(n));
 }
 
 Array heat_roll_step(const Array& u) {

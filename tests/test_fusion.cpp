@@ -130,7 +130,9 @@ TEST(Fusion, ViewsOfLazyExpressionsFuse) {
     }
 }
 
-TEST(Fusion, BoundedLazinessCompilesAtMostTwoKernelsAndStaysFlat) {
+// Kernel structures: on the GPU, the cut's 2,048 steps (one loop) and the end's; on the CPU backend (kernels of 256
+// nodes), a full kernel, the last of each cut and the end's.
+TEST(Fusion, BoundedLazinessCompilesAtMostThreeKernelsAndStaysFlat) {
   auto x = random_f32({1024});
   auto ref = x.get<float>();
   const auto nodes_before = graph::live_node_count();
@@ -141,7 +143,7 @@ TEST(Fusion, BoundedLazinessCompilesAtMostTwoKernelsAndStaysFlat) {
     peak_nodes = std::max(peak_nodes, graph::live_node_count());
   }
   auto h = x.get<float>();
-  EXPECT_LE(kernel_cache_stats().misses - misses_before, 2u);
+  EXPECT_LE(kernel_cache_stats().misses - misses_before, backend() == Backend::Cuda ? 2u : 3u);
   const auto max_depth = std::size_t(std::stoul(config::get("LAZYFUSE_MAX_DEPTH")));
   EXPECT_LT(peak_nodes - nodes_before, 2 * max_depth + 16) << "the lazy graph must stay bounded";
   for (std::size_t i = 0; i < h.size(); ++i) {

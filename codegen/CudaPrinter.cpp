@@ -1825,7 +1825,7 @@ private:
   void element(const std::function<void(const std::string&)>& sink, bool vectors = false) {
     for (std::size_t n = 0; n + 1 < ir_.code.size(); ++n) {
       const Instr& in = ir_.code[n];
-      if (vectors && in.op == IrOp::LoadLinear)
+      if (vectors && in.op == IrOp::LoadLinear && staged(in.slot))
         w_.line("const ", cuda_type(in.dtype), " ", v(int(n)), " = lf_whole ? lf_l", in.slot, "[lf_k / ", E,
                 "].v[lf_k % ", E, "] : in", in.slot, "[i];");
       else
@@ -1833,11 +1833,18 @@ private:
     }
     sink(v(st_.a));
   }
-  // Input slots read with LoadLinear: contiguous, aligned to a whole vector, at the kernel's own index.
+  // Input slots read with LoadLinear (contiguous, aligned to a whole vector, at the kernel's own index) whose tile
+  // fits the transpose buffer: kMaxScanStageBytes of static shared memory. A wider input (complex128 read by a float
+  // scan's prologue: 66 KiB, past the 48 KiB a block may use) is read in place, element by element.
+  static constexpr std::int64_t kMaxScanStageBytes = 40 * 1024;
+  bool staged(int slot) const {
+    return (kTile + kTile / kWarpSize) * std::int64_t(itemsize(ir_.inputs[std::size_t(slot)].dtype)) <=
+           kMaxScanStageBytes;
+  }
   std::vector<int> linear_inputs() const {
     std::vector<int> slots;
     for (const Instr& in : ir_.code)
-      if (in.op == IrOp::LoadLinear && std::find(slots.begin(), slots.end(), in.slot) == slots.end())
+      if (in.op == IrOp::LoadLinear && staged(in.slot) && std::find(slots.begin(), slots.end(), in.slot) == slots.end())
         slots.push_back(in.slot);
     return slots;
   }

@@ -179,6 +179,16 @@ TEST(RepeatedSteps, LoopsGiveTheValuesOfTheirSteps) {
     for (int k = 0; k < steps; ++k) v = v * (1.0 - 1e-4 * (k % 13)) + 1e-3;
     ASSERT_NEAR(hd[i], v, 1e-12 * (1 + std::abs(v))) << i;
   }
+  // uint8 steps: 301 copies of two one-byte scalars, a parameter struct of 602 bytes (copied byte by byte).
+  Array u8 = asarray(std::vector<std::uint8_t>{1, 7, 200, 255});
+  for (int k = 0; k < 301; ++k) u8 = u8 * std::uint8_t(3) + std::uint8_t(k % 251);
+  const auto hu = u8.get<std::uint8_t>().to_vector();
+  const std::vector<std::uint8_t> u8_starts{1, 7, 200, 255};
+  for (std::size_t i = 0; i < u8_starts.size(); ++i) {
+    std::uint8_t v = u8_starts[i];
+    for (int k = 0; k < 301; ++k) v = std::uint8_t(v * 3 + k % 251);
+    EXPECT_EQ(hu[i], v) << i;
+  }
   const auto hi = i32.get<std::int32_t>().to_vector();
   const std::vector<std::int32_t> starts{1, -7, 123456, 2147483000, -5};
   for (std::size_t i = 0; i < starts.size(); ++i) {

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -243,4 +244,64 @@ TEST(RepeatedSteps, AThousandStepLoopIsOneKernel) {
     want[i] = v;
   }
   expect_close(x.get<float>().to_vector(), want, 1e-5);
+}
+
+// Steps of other shapes, printed and compiled with NVRTC here (the value tests above run them on the GPU): a branch
+// on a mask computed before the loop, casts each step, an exported intermediate beside the state, and types whose
+// scalars are not plain C types (complex64, float16), which are left straight.
+TEST(RepeatedSteps, OtherStepShapesPrintAndCompile) {
+  const auto h0 = random_floats(4096, -1, 1, 8);
+  const Array x0 = asarray(h0).eval();
+  struct Case {
+    const char* name;
+    std::vector<Array> outputs;
+    bool repeats;
+  };
+  std::vector<Case> cases;
+  {
+    const Array mask = x0 > 0.0f;
+    Array x = x0;
+    for (int k = 0; k < 50; ++k) x = where(mask, x * factor(k), x + offset(k));
+    cases.push_back({"a mask from before the loop", {x}, true});
+  }
+  {
+    Array x = x0;
+    for (int k = 0; k < 50; ++k) x = (x * factor(k)).astype(DType::Float64).astype(DType::Float32) + offset(k);
+    cases.push_back({"casts each step", {x}, true});
+  }
+  {
+    Array x = x0, y;
+    for (int k = 0; k < 50; ++k) {
+      y = x * factor(k);
+      x = y + offset(k);
+    }
+    cases.push_back({"the last multiply and the state, two outputs", {x, y * 2.0f}, true});
+  }
+  {
+    Array z = x0.astype(DType::Complex64);
+    for (int k = 0; k < 50; ++k) z = z * std::complex<float>(factor(k), 0.001f) + std::complex<float>(offset(k), 0);
+    cases.push_back({"complex64 scalars", {z}, false});
+  }
+  {
+    Array h = x0.astype(DType::Float16);
+    for (int k = 0; k < 50; ++k) h = h * factor(k) + offset(k);
+    cases.push_back({"float16 scalars", {h}, false});
+  }
+  codegen::CompileOptions opt;
+  opt.arch = 90;
+  opt.dump_source_on_error = true;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::vector<graph::NodePtr> roots;
+    for (const Array& o : c.outputs) roots.push_back(graph_node(o));
+    const auto plans = fusion::partition(roots, {});
+    ASSERT_EQ(plans.size(), 1u);
+    const codegen::LoweredKernel k = codegen::lower(plans[0]);
+    EXPECT_EQ(k.ir.repeated_steps.any(), c.repeats);
+    if (c.repeats) {
+      EXPECT_GE(k.ir.repeated_steps.count, 49);
+    }
+    const std::string text = codegen::render_cuda(k.ir);
+    EXPECT_NO_THROW(codegen::compile_cuda(text, k.ir.name, opt));
+  }
 }

@@ -297,7 +297,9 @@ void store_shared_or_eager(Subgraph& g, const PartitionOptions& options) {
   for (std::size_t k = 0; k < g.order.size(); ++k) {
     Info& info = g.info[k];
     const Node& n = *g.order[k];
-    int c = own_cost(n), loads = 0;
+    // Tree counts (each path counted) double per step of a loop that reads its state twice: saturated, since they
+    // are only ever compared with kExpensiveCost.
+    std::int64_t c = own_cost(n), loads = 0;
     for (auto& s : n.sources_unlocked()) {
       const int j = g.find(s.get());
       if (j >= 0 && !g.info[std::size_t(j)].stored) {
@@ -307,8 +309,9 @@ void store_shared_or_eager(Subgraph& g, const PartitionOptions& options) {
         ++loads;
       }
     }
-    info.cost = c;
-    info.loads = loads;
+    constexpr std::int64_t kSaturated = std::int64_t(1) << 30;
+    info.cost = int(std::min(c, kSaturated));
+    info.loads = int(std::min(loads, kSaturated));
     if (info.root) continue;
     if (options.eager) {
       if (n.kind != NodeKind::Fill && n.kind != NodeKind::AxisMap && n.kind != NodeKind::Reshape)
@@ -317,10 +320,12 @@ void store_shared_or_eager(Subgraph& g, const PartitionOptions& options) {
     }
     // Each view consumer reads the node at its own indices; the other consumers share one frame (the IR's CSE).
     const int frames = info.view_consumers + (info.consumers > info.view_consumers ? 1 : 0);
-    if (info.view_consumers >= 1 && frames >= 2 && (frames - 1) * (c + loads) >= kExpensiveCost)
+    if (info.view_consumers >= 1 && frames >= 2 &&
+        (frames - 1) * (std::int64_t(info.cost) + info.loads) >= kExpensiveCost)
       store(g, k,
-            "stored once: cost " + std::to_string(c) + " and " + std::to_string(loads) + " loads, read in " +
-                std::to_string(frames) + " index frames by " + std::to_string(info.consumers) + " consumers");
+            "stored once: cost " + std::to_string(info.cost) + " and " + std::to_string(info.loads) +
+                " loads, read in " + std::to_string(frames) + " index frames by " + std::to_string(info.consumers) +
+                " consumers");
   }
 }
 
@@ -540,12 +545,15 @@ void enforce_budgets(Subgraph& g, const std::vector<NodePtr>& roots, const PlanO
     PlanOutputs plans_outputs = groups;
     for (std::size_t k = 0; k < g.order.size(); ++k)
       if (g.info[k].stored) plans_outputs.push_back({g.order[k]});
-    // Inlined nodes below each node (a tree count: shared nodes count once per use), stopping at stored ones.
+    // Inlined nodes below each node (a tree count: shared nodes count once per use, saturated: it doubles per step
+    // of a loop reading its state twice), stopping at stored ones.
+    constexpr std::int64_t kSaturated = std::int64_t(1) << 40;
     std::vector<std::int64_t> below(g.order.size(), 0);
     for (std::size_t k = 0; k < g.order.size(); ++k) {
       below[k] = 1;
       for (auto& src : g.order[k]->sources_unlocked())
-        if (int j = g.find(src.get()); j >= 0 && !g.info[std::size_t(j)].stored) below[k] += below[std::size_t(j)];
+        if (int j = g.find(src.get()); j >= 0 && !g.info[std::size_t(j)].stored)
+          below[k] = std::min(kSaturated, below[k] + below[std::size_t(j)]);
     }
     for (auto& outs : plans_outputs) {
       Region r = measure(g, outs);

@@ -94,6 +94,43 @@ void BM_JacobiSolver(benchmark::State& state) {
   state.counters["last_norm"] = last_norm;
 }
 
+// A plan cache replay of `kernels` kernels (kernels - 1 rounds of centring the rows of a 64 x 256 float32 matrix and
+// scaling them: one row-mean kernel per round and one last scaling), launched kernel by kernel (graphs = 0) or as one
+// CUDA graph (graphs = 1; LAZYFUSE_CUDA_GRAPH_KERNELS=2). The arrays are small, so the call's time is the host's:
+// `eval_us` is the host time of eval() alone (the replay: signature, binding, allocation, launches), the manual time
+// the whole call with the recording of the expression. Issue 19 asks for >= 30% less host time at 10 kernels.
+void BM_ReplayChain(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const std::int64_t kernels = state.range(0);
+  const bool graphs = state.range(1) != 0;
+  config::set("LAZYFUSE_CUDA_GRAPH_KERNELS", graphs ? "2" : "0");
+  const std::int64_t rows = 64, cols = 256;
+  auto x0 = random_f32(rows * cols, -1, 1, 17).reshape({rows, cols}).eval();
+  double eval_seconds = 0;
+  std::uint64_t evals = 0;
+  auto call = [&] {
+    Array y = x0;
+    for (std::int64_t r = 1; r < kernels; ++r) y = (y - mean(y, {1}, true)) * (0.5f + 0.125f * float(r));
+    const auto t0 = std::chrono::steady_clock::now();
+    y.eval();
+    eval_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++evals;
+  };
+  for (int k = 0; k < 5; ++k) call(); // record the plan, build the graphs
+  lazyfuse::sync();
+  eval_seconds = 0;
+  evals = 0;
+  const auto graphs_before = kernel_cache_stats().graph_launches;
+  measure(state, call, std::uint64_t(kernels), 2.0 * 4.0 * double(rows * cols));
+  const auto graph_launches = kernel_cache_stats().graph_launches - graphs_before;
+  config::reset("LAZYFUSE_CUDA_GRAPH_KERNELS");
+  if (graph_launches != (graphs ? evals : 0)) {
+    state.SkipWithError("a call launched no graph where it should, or one where it should not");
+    return;
+  }
+  state.counters["eval_us"] = 1e6 * eval_seconds / double(std::max<std::uint64_t>(evals, 1));
+}
+
 } // namespace
 
 BENCHMARK(BM_CopyReference)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
@@ -124,5 +161,12 @@ BENCHMARK(BM_JacobiSolver)
     ->UseManualTime()
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
+
+BENCHMARK(BM_ReplayChain)
+    ->ArgNames({"kernels", "graphs"})
+    ->ArgsProduct({{2, 4, 10}, {0, 1}})
+    ->UseManualTime()
+    ->Iterations(20)
+    ->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

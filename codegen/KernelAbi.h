@@ -123,6 +123,8 @@ public:
   std::size_t size_of(std::size_t k) const { return sizes_[k]; }
   /// The bytes of value `k`.
   const unsigned char* data(std::size_t k) const { return bytes_.data() + offsets_[k]; }
+  /// Every value's bytes, laid out by their alignment with zeroed padding: equal arguments give equal bytes.
+  const std::vector<unsigned char>& bytes() const { return bytes_; }
 
   void reserve(std::size_t count);
   /// `size` bytes as one value aligned to `align`.

@@ -77,6 +77,8 @@ constexpr Definition kDefinitions[] = {
      "pool | none (or on | off): none allocates every buffer separately (for compute-sanitizer)"},
     {"LAZYFUSE_PER_THREAD_DEFAULT_STREAM", "0", Kind::Switch, "",
      "1: the default stream is per thread (cudaStreamPerThread)"},
+    {"LAZYFUSE_CUDA_GRAPH_KERNELS", "4", Kind::Count, "",
+     "plan cache replays of at least this many kernels launch as one CUDA graph; 0: never"},
     {"LAZYFUSE_CPU_THREADS", "0", Kind::Count, "", "threads of the CPU backend; 0: all hardware threads"},
     {"LAZYFUSE_CPU_CODEGEN", "auto", Kind::Choice, "auto|interpreter|llvm",
      "auto | interpreter | llvm: how the CPU backend runs kernels; llvm compiles every kernel it can"},
@@ -402,6 +404,7 @@ const Snapshot* build_locked(State& s) {
   snap->max_kernel_nodes = count("LAZYFUSE_MAX_KERNEL_NODES", 8);
   snap->max_kernel_inputs = count("LAZYFUSE_MAX_KERNEL_INPUTS", 4);
   snap->cpu_threads = count("LAZYFUSE_CPU_THREADS", 0);
+  snap->cuda_graph_kernels = count("LAZYFUSE_CUDA_GRAPH_KERNELS", 0);
   snap->cpu_codegen = get("LAZYFUSE_CPU_CODEGEN");
   snap->cache_dir = value_locked(s, *find("LAZYFUSE_CACHE_DIR")).first;
   if (snap->cache_dir.empty()) snap->cache_dir = default_cache_dir();

@@ -179,6 +179,13 @@ DriverApi load_driver_api() {
   load_entry_point(api.PointerGetAttributes, "cuPointerGetAttributes");
   load_entry_point(api.PointerGetAttribute, "cuPointerGetAttribute");
   load_entry_point(api.MemGetAddressRange, "cuMemGetAddressRange");
+  load_entry_point(api.GraphCreate, "cuGraphCreate");
+  load_entry_point(api.GraphAddKernelNode, "cuGraphAddKernelNode");
+  load_entry_point(api.GraphInstantiate, "cuGraphInstantiate");
+  load_entry_point(api.GraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams");
+  load_entry_point(api.GraphLaunch, "cuGraphLaunch");
+  load_entry_point(api.GraphExecDestroy, "cuGraphExecDestroy");
+  load_entry_point(api.GraphDestroy, "cuGraphDestroy");
   return api;
 }
 
@@ -414,6 +421,90 @@ void launch(CUfunction f, unsigned grid, unsigned block, unsigned shared_bytes, 
   // cudaStream_t and CUstream are the same handle, including the legacy (0) and per-thread (0x2) ones.
   LAZYFUSE_CU_CHECK(
       api.LaunchKernel(f, grid, 1, 1, block, 1, 1, shared_bytes, reinterpret_cast<CUstream>(stream), args, nullptr));
+}
+
+namespace {
+
+CUDA_KERNEL_NODE_PARAMS node_params(const KernelLaunch& l) {
+  LAZYFUSE_ASSERT(l.function != nullptr && l.grid > 0 && l.block > 0, "a graph node needs a function and a grid");
+  CUDA_KERNEL_NODE_PARAMS p{};
+  p.func = l.function;
+  p.gridDimX = l.grid;
+  p.gridDimY = p.gridDimZ = 1;
+  p.blockDimX = l.block;
+  p.blockDimY = p.blockDimZ = 1;
+  p.sharedMemBytes = l.shared_bytes;
+  p.kernelParams = l.args;
+  return p;
+}
+
+} // namespace
+
+KernelGraph KernelGraph::build(const KernelLaunch* launches, std::size_t count) {
+  require_context("building a CUDA graph");
+  const DriverApi& api = driver();
+  ensure_context();
+  KernelGraph g;
+  LAZYFUSE_CUDA_CHECK(cudaGetDevice(&g.device_));
+  LAZYFUSE_CU_CHECK(api.GraphCreate(&g.graph_, 0));
+  g.nodes_.reserve(count);
+  for (std::size_t k = 0; k < count; ++k) {
+    const CUDA_KERNEL_NODE_PARAMS p = node_params(launches[k]);
+    CUgraphNode node = nullptr;
+    const CUgraphNode* after = g.nodes_.empty() ? nullptr : &g.nodes_.back();
+    LAZYFUSE_CU_CHECK(api.GraphAddKernelNode(&node, g.graph_, after, after ? 1 : 0, &p));
+    g.nodes_.push_back(node);
+  }
+  LAZYFUSE_CU_CHECK(api.GraphInstantiate(&g.exec_, g.graph_, 0));
+  return g;
+}
+
+KernelGraph::~KernelGraph() {
+  reset();
+}
+
+KernelGraph::KernelGraph(KernelGraph&& other) noexcept
+    : graph_(std::exchange(other.graph_, nullptr)), exec_(std::exchange(other.exec_, nullptr)),
+      nodes_(std::move(other.nodes_)), device_(other.device_) {}
+
+KernelGraph& KernelGraph::operator=(KernelGraph&& other) noexcept {
+  if (this != &other) {
+    reset();
+    graph_ = std::exchange(other.graph_, nullptr);
+    exec_ = std::exchange(other.exec_, nullptr);
+    nodes_ = std::move(other.nodes_);
+    device_ = other.device_;
+  }
+  return *this;
+}
+
+void KernelGraph::reset() noexcept {
+  if (!graph_ && !exec_) return;
+  // As Module::reset: on the graph's device, results ignored (a destructor has nobody to report to, and at exit
+  // the context may be gone). A graph exists only if driver() loaded.
+  {
+    const DeviceScope on(device_, std::nothrow);
+    if (exec_) (void)driver().GraphExecDestroy(exec_);
+    if (graph_) (void)driver().GraphDestroy(graph_);
+  }
+  (void)cudaGetLastError();
+  exec_ = nullptr;
+  graph_ = nullptr;
+  nodes_.clear();
+}
+
+void KernelGraph::set(std::size_t index, const KernelLaunch& launch) {
+  LAZYFUSE_ASSERT(exec_ != nullptr && index < nodes_.size(), "KernelGraph::set past the graph's nodes");
+  require_context("updating a CUDA graph");
+  const CUDA_KERNEL_NODE_PARAMS p = node_params(launch);
+  LAZYFUSE_CU_CHECK(driver().GraphExecKernelNodeSetParams(exec_, nodes_[index], &p));
+}
+
+void KernelGraph::launch(cudaStream_t stream) {
+  LAZYFUSE_ASSERT(exec_ != nullptr, "launch of an empty KernelGraph");
+  require_context("launching a CUDA graph");
+  ensure_context();
+  LAZYFUSE_CU_CHECK(driver().GraphLaunch(exec_, reinterpret_cast<CUstream>(stream)));
 }
 
 int max_active_blocks_per_sm(CUfunction f, int block, std::size_t shared_bytes) {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <new>
 #include <string>
+#include <vector>
 
 namespace lazyfuse::runtime::cuda {
 
@@ -140,6 +141,13 @@ struct DriverApi {
   decltype(&::cuPointerGetAttributes) PointerGetAttributes = nullptr;
   decltype(&::cuPointerGetAttribute) PointerGetAttribute = nullptr;
   decltype(&::cuMemGetAddressRange) MemGetAddressRange = nullptr; // cuMemGetAddressRange_v2
+  decltype(&::cuGraphCreate) GraphCreate = nullptr;
+  decltype(&::cuGraphAddKernelNode) GraphAddKernelNode = nullptr;                     // cuGraphAddKernelNode_v2
+  decltype(&::cuGraphInstantiate) GraphInstantiate = nullptr;                         // cuGraphInstantiateWithFlags
+  decltype(&::cuGraphExecKernelNodeSetParams) GraphExecKernelNodeSetParams = nullptr; // _v2
+  decltype(&::cuGraphLaunch) GraphLaunch = nullptr;
+  decltype(&::cuGraphExecDestroy) GraphExecDestroy = nullptr;
+  decltype(&::cuGraphDestroy) GraphDestroy = nullptr;
 };
 
 /// The entry points, loaded on first use (thread-safe). Throws BackendError when CUDA is not available or the
@@ -180,6 +188,44 @@ private:
 /// kernelParams). A grid of 0 blocks launches nothing: it is what an empty array asks for. Kernels needing more
 /// than 48 KiB of dynamic shared memory must first get set_max_dynamic_shared_bytes.
 void launch(CUfunction f, unsigned grid, unsigned block, unsigned shared_bytes, cudaStream_t stream, void** args);
+
+/// One kernel launch as a graph node takes it: 1-D grid, `args` as for launch() (copied when the node is set).
+struct KernelLaunch {
+  CUfunction function = nullptr;
+  unsigned grid = 1;
+  unsigned block = 1;
+  unsigned shared_bytes = 0;
+  void** args = nullptr;
+};
+
+/// A chain of kernel launches, each after the one before, instantiated as one CUDA graph of the current device
+/// (RAII over the CUgraph and its CUgraphExec; move-only). Launching it costs the host one call however many
+/// kernels it holds, and a node's arguments can be changed in place between launches (set), which is how a plan
+/// cache replay points it at new buffers and scalars.
+class KernelGraph {
+public:
+  KernelGraph() noexcept = default;
+  /// Builds and instantiates the chain. Every launch needs a grid of at least one block. Throws BackendError.
+  static KernelGraph build(const KernelLaunch* launches, std::size_t count);
+  ~KernelGraph();
+  KernelGraph(KernelGraph&& other) noexcept;
+  KernelGraph& operator=(KernelGraph&& other) noexcept;
+  KernelGraph(const KernelGraph&) = delete;
+  KernelGraph& operator=(const KernelGraph&) = delete;
+
+  /// Replaces launch `index` (same function) for the next launches of the graph. Throws BackendError.
+  void set(std::size_t index, const KernelLaunch& launch);
+  /// Queues the whole chain on `stream`. Throws BackendError.
+  void launch(cudaStream_t stream);
+  std::size_t size() const noexcept { return nodes_.size(); }
+
+private:
+  void reset() noexcept;
+  CUgraph graph_ = nullptr;
+  CUgraphExec exec_ = nullptr;
+  std::vector<CUgraphNode> nodes_;
+  int device_ = -1;
+};
 
 /// Blocks of `block` threads (with `shared_bytes` dynamic shared memory) that fit on one SM at once.
 int max_active_blocks_per_sm(CUfunction f, int block, std::size_t shared_bytes);

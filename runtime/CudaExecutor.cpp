@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <span>
 #include <vector>
 
 namespace lazyfuse::runtime {
@@ -154,6 +155,108 @@ private:
   std::vector<std::uint32_t*> free_;
 };
 
+// A kernel launch ready to queue: the loaded kernel, its launch shape and its packed arguments, and the scratch of
+// a split schedule, which must stay allocated until the launch is queued.
+struct PreparedLaunch {
+  std::shared_ptr<const LoadedKernel> kernel;
+  codegen::LaunchShape shape;
+  std::shared_ptr<graph::Storage> scratch;
+  codegen::PackedArgs args;
+};
+
+unsigned grid_of(const codegen::LaunchShape& shape) {
+  return unsigned(std::max<std::int64_t>(shape.grid, 1)); // an empty index space still launches one block
+}
+
+// The graphs of one recorded plan (runtime/PlanCache.h), per device: a replay launches the instance whose nodes
+// already hold its arguments, else builds one, else resets the least recently launched one's differing nodes. A
+// loop that alternates between a few sets of buffers (the result of the last call is still alive while the next
+// is computed) so finds its arguments in place and changes only the scalars that changed, if any.
+class ReplayGraphs final : public ReplayState {
+public:
+  struct OnDevice {
+    int device = 0;
+    std::vector<std::shared_ptr<const LoadedKernel>> kernels; // keep their modules loaded while a graph names them
+    struct Instance {
+      cuda::KernelGraph graph;
+      std::vector<std::vector<unsigned char>> args; // per node, as last set
+      std::vector<codegen::LaunchShape> shapes;
+      std::uint64_t last_launch = 0;
+    };
+    std::vector<Instance> instances;
+    std::uint64_t launches = 0;
+
+    // Launches the chain `prepared` (in the order of `kernels`) on `stream`; returns how many nodes were set.
+    std::size_t launch(std::vector<PreparedLaunch>& prepared, cudaStream_t stream) {
+      std::vector<std::vector<void*>> pointers;
+      std::vector<cuda::KernelLaunch> nodes;
+      pointers.reserve(prepared.size());
+      nodes.reserve(prepared.size());
+      for (std::size_t k = 0; k < prepared.size(); ++k) {
+        PreparedLaunch& p = prepared[k];
+        pointers.push_back(p.args.pointers());
+        nodes.push_back({p.kernel->function, grid_of(p.shape), unsigned(p.shape.block), p.shape.shared_bytes,
+                         pointers.back().data()});
+      }
+      const auto same_node = [&](const Instance& g, std::size_t k) {
+        return g.shapes[k] == prepared[k].shape && g.args[k] == prepared[k].args.bytes();
+      };
+      Instance* chosen = nullptr;
+      std::size_t set = 0;
+      for (Instance& g : instances) {
+        bool same = true;
+        for (std::size_t k = 0; k < prepared.size() && same; ++k) same = same_node(g, k);
+        if (same) {
+          chosen = &g;
+          break;
+        }
+      }
+      if (!chosen && instances.size() < kMaxInstances) {
+        Instance g;
+        g.graph = cuda::KernelGraph::build(nodes.data(), nodes.size());
+        for (const PreparedLaunch& p : prepared) {
+          g.args.push_back(p.args.bytes());
+          g.shapes.push_back(p.shape);
+        }
+        instances.push_back(std::move(g));
+        chosen = &instances.back();
+        set = prepared.size();
+      }
+      if (!chosen) {
+        chosen = &*std::min_element(instances.begin(), instances.end(),
+                                    [](const Instance& a, const Instance& b) { return a.last_launch < b.last_launch; });
+        for (std::size_t k = 0; k < prepared.size(); ++k) {
+          if (same_node(*chosen, k)) continue;
+          // Forgotten first: should the update fail, the node's state is unknown and must not match later.
+          chosen->args[k].clear();
+          chosen->graph.set(k, nodes[k]);
+          chosen->args[k] = prepared[k].args.bytes();
+          chosen->shapes[k] = prepared[k].shape;
+          ++set;
+        }
+      }
+      chosen->last_launch = ++launches;
+      chosen->graph.launch(stream);
+      return set;
+    }
+  };
+
+  OnDevice& on(int device, std::span<const ReplayLaunch> launches) {
+    for (OnDevice& d : devices_)
+      if (d.device == device) return d;
+    OnDevice d;
+    d.device = device;
+    for (const ReplayLaunch& l : launches) d.kernels.push_back(get_kernel(l.kernel->ir, device));
+    devices_.push_back(std::move(d));
+    return devices_.back();
+  }
+
+private:
+  // Instances per device: enough for a loop whose calls cycle through a few sets of buffers.
+  static constexpr std::size_t kMaxInstances = 4;
+  std::vector<OnDevice> devices_;
+};
+
 class CudaExecutor final : public Executor {
 public:
   Backend kind() const override { return Backend::Cuda; }
@@ -184,25 +287,34 @@ public:
 
   void run(const codegen::LoweredKernel& k, const std::vector<void*>& outputs) override {
     cuda::require_context("running a kernel");
-    const int device = current_device();
-    auto kernel = get_kernel(k.ir, device);
-    for (auto& node : k.input_nodes)
-      if (auto buf = node->buffer()) use_on_current_stream(*buf->storage);
-    const codegen::LaunchShape shape = codegen::launch_shape(k.ir, k.args, kernel->caps, kernel->facts);
-    codegen::SplitArgs split;
-    std::shared_ptr<graph::Storage> scratch; // freed (stream-ordered) once the launch is queued
-    if (codegen::has_block_scratch(k.ir.schedule)) {
-      scratch = allocate(std::size_t(shape.partial_bytes));
-      split = {static_cast<unsigned char*>(scratch->data), tickets_.get(std::size_t(shape.ticket_bytes)), shape.splits};
-    }
-    codegen::PackedArgs args = codegen::pack_kernel_args(k.ir, k.args, outputs, &split);
-    auto pointers = args.pointers();
-    cuda::launch(kernel->function, unsigned(std::max<std::int64_t>(shape.grid, 1)), unsigned(shape.block),
-                 shape.shared_bytes, current_stream(), pointers.data());
+    PreparedLaunch p = prepare(k, outputs, get_kernel(k.ir, current_device()));
+    auto pointers = p.args.pointers();
+    cuda::launch(p.kernel->function, grid_of(p.shape), unsigned(p.shape.block), p.shape.shared_bytes, current_stream(),
+                 pointers.data());
     if (config::log_enabled("launch"))
-      config::log("launch", k.ir.name + " n=" + std::to_string(k.args.n) + " grid=" + std::to_string(shape.grid) + "x" +
-                                std::to_string(shape.block));
+      config::log("launch", k.ir.name + " n=" + std::to_string(k.args.n) + " grid=" + std::to_string(p.shape.grid) +
+                                "x" + std::to_string(p.shape.block));
     counters().kernels_launched++;
+  }
+
+  void run_replay(std::span<ReplayLaunch> launches, std::unique_ptr<ReplayState>& state) override {
+    const int graph_kernels = config::snapshot().cuda_graph_kernels;
+    if (graph_kernels == 0 || launches.size() < std::size_t(graph_kernels))
+      return Executor::run_replay(launches, state);
+    cuda::require_context("replaying kernels");
+    if (!state) state = std::make_unique<ReplayGraphs>();
+    LAZYFUSE_ASSERT(dynamic_cast<ReplayGraphs*>(state.get()) != nullptr, "a replay state of another backend");
+    ReplayGraphs::OnDevice& on = static_cast<ReplayGraphs&>(*state).on(current_device(), launches);
+    std::vector<PreparedLaunch> prepared;
+    prepared.reserve(launches.size());
+    for (std::size_t k = 0; k < launches.size(); ++k)
+      prepared.push_back(prepare(*launches[k].kernel, launches[k].outputs, on.kernels[k]));
+    const std::size_t updated = on.launch(prepared, current_stream());
+    if (config::log_enabled("launch"))
+      config::log("launch", "graph of " + std::to_string(prepared.size()) + " kernels, " + std::to_string(updated) +
+                                " node(s) set");
+    counters().kernels_launched += launches.size();
+    counters().graph_launches++;
   }
 
   std::uint32_t run_checked(codegen::LoweredKernel& k, const std::vector<void*>& outputs) override {
@@ -234,6 +346,23 @@ public:
   void forget_kernels() override { clear_memory_cache(); }
 
 private:
+  PreparedLaunch prepare(const codegen::LoweredKernel& k, const std::vector<void*>& outputs,
+                         std::shared_ptr<const LoadedKernel> kernel) {
+    PreparedLaunch p;
+    p.kernel = std::move(kernel);
+    for (auto& node : k.input_nodes)
+      if (auto buf = node->buffer()) use_on_current_stream(*buf->storage);
+    p.shape = codegen::launch_shape(k.ir, k.args, p.kernel->caps, p.kernel->facts);
+    codegen::SplitArgs split;
+    if (codegen::has_block_scratch(k.ir.schedule)) {
+      p.scratch = allocate(std::size_t(p.shape.partial_bytes));
+      split = {static_cast<unsigned char*>(p.scratch->data), tickets_.get(std::size_t(p.shape.ticket_bytes)),
+               p.shape.splits};
+    }
+    p.args = codegen::pack_kernel_args(k.ir, k.args, outputs, &split);
+    return p;
+  }
+
   TicketBuffers tickets_;
   ErrorWords error_words_;
   std::once_flag unread_word_once_;

@@ -69,6 +69,10 @@ std::uint32_t Executor::run_checked(codegen::LoweredKernel& kernel, const std::v
   return word;
 }
 
+void Executor::run_replay(std::span<ReplayLaunch> launches, std::unique_ptr<ReplayState>&) {
+  for (ReplayLaunch& l : launches) run(*l.kernel, l.outputs);
+}
+
 void Executor::run_passing_checks(codegen::LoweredKernel& kernel, const std::vector<void*>& outputs) {
   // The CPU backend runs kernels synchronously anyway: reading the word costs it nothing.
   (void)run_checked(kernel, outputs);

@@ -8,8 +8,23 @@
 
 #include <atomic>
 #include <memory>
+#include <span>
+#include <vector>
 
 namespace lazyfuse::runtime {
+
+/// One launch of a plan cache replay (runtime/PlanCache.h): a bound kernel and its outputs' buffers.
+struct ReplayLaunch {
+  codegen::LoweredKernel* kernel = nullptr;
+  std::vector<void*> outputs;
+};
+
+/// What a backend keeps between replays of one recorded plan (the CUDA backend: its instantiated graphs). Owned
+/// by the plan cache's recipe and used under the evaluation lock.
+class ReplayState {
+public:
+  virtual ~ReplayState() = default;
+};
 
 class Executor {
 public:
@@ -30,6 +45,11 @@ public:
   /// Runs a kernel whose bounds checks cannot fail (every index it checks is already known to be in range) as run()
   /// does, with an error word that nobody reads, and does not wait for it.
   virtual void run_passing_checks(codegen::LoweredKernel& kernel, const std::vector<void*>& outputs);
+  /// Runs `launches` in order, as run() would run each. Their kernels have no bounds checks, grids of at least
+  /// one element, and inputs that are materialized or outputs of an earlier launch in the list. `state` belongs to
+  /// the recipe replayed (null at first): the CUDA backend keeps graphs of the chain there and launches one instead
+  /// of the kernels (LAZYFUSE_CUDA_GRAPH_KERNELS); the default runs them one by one.
+  virtual void run_replay(std::span<ReplayLaunch> launches, std::unique_ptr<ReplayState>& state);
   /// Waits for everything queued on the device.
   virtual void synchronize() = 0;
   /// Forgets the kernels seen in this process (the disk cache stays).
@@ -50,7 +70,7 @@ Executor& cpu_executor();
 /// Counters shared by all executors.
 struct Counters {
   std::atomic<std::uint64_t> memory_hits{0}, disk_hits{0}, misses{0}, kernels_launched{0}, plan_hits{0},
-      library_calls{0};
+      library_calls{0}, graph_launches{0};
   std::atomic<std::uint64_t> compile_nanoseconds{0};
 };
 Counters& counters();

@@ -79,6 +79,14 @@ void remember_valid_indices(const codegen::LoweredKernel& k) {
   }
 }
 
+// A buffer for an output of `shape` and `dtype`, C-contiguous, not attached.
+std::shared_ptr<graph::BufferView> allocate_output(Executor& ex, const Shape& shape, DType dtype) {
+  auto v = std::make_shared<graph::BufferView>();
+  v->storage = ex.allocate(std::size_t(graph::shape_size(shape)) * itemsize(dtype));
+  v->strides = graph::contiguous_strides(shape);
+  return v;
+}
+
 // Runs a lowered kernel computing `outputs` (nodes of `shape`) and returns their buffers (without attaching them).
 // A kernel with bounds checks gets a zeroed error word, read after it runs (a synchronization): a failed check
 // throws IndexError before the outputs are attached, so that every later use of them fails the same way.
@@ -88,11 +96,8 @@ std::vector<std::shared_ptr<graph::BufferView>> run_kernel(codegen::LoweredKerne
   std::vector<std::shared_ptr<graph::BufferView>> views;
   std::vector<void*> buffers;
   for (const graph::Node* o : outputs) {
-    auto v = std::make_shared<graph::BufferView>();
-    v->storage = ex.allocate(std::size_t(graph::shape_size(shape)) * itemsize(o->dtype));
-    v->strides = graph::contiguous_strides(shape);
-    buffers.push_back(v->storage->data);
-    views.push_back(std::move(v));
+    views.push_back(allocate_output(ex, shape, o->dtype));
+    buffers.push_back(views.back()->storage->data);
   }
   if (k.args.n <= 0) return views;
   if (!codegen::has_bounds_checks(k.ir)) {
@@ -115,24 +120,57 @@ std::vector<std::shared_ptr<graph::BufferView>> run_plan(const fusion::KernelPla
   return run_kernel(k, plan.shape, outputs);
 }
 
-// Re-runs the kernels recorded for a graph equal to the one `sig` describes.
-void replay(Recipe& recipe, const GraphSignature& sig) {
+// The cache must not keep a replayed graph alive, also when a launch throws (out of memory).
+struct Unbind {
+  Recipe& recipe;
+  ~Unbind() {
+    for (auto& rk : recipe.kernels) {
+      rk.kernel.input_nodes.clear();
+      for (auto& check : rk.kernel.checks) check.index = nullptr;
+    }
+  }
+};
+
+// Re-runs the kernels recorded for a graph equal to the one `sig` describes, one at a time: a kernel with bounds
+// checks may have to be waited for, and its IndexError must leave the outputs of the kernels after it unattached.
+void replay_checked(Recipe& recipe, const GraphSignature& sig) {
+  const Unbind unbind{recipe};
   std::vector<graph::Node*> outputs;
   for (auto& rk : recipe.kernels) {
-    // The cache must not keep this graph alive, also when the launch throws (out of memory).
-    struct Unbind {
-      codegen::LoweredKernel& k;
-      ~Unbind() {
-        k.input_nodes.clear();
-        for (auto& check : k.checks) check.index = nullptr;
-      }
-    } unbind{rk.kernel};
     bind(rk, sig);
     outputs.clear();
     for (int id : rk.output_ids) outputs.push_back(sig.nodes[std::size_t(id)]);
     auto views = run_kernel(rk.kernel, rk.shape, outputs);
     for (std::size_t k = 0; k < views.size(); ++k) outputs[k]->set_buffer(std::move(views[k]));
   }
+}
+
+// Re-runs the kernels recorded for a graph equal to the one `sig` describes as one chain (Executor::run_replay: on
+// the GPU one CUDA graph when it is long enough). Every output is allocated before the first launch and attached
+// after the last; a kernel reading an earlier one's output binds to its pending buffer.
+void replay(Recipe& recipe, const GraphSignature& sig) {
+  if (recipe.bounds_checked) return replay_checked(recipe, sig);
+  const Unbind unbind{recipe};
+  Executor& ex = executor();
+  static std::vector<const graph::BufferView*> pending; // by signature id; used under the evaluation lock
+  pending.assign(sig.nodes.size(), nullptr);
+  std::vector<std::shared_ptr<graph::BufferView>> views; // every output, in the recipe's order
+  std::vector<ReplayLaunch> launches;
+  launches.reserve(recipe.kernels.size());
+  for (auto& rk : recipe.kernels) {
+    bind(rk, sig, pending);
+    ReplayLaunch launch{&rk.kernel, {}};
+    for (int id : rk.output_ids) {
+      views.push_back(allocate_output(ex, rk.shape, sig.nodes[std::size_t(id)]->dtype));
+      pending[std::size_t(id)] = views.back().get();
+      launch.outputs.push_back(views.back()->storage->data);
+    }
+    if (rk.kernel.args.n > 0) launches.push_back(std::move(launch));
+  }
+  ex.run_replay(launches, recipe.replay_state);
+  std::size_t v = 0;
+  for (auto& rk : recipe.kernels)
+    for (int id : rk.output_ids) sig.nodes[std::size_t(id)]->set_buffer(std::move(views[v++]));
 }
 
 } // namespace

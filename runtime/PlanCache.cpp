@@ -159,15 +159,18 @@ bool record(const GraphSignature& sig, const fusion::KernelPlan& plan, const cod
   }
   rk.kernel.ir = kernel.ir;
   rk.kernel.args = kernel.args;
+  recipe.bounds_checked = recipe.bounds_checked || codegen::has_bounds_checks(kernel.ir);
   recipe.kernels.push_back(std::move(rk));
   return true;
 }
 
-void bind(RecordedKernel& rk, const GraphSignature& sig) {
+void bind(RecordedKernel& rk, const GraphSignature& sig, std::span<const graph::BufferView* const> pending) {
   auto& k = rk.kernel;
   for (std::size_t s = 0; s < rk.input_ids.size(); ++s) {
-    const Node* n = sig.nodes[std::size_t(rk.input_ids[s])];
+    const std::size_t id = std::size_t(rk.input_ids[s]);
+    const Node* n = sig.nodes[id];
     const graph::BufferView* buf = n->buffer_unlocked();
+    if (!buf && id < pending.size()) buf = pending[id];
     LAZYFUSE_ASSERT(buf != nullptr, "plan cache: an input of a replayed kernel is not materialized");
     k.args.inputs[s] = static_cast<const char*>(buf->storage->data) + buf->offset * std::int64_t(itemsize(n->dtype));
   }

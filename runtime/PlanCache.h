@@ -13,9 +13,11 @@
 
 #include "codegen/Lower.h"
 #include "fusion/Partition.h"
+#include "runtime/Executor.h"
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -51,6 +53,8 @@ struct RecordedKernel {
 /// The kernels of one materialization, in run order.
 struct Recipe {
   std::vector<RecordedKernel> kernels;
+  bool bounds_checked = false; // a kernel checks gather indices: each such launch may have to be waited for
+  std::unique_ptr<ReplayState> replay_state; // the backend's, between replays (Executor::run_replay)
 };
 
 /// Records `kernel` (lowered from `plan` of the graph `sig` describes). False when a varying argument comes from
@@ -58,8 +62,9 @@ struct Recipe {
 bool record(const GraphSignature& sig, const fusion::KernelPlan& plan, const codegen::LoweredKernel& kernel,
             Recipe& recipe);
 
-/// Fills `rk.kernel`'s arguments for the graph of `sig` (an equal graph).
-void bind(RecordedKernel& rk, const GraphSignature& sig);
+/// Fills `rk.kernel`'s arguments for the graph of `sig` (an equal graph). An input node without a buffer takes
+/// `pending[id]` (by signature id): an output of an earlier kernel of the same replay, allocated but not attached.
+void bind(RecordedKernel& rk, const GraphSignature& sig, std::span<const graph::BufferView* const> pending = {});
 
 /// Process-wide map from signatures to recipes (bounded; used under the evaluation lock).
 class PlanCache {

@@ -47,6 +47,7 @@ KernelCacheStats kernel_cache_stats() {
   s.kernels_launched = c.kernels_launched.load();
   s.plan_hits = c.plan_hits.load();
   s.library_calls = c.library_calls.load();
+  s.graph_launches = c.graph_launches.load();
   s.compile_seconds = double(c.compile_nanoseconds.load()) * 1e-9;
   return s;
 }

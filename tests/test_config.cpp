@@ -347,7 +347,7 @@ TEST(Config, UnknownNamesThrow) {
 
 TEST(Config, AllListsEverySettingWithADescription) {
   const auto settings = config::all();
-  EXPECT_EQ(settings.size(), 21u);
+  EXPECT_EQ(settings.size(), 22u);
   std::set<std::string> names;
   for (const auto& s : settings) {
     EXPECT_TRUE(s.name.starts_with("LAZYFUSE_")) << s.name;

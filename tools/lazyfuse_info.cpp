@@ -240,6 +240,7 @@ void print_kernel_cache() {
   row("compile time", seconds, 4);
   row("kernels launched", std::to_string(st.kernels_launched), 4);
   row("library calls", std::to_string(st.library_calls), 4);
+  row("graph launches", std::to_string(st.graph_launches), 4);
 }
 
 } // namespace

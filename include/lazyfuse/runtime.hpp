@@ -110,6 +110,9 @@ struct KernelCacheStats {
   /// backend's cub::DeviceRadixSort calls (sorting.hpp; one each, the small kernels around them count in
   /// kernels_launched).
   std::uint64_t library_calls = 0;
+  /// Plan cache replays launched as one CUDA graph (LAZYFUSE_CUDA_GRAPH_KERNELS); their kernels count in
+  /// kernels_launched too.
+  std::uint64_t graph_launches = 0;
 };
 KernelCacheStats kernel_cache_stats();
 /// Empties the in-process kernel cache (the disk cache stays), e.g. to measure a disk hit.

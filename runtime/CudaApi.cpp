@@ -181,7 +181,8 @@ DriverApi load_driver_api() {
   load_entry_point(api.MemGetAddressRange, "cuMemGetAddressRange");
   load_entry_point(api.GraphCreate, "cuGraphCreate");
   load_entry_point(api.GraphAddKernelNode, "cuGraphAddKernelNode");
-  load_entry_point(api.GraphInstantiate, "cuGraphInstantiate");
+  // By name, not through cuda.h's macros: the driver's "cuGraphInstantiate" is the old five-argument function.
+  load_entry_point(api.GraphInstantiateWithFlags, "cuGraphInstantiateWithFlags");
   load_entry_point(api.GraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams");
   load_entry_point(api.GraphLaunch, "cuGraphLaunch");
   load_entry_point(api.GraphExecDestroy, "cuGraphExecDestroy");
@@ -455,7 +456,7 @@ KernelGraph KernelGraph::build(const KernelLaunch* launches, std::size_t count) 
     LAZYFUSE_CU_CHECK(api.GraphAddKernelNode(&node, g.graph_, after, after ? 1 : 0, &p));
     g.nodes_.push_back(node);
   }
-  LAZYFUSE_CU_CHECK(api.GraphInstantiate(&g.exec_, g.graph_, 0));
+  LAZYFUSE_CU_CHECK(api.GraphInstantiateWithFlags(&g.exec_, g.graph_, 0));
   return g;
 }
 

@@ -142,8 +142,8 @@ struct DriverApi {
   decltype(&::cuPointerGetAttribute) PointerGetAttribute = nullptr;
   decltype(&::cuMemGetAddressRange) MemGetAddressRange = nullptr; // cuMemGetAddressRange_v2
   decltype(&::cuGraphCreate) GraphCreate = nullptr;
-  decltype(&::cuGraphAddKernelNode) GraphAddKernelNode = nullptr;                     // cuGraphAddKernelNode_v2
-  decltype(&::cuGraphInstantiate) GraphInstantiate = nullptr;                         // cuGraphInstantiateWithFlags
+  decltype(&::cuGraphAddKernelNode) GraphAddKernelNode = nullptr; // cuGraphAddKernelNode_v2
+  decltype(&::cuGraphInstantiateWithFlags) GraphInstantiateWithFlags = nullptr;
   decltype(&::cuGraphExecKernelNodeSetParams) GraphExecKernelNodeSetParams = nullptr; // _v2
   decltype(&::cuGraphLaunch) GraphLaunch = nullptr;
   decltype(&::cuGraphExecDestroy) GraphExecDestroy = nullptr;

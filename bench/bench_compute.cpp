@@ -11,7 +11,7 @@ namespace {
 
 // The workload, as run_compute_peers.py writes it for every peer.
 Array generated_sum(std::int64_t n) {
-  constexpr std::int64_t kMultiplier = 2654435761, kModulus = 1000003;
+  constexpr std::int64_t kMultiplier = 1103515245, kModulus = 1000003;
   Array k = (arange(n) * kMultiplier) % kModulus;
   Array v = k.astype(DType::Float32) * (1.0f / float(kModulus));
   return sum(where(v > 0.25f, sin(v * 6.2831853f), 0.0f));
@@ -21,7 +21,7 @@ Array generated_sum(std::int64_t n) {
 std::pair<double, double> generated_sum_reference(std::int64_t n) {
   double total = 0, magnitude = 0;
   for (std::int64_t i = 0; i < n; ++i) {
-    const float v = float((i * 2654435761) % 1000003) * (1.0f / 1000003.0f);
+    const float v = float((i * 1103515245) % 1000003) * (1.0f / 1000003.0f);
     const double term = v > 0.25f ? std::sin(double(v * 6.2831853f)) : 0.0;
     total += term;
     magnitude += std::abs(term);

@@ -3,6 +3,7 @@
 #include "codegen/Reroll.h"
 #include "codegen/RowCache.h"
 #include "codegen/TransposeTiles.h"
+#include "codegen/ValueDivisors.h"
 #include "codegen/VectorAccess.h"
 
 namespace lazyfuse::codegen {
@@ -13,6 +14,7 @@ void analyze(KernelIR& ir) {
   ir.row_cache = plan_row_cache(ir);
   ir.transpose_tiles = find_transpose_tiles(ir); // reads unit_step_loads
   ir.repeated_steps = find_repeated_steps(ir);   // reads transpose_tiles
+  ir.value_divisors = find_value_divisors(ir);   // reads repeated_steps
   ir.analyzed = true;
 }
 

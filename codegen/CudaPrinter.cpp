@@ -3,6 +3,7 @@
 #include "codegen/CodeWriter.h"
 #include "codegen/FunctionLibrary.h"
 #include "codegen/KernelAbi.h"
+#include "codegen/ValueDivisors.h"
 #include "graph/Assert.h"
 #include "graph/Ops.h"
 #include "graph/Random.h"
@@ -278,6 +279,28 @@ void print_header(std::ostringstream& os, const KernelIR& ir) {
     os << "__device__ __forceinline__ idx_t lf_mod(idx_t n, idx_t p, lf_divisor d) { return n - lf_div(n, d) * p; "
           "}\n\n";
   }
+  // Divisions of values by a scalar (codegen/ValueDivisors.h): the magnitudes are divided with the host's constants
+  // (codegen/KernelAbi.h: fast_value_divisor64/32, whose layouts these are), then signed as NumPy's floor division and
+  // remainder are (graph/OpMath.inc: toward -inf, the remainder with the divisor's sign, 0 for a divisor of 0; MIN //
+  // -1 wraps to MIN).
+  if (!ir.value_divisors.empty())
+    os << "struct lf_vdiv64 { unsigned long long mul; unsigned shift; };\n"
+          "struct lf_vdiv32 { unsigned mul; unsigned shift; };\n"
+          "__device__ __forceinline__ unsigned long long lf_udiv(unsigned long long n, lf_vdiv64 d) { return "
+          "(__umul64hi(n, d.mul) + n) >> d.shift; }\n"
+          "__device__ __forceinline__ unsigned lf_udiv(unsigned n, lf_vdiv32 d) { return (__umulhi(n, d.mul) + n) >> "
+          "d.shift; }\n"
+          "template <class T, class U, class D> __device__ __forceinline__ T lf_floor_divide_by(T a, T b, D d) {\n"
+          "  if (b == 0) return 0;\n"
+          "  const U ua = a < 0 ? (U)0 - (U)a : (U)a, ub = b < 0 ? (U)0 - (U)b : (U)b, q = lf_udiv(ua, d);\n"
+          "  return (a < 0) != (b < 0) ? (T)((U)0 - q - (U)(ua != q * ub)) : (T)q;\n"
+          "}\n"
+          "template <class T, class U, class D> __device__ __forceinline__ T lf_remainder_by(T a, T b, D d) {\n"
+          "  if (b == 0) return 0;\n"
+          "  const U ua = a < 0 ? (U)0 - (U)a : (U)a, ub = b < 0 ? (U)0 - (U)b : (U)b, r = ua - lf_udiv(ua, d) * ub;\n"
+          "  const U m = r != 0 && (a < 0) != (b < 0) ? ub - r : r;\n"
+          "  return b < 0 ? (T)((U)0 - m) : (T)m;\n"
+          "}\n\n";
   // The repeated steps' parameters (codegen/KernelAbi.h: RepeatedParams, step_params_layout).
   if (const RepeatedSteps& steps = ir.repeated_steps; steps.params_per_step > 0) {
     os << "struct lf_steps_t {";
@@ -301,7 +324,13 @@ std::string op_expression(const KernelIR& ir, const Instr& in, const std::string
                           const std::string& c) {
   switch (in.op) {
   case IrOp::Unary: return "lf_" + std::string(graph::name_of(graph::UnaryOp(in.fn))) + "(" + a + ")";
-  case IrOp::Binary: return "lf_" + std::string(graph::name_of(graph::BinaryOp(in.fn))) + "(" + a + ", " + b + ")";
+  case IrOp::Binary:
+    if (const int slot = value_divisor_of(ir, in); slot >= 0)
+      return "lf_" + std::string(graph::name_of(graph::BinaryOp(in.fn))) + "_by<" + cuda_type(in.dtype) + ", " +
+             (in.dtype == DType::Int64 ? "unsigned long long" : "unsigned") + ", " +
+             (in.dtype == DType::Int64 ? "lf_vdiv64" : "lf_vdiv32") + ">(" + a + ", " + b + ", lf_vd" +
+             std::to_string(slot) + ")";
+    return "lf_" + std::string(graph::name_of(graph::BinaryOp(in.fn))) + "(" + a + ", " + b + ")";
   case IrOp::Cast:
     return std::string("lf_cast<") + cuda_type(in.dtype) + ", " + cuda_type(ir.code[std::size_t(in.a)].dtype) + ">(" +
            a + ")";

@@ -20,19 +20,38 @@ int ceil_log2(std::uint64_t d) {
 
 } // namespace
 
+namespace {
+
+// Granlund and Montgomery's constants for a divisor 1 <= d <= 2^(N-1) of N-bit magnitudes; 0 and 1 divide by one.
+FastDivisor32 magnitude_divisor32(std::uint64_t d) {
+  if (d <= 1) return {1, 0}; // mulhi(n, 1) = 0 for every 32-bit n
+  const int l = ceil_log2(d);
+  return {std::uint32_t((((std::uint64_t(1) << l) - d) << 32) / d + 1), std::uint32_t(l)};
+}
+
+FastDivisor64 magnitude_divisor64(std::uint64_t d) {
+  if (d <= 1) return {1, 0};
+  const int l = ceil_log2(d);
+  return {std::uint64_t((Uint128((std::uint64_t(1) << l) - d) << 64) / d + 1), std::uint32_t(l)};
+}
+
+} // namespace
+
 FastDivisor32 fast_divisor32(std::int64_t d) {
-  if (d <= 1) return {1, 0}; // divides by one: mulhi(n, 1) = 0 for every 32-bit n
   LAZYFUSE_ASSERT(d < (std::int64_t(1) << 31), "fast_divisor32: the divisor does not fit a 32-bit index");
-  const auto ud = std::uint64_t(d);
-  const int l = ceil_log2(ud);
-  return {std::uint32_t((((std::uint64_t(1) << l) - ud) << 32) / ud + 1), std::uint32_t(l)};
+  return magnitude_divisor32(d <= 1 ? 1 : std::uint64_t(d));
 }
 
 FastDivisor64 fast_divisor64(std::int64_t d) {
-  if (d <= 1) return {1, 0};
-  const auto ud = std::uint64_t(d);
-  const int l = ceil_log2(ud);
-  return {std::uint64_t((Uint128((std::uint64_t(1) << l) - ud) << 64) / ud + 1), std::uint32_t(l)};
+  return magnitude_divisor64(d <= 1 ? 1 : std::uint64_t(d));
+}
+
+FastDivisor32 fast_value_divisor32(std::int32_t d) {
+  return magnitude_divisor32(d < 0 ? std::uint64_t(0) - std::uint64_t(std::int64_t(d)) : std::uint64_t(d));
+}
+
+FastDivisor64 fast_value_divisor64(std::int64_t d) {
+  return magnitude_divisor64(d < 0 ? std::uint64_t(0) - std::uint64_t(d) : std::uint64_t(d));
 }
 
 std::uint64_t FastDivisor64::divide(std::uint64_t n) const {
@@ -71,6 +90,7 @@ std::string abi_name(const AbiParam& p) {
   case AbiRole::SplitCount: return "lf_splits";
   case AbiRole::ErrorWord: return "lf_error";
   case AbiRole::RepeatedParams: return "lf_steps";
+  case AbiRole::ValueDivisor: return "lf_vd" + std::to_string(p.slot);
   }
   LAZYFUSE_ASSERT(false, ("abi_name: unknown parameter role " + std::to_string(int(p.role))).c_str());
   return {};
@@ -93,6 +113,9 @@ std::string abi_declaration(const KernelIR& ir, const AbiParam& p) {
   case AbiRole::SplitTickets:
   case AbiRole::ErrorWord: return "unsigned int* __restrict__ " + name;
   case AbiRole::RepeatedParams: return "const __grid_constant__ lf_steps_t " + name;
+  case AbiRole::ValueDivisor:
+    return std::string(ir.params[std::size_t(p.slot)].dtype == DType::Int64 ? "const lf_vdiv64 " : "const lf_vdiv32 ") +
+           name;
   }
   LAZYFUSE_ASSERT(false, ("abi_declaration: unknown parameter role " + std::to_string(int(p.role))).c_str());
   return {};
@@ -114,6 +137,8 @@ std::size_t abi_size(const KernelIR& ir, const AbiParam& p) {
   }
   case AbiRole::Divisor: return ir.index32 ? sizeof(FastDivisor32) : sizeof(FastDivisor64);
   case AbiRole::RepeatedParams: return step_params_layout(ir).size;
+  case AbiRole::ValueDivisor:
+    return ir.params[std::size_t(p.slot)].dtype == DType::Int64 ? sizeof(FastDivisor64) : sizeof(FastDivisor32);
   }
   LAZYFUSE_ASSERT(false, ("abi_size: unknown parameter role " + std::to_string(int(p.role))).c_str());
   return 0;
@@ -193,6 +218,14 @@ PackedArgs pack_kernel_args(const KernelIR& ir, const KernelArgs& args, const st
         });
       }
       packed.push_bytes(bytes.data(), bytes.size(), layout.align);
+      break;
+    }
+    case AbiRole::ValueDivisor: {
+      const std::int64_t d = args.params[std::size_t(p.slot)].i;
+      if (ir.params[std::size_t(p.slot)].dtype == DType::Int64)
+        packed.push(fast_value_divisor64(d));
+      else
+        packed.push(fast_value_divisor32(std::int32_t(d))); // the kernel's int32 parameter: the low bits
       break;
     }
     case AbiRole::SplitPartials: packed.push(split->partials); break;

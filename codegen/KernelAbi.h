@@ -28,6 +28,9 @@ enum class AbiRole : std::uint8_t {
   /// lf_steps`, the steps' parameters, in place of their Param slots (step_params_layout). Read in the kernel's
   /// parameter space, indexed by the loop's counter.
   RepeatedParams,
+  /// `const lf_vdiv64 lf_vd<slot>` (int64) or `const lf_vdiv32 lf_vd<slot>` (int32): multiply-shift constants of the
+  /// magnitude of parameter `slot`, a divisor of values (KernelIR::value_divisors; fast_value_divisor64/32)
+  ValueDivisor,
 };
 
 struct AbiParam {
@@ -38,9 +41,10 @@ struct AbiParam {
 
 /// Calls `f(AbiParam)` for every parameter of `ir`'s kernel, in order: inputs, outputs, n, the IR's parameters in
 /// slot order (the repeated steps' as one RepeatedParams where the first of them would be), the divisors' constants
-/// (is_divisor_param) in slot order, then for split and scan schedules the partials, the tickets and the split count,
-/// then for kernels with bounds checks (has_bounds_checks) the error word. Allocates nothing (the executor packs
-/// arguments on the host path of every launch).
+/// (is_divisor_param) in slot order, the value divisors' constants (KernelIR::value_divisors) in slot order, then for
+/// split and scan schedules the partials, the tickets and the split count, then for kernels with bounds checks
+/// (has_bounds_checks) the error word. Allocates nothing (the executor packs arguments on the host path of every
+/// launch).
 template <class F> void for_each_abi_param(const KernelIR& ir, F&& f) {
   for (std::size_t k = 0; k < ir.inputs.size(); ++k) f(AbiParam{AbiRole::Input, int(k)});
   for (std::size_t k = 0; k < ir.outputs.size(); ++k) f(AbiParam{AbiRole::Output, int(k)});
@@ -58,6 +62,7 @@ template <class F> void for_each_abi_param(const KernelIR& ir, F&& f) {
   if (has_divisor_params(ir))
     for (std::size_t k = 0; k < ir.params.size(); ++k)
       if (is_divisor_param(ir, int(k))) f(AbiParam{AbiRole::Divisor, int(k)});
+  for (int slot : ir.value_divisors) f(AbiParam{AbiRole::ValueDivisor, slot});
   if (has_block_scratch(ir.schedule)) {
     f(AbiParam{AbiRole::SplitPartials, -1});
     f(AbiParam{AbiRole::SplitTickets, -1});
@@ -105,6 +110,11 @@ struct FastDivisor64 {
 /// given (an empty dimension), gets constants that divide by one.
 FastDivisor32 fast_divisor32(std::int64_t d);
 FastDivisor64 fast_divisor64(std::int64_t d);
+/// The constants for dividing magnitudes n <= 2^31 (2^63) by the magnitude of a value divisor `d` (the kernel's
+/// lf_vdiv32, lf_vdiv64): |d| <= 2^31 (2^63), so the sum mulhi + n cannot overflow; d = 0, for which the kernel gives
+/// 0 without dividing, gets constants that divide by one.
+FastDivisor32 fast_value_divisor32(std::int32_t d);
+FastDivisor64 fast_value_divisor64(std::int64_t d);
 
 /// The scratch of a split launch (codegen::LaunchShape): where the partials and the tickets live.
 struct SplitArgs {

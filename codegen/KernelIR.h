@@ -227,6 +227,8 @@ struct KernelIR {
   TransposeTiles transpose_tiles;
   /// Elementwise: the steps printed as a loop (codegen/Reroll.h).
   RepeatedSteps repeated_steps;
+  /// The parameters that values are divided by with multiply-shift constants (codegen/ValueDivisors.h).
+  std::vector<int> value_divisors;
   /// Set by codegen::analyze: the fields above hold its results.
   bool analyzed = false;
 };

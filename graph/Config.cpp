@@ -77,7 +77,7 @@ constexpr Definition kDefinitions[] = {
      "pool | none (or on | off): none allocates every buffer separately (for compute-sanitizer)"},
     {"LAZYFUSE_PER_THREAD_DEFAULT_STREAM", "0", Kind::Switch, "",
      "1: the default stream is per thread (cudaStreamPerThread)"},
-    {"LAZYFUSE_CUDA_GRAPH_KERNELS", "4", Kind::Count, "",
+    {"LAZYFUSE_CUDA_GRAPH_KERNELS", "2", Kind::Count, "",
      "plan cache replays of at least this many kernels launch as one CUDA graph; 0: never"},
     {"LAZYFUSE_CPU_THREADS", "0", Kind::Count, "", "threads of the CPU backend; 0: all hardware threads"},
     {"LAZYFUSE_CPU_CODEGEN", "auto", Kind::Choice, "auto|interpreter|llvm",

@@ -30,7 +30,7 @@ struct Snapshot {
   std::string gpu_memory_limit; // as set, possibly invalid (from the environment): the pool then refuses to start
   bool pool_enabled = true;     // LAZYFUSE_POOL: pool (or a switch's on) rather than none (or off)
   bool per_thread_default_stream = false;
-  int cuda_graph_kernels = 4;  // replays of at least this many kernels launch a CUDA graph; 0: never
+  int cuda_graph_kernels = 2;  // replays of at least this many kernels launch a CUDA graph; 0: never
   int cpu_threads = 0;         // 0: hardware concurrency
   std::string cpu_codegen;     // "auto", "interpreter", "llvm" (LAZYFUSE_CPU_CODEGEN)
   std::string accelerators;    // "cub" or "" (LAZYFUSE_ACCELERATORS)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Peer benchmarks of compute-bound kernels, the workloads of bench/bench_compute.cpp (issue 19): generated_sum, the
-sum of where(v > 0.25, sin(v * 6.2831853), 0) over v = float32((arange(n) * 2654435761) % 1000003) / 1000003, n =
+sum of where(v > 0.25, sin(v * 6.2831853), 0) over v = float32((arange(n) * 1103515245) % 1000003) / 1000003, n =
 2^26 (BM_GeneratedSum): no memory is read, so the instructions per element set the time. Each system writes it as
 its users do (int64 arange, float32 from the cast on; the multiplier and the modulus are Python constants, which
 torch.compile and jax.jit compile into their kernels; lazyfuse passes them as kernel arguments). Systems: CuPy, torch
@@ -26,7 +26,7 @@ from run_peers import (  # noqa: E402  (the same timing method)
 SYSTEMS = ["cupy", "torch", "torch_compile", "jax"]
 LABELS = {"lazyfuse": "lazyfuse", "cupy": "CuPy", "torch": "torch eager", "torch_compile": "torch.compile",
           "jax": "jax.jit"}
-MULTIPLIER, MODULUS = 2654435761, 1000003
+MULTIPLIER, MODULUS = 1103515245, 1000003
 WORKLOADS = ["generated_sum"]
 
 

@@ -18,10 +18,6 @@ int ceil_log2(std::uint64_t d) {
   return l;
 }
 
-} // namespace
-
-namespace {
-
 // Granlund and Montgomery's constants for a divisor 1 <= d <= 2^(N-1) of N-bit magnitudes; 0 and 1 divide by one.
 FastDivisor32 magnitude_divisor32(std::uint64_t d) {
   if (d <= 1) return {1, 0}; // mulhi(n, 1) = 0 for every 32-bit n

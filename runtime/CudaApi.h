@@ -217,7 +217,6 @@ public:
   void set(std::size_t index, const KernelLaunch& launch);
   /// Queues the whole chain on `stream`. Throws BackendError.
   void launch(cudaStream_t stream);
-  std::size_t size() const noexcept { return nodes_.size(); }
 
 private:
   void reset() noexcept;

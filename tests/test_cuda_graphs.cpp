@@ -4,6 +4,7 @@
 #include <lazyfuse/lazyfuse.hpp>
 
 #include "gpu_test.h"
+#include "test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -27,12 +28,10 @@ private:
   const char* name_;
 };
 
-std::vector<float> random_values(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 g(seed);
-  std::uniform_real_distribution<float> d(-2, 2);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(g);
-  return v;
+// Fresh values in [-2, 2) for each (run, `stream`): the run's seed (lazyfuse_test::seed_note replays it).
+std::vector<float> random_values(std::size_t n, std::uint64_t stream) {
+  std::mt19937_64 g(lazyfuse_test::seed() + stream);
+  return lazyfuse_test::uniform_values<float>(g, n, -2, 2);
 }
 
 // `scales.size()` rounds of centring the rows and scaling: one row-mean kernel per round and one for the last
@@ -94,7 +93,8 @@ TEST_F(CudaGraphs, ReplaysWithNewInputsAndScalarsGiveTheRightValues) {
     // The first round partitions and records; every later one is a plan cache hit launched as one graph.
     EXPECT_EQ(after.plan_hits - before.plan_hits, round > 0 ? 1u : 0u) << "round " << round;
     EXPECT_EQ(after.graph_launches - before.graph_launches, round > 0 ? 1u : 0u) << "round " << round;
-    EXPECT_LT(rel_err(y.get<float>(), centre_rounds_ref(hx, rows, cols, scales)), 1e-5) << "round " << round;
+    EXPECT_LT(rel_err(y.get<float>(), centre_rounds_ref(hx, rows, cols, scales)), 1e-5)
+        << "round " << round << ", " << lazyfuse_test::seed_note();
   }
 }
 
@@ -136,7 +136,7 @@ TEST_F(CudaGraphs, GraphReplaysMatchKernelByKernelRunsBitForBit) {
   for (std::size_t c = 0; c < by_kernel.size(); ++c) {
     ASSERT_EQ(by_kernel[c].size(), by_graph[c].size());
     EXPECT_EQ(std::memcmp(by_kernel[c].data(), by_graph[c].data(), by_kernel[c].size() * sizeof(float)), 0)
-        << "call " << c;
+        << "call " << c << ", " << lazyfuse_test::seed_note();
   }
 }
 
@@ -152,7 +152,8 @@ TEST_F(CudaGraphs, ShortReplaysLaunchKernelByKernel) {
     const auto after = kernel_cache_stats();
     EXPECT_EQ(after.kernels_launched - before.kernels_launched, 3u);
     EXPECT_EQ(after.graph_launches, before.graph_launches);
-    EXPECT_LT(rel_err(y.get<float>(), centre_rounds_ref(hx, rows, cols, scales)), 1e-5) << "round " << round;
+    EXPECT_LT(rel_err(y.get<float>(), centre_rounds_ref(hx, rows, cols, scales)), 1e-5)
+        << "round " << round << ", " << lazyfuse_test::seed_note();
   }
 }
 
@@ -171,7 +172,8 @@ TEST_F(CudaGraphs, SplitReductionsGetFreshScratchInEveryReplay) {
     y.eval();
     kept.push_back(y);
     EXPECT_EQ(kernel_cache_stats().graph_launches - before.graph_launches, round > 0 ? 1u : 0u);
-    EXPECT_LT(rel_err(y.get<float>(), centre_rounds_ref(hx, rows, cols, scales)), 1e-5) << "round " << round;
+    EXPECT_LT(rel_err(y.get<float>(), centre_rounds_ref(hx, rows, cols, scales)), 1e-5)
+        << "round " << round << ", " << lazyfuse_test::seed_note();
   }
 }
 
@@ -192,7 +194,8 @@ TEST_F(CudaGraphs, InputsProducedOnAnotherStreamAreWaitedFor) {
     const auto scales = scales_of(round, 4);
     Array y = centre_rounds(x, scales);
     y.eval();
-    EXPECT_LT(rel_err(y.get<float>(), centre_rounds_ref(hx, rows, cols, scales)), 1e-5) << "round " << round;
+    EXPECT_LT(rel_err(y.get<float>(), centre_rounds_ref(hx, rows, cols, scales)), 1e-5)
+        << "round " << round << ", " << lazyfuse_test::seed_note();
   }
 }
 

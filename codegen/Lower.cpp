@@ -645,13 +645,21 @@ private:
       Instr conv{IrOp::IndexToValue, n.dtype};
       conv.a = c[std::size_t(n.ivalue)];
       int v = emit(conv);
-      Instr mul{IrOp::Binary, n.dtype, std::uint8_t(graph::BinaryOp::Multiply)};
-      mul.a = v;
-      mul.b = scalar_param(n.dtype, n.fstep, std::int64_t(n.fstep));
-      Instr add{IrOp::Binary, n.dtype, std::uint8_t(graph::BinaryOp::Add)};
-      add.a = scalar_param(n.dtype, n.fvalue, std::int64_t(n.fvalue));
-      add.b = emit(mul);
-      return emit(add);
+      // Start and step are structure (the plan cache's signature holds them), so arange's usual 0 and 1 need no
+      // arguments and no arithmetic: the converted index is already the value, bit for bit (it is never -0).
+      if (n.fstep != 1) {
+        Instr mul{IrOp::Binary, n.dtype, std::uint8_t(graph::BinaryOp::Multiply)};
+        mul.a = v;
+        mul.b = scalar_param(n.dtype, n.fstep, std::int64_t(n.fstep));
+        v = emit(mul);
+      }
+      if (n.fvalue != 0) {
+        Instr add{IrOp::Binary, n.dtype, std::uint8_t(graph::BinaryOp::Add)};
+        add.a = scalar_param(n.dtype, n.fvalue, std::int64_t(n.fvalue));
+        add.b = v;
+        v = emit(add);
+      }
+      return v;
     }
     case NodeKind::Random: return random(t);
     case NodeKind::Gather: return gather(t);

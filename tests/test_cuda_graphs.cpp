@@ -199,4 +199,34 @@ TEST_F(CudaGraphs, InputsProducedOnAnotherStreamAreWaitedFor) {
   }
 }
 
+TEST_F(CudaGraphs, ReplaysWithBoundsCheckedGathersLaunchKernelByKernel) {
+  // A failed index check must stop the kernels after it, so such a recipe never becomes a graph, whatever its length.
+  const Setting graphs("LAZYFUSE_CUDA_GRAPH_KERNELS", "2");
+  const std::int64_t rows = 64, cols = 300;
+  for (int round = 0; round < 3; ++round) {
+    const auto hx = random_values(std::size_t(rows * cols), 600 + std::uint64_t(round));
+    std::mt19937_64 g(lazyfuse_test::seed() + 700 + std::uint64_t(round));
+    const auto hidx = lazyfuse_test::uniform_values<std::int64_t>(g, std::size_t(rows), -rows, rows - 1);
+    const Array x = asarray(hx, {rows, cols}).eval(), idx = asarray(hidx, {rows}).eval();
+    Array y = take(x, idx, 0) * 2.0f; // rows gathered by possibly negative indices: checked
+    y = y - mean(y, {1}, true);
+    const auto before = kernel_cache_stats();
+    y.eval();
+    const auto after = kernel_cache_stats();
+    EXPECT_GE(after.kernels_launched - before.kernels_launched, 2u);
+    EXPECT_EQ(after.plan_hits - before.plan_hits, round > 0 ? 1u : 0u) << "round " << round;
+    EXPECT_EQ(after.graph_launches, before.graph_launches) << "round " << round;
+    std::vector<double> want(std::size_t(rows * cols));
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const std::int64_t src = hidx[std::size_t(r)] < 0 ? hidx[std::size_t(r)] + rows : hidx[std::size_t(r)];
+      double m = 0;
+      for (std::int64_t c = 0; c < cols; ++c) m += 2.0 * hx[std::size_t(src * cols + c)];
+      m /= double(cols);
+      for (std::int64_t c = 0; c < cols; ++c)
+        want[std::size_t(r * cols + c)] = 2.0 * hx[std::size_t(src * cols + c)] - m;
+    }
+    EXPECT_LT(rel_err(y.get<float>(), want), 1e-5) << "round " << round << ", " << lazyfuse_test::seed_note();
+  }
+}
+
 } // namespace

@@ -7,6 +7,8 @@
 #include <lazyfuse/error.hpp>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -168,50 +170,83 @@ template <class T> T fill_value(const Node& n) {
 }
 
 // A fill of value y, of op-semantics type T.
-template <class T> NodePtr fill_of(Shape shape, DType type, T y) {
+template <class T> NodePtr fill_of(const Shape& shape, DType type, T y) {
   using namespace lazyfuse_opmath;
   if constexpr (is_opmath_complex<T>)
-    return make_fill(std::move(shape), type, double(y.re), 0, double(y.im));
+    return make_fill(shape, type, double(y.re), 0, double(y.im));
   else if constexpr (std::is_integral_v<T>)
-    return make_fill(std::move(shape), type, 0, std::int64_t(y));
+    return make_fill(shape, type, 0, std::int64_t(y));
   else
-    return make_fill(std::move(shape), type, lf_cast<double, T>(y), 0);
+    return make_fill(shape, type, lf_cast<double, T>(y), 0);
 }
 } // namespace
 
-NodePtr make_fill(Shape shape, DType type, double f, std::int64_t i, double imag) {
+namespace {
+// The fills scalar ops ask for again at every step of a loop (x = x * a + b asks for the same two), found without
+// hashing a spec, allocating its shape and taking the intern table's lock: the last few fills this thread built or
+// found, held weakly. A live fill is the only node of its structure (the table interns it), so the one found here
+// is the one the table would return.
+thread_local bool t_recent_fills_gone = false; // trivially destructible: still readable once RecentFills is gone
+struct RecentFills {
+  struct Entry {
+    std::weak_ptr<Node> node;
+    DType type{};
+    std::uint64_t real_bits = 0, imag_bits = 0;
+    std::int64_t integer = 0;
+  };
+  std::array<Entry, 4> entries;
+  std::size_t next = 0;
+  ~RecentFills() { t_recent_fills_gone = true; }
+};
+thread_local RecentFills t_recent_fills;
+} // namespace
+
+NodePtr make_fill(const Shape& shape, DType type, double f, std::int64_t i, double imag) {
   for (auto d : shape)
     if (d < 0) throw ShapeError("full: negative dimensions are not allowed: shape " + format_shape(shape));
-  NodeSpec n = proto(NodeKind::Fill, type, std::move(shape));
   // The value as the type holds it: floats (and complex parts) rounded to the type, integers wrapped to its width
   // (an unsigned 64-bit value keeps its bits in ivalue), bools 0 or 1.
+  double real = 0, imaginary = 0;
+  std::int64_t integer = 0;
   if (is_inexact(type)) {
-    n.fvalue = round_to(real_type_of(type), f);
-    if (is_complex(type)) n.fimag = round_to(real_type_of(type), imag);
+    real = round_to(real_type_of(type), f);
+    if (is_complex(type)) imaginary = round_to(real_type_of(type), imag);
   } else {
     visit_dtype(type, [&]<class T>() {
-      if constexpr (std::is_integral_v<T>) n.ivalue = std::int64_t(T(i));
+      if constexpr (std::is_integral_v<T>) integer = std::int64_t(T(i));
     });
   }
-  return intern(std::move(n), {});
+  const auto real_bits = std::bit_cast<std::uint64_t>(real), imag_bits = std::bit_cast<std::uint64_t>(imaginary);
+  RecentFills* recent = t_recent_fills_gone ? nullptr : &t_recent_fills;
+  if (recent)
+    for (const auto& e : recent->entries)
+      if (e.type == type && e.real_bits == real_bits && e.imag_bits == imag_bits && e.integer == integer)
+        if (NodePtr n = e.node.lock(); n && n->shape == shape) return n;
+  NodeSpec n = proto(NodeKind::Fill, type, shape);
+  n.fvalue = real;
+  n.fimag = imaginary;
+  n.ivalue = integer;
+  NodePtr node = intern(std::move(n), {});
+  if (recent) recent->entries[recent->next++ % recent->entries.size()] = {node, type, real_bits, imag_bits, integer};
+  return node;
 }
 
-NodePtr make_fill_as(Shape shape, const Node& fill) {
+NodePtr make_fill_as(const Shape& shape, const Node& fill) {
   LAZYFUSE_ASSERT(fill.kind == NodeKind::Fill, "make_fill_as: not a Fill node");
-  return make_fill(std::move(shape), fill.dtype, fill.fvalue, fill.ivalue, fill.fimag);
+  return make_fill(shape, fill.dtype, fill.fvalue, fill.ivalue, fill.fimag);
 }
 
 namespace {
 // A constant converted as astype converts it in a kernel (lf_cast: saturating, NaN -> 0), so that folding a cast
 // of a constant gives the same bits as the kernel would. From: an op-semantics type.
-template <class From> NodePtr cast_fill(Shape shape, From x, DType type) {
-  return visit_opmath_type(
-      type, [&]<class To>() { return fill_of(std::move(shape), type, lazyfuse_opmath::lf_cast<To, From>(x)); });
+template <class From> NodePtr cast_fill(const Shape& shape, From x, DType type) {
+  return visit_opmath_type(type,
+                           [&]<class To>() { return fill_of(shape, type, lazyfuse_opmath::lf_cast<To, From>(x)); });
 }
 } // namespace
 
-NodePtr make_fill_like(Shape shape, DType type, double value) {
-  return cast_fill(std::move(shape), value, type);
+NodePtr make_fill_like(const Shape& shape, DType type, double value) {
+  return cast_fill(shape, value, type);
 }
 
 NodePtr make_iota(Shape shape, DType type, int axis, double start, double step) {
@@ -378,8 +413,7 @@ NodePtr make_binary(BinaryOp op, const NodePtr& a, const NodePtr& b) {
     if (auto x = negated_operand(a)) return make_unary(UnaryOp::Negative, make_binary(op, x, b));
     if (auto y = negated_operand(b)) return make_unary(UnaryOp::Negative, make_binary(op, a, y));
   }
-  std::vector<NodePtr> srcs{broadcast_to(make_cast(a, types->compute), shape),
-                            broadcast_to(make_cast(b, types->compute), shape)};
+  SourceList srcs{broadcast_to(make_cast(a, types->compute), shape), broadcast_to(make_cast(b, types->compute), shape)};
   NodeSpec n = proto(NodeKind::Binary, types->result, std::move(shape));
   n.op = int(op);
   return intern(std::move(n), std::move(srcs));
@@ -402,20 +436,20 @@ int outside_range(const detail::WeakScalar& s, DType t) {
 }
 } // namespace
 
-NodePtr make_weak_fill(const detail::WeakScalar& s, DType t, std::string_view op_name, Shape shape) {
-  if (is_inexact(t)) return make_fill(std::move(shape), t, s.f, 0, s.im);
-  if (s.kind == ScalarKind::Float) return make_fill_like(std::move(shape), t, s.f);
+NodePtr make_weak_fill(const detail::WeakScalar& s, DType t, std::string_view op_name, const Shape& shape) {
+  if (is_inexact(t)) return make_fill(shape, t, s.f, 0, s.im);
+  if (s.kind == ScalarKind::Float) return make_fill_like(shape, t, s.f);
   // Only the logical ops take a complex scalar into a non-complex type: its truth, either part nonzero.
   if (s.kind == ScalarKind::Complex) {
     LAZYFUSE_ASSERT(t == DType::Bool, "a complex scalar converted to a real type other than bool");
-    return make_fill(std::move(shape), t, 0, (s.f != 0 || s.im != 0) ? 1 : 0);
+    return make_fill(shape, t, 0, (s.f != 0 || s.im != 0) ? 1 : 0);
   }
   if (outside_range(s, t) != 0)
     throw DTypeError(std::string(op_name) + ": the C++ integer " +
                      (s.beyond_int64 ? std::to_string(std::uint64_t(s.i)) : std::to_string(s.i)) +
                      " is out of bounds for " + std::string(dtype_name(t)) +
                      " (NumPy 2 raises OverflowError here); convert the array with astype first");
-  return make_fill(std::move(shape), t, double(s.i), s.i);
+  return make_fill(shape, t, double(s.i), s.i);
 }
 
 NodePtr make_binary_weak(BinaryOp op, const NodePtr& a, const detail::WeakScalar& s, bool scalar_on_left) {
@@ -441,7 +475,7 @@ NodePtr make_binary_weak(BinaryOp op, const NodePtr& a, const detail::WeakScalar
   NodeSpec n = proto(NodeKind::Binary, types->result, a->shape);
   n.op = int(op);
   fill = broadcast_to(fill, a->shape);
-  return intern(std::move(n), scalar_on_left ? std::vector<NodePtr>{fill, arr} : std::vector<NodePtr>{arr, fill});
+  return intern(std::move(n), scalar_on_left ? SourceList{fill, arr} : SourceList{arr, fill});
 }
 
 NodePtr make_where(const NodePtr& cond, const NodePtr& a, const NodePtr& b) {

@@ -13,10 +13,10 @@ namespace lazyfuse::graph {
 NodePtr make_buffer(std::shared_ptr<Storage> storage, DType type, Shape shape, std::int64_t offset,
                     std::vector<std::int64_t> strides);
 /// `value` as the type's C++ value: f for float types, f + imag i for complex types, i for integer and bool types.
-NodePtr make_fill(Shape shape, DType type, double f, std::int64_t i, double imag = 0);
+NodePtr make_fill(const Shape& shape, DType type, double f, std::int64_t i, double imag = 0);
 /// A fill of `fill`'s value (a Fill node) at another shape.
-NodePtr make_fill_as(Shape shape, const Node& fill);
-NodePtr make_fill_like(Shape shape, DType type, double value);
+NodePtr make_fill_as(const Shape& shape, const Node& fill);
+NodePtr make_fill_like(const Shape& shape, DType type, double value);
 /// value = start + step * coordinate[axis], computed in `type`.
 NodePtr make_iota(Shape shape, DType type, int axis, double start, double step);
 /// Draw `dist` (graph/Random.h) of `shape` with Philox key `key` from counter `counter`: element i reads the
@@ -29,7 +29,7 @@ NodePtr make_unary(UnaryOp op, const NodePtr& a);
 NodePtr make_binary(BinaryOp op, const NodePtr& a, const NodePtr& b);
 NodePtr make_binary_weak(BinaryOp op, const NodePtr& a, const detail::WeakScalar& s, bool scalar_on_left);
 /// A weak scalar as a fill of `shape`, of the type an array `t` gives it (int32 + 1 -> int32 fill).
-NodePtr make_weak_fill(const detail::WeakScalar& s, DType t, std::string_view op_name, Shape shape = {});
+NodePtr make_weak_fill(const detail::WeakScalar& s, DType t, std::string_view op_name, const Shape& shape = {});
 NodePtr make_where(const NodePtr& cond, const NodePtr& a, const NodePtr& b);
 NodePtr make_cast(const NodePtr& a, DType type);
 /// `a` where its value is (or will be, once evaluated) a C-contiguous buffer of its own; else (a view, a fill) a copy

@@ -64,7 +64,7 @@ NodePtr make_gather(const NodePtr& source, std::vector<NodePtr> indices, std::ve
   n.shape = std::move(shape);
   n.ivalue = position;
   n.reduce_axes.assign(axes.begin(), axes.end());
-  std::vector<NodePtr> srcs{source};
+  SourceList srcs{source};
   for (auto& i : indices) srcs.push_back(broadcast_to(i, b, "index"));
   return intern(std::move(n), std::move(srcs));
 }

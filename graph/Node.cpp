@@ -3,8 +3,10 @@
 #include "graph/Assert.h"
 #include "graph/FlatTable.h"
 #include "graph/Hash.h"
+#include "graph/SpinLock.h"
 
 #include <cstring>
+#include <new>
 #include <sstream>
 
 namespace lazyfuse::graph {
@@ -46,11 +48,11 @@ std::atomic<std::size_t> g_live_nodes{0};
 std::atomic<std::uint64_t> g_attached_values{0};
 
 // The intern table: (hash, node) entries in a FlatTable, so interning allocates nothing but the node. Entries are raw
-// pointers: a node removes itself in its destructor, under the same mutex that lookups hold, so a pointer found here
+// pointers: a node removes itself in its destructor, under the same lock that lookups hold, so a pointer found here
 // always refers to a live object (possibly one whose last reference just went away: weak_from_this().lock() fails
 // for those and they are skipped).
 struct InternTable {
-  std::mutex mutex;
+  SpinLock lock;
   FlatTable<Node*> nodes;
 };
 
@@ -110,28 +112,151 @@ std::uint64_t structural_hash(const NodeSpec& n, std::span<const NodePtr> srcs, 
   return h.value();
 }
 
-// Sources of nodes being destroyed are parked here and released by the outermost destructor in a loop, so a
-// chain of a million nodes is freed without a million nested destructor calls.
-thread_local std::vector<NodePtr>* t_pending_release = nullptr;
+// Memory for nodes (each with its shared_ptr control block). Recording and dropping a chain allocates and frees
+// thousands of these blocks in bursts; through malloc, freeing a burst gave the top of the heap back to the system
+// and the next burst took it again (18,000 brk calls in bench_host's BM_RecordMany). Freed blocks are kept here
+// instead, up to 16 MiB, and reused first (nodes are built and freed on any thread).
+template <std::size_t Bytes> class BlockPool {
+public:
+  static BlockPool& instance() {
+    static auto* pool = new BlockPool; // never destroyed: nodes may die during static destruction
+    return *pool;
+  }
+  void* allocate() {
+    FreeBlock* b;
+    {
+      std::lock_guard lock(lock_);
+      b = free_;
+      if (b) {
+        free_ = b->next;
+        --kept_;
+      }
+    }
+    return b ? b : ::operator new(Bytes);
+  }
+  void deallocate(void* p) {
+    {
+      std::lock_guard lock(lock_);
+      if (kept_ < kMaxKept) {
+        auto* b = static_cast<FreeBlock*>(p);
+        b->next = free_;
+        free_ = b;
+        ++kept_;
+        return;
+      }
+    }
+    ::operator delete(p);
+  }
 
-void release_iteratively(std::vector<NodePtr>&& nodes) {
-  if (nodes.empty()) return;
-  if (t_pending_release) {
-    for (auto& n : nodes) t_pending_release->push_back(std::move(n));
-    nodes.clear();
+private:
+  struct FreeBlock {
+    FreeBlock* next;
+  };
+  static_assert(Bytes >= sizeof(FreeBlock));
+  static constexpr std::size_t kMaxKept = (std::size_t(16) << 20) / Bytes;
+
+  SpinLock lock_;
+  FreeBlock* free_ = nullptr;
+  std::size_t kept_ = 0;
+};
+
+// The allocator std::allocate_shared rebinds to the node's control block: single blocks come from its pool.
+template <class T> struct NodeAllocator {
+  using value_type = T;
+  NodeAllocator() = default;
+  template <class U> NodeAllocator(const NodeAllocator<U>&) noexcept {}
+  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "node blocks come from plain operator new");
+  T* allocate(std::size_t n) {
+    if (n == 1) return static_cast<T*>(BlockPool<sizeof(T)>::instance().allocate());
+    return static_cast<T*>(::operator new(n * sizeof(T)));
+  }
+  void deallocate(T* p, std::size_t n) noexcept {
+    if (n == 1)
+      BlockPool<sizeof(T)>::instance().deallocate(p);
+    else
+      ::operator delete(p);
+  }
+  friend bool operator==(const NodeAllocator&, const NodeAllocator&) { return true; }
+};
+
+// Sources of nodes being destroyed are parked here and released by the outermost destructor in a loop, so a
+// chain of a million nodes is freed without a million nested destructor calls. Last in, first out: a chain keeps
+// only a few parked at a time, which stay inline; a wide tree spills into a vector. (The pointer is the only
+// thread-local: an object with a destructor could be gone when a static Array dies after the thread's end.)
+class ReleaseStack {
+public:
+  void push(NodePtr n) {
+    if (inline_count_ < inline_.size())
+      inline_[inline_count_++] = std::move(n);
+    else
+      spill_.push_back(std::move(n));
+  }
+  NodePtr pop() {
+    if (!spill_.empty()) {
+      NodePtr n = std::move(spill_.back());
+      spill_.pop_back();
+      return n;
+    }
+    return inline_count_ ? std::move(inline_[--inline_count_]) : nullptr;
+  }
+
+private:
+  std::array<NodePtr, 8> inline_;
+  std::size_t inline_count_ = 0;
+  std::vector<NodePtr> spill_;
+};
+thread_local ReleaseStack* t_pending_release = nullptr;
+
+void release_iteratively(SourceList&& sources) {
+  if (sources.empty()) return;
+  if (ReleaseStack* outer = t_pending_release) {
+    for (auto& n : sources) outer->push(std::move(n));
+    sources.clear();
     return;
   }
-  std::vector<NodePtr> pending = std::move(nodes);
+  ReleaseStack pending;
+  for (auto& n : sources) pending.push(std::move(n));
+  sources.clear();
   t_pending_release = &pending;
-  while (!pending.empty()) {
-    NodePtr n = std::move(pending.back());
-    pending.pop_back();
-    n.reset();
-  }
+  while (NodePtr n = pending.pop()) n.reset();
   t_pending_release = nullptr;
 }
 
 } // namespace
+
+SourceList::SourceList(std::initializer_list<NodePtr> srcs) {
+  LAZYFUSE_ASSERT_LE(srcs.size(), kCapacity, "a node with more sources than SourceList::kCapacity");
+  for (const NodePtr& n : srcs) items_[count_++] = n;
+}
+
+SourceList::SourceList(std::vector<NodePtr>&& srcs) {
+  LAZYFUSE_ASSERT_LE(srcs.size(), kCapacity, "a node with more sources than SourceList::kCapacity");
+  for (NodePtr& n : srcs) items_[count_++] = std::move(n);
+}
+
+SourceList::SourceList(SourceList&& other) noexcept : count_(other.count_) {
+  for (std::size_t k = 0; k < count_; ++k) items_[k] = std::move(other.items_[k]);
+  other.count_ = 0;
+}
+
+SourceList& SourceList::operator=(SourceList&& other) noexcept {
+  if (this == &other) return *this;
+  clear();
+  count_ = other.count_;
+  for (std::size_t k = 0; k < count_; ++k) items_[k] = std::move(other.items_[k]);
+  other.count_ = 0;
+  return *this;
+}
+
+void SourceList::clear() {
+  for (std::size_t k = 0; k < count_; ++k) items_[k].reset();
+  count_ = 0;
+}
+
+void SourceList::push_back(NodePtr n) {
+  LAZYFUSE_ASSERT_LT(std::size_t(count_), kCapacity, "a node with more sources than SourceList::kCapacity");
+  items_[count_++] = std::move(n);
+}
 
 std::int64_t Node::size() const {
   return shape_size(shape);
@@ -139,7 +264,7 @@ std::int64_t Node::size() const {
 
 std::vector<NodePtr> Node::sources() const {
   std::lock_guard lock(mutex_);
-  return srcs_;
+  return {srcs_.begin(), srcs_.end()};
 }
 
 std::shared_ptr<const BufferView> Node::buffer() const {
@@ -148,12 +273,12 @@ std::shared_ptr<const BufferView> Node::buffer() const {
 }
 
 void Node::set_buffer(std::shared_ptr<const BufferView> view) {
-  std::vector<NodePtr> dropped;
+  SourceList dropped;
   {
     std::lock_guard lock(mutex_);
     buffer_ = std::move(view);
     materialized_.store(buffer_ != nullptr, std::memory_order_release);
-    dropped.swap(srcs_);
+    dropped = std::move(srcs_);
   }
   g_attached_values.fetch_add(1, std::memory_order_acq_rel);
   release_iteratively(std::move(dropped));
@@ -162,7 +287,7 @@ void Node::set_buffer(std::shared_ptr<const BufferView> view) {
 Node::~Node() {
   if (interned_) {
     auto& t = table();
-    std::lock_guard lock(t.mutex);
+    std::lock_guard guard(t.lock);
     t.nodes.erase(hash, [this](const Node* n) { return n == this; });
   }
   g_live_nodes.fetch_sub(1, std::memory_order_relaxed);
@@ -194,9 +319,8 @@ int depth_to_compute(const Node& s, std::uint64_t attached, int& budget) {
 constexpr int kDepthRecomputeBudget = 64;
 } // namespace
 
-NodePtr intern(NodeSpec&& spec, std::vector<NodePtr> srcs, std::shared_ptr<const BufferView> buffer) {
+NodePtr intern(NodeSpec&& spec, SourceList srcs, std::shared_ptr<const BufferView> buffer) {
   static std::atomic<std::uint64_t> serials{1};
-  LAZYFUSE_ASSERT_LE(srcs.size(), Node::kMaxSources, "a node with more sources than Node::kMaxSources");
   std::array<std::uint64_t, Node::kMaxSources> src_serials{};
   int depth = 0, budget = kDepthRecomputeBudget;
   const std::uint64_t attached = g_attached_values.load(std::memory_order_acquire);
@@ -206,10 +330,10 @@ NodePtr intern(NodeSpec&& spec, std::vector<NodePtr> srcs, std::shared_ptr<const
     src_serials[k] = s->serial;
     depth = std::max(depth, depth_to_compute(*s, attached, budget) + 1);
   }
-  const std::uint64_t hash = structural_hash(spec, srcs, buffer.get());
+  const std::uint64_t hash = structural_hash(spec, srcs.span(), buffer.get());
 
   auto& t = table();
-  std::lock_guard lock(t.mutex);
+  std::lock_guard guard(t.lock);
   NodePtr alive;
   t.nodes.find(hash, [&](Node* candidate) {
     if (!same_structure(*candidate, spec, src_serials, buffer.get())) return false;
@@ -217,7 +341,8 @@ NodePtr intern(NodeSpec&& spec, std::vector<NodePtr> srcs, std::shared_ptr<const
     return alive != nullptr;
   });
   if (alive) return alive;
-  auto node = std::make_shared_for_overwrite<Node>(); // members have initializers: skips zeroing the object first
+  // Members have initializers: skips zeroing the object first.
+  auto node = std::allocate_shared_for_overwrite<Node>(NodeAllocator<Node>());
   static_cast<NodeSpec&>(*node) = std::move(spec);
   node->src_serials = src_serials;
   node->hash = hash;

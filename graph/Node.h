@@ -14,6 +14,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -102,6 +103,37 @@ struct BufferView {
 class Node;
 using NodePtr = std::shared_ptr<Node>;
 
+/// A node's sources, held inside the node: no node has more than kCapacity (a gather: its source and up to 7 index
+/// arrays), and recording a node then allocates only the node and its shape (issue 19's host cost).
+class SourceList {
+public:
+  static constexpr std::size_t kCapacity = 8;
+  SourceList() = default;
+  SourceList(std::initializer_list<NodePtr> srcs);
+  SourceList(std::vector<NodePtr>&& srcs);
+  SourceList(SourceList&& other) noexcept;
+  SourceList& operator=(SourceList&& other) noexcept;
+  SourceList(const SourceList&) = delete;
+  SourceList& operator=(const SourceList&) = delete;
+
+  std::size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  const NodePtr& operator[](std::size_t k) const { return items_[k]; }
+  NodePtr& operator[](std::size_t k) { return items_[k]; }
+  const NodePtr* begin() const { return items_.data(); }
+  const NodePtr* end() const { return items_.data() + count_; }
+  NodePtr* begin() { return items_.data(); }
+  NodePtr* end() { return items_.data() + count_; }
+  std::span<const NodePtr> span() const { return {items_.data(), count_}; }
+  void push_back(NodePtr n);
+  /// Releases every source.
+  void clear();
+
+private:
+  std::array<NodePtr, kCapacity> items_{};
+  std::uint8_t count_ = 0;
+};
+
 /// What a node computes, apart from its sources: the part that the intern table compares.
 struct NodeSpec {
   NodeKind kind = NodeKind::Fill;
@@ -122,7 +154,7 @@ class Node : public NodeSpec, public std::enable_shared_from_this<Node> {
 public:
   /// The sources' serial numbers (no node has more than kMaxSources; unused entries are 0, never a serial).
   /// A gather has the most: its source and up to 7 index arrays.
-  static constexpr std::size_t kMaxSources = 8;
+  static constexpr std::size_t kMaxSources = SourceList::kCapacity;
   std::array<std::uint64_t, kMaxSources> src_serials{};
   std::uint64_t hash = 0;
   std::uint64_t serial = 0;
@@ -151,7 +183,7 @@ public:
   std::vector<NodePtr> sources() const;
   /// The sources without a copy. Only for code that holds the runtime's evaluation lock (partitioning and
   /// lowering): set_buffer, the only writer, runs under that lock too.
-  const std::vector<NodePtr>& sources_unlocked() const { return srcs_; }
+  std::span<const NodePtr> sources_unlocked() const { return srcs_.span(); }
   /// The buffer holding the value, or null.
   std::shared_ptr<const BufferView> buffer() const;
   /// The same without a lock or a reference count, under the evaluation lock (see sources_unlocked).
@@ -167,17 +199,17 @@ public:
   Node& operator=(const Node&) = delete;
 
 private:
-  friend NodePtr intern(NodeSpec&& spec, std::vector<NodePtr> srcs, std::shared_ptr<const BufferView> buffer);
+  friend NodePtr intern(NodeSpec&& spec, SourceList srcs, std::shared_ptr<const BufferView> buffer);
   mutable std::mutex mutex_;
-  std::vector<NodePtr> srcs_;
+  SourceList srcs_;
   std::shared_ptr<const BufferView> buffer_;
   std::atomic<bool> materialized_{false}; // buffer_ != nullptr, set after buffer_ under mutex_
   bool interned_ = false;
 };
 
-/// Returns the node structurally equal to `proto` over `srcs` (and `buffer`, for Buffer nodes), creating it if
+/// Returns the node structurally equal to `spec` over `srcs` (and `buffer`, for Buffer nodes), creating it if
 /// none is alive. Fills in hash, serial, depth and src_serials.
-NodePtr intern(NodeSpec&& spec, std::vector<NodePtr> srcs, std::shared_ptr<const BufferView> buffer = nullptr);
+NodePtr intern(NodeSpec&& spec, SourceList srcs, std::shared_ptr<const BufferView> buffer = nullptr);
 
 /// Number of live nodes (for tests of memory flatness).
 std::size_t live_node_count();

@@ -118,6 +118,41 @@ TEST(HashConsing, NodesDroppedInAnyOrderLeaveTheOthersFindable) {
   EXPECT_EQ(live_node_count(), live_before);
 }
 
+// Scalar ops find their fills among the last few this thread built (graph/Build.cpp, make_fill) before asking the
+// intern table: what they find must be exactly the node the table holds, for every value, shape and type, alive or
+// dropped, including more fills than that list keeps.
+TEST(HashConsing, FillsFoundAgainAreTheNodesOfTheInternTable) {
+  namespace g = lf::graph;
+  auto table_fill = [](const lf::Shape& shape, DType type, double f, std::int64_t i) {
+    g::NodeSpec spec;
+    spec.kind = g::NodeKind::Fill;
+    spec.dtype = type;
+    spec.shape = shape;
+    spec.fvalue = f;
+    spec.ivalue = i;
+    return g::intern(std::move(spec), {});
+  };
+  const std::vector<lf::Shape> shapes{{3}, {4}, {2, 3}};
+  const std::vector<double> values{0.5, -0.0, 0.0, 1.5, 2.5, 3.5};
+  std::vector<Array> kept;
+  for (int round = 0; round < 3; ++round) {
+    for (double v : values)
+      for (const auto& shape : shapes)
+        for (DType type : {DType::Float32, DType::Float64, DType::Int32}) {
+          const Array fill = lf::full(shape, v, type);
+          const bool integer = type == DType::Int32;
+          const g::NodePtr expected = table_fill(shape, type, integer ? 0.0 : v, integer ? std::int64_t(v) : 0);
+          ASSERT_EQ(graph_node(fill).get(), expected.get()) << "value " << v << ", shape " << g::format_shape(shape)
+                                                            << ", " << lf::dtype_name(type) << ", round " << round;
+          if (round == 1) kept.push_back(fill); // alive in round 2: found again; dropped in rounds 0 and 1
+        }
+  }
+  const std::uint64_t serial = graph_node(kept.front())->serial;
+  kept.clear();
+  EXPECT_NE(graph_node(lf::full(shapes.front(), values.front(), DType::Float32))->serial, serial)
+      << "a dropped fill was found again";
+}
+
 TEST(HashConsing, DifferentExpressionsAreDifferentNodes) {
   Array a = vec({1, 2, 3}), b = vec({4, 5, 6});
   Array p1 = a + 1.0, p2 = a + 2.0;

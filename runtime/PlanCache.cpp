@@ -10,7 +10,8 @@ namespace {
 using graph::Node;
 using graph::NodeKind;
 
-// Each record of the signature starts with its kind, so that no sequence of one kind of record reads as another.
+// Each record of the signature starts with its kind (a node's in the top byte of its header word), so that no
+// sequence of one kind of record reads as another.
 enum class Record : std::uint64_t {
   Options,
   Leaf,
@@ -94,32 +95,43 @@ void compute_signature(const std::vector<graph::NodePtr>& roots, const fusion::P
       continue;
     }
     stack.pop_back();
-    add(w, Record::Node);
-    w.push_back(std::uint64_t(n->kind));
-    w.push_back(std::uint64_t(n->dtype));
-    w.push_back(std::uint64_t(n->op));
-    add_shape(w, n->shape);
-    if (n->kind != NodeKind::Fill) { // a fill's value is a kernel argument
-      w.push_back(std::uint64_t(n->ivalue));
-      w.push_back(graph::bits_of(n->fvalue));
-      w.push_back(graph::bits_of(n->fstep));
+    // One header word for what every node has and which of the rest it has (most have none of it): the walk runs
+    // for every node of every plan-cache hit, and its words are hashed and compared.
+    const bool fill = n->kind == NodeKind::Fill; // a fill's value is a kernel argument
+    const bool has_ivalue = !fill && n->ivalue != 0, has_fvalue = !fill && graph::bits_of(n->fvalue) != 0,
+               has_fstep = !fill && graph::bits_of(n->fstep) != 0, has_shift = n->shift != 0;
+    LAZYFUSE_ASSERT(n->op >= 0 && n->op < 0x10000 && n->shape.size() < 0x100,
+                    "compute_signature: an op or a rank outside its header field");
+    w.push_back(std::uint64_t(Record::Node) << 56 | std::uint64_t(n->kind) | std::uint64_t(n->dtype) << 8 |
+                std::uint64_t(n->op) << 16 | std::uint64_t(n->shape.size()) << 32 | std::uint64_t(srcs.size()) << 40 |
+                std::uint64_t(has_ivalue) << 48 | std::uint64_t(has_fvalue) << 49 | std::uint64_t(has_fstep) << 50 |
+                std::uint64_t(has_shift) << 51 | std::uint64_t(!n->axes.empty()) << 52 |
+                std::uint64_t(!n->region.empty()) << 53 | std::uint64_t(!n->reduce_axes.empty()) << 54);
+    for (auto d : n->shape) w.push_back(std::uint64_t(d));
+    if (has_ivalue) w.push_back(std::uint64_t(n->ivalue));
+    if (has_fvalue) w.push_back(graph::bits_of(n->fvalue));
+    if (has_fstep) w.push_back(graph::bits_of(n->fstep));
+    if (has_shift) w.push_back(std::uint64_t(n->shift));
+    if (!n->axes.empty()) {
+      w.push_back(n->axes.size());
+      for (auto& a : n->axes) {
+        w.push_back(std::uint64_t(std::int64_t(a.view_axis)));
+        w.push_back(std::uint64_t(a.start));
+        w.push_back(std::uint64_t(a.step));
+      }
     }
-    w.push_back(std::uint64_t(n->shift));
-    w.push_back(n->axes.size());
-    for (auto& a : n->axes) {
-      w.push_back(std::uint64_t(std::int64_t(a.view_axis)));
-      w.push_back(std::uint64_t(a.start));
-      w.push_back(std::uint64_t(a.step));
+    if (!n->region.empty()) {
+      w.push_back(n->region.size());
+      for (auto& r : n->region) {
+        w.push_back(std::uint64_t(r.start));
+        w.push_back(std::uint64_t(r.step));
+        w.push_back(std::uint64_t(r.count));
+      }
     }
-    w.push_back(n->region.size());
-    for (auto& r : n->region) {
-      w.push_back(std::uint64_t(r.start));
-      w.push_back(std::uint64_t(r.step));
-      w.push_back(std::uint64_t(r.count));
+    if (!n->reduce_axes.empty()) {
+      w.push_back(n->reduce_axes.size());
+      for (auto ax : n->reduce_axes) w.push_back(std::uint64_t(ax));
     }
-    w.push_back(n->reduce_axes.size());
-    for (auto ax : n->reduce_axes) w.push_back(std::uint64_t(ax));
-    w.push_back(srcs.size());
     for (auto& s : srcs) w.push_back(std::uint64_t(out.id_of(s.get())));
     number(n);
   }

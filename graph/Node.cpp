@@ -9,6 +9,14 @@
 #include <new>
 #include <sstream>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define LAZYFUSE_NODE_POOL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LAZYFUSE_NODE_POOL_ASAN 1
+#endif
+#endif
+
 namespace lazyfuse::graph {
 
 std::uint64_t Storage::next_serial() {
@@ -135,7 +143,7 @@ public:
     return b ? b : ::operator new(Bytes);
   }
   void deallocate(void* p) {
-    {
+    if constexpr (kMaxKept > 0) {
       std::lock_guard lock(lock_);
       if (kept_ < kMaxKept) {
         auto* b = static_cast<FreeBlock*>(p);
@@ -153,7 +161,11 @@ private:
     FreeBlock* next;
   };
   static_assert(Bytes >= sizeof(FreeBlock));
+#ifdef LAZYFUSE_NODE_POOL_ASAN
+  static constexpr std::size_t kMaxKept = 0; // every freed node goes to ASan, which catches a use after free
+#else
   static constexpr std::size_t kMaxKept = (std::size_t(16) << 20) / Bytes;
+#endif
 
   SpinLock lock_;
   FreeBlock* free_ = nullptr;

@@ -70,6 +70,18 @@ void BM_SignatureTimeLoop(benchmark::State& state) {
   }
 }
 
+// One step of a Jacobi solver on a lazy grid (the state of bench_loops' BM_JacobiSolver between its checks): five
+// shifted views, four adds, a scale and a slice assignment, recorded and dropped. A solver that reads a norm every
+// few steps pays this on the host while the device waits.
+void BM_RecordJacobiStep(benchmark::State& state) {
+  const std::int64_t n = 64;
+  const Array u = ramp(n * n, 1e-3f).eval().reshape({n, n}) * 1.0f, f = ramp(n * n, 2e-3f).eval().reshape({n, n});
+  const Slice in = slice(1, -1);
+  for (auto _ : state)
+    benchmark::DoNotOptimize(u.at(in, in).set(0.25f * (u(slice(0, -2), in) + u(slice(2, none), in) +
+                                                       u(in, slice(0, -2)) + u(in, slice(2, none)) + f(in, in))));
+}
+
 // Lowering only (partitioned once): what a materialization of a new structure costs beyond partitioning.
 void BM_LowerChain(benchmark::State& state) {
   auto x = ramp(1024, 1e-3f).eval(), y = ramp(1024, 2e-3f).eval();
@@ -101,6 +113,7 @@ BENCHMARK(BM_RecordChain)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_RecordMany)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_RecordTimeLoop)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_SignatureTimeLoop)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_RecordJacobiStep)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_LowerChain)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_LowerBlackScholes)->Unit(benchmark::kNanosecond);
 BENCHMARK(BM_LowerReduction)->Unit(benchmark::kNanosecond);

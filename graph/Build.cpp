@@ -79,6 +79,7 @@ ParsedIndex parse_index(std::string_view op, const Node& a, const std::vector<In
                      index_text(index));
   ParsedIndex p;
   p.per_axis.resize(std::size_t(ndim));
+  p.view_axes.reserve(std::size_t(ndim) + index.size()); // grown once: recorded for every view of a solver step
   std::int64_t axis = 0;
   auto take_whole = [&](std::int64_t ax) {
     p.per_axis[std::size_t(ax)] = {0, 1, a.shape[std::size_t(ax)]};
@@ -494,7 +495,7 @@ NodePtr make_axis_map(const NodePtr& a, Shape view_shape, std::vector<AxisEntry>
   // A view of a fill is a fill.
   if (a->kind == NodeKind::Fill && !a->materialized()) return make_fill_as(std::move(view_shape), *a);
   // A view of memory is memory: fold the map into the buffer's offset and strides.
-  if (auto buf = a->buffer()) {
+  if (auto buf = a->materialized() ? a->buffer() : nullptr) {
     std::int64_t offset = buf->offset;
     std::vector<std::int64_t> strides(view_shape.size(), 0);
     for (std::size_t d = 0; d < entries.size(); ++d) {
@@ -659,6 +660,7 @@ NodePtr roll(const NodePtr& a, std::int64_t shift, std::optional<int> axis) {
 NodePtr index(const NodePtr& a, const std::vector<Index>& idx) {
   ParsedIndex p = parse_index("index", *a, idx);
   Shape shape;
+  shape.reserve(p.view_axes.size());
   std::vector<AxisEntry> entries(p.per_axis.size());
   for (std::size_t d = 0; d < p.per_axis.size(); ++d)
     if (p.per_axis[d].count < 0) entries[d] = {-1, p.per_axis[d].start, 1};
@@ -678,11 +680,14 @@ NodePtr set_slice(const NodePtr& base, const std::vector<Index>& idx, const Node
   ParsedIndex p = parse_index("at().set", *base, idx);
   // The region as seen through the index (NumPy's shape of base[idx]): the value broadcasts to it.
   Shape view_shape;
+  view_shape.reserve(p.view_axes.size());
   for (int ax : p.view_axes) view_shape.push_back(ax >= 0 ? p.per_axis[std::size_t(ax)].count : 1);
   NodePtr v = broadcast_to(make_cast(value, base->dtype), view_shape, "at().set");
   // Re-index the value by base axes: one axis per base axis (size 1 for integer indices).
   Shape region_shape;
   std::vector<RegionAxis> region;
+  region_shape.reserve(p.per_axis.size());
+  region.reserve(p.per_axis.size());
   for (auto& sel : p.per_axis) {
     std::int64_t count = sel.count < 0 ? 1 : sel.count;
     region.push_back({sel.start, sel.step, count});

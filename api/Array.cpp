@@ -56,6 +56,12 @@ Array wrap_node(NodePtr n) {
                                 graph::format_shape(n->shape) + ": graph depth " + std::to_string(n->depth) +
                                 " reached LAZYFUSE_MAX_DEPTH=" + std::to_string(cfg.max_depth));
       runtime::materialize(depth_cut(n));
+    } else if (n->pinned_bytes > cfg.max_pinned_bytes) {
+      config::log("fusion", "materializing a " + std::string(graph::kind_name(n->kind)) + " node of shape " +
+                                graph::format_shape(n->shape) + ": it keeps about " +
+                                std::to_string(n->pinned_bytes >> 20) + " MiB of stored values alive, over " +
+                                "LAZYFUSE_MAX_PINNED_MIB=" + std::to_string(cfg.max_pinned_bytes >> 20));
+      runtime::materialize(depth_cut(n));
     }
   }
   return ApiAccess::adopt(std::move(n));

@@ -57,6 +57,8 @@ constexpr Definition kDefinitions[] = {
      "comma-separated channels to log to stderr: fusion, lower, codegen, cache, launch, accelerator, all"},
     {"LAZYFUSE_MAX_DEPTH", "4096", Kind::Count, "",
      "graph depth past which an array is materialized as it is built (bounded laziness)"},
+    {"LAZYFUSE_MAX_PINNED_MIB", "4096", Kind::Count, "",
+     "MiB of stored values an unevaluated array may keep alive before it is materialized as it is built"},
     {"LAZYFUSE_MAX_KERNEL_NODES", "256", Kind::Count, "",
      "most graph nodes fused into one kernel; larger plans are split"},
     {"LAZYFUSE_MAX_KERNEL_INPUTS", "48", Kind::Count, "", "most input buffers of one kernel; larger plans are split"},
@@ -401,6 +403,7 @@ const Snapshot* build_locked(State& s) {
   snap->log = value_locked(s, *find("LAZYFUSE_LOG")).first;
   snap->log_mask = parse_log(snap->log);
   snap->max_depth = count("LAZYFUSE_MAX_DEPTH", 2);
+  snap->max_pinned_bytes = std::int64_t(count("LAZYFUSE_MAX_PINNED_MIB", 1)) << 20;
   snap->max_kernel_nodes = count("LAZYFUSE_MAX_KERNEL_NODES", 8);
   snap->max_kernel_inputs = count("LAZYFUSE_MAX_KERNEL_INPUTS", 4);
   snap->cpu_threads = count("LAZYFUSE_CPU_THREADS", 0);

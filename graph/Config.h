@@ -15,6 +15,7 @@ struct Snapshot {
   std::uint64_t generation = 0;
   bool eager = false;
   int max_depth = 4096;
+  std::int64_t max_pinned_bytes = std::int64_t(4096) << 20; // LAZYFUSE_MAX_PINNED_MIB
   int max_kernel_nodes = 256;
   int max_kernel_inputs = 48;
   std::string backend;        // "auto", "cpu", "cuda"

@@ -5,6 +5,7 @@
 #include "graph/Hash.h"
 #include "graph/SpinLock.h"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 #include <sstream>
@@ -329,6 +330,42 @@ int depth_to_compute(const Node& s, std::uint64_t attached, int& budget) {
   return depth;
 }
 constexpr int kDepthRecomputeBudget = 64;
+
+struct PinnedEstimate {
+  std::int64_t bytes = 0;
+  std::array<Node::PinnedLeaf, Node::kPinnedLeaves> leaves{};
+
+  // Counts a stored value unless it is remembered as counted (saturating).
+  void add(const Node::PinnedLeaf& leaf) {
+    for (const auto& l : leaves)
+      if (l.serial == leaf.serial) return;
+    bytes = leaf.bytes > std::numeric_limits<std::int64_t>::max() - bytes ? std::numeric_limits<std::int64_t>::max()
+                                                                          : bytes + leaf.bytes;
+    std::copy_backward(leaves.begin(), leaves.end() - 1, leaves.end());
+    leaves.front() = leaf;
+  }
+};
+// Node::pinned_bytes of a node over `srcs`.
+PinnedEstimate estimate_pinned(const SourceList& srcs) {
+  PinnedEstimate e;
+  const Node* largest = nullptr;
+  for (const NodePtr& s : srcs)
+    if (!s->materialized() && s->pinned_bytes > e.bytes) {
+      e.bytes = s->pinned_bytes;
+      e.leaves = s->pinned_leaves;
+      largest = s.get();
+    }
+  for (const NodePtr& s : srcs) {
+    if (s.get() == largest) continue;
+    if (s->materialized()) {
+      e.add({s->serial, s->size() * std::int64_t(itemsize(s->dtype))});
+    } else {
+      for (const auto& l : s->pinned_leaves)
+        if (l.serial != 0) e.add(l);
+    }
+  }
+  return e;
+}
 } // namespace
 
 NodePtr intern(NodeSpec&& spec, SourceList srcs, std::shared_ptr<const BufferView> buffer) {
@@ -343,6 +380,7 @@ NodePtr intern(NodeSpec&& spec, SourceList srcs, std::shared_ptr<const BufferVie
     depth = std::max(depth, depth_to_compute(*s, attached, budget) + 1);
   }
   const std::uint64_t hash = structural_hash(spec, srcs.span(), buffer.get());
+  const PinnedEstimate pinned = estimate_pinned(srcs);
 
   auto& t = table();
   std::lock_guard guard(t.lock);
@@ -360,6 +398,8 @@ NodePtr intern(NodeSpec&& spec, SourceList srcs, std::shared_ptr<const BufferVie
   node->hash = hash;
   node->depth = depth;
   node->depth_epoch = attached;
+  node->pinned_bytes = pinned.bytes;
+  node->pinned_leaves = pinned.leaves;
   node->serial = serials.fetch_add(1, std::memory_order_relaxed);
   node->srcs_ = std::move(srcs);
   node->buffer_ = std::move(buffer);

@@ -165,6 +165,20 @@ public:
   /// How many values materializations had attached when `depth` was last computed: while none has been since, a
   /// recomputation would find the same.
   mutable std::atomic<std::uint64_t> depth_epoch{0};
+  /// An estimate of the bytes of stored values (buffers, materialized nodes) that this node, unevaluated, keeps
+  /// alive, past which bounded laziness materializes it (LAZYFUSE_MAX_PINNED_MIB; api/Array.cpp): the largest count
+  /// among its lazy sources, plus what the others remember pinning and the stored sources, each value counted once
+  /// among the last kPinnedLeaves remembered. A loop that reads a fresh array at every step grows it by that array
+  /// each step; one that reads the same arrays again, or its state twice (x * x + x), does not. Set when the node
+  /// is built; not part of its identity.
+  static constexpr std::size_t kPinnedLeaves = 4;
+  struct PinnedLeaf {
+    std::uint64_t serial = 0; // of the stored node; 0: none
+    std::int64_t bytes = 0;
+  };
+  std::int64_t pinned_bytes = 0;
+  /// The stored values counted in pinned_bytes most recently, most recent first.
+  std::array<PinnedLeaf, kPinnedLeaves> pinned_leaves{};
   /// Scratch of a graph walk that numbers nodes (runtime/PlanCache.cpp): the walk's id for this node, valid while
   /// walk_epoch is that walk's. Only touched under the runtime's evaluation lock.
   mutable std::uint64_t walk_epoch = 0;

@@ -70,6 +70,7 @@ void report_snapshot() {
   put("backend", c.backend);
   put("eager", std::to_string(c.eager));
   put("max_depth", std::to_string(c.max_depth));
+  put("max_pinned_bytes", std::to_string(c.max_pinned_bytes));
   put("max_kernel_nodes", std::to_string(c.max_kernel_nodes));
   put("max_kernel_inputs", std::to_string(c.max_kernel_inputs));
   put("cpu_threads", std::to_string(c.cpu_threads));
@@ -347,7 +348,7 @@ TEST(Config, UnknownNamesThrow) {
 
 TEST(Config, AllListsEverySettingWithADescription) {
   const auto settings = config::all();
-  EXPECT_EQ(settings.size(), 22u);
+  EXPECT_EQ(settings.size(), 23u);
   std::set<std::string> names;
   for (const auto& s : settings) {
     EXPECT_TRUE(s.name.starts_with("LAZYFUSE_")) << s.name;
@@ -367,6 +368,7 @@ TEST(Config, EmptyValuesAreTheDefaults) {
   EXPECT_EQ(c["backend"], "auto");
   EXPECT_EQ(c["eager"], "0");
   EXPECT_EQ(c["max_depth"], "4096");
+  EXPECT_EQ(c["max_pinned_bytes"], std::to_string(std::int64_t(4096) << 20));
   EXPECT_EQ(c["max_kernel_nodes"], "256");
   EXPECT_EQ(c["max_kernel_inputs"], "48");
   EXPECT_EQ(c["cpu_threads"], "0");
@@ -568,15 +570,17 @@ TEST(ConfigChoices, InvalidValuesFromTheEnvironmentAreRejected) {
 }
 
 TEST(ConfigChoices, ValidValuesFromTheEnvironment) {
-  const Child c = report({"LAZYFUSE_BACKEND=cpu", "LAZYFUSE_MODE=eager",
-                          "LAZYFUSE_ACCELERATORS=", "LAZYFUSE_MAX_DEPTH=50", "LAZYFUSE_MAX_KERNEL_NODES=128",
-                          "LAZYFUSE_MAX_KERNEL_INPUTS=32", "LAZYFUSE_CPU_THREADS=3", "LAZYFUSE_CACHE_DIR=/x/kernels"});
+  const Child c =
+      report({"LAZYFUSE_BACKEND=cpu", "LAZYFUSE_MODE=eager", "LAZYFUSE_ACCELERATORS=", "LAZYFUSE_MAX_DEPTH=50",
+              "LAZYFUSE_MAX_PINNED_MIB=3", "LAZYFUSE_MAX_KERNEL_NODES=128", "LAZYFUSE_MAX_KERNEL_INPUTS=32",
+              "LAZYFUSE_CPU_THREADS=3", "LAZYFUSE_CACHE_DIR=/x/kernels"});
   EXPECT_TRUE(c.warnings.empty()) << c.all_warnings();
   EXPECT_EQ(c["backend"], "cpu");
   EXPECT_EQ(c["eager"], "1");
   EXPECT_EQ(c["accelerator_cub"], "0");
   EXPECT_EQ(c["LAZYFUSE_ACCELERATORS.source"], "environment");
   EXPECT_EQ(c["max_depth"], "50");
+  EXPECT_EQ(c["max_pinned_bytes"], std::to_string(std::int64_t(3) << 20));
   EXPECT_EQ(c["max_kernel_nodes"], "128");
   EXPECT_EQ(c["max_kernel_inputs"], "32");
   EXPECT_EQ(c["cpu_threads"], "3");

@@ -7,6 +7,7 @@
 #include "graph/Assert.h"
 #include "graph/FlatTable.h"
 #include "graph/Node.h"
+#include "test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -257,6 +258,54 @@ TEST(Release, LoopWithoutEvalKeepsNodeCountBounded) {
   const int max_depth = std::stoi(lf::config::get("LAZYFUSE_MAX_DEPTH"));
   EXPECT_LE(peak, before + std::size_t(4 * max_depth + 16)) << "before " << before << ", peak " << peak;
   EXPECT_EQ(x.get<float>()[0], 5001.0f);
+}
+
+// Bounded laziness in bytes: a loop that adds a fresh array at every step, never evaluated, keeps every one alive
+// until it is materialized. Past LAZYFUSE_MAX_PINNED_MIB the step is materialized as it is built, and the values
+// are those of the loop evaluated step by step.
+TEST(Release, LoopReadingAFreshArrayEveryStepIsMaterializedPastThePinnedBound) {
+  ConfigOverride limit("LAZYFUSE_MAX_PINNED_MIB", "1");
+  constexpr std::int64_t n = 1 << 16; // 256 KiB of float32
+  constexpr std::int64_t step_bytes = n * 4;
+  std::mt19937 rng(unsigned(lazyfuse_test::seed()));
+  std::uniform_real_distribution<float> uniform(-1, 1);
+  auto fresh = [&] {
+    std::vector<float> v(n);
+    for (auto& x : v) x = uniform(rng);
+    return v;
+  };
+  std::vector<float> x0 = fresh(), expected = x0;
+  Array x = lf::asarray(x0);
+  int materialized_steps = 0;
+  for (int step = 0; step < 24; ++step) {
+    const std::vector<float> y = fresh();
+    for (std::int64_t i = 0; i < n; ++i) expected[std::size_t(i)] += y[std::size_t(i)];
+    x = x + lf::asarray(y);
+    const auto& node = *graph_node(x);
+    if (x.is_materialized()) ++materialized_steps;
+    ASSERT_LE(node.pinned_bytes, (std::int64_t(1) << 20) + step_bytes)
+        << "step " << step << ", " << lazyfuse_test::seed_note();
+  }
+  EXPECT_GE(materialized_steps, 4) << "24 steps of 256 KiB each under a 1 MiB bound";
+  const auto got = x.get<float>();
+  for (std::int64_t i = 0; i < n; ++i)
+    ASSERT_FLOAT_EQ(got[std::size_t(i)], expected[std::size_t(i)]) << "element " << i;
+}
+
+// The bound counts what a loop keeps alive, not what it reads: arrays read again at every step and a state read
+// twice per step are counted once, so such a loop stays one lazy graph (one kernel at the end).
+TEST(Release, LoopReadingTheSameArraysAgainStaysLazyUnderThePinnedBound) {
+  ConfigOverride limit("LAZYFUSE_MAX_PINNED_MIB", "1");
+  constexpr std::int64_t n = 1 << 16;
+  Array x = lf::random::uniform(-0.5, 0.5, {n}, DType::Float32).eval();
+  const Array f = lf::random::uniform(-0.5, 0.5, {n}, DType::Float32).eval();
+  const Array g = lf::random::uniform(-0.5, 0.5, {n}, DType::Float32).eval();
+  for (int step = 0; step < 200; ++step) {
+    x = (x * x * 0.25f + x) * 0.5f + f - g * 0.125f;
+    ASSERT_FALSE(x.is_materialized()) << "step " << step << ": materialized, keeping about "
+                                      << graph_node(x)->pinned_bytes << " bytes alive";
+  }
+  EXPECT_EQ(graph_node(x)->pinned_bytes, 3 * n * 4) << "x0, f and g, each counted once";
 }
 
 TEST(Release, DroppedExpressionsFreeTheirNodes) {

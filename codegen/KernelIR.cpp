@@ -156,4 +156,9 @@ std::string to_string(const KernelIR& k) {
   return os.str();
 }
 
+int printed_instruction_count(const KernelIR& ir) {
+  const RepeatedSteps& r = ir.repeated_steps;
+  return int(ir.code.size()) - (r.any() ? r.period * (r.count - 1) : 0);
+}
+
 } // namespace lazyfuse::codegen

@@ -266,6 +266,14 @@ bool has_divisor_params(const KernelIR& ir);
 /// out of loops); these it prints in order with the values instead.
 std::vector<bool> data_dependent_indices(const KernelIR& ir);
 
+/// The instructions the printers print: a stretch of repeated steps (KernelIR::repeated_steps) counts one copy.
+int printed_instruction_count(const KernelIR& ir);
+/// The most instructions one kernel may print. A plan lowering to more is split (runtime/Materialize.cpp): past it,
+/// ptxas ran out of registers and spilled, and its time grew faster than the text (a 49-point stencil, 632
+/// instructions: 255 registers, 1.6 KB of spills, 4.1 s; 81 points, 1,062: 5.6 KB, 11.9 s; 2,258: 19 KB, 150 s;
+/// the calibration is in docs/design.md, "Printed instructions").
+inline constexpr int kMaxPrintedInstructions = 512;
+
 /// Human-readable listing (LAZYFUSE_LOG=lower, tests).
 std::string to_string(const KernelIR& k);
 

@@ -16,6 +16,7 @@
 
 #include <lazyfuse/error.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <mutex>
 #include <span>
@@ -175,6 +176,9 @@ void replay(Recipe& recipe, const GraphSignature& sig) {
 
 } // namespace
 
+// The smallest node budget a plan too long to compile well is split down to (LAZYFUSE_MAX_KERNEL_NODES' minimum).
+constexpr int kMinSplitNodes = 8;
+
 void materialize(const std::vector<graph::NodePtr>& roots) {
   std::lock_guard lock(evaluation_mutex());
   fusion::PartitionOptions opt;
@@ -198,11 +202,11 @@ void materialize(const std::vector<graph::NodePtr>& roots) {
   Recipe recipe;
   bool cacheable = true;
   std::vector<fusion::KernelPlan> plans = fusion::partition(roots, opt);
-  for (fusion::KernelPlan& planned : plans) {
+  for (std::size_t next = 0; next < plans.size();) {
     // Each plan is dropped once it has run, so an intermediate's buffer lives only while something still reads it (a
     // later plan's node through its sources, a user's handle) and goes back to the pool for the plans after it:
     // the vector would otherwise hold every intermediate of the materialization until its end.
-    fusion::KernelPlan plan = std::move(planned);
+    fusion::KernelPlan plan = std::move(plans[next++]);
     // Library kernels (runtime/Accelerators.h). A graph with a plan they could serve is not recorded: the setting and
     // the size limits decide anew on every call.
     // Sorts and counts (runtime/Sorting.h, runtime/Counting.h) over their contiguous source; not recorded either.
@@ -232,6 +236,21 @@ void materialize(const std::vector<graph::NodePtr>& roots) {
       continue;
     }
     codegen::LoweredKernel k = codegen::lower(plan);
+    // A kernel too long to compile well (codegen::kMaxPrintedInstructions): what is still to compute is partitioned
+    // again with half the node budget. The plans that ran are stored, so they are leaves now. Deterministic: the
+    // graph alone decides, and the plan cache records the kernels that ran.
+    if (const int printed = codegen::printed_instruction_count(k.ir);
+        printed > codegen::kMaxPrintedInstructions && !opt.eager && opt.max_nodes > kMinSplitNodes) {
+      opt.max_nodes = std::max(kMinSplitNodes, opt.max_nodes / 2);
+      if (config::log_enabled("fusion"))
+        config::log("fusion", "a kernel of " + std::to_string(printed) + " instructions (over " +
+                                  std::to_string(codegen::kMaxPrintedInstructions) +
+                                  "): partitioning the rest again with a node budget of " +
+                                  std::to_string(opt.max_nodes));
+      plans = fusion::partition(roots, opt);
+      next = 0;
+      continue;
+    }
     cacheable = cacheable && record(sig, plan, k, recipe);
     auto views = run_plan(plan, k);
     for (std::size_t k = 0; k < views.size(); ++k) plan.outputs[k]->set_buffer(std::move(views[k]));

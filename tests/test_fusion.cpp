@@ -206,6 +206,52 @@ TEST(Fusion, StencilOfAStencilIsStoredOneStepPerKernel) {
   EXPECT_EQ(u.get<float>().to_vector(), v.get<float>().to_vector());
 }
 
+// A plan whose kernel would print more than codegen::kMaxPrintedInstructions (past which ptxas spilled and took
+// seconds) is split: a 49-point stencil through rolls lowers to about 630 instructions and runs as several kernels,
+// with the values of a float64 reference; a 9-point one (about 110) stays one kernel. An equal graph evaluated again
+// replays the same kernels (the plan cache records what ran).
+TEST(Fusion, KernelsTooLongToCompileWellAreSplit) {
+  constexpr int n = 32;
+  auto g = random_f32({n, n});
+  g.eval();
+  const auto host = g.get<float>().to_vector();
+  auto stencil = [&](int r) {
+    Array s = g * 0.0f;
+    for (int dy = -r; dy <= r; ++dy)
+      for (int dx = -r; dx <= r; ++dx) s = s + roll(roll(g, dy, 0), dx, 1) * float(1 + dy + 2 * dx);
+    return s;
+  };
+  auto reference = [&](int r) {
+    std::vector<double> out(std::size_t(n * n), 0.0);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        for (int dy = -r; dy <= r; ++dy)
+          for (int dx = -r; dx <= r; ++dx)
+            out[std::size_t(i * n + j)] +=
+                double(host[std::size_t(((i - dy + n) % n) * n + (j - dx + n) % n)]) * double(1 + dy + 2 * dx);
+    return out;
+  };
+  auto relative_error = [&](const Array& a, const std::vector<double>& ref) {
+    const auto got = a.get<float>().to_vector();
+    double num = 0, den = 0;
+    for (std::size_t k = 0; k < ref.size(); ++k) {
+      num += (double(got[k]) - ref[k]) * (double(got[k]) - ref[k]);
+      den += ref[k] * ref[k];
+    }
+    return std::sqrt(num / den);
+  };
+  Array small = stencil(1);
+  EXPECT_EQ(kernels_of([&] { small.eval(); }), 1u);
+  EXPECT_LT(relative_error(small, reference(1)), 1e-6);
+  Array wide = stencil(3);
+  const std::uint64_t split = kernels_of([&] { wide.eval(); });
+  EXPECT_GE(split, 2u) << "a 49-point stencil in one kernel";
+  EXPECT_LT(relative_error(wide, reference(3)), 1e-6);
+  Array again = stencil(3);
+  EXPECT_EQ(kernels_of([&] { again.eval(); }), split);
+  EXPECT_EQ(again.get<float>().to_vector(), wide.get<float>().to_vector());
+}
+
 // The same loop long enough for bounded laziness to cut it (LAZYFUSE_MAX_DEPTH, 100 by default, about 14 steps): a
 // cut stores the step state the rolls read, not the roll or the partial sum that reached the limit, and views of it
 // built before the cut count as shallow afterwards, so the loop takes at most one kernel per step (it took 27 kernels

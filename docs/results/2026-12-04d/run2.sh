@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Session 19, run 2 (one device call): build the gpu preset at <commit> (the recording and signature changes,
-# bea055e..ebb13b0) and run the whole test suite with LAZYFUSE_TEST_REQUIRE_GPU=1. The build stays for run 3.
+# Session 19, run 2 (one device call): build the gpu preset at <commit> (this session's changes: recording and the
+# signature, the pinned-bytes bound, the split of kernels over 512 printed instructions) and run the whole test suite
+# with LAZYFUSE_TEST_REQUIRE_GPU=1. The build stays for run 3. Not run in session 19 (no device lent).
 #   run2.sh <commit>   (OUT: the device tool's folder)
 cd "$(dirname "$0")/../../.."
 export PATH=/usr/local/cuda/bin:$PATH

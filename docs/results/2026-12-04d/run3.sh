@@ -2,7 +2,7 @@
 # Session 19, run 3 (one device call, right after run 2 on the same machine, whose build it uses): bench_host
 # (recording, signature, a Jacobi step recorded), bench_loops (the update loop with its host share, the Jacobi
 # solver, the replay chain) and bench_workloads (the existing table, against run 1 of the previous sessions), 5
-# repetitions, medians.
+# repetitions, medians. Not run in session 19 (no device lent).
 #   run3.sh   (OUT: the device tool's folder)
 cd "$(dirname "$0")/../../.."
 export PATH=/usr/local/cuda/bin:$PATH

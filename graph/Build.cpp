@@ -792,6 +792,13 @@ NodePtr make_reduce(ReduceOp op, const NodePtr& a, const std::optional<std::vect
   const DType result = reduce_result_type(op, a->dtype);
   if (raxes.empty()) {
     if (is_arg(op)) return make_fill(a->shape, DType::Int64, 0, 0);
+    // NumPy reduces over no axes by combining each element with the identity: 0 + -0.0 is 0.0, and (1 + 0j) *
+    // (nan + 0j) is nan + nanj. The other reductions give the element itself.
+    if (op == ReduceOp::Sum || op == ReduceOp::Prod) {
+      const double identity = op == ReduceOp::Sum ? 0 : 1;
+      return make_binary(op == ReduceOp::Sum ? BinaryOp::Add : BinaryOp::Multiply,
+                         make_fill({}, result, identity, std::int64_t(identity)), make_cast(a, result));
+    }
     return make_cast(a, result);
   }
   std::int64_t reduced = 1;

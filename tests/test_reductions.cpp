@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -1026,6 +1027,27 @@ TEST(ReductionEmpty, SumAndProdGiveIdentity) {
     EXPECT_EQ(read(lf::count_nonzero(e2, 1)), (std::vector<ld>{0, 0, 0}));
     EXPECT_EQ(lf::count_nonzero(e2).item<i64>(), 0);
   }
+}
+
+// A reduction over no axes combines each element with the identity, as NumPy's does: sum(-0.0) is +0.0 and
+// prod(nan + 0j) is nan + nanj ((1 + 0j) * (nan + 0j)); min and max give the element itself, -0.0 included.
+TEST(ReductionEmpty, SumAndProdOverNoAxesCombineWithTheIdentity) {
+  const std::vector<int> none;
+  const Array x = lf::asarray(std::vector<double>{-0.0, 2.5, std::nan("")});
+  const auto sum = lf::sum(x, none).get<double>().to_vector();
+  EXPECT_FALSE(std::signbit(sum[0])) << "0 + -0.0 is +0.0";
+  EXPECT_EQ(sum[1], 2.5);
+  EXPECT_TRUE(std::isnan(sum[2]));
+  const auto prod = lf::prod(x, none).get<double>().to_vector();
+  EXPECT_TRUE(std::signbit(prod[0])) << "1 * -0.0 is -0.0";
+  EXPECT_TRUE(std::signbit(lf::max(x, none).get<double>().to_vector()[0]));
+  const Array z = lf::asarray(std::vector<std::complex<double>>{{std::nan(""), 0.0}, {1.0, -0.0}});
+  const auto zp = lf::prod(z, none).get<std::complex<double>>().to_vector();
+  EXPECT_TRUE(std::isnan(zp[0].real()) && std::isnan(zp[0].imag())) << zp[0];
+  EXPECT_EQ(zp[1], std::complex<double>(1.0, 0.0));
+  EXPECT_FALSE(std::signbit(zp[1].imag())) << "(1 + 0j) * (1 - 0j) has imaginary part +0.0";
+  const auto zs = lf::sum(z, none).get<std::complex<double>>().to_vector();
+  EXPECT_FALSE(std::signbit(zs[1].imag())) << "(0 + 0j) + (1 - 0j) has imaginary part +0.0";
 }
 
 TEST(ReductionEmpty, MaxMinArgOfEmptyThrow) {

@@ -43,6 +43,14 @@ std::vector<NodePtr> depth_cut(const NodePtr& n) {
   }
   return roots;
 }
+// Whether storing `n` now would let go of much: it keeps more than kPinnedLeaves values alive beside its own, each
+// counted at the largest (a loop reading a fresh array at every step), not a few large inputs that one expression
+// reads (a softmax of a matrix larger than the bound, whose row maximum stored early would only cost a pass).
+bool pins_more_than_it_reads(const graph::Node& n) {
+  const std::int64_t own = n.size() * std::int64_t(itemsize(n.dtype));
+  const std::int64_t largest = std::max(own, n.pinned_largest);
+  return n.pinned_bytes / std::int64_t(graph::Node::kPinnedLeaves) > largest;
+}
 } // namespace
 
 namespace detail {
@@ -56,7 +64,7 @@ Array wrap_node(NodePtr n) {
                                 graph::format_shape(n->shape) + ": graph depth " + std::to_string(n->depth) +
                                 " reached LAZYFUSE_MAX_DEPTH=" + std::to_string(cfg.max_depth));
       runtime::materialize(depth_cut(n));
-    } else if (n->pinned_bytes > cfg.max_pinned_bytes) {
+    } else if (n->pinned_bytes > cfg.max_pinned_bytes && pins_more_than_it_reads(*n)) {
       config::log("fusion", "materializing a " + std::string(graph::kind_name(n->kind)) + " node of shape " +
                                 graph::format_shape(n->shape) + ": it keeps about " +
                                 std::to_string(n->pinned_bytes >> 20) + " MiB of stored values alive, over " +

@@ -332,11 +332,12 @@ int depth_to_compute(const Node& s, std::uint64_t attached, int& budget) {
 constexpr int kDepthRecomputeBudget = 64;
 
 struct PinnedEstimate {
-  std::int64_t bytes = 0;
+  std::int64_t bytes = 0, largest = 0;
   std::array<Node::PinnedLeaf, Node::kPinnedLeaves> leaves{};
 
   // Counts a stored value unless it is remembered as counted (saturating).
   void add(const Node::PinnedLeaf& leaf) {
+    largest = std::max(largest, leaf.bytes);
     for (const auto& l : leaves)
       if (l.serial == leaf.serial) return;
     bytes = leaf.bytes > std::numeric_limits<std::int64_t>::max() - bytes ? std::numeric_limits<std::int64_t>::max()
@@ -356,6 +357,7 @@ PinnedEstimate estimate_pinned(const SourceList& srcs) {
       largest = s.get();
     }
   for (const NodePtr& s : srcs) {
+    if (!s->materialized()) e.largest = std::max(e.largest, s->pinned_largest);
     if (s.get() == largest) continue;
     if (s->materialized()) {
       e.add({s->serial, s->size() * std::int64_t(itemsize(s->dtype))});
@@ -399,6 +401,7 @@ NodePtr intern(NodeSpec&& spec, SourceList srcs, std::shared_ptr<const BufferVie
   node->depth = depth;
   node->depth_epoch = attached;
   node->pinned_bytes = pinned.bytes;
+  node->pinned_largest = pinned.largest;
   node->pinned_leaves = pinned.leaves;
   node->serial = serials.fetch_add(1, std::memory_order_relaxed);
   node->srcs_ = std::move(srcs);

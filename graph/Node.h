@@ -177,6 +177,9 @@ public:
     std::int64_t bytes = 0;
   };
   std::int64_t pinned_bytes = 0;
+  /// The largest stored value counted in pinned_bytes: a graph pinning a few values no larger than its inputs gains
+  /// nothing from being stored early, so the bound asks for more than kPinnedLeaves of them (api/Array.cpp).
+  std::int64_t pinned_largest = 0;
   /// The stored values counted in pinned_bytes most recently, most recent first.
   std::array<PinnedLeaf, kPinnedLeaves> pinned_leaves{};
   /// Scratch of a graph walk that numbers nodes (runtime/PlanCache.cpp): the walk's id for this node, valid while

@@ -308,6 +308,21 @@ TEST(Release, LoopReadingTheSameArraysAgainStaysLazyUnderThePinnedBound) {
   EXPECT_EQ(graph_node(x)->pinned_bytes, 3 * n * 4) << "x0, f and g, each counted once";
 }
 
+// Inputs larger than the bound do not make an expression over them eager: storing a softmax's row maximum early, or
+// a product of three such arrays, would let go of nothing (the inputs stay alive) and cost a pass.
+TEST(Release, ExpressionsOverInputsLargerThanThePinnedBoundStayLazy) {
+  ConfigOverride limit("LAZYFUSE_MAX_PINNED_MIB", "1");
+  const Array x = lf::random::uniform(-1, 1, {512, 1024}, DType::Float32).eval(); // 2 MiB each
+  const Array y = lf::random::uniform(-1, 1, {512, 1024}, DType::Float32).eval();
+  const Array z = lf::random::uniform(-1, 1, {512, 1024}, DType::Float32).eval();
+  const Array row_max = lf::max(x, 1, true);
+  const Array e = lf::exp(x - row_max);
+  const Array softmax = e / lf::sum(e, 1, true);
+  const Array product = x * y + z;
+  for (const Array* a : {&row_max, &e, &softmax, &product})
+    EXPECT_FALSE(a->is_materialized()) << "pinning about " << graph_node(*a)->pinned_bytes << " bytes";
+}
+
 TEST(Release, DroppedExpressionsFreeTheirNodes) {
   const std::size_t before = live_node_count();
   {

@@ -10,6 +10,7 @@
 #include "graph/Periodic.h"
 
 #include <algorithm>
+#include <span>
 #include <unordered_map>
 
 namespace lazyfuse::fusion {
@@ -377,7 +378,9 @@ void store_products(Subgraph& g) {
         else if (!readable)
           store(std::size_t(j), "addend of a matrix product, written contiguously");
       }
-    for (const NodePtr& src : e ? std::vector<NodePtr>{e->a, e->b} : n.sources_unlocked()) {
+    // The product's operands, or the node's sources: named, since a span over a temporary vector would dangle.
+    const std::vector<NodePtr> product_operands = e ? std::vector<NodePtr>{e->a, e->b} : std::vector<NodePtr>{};
+    for (const NodePtr& src : e ? std::span<const NodePtr>(product_operands) : n.sources_unlocked()) {
       const int j = g.find(src.get());
       if (j < 0 || g.info[std::size_t(j)].stored) continue; // materialized, or already written contiguously
       const bool is_view = src->kind == NodeKind::AxisMap || src->kind == NodeKind::Reshape;

@@ -414,7 +414,7 @@ NodePtr make_binary(BinaryOp op, const NodePtr& a, const NodePtr& b) {
     if (auto x = negated_operand(a)) return make_unary(UnaryOp::Negative, make_binary(op, x, b));
     if (auto y = negated_operand(b)) return make_unary(UnaryOp::Negative, make_binary(op, a, y));
   }
-  SourceList srcs{broadcast_to(make_cast(a, types->compute), shape), broadcast_to(make_cast(b, types->compute), shape)};
+  SourceList srcs(broadcast_to(make_cast(a, types->compute), shape), broadcast_to(make_cast(b, types->compute), shape));
   NodeSpec n = proto(NodeKind::Binary, types->result, std::move(shape));
   n.op = int(op);
   return intern(std::move(n), std::move(srcs));
@@ -475,8 +475,9 @@ NodePtr make_binary_weak(BinaryOp op, const NodePtr& a, const detail::WeakScalar
   NodePtr arr = make_cast(a, types->compute);
   NodeSpec n = proto(NodeKind::Binary, types->result, a->shape);
   n.op = int(op);
-  fill = broadcast_to(fill, a->shape);
-  return intern(std::move(n), scalar_on_left ? SourceList{fill, arr} : SourceList{arr, fill});
+  LAZYFUSE_ASSERT(fill->shape == a->shape, "make_binary_weak: the scalar's fill is not of the array's shape");
+  return intern(std::move(n), scalar_on_left ? SourceList(std::move(fill), std::move(arr))
+                                             : SourceList(std::move(arr), std::move(fill)));
 }
 
 NodePtr make_where(const NodePtr& cond, const NodePtr& a, const NodePtr& b) {

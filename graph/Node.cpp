@@ -242,6 +242,11 @@ SourceList::SourceList(std::initializer_list<NodePtr> srcs) {
   for (const NodePtr& n : srcs) items_[count_++] = n;
 }
 
+SourceList::SourceList(NodePtr first, NodePtr second) noexcept : count_(2) {
+  items_[0] = std::move(first);
+  items_[1] = std::move(second);
+}
+
 SourceList::SourceList(std::vector<NodePtr>&& srcs) {
   LAZYFUSE_ASSERT_LE(srcs.size(), kCapacity, "a node with more sources than SourceList::kCapacity");
   for (NodePtr& n : srcs) items_[count_++] = std::move(n);

@@ -110,6 +110,8 @@ public:
   static constexpr std::size_t kCapacity = 8;
   SourceList() = default;
   SourceList(std::initializer_list<NodePtr> srcs);
+  /// Two sources moved in (a braced list copies them: two reference counts up, then the caller's two down).
+  SourceList(NodePtr first, NodePtr second) noexcept;
   SourceList(std::vector<NodePtr>&& srcs);
   SourceList(SourceList&& other) noexcept;
   SourceList& operator=(SourceList&& other) noexcept;

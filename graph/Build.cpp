@@ -475,7 +475,6 @@ NodePtr make_binary_weak(BinaryOp op, const NodePtr& a, const detail::WeakScalar
   NodePtr arr = make_cast(a, types->compute);
   NodeSpec n = proto(NodeKind::Binary, types->result, a->shape);
   n.op = int(op);
-  LAZYFUSE_ASSERT(fill->shape == a->shape, "make_binary_weak: the scalar's fill is not of the array's shape");
   return intern(std::move(n), scalar_on_left ? SourceList(std::move(fill), std::move(arr))
                                              : SourceList(std::move(arr), std::move(fill)));
 }

@@ -121,7 +121,6 @@ public:
   std::size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
   const NodePtr& operator[](std::size_t k) const { return items_[k]; }
-  NodePtr& operator[](std::size_t k) { return items_[k]; }
   const NodePtr* begin() const { return items_.data(); }
   const NodePtr* end() const { return items_.data() + count_; }
   NodePtr* begin() { return items_.data(); }

@@ -603,7 +603,8 @@ TEST(ConfigChoices, SetThrowsNamingTheSettingAndTheValidValues) {
   }
 }
 
-// "smallest effective value: 2" (MAX_DEPTH), 8 (MAX_KERNEL_NODES), 4 (MAX_KERNEL_INPUTS); CPU_THREADS 0: all.
+// "smallest effective value: 2" (MAX_DEPTH), 8 (MAX_KERNEL_NODES), 4 (MAX_KERNEL_INPUTS), 1 (MAX_PINNED_MIB);
+// CPU_THREADS 0: all.
 TEST(ConfigChoices, CountsHaveTheirSmallestEffectiveValues) {
   for (const auto& [name, smallest] : std::vector<std::pair<std::string, int>>{
            {"LAZYFUSE_MAX_DEPTH", 2}, {"LAZYFUSE_MAX_KERNEL_NODES", 8}, {"LAZYFUSE_MAX_KERNEL_INPUTS", 4}}) {
@@ -615,6 +616,9 @@ TEST(ConfigChoices, CountsHaveTheirSmallestEffectiveValues) {
     EXPECT_EQ(actual, smallest) << name;
     config::reset(name);
   }
+  config::set("LAZYFUSE_MAX_PINNED_MIB", "0");
+  EXPECT_EQ(config::snapshot().max_pinned_bytes, std::int64_t(1) << 20) << "LAZYFUSE_MAX_PINNED_MIB: 1 MiB";
+  config::reset("LAZYFUSE_MAX_PINNED_MIB");
   config::set("LAZYFUSE_CPU_THREADS", "0");
   EXPECT_EQ(config::snapshot().cpu_threads, 0);
   config::reset("LAZYFUSE_CPU_THREADS");

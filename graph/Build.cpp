@@ -184,15 +184,15 @@ template <class T> NodePtr fill_of(const Shape& shape, DType type, T y) {
 
 namespace {
 // The fills scalar ops ask for again at every step of a loop (x = x * a + b asks for the same two), found without
-// hashing a spec, allocating its shape and taking the intern table's lock: the last few fills this thread built or
-// found, held weakly. A live fill is the only node of its structure (the table interns it), so the one found here
-// is the one the table would return.
+// rounding the value, hashing a spec, allocating its shape and taking the intern table's lock: the last few fills
+// this thread built or found, held weakly, by the arguments they were asked for with. A live fill is the only node
+// of its structure (the table interns it), so the one found here is the one the table would return.
 thread_local bool t_recent_fills_gone = false; // trivially destructible: still readable once RecentFills is gone
 struct RecentFills {
   struct Entry {
     std::weak_ptr<Node> node;
     DType type{};
-    std::uint64_t real_bits = 0, imag_bits = 0;
+    std::uint64_t real_bits = 0, imag_bits = 0; // of the arguments f and imag
     std::int64_t integer = 0;
   };
   std::array<Entry, 4> entries;
@@ -203,6 +203,12 @@ thread_local RecentFills t_recent_fills;
 } // namespace
 
 NodePtr make_fill(const Shape& shape, DType type, double f, std::int64_t i, double imag) {
+  const auto f_bits = std::bit_cast<std::uint64_t>(f), imag_bits = std::bit_cast<std::uint64_t>(imag);
+  RecentFills* recent = t_recent_fills_gone ? nullptr : &t_recent_fills;
+  if (recent)
+    for (const auto& e : recent->entries)
+      if (e.type == type && e.real_bits == f_bits && e.integer == i && e.imag_bits == imag_bits)
+        if (NodePtr n = e.node.lock(); n && n->shape == shape) return n;
   for (auto d : shape)
     if (d < 0) throw ShapeError("full: negative dimensions are not allowed: shape " + format_shape(shape));
   // The value as the type holds it: floats (and complex parts) rounded to the type, integers wrapped to its width
@@ -217,18 +223,12 @@ NodePtr make_fill(const Shape& shape, DType type, double f, std::int64_t i, doub
       if constexpr (std::is_integral_v<T>) integer = std::int64_t(T(i));
     });
   }
-  const auto real_bits = std::bit_cast<std::uint64_t>(real), imag_bits = std::bit_cast<std::uint64_t>(imaginary);
-  RecentFills* recent = t_recent_fills_gone ? nullptr : &t_recent_fills;
-  if (recent)
-    for (const auto& e : recent->entries)
-      if (e.type == type && e.real_bits == real_bits && e.imag_bits == imag_bits && e.integer == integer)
-        if (NodePtr n = e.node.lock(); n && n->shape == shape) return n;
   NodeSpec n = proto(NodeKind::Fill, type, shape);
   n.fvalue = real;
   n.fimag = imaginary;
   n.ivalue = integer;
   NodePtr node = intern(std::move(n), {});
-  if (recent) recent->entries[recent->next++ % recent->entries.size()] = {node, type, real_bits, imag_bits, integer};
+  if (recent) recent->entries[recent->next++ % recent->entries.size()] = {node, type, f_bits, imag_bits, i};
   return node;
 }
 
@@ -284,7 +284,7 @@ NodePtr make_cast(const NodePtr& a, DType type) {
   // A cast of a fill is a fill: keeps scalars out of kernels' inputs.
   if (a->kind == NodeKind::Fill && !a->materialized())
     return visit_opmath_type(a->dtype, [&]<class From>() { return cast_fill(a->shape, fill_value<From>(*a), type); });
-  NodeSpec n = proto(NodeKind::Cast, type, a->shape);
+  NodeSpec n = proto(NodeKind::Cast, type, copy_shape(a->shape));
   return intern(std::move(n), {a});
 }
 
@@ -322,14 +322,14 @@ NodePtr make_unary(UnaryOp op, const NodePtr& a) {
   if (op == UnaryOp::Negative || op == UnaryOp::Erf)
     if (auto x = negated_operand(a); x && a->dtype == types->compute)
       return op == UnaryOp::Negative ? x : make_unary(UnaryOp::Negative, make_unary(UnaryOp::Erf, x));
-  NodeSpec n = proto(NodeKind::Unary, types->result, a->shape);
+  NodeSpec n = proto(NodeKind::Unary, types->result, copy_shape(a->shape));
   n.op = int(op);
   return intern(std::move(n), {make_cast(a, types->compute)});
 }
 
 Shape broadcast_shapes(std::string_view op, const Node& a, const Node& b) {
   const auto na = a.shape.size(), nb = b.shape.size(), n = std::max(na, nb);
-  Shape out(n);
+  Shape out = copy_shape(na >= nb ? a.shape : b.shape);
   for (std::size_t k = 0; k < n; ++k) {
     std::int64_t da = k + na >= n ? a.shape[k + na - n] : 1;
     std::int64_t db = k + nb >= n ? b.shape[k + nb - n] : 1;
@@ -458,12 +458,12 @@ NodePtr make_binary_weak(BinaryOp op, const NodePtr& a, const detail::WeakScalar
   auto types = binary_types(op, t, t);
   if (!types) throw DTypeError(binary_type_error(op, describe("array", *a) + " with a C++ scalar", t));
   // NumPy's logical ops take a Python int as a C long first: one beyond int64 raises OverflowError whatever the array.
-  if (rule_of(op) == ResultRule::Logical && s.kind == ScalarKind::Int && s.beyond_int64)
+  if (s.kind == ScalarKind::Int && s.beyond_int64 && rule_of(op) == ResultRule::Logical)
     throw DTypeError(std::string(name_of(op)) + ": the C++ integer " + std::to_string(std::uint64_t(s.i)) +
                      " is out of bounds for int64 (NumPy 2 raises OverflowError here)");
   // An integer scalar beyond an integer array's type compares as NumPy 2 compares it: exactly (it is above or below
   // every element), where arithmetic with it is an error. (A bool array's is int64, where NumPy raises.)
-  if (rule_of(op) == ResultRule::Compare && s.kind == ScalarKind::Int && is_integer(a->dtype))
+  if (s.kind == ScalarKind::Int && is_integer(a->dtype) && rule_of(op) == ResultRule::Compare)
     if (const int side = outside_range(s, t))
       return make_fill(a->shape, DType::Bool, 0, comparison_at(op, side, scalar_on_left));
   if ((op == BinaryOp::Multiply || op == BinaryOp::TrueDivide) && a->dtype == types->compute)
@@ -473,7 +473,7 @@ NodePtr make_binary_weak(BinaryOp op, const NodePtr& a, const detail::WeakScalar
   // fine; only an integer compute type that cannot hold it raises.
   NodePtr fill = make_weak_fill(s, types->compute, name_of(op), a->shape);
   NodePtr arr = make_cast(a, types->compute);
-  NodeSpec n = proto(NodeKind::Binary, types->result, a->shape);
+  NodeSpec n = proto(NodeKind::Binary, types->result, copy_shape(a->shape));
   n.op = int(op);
   return intern(std::move(n), scalar_on_left ? SourceList(std::move(fill), std::move(arr))
                                              : SourceList(std::move(arr), std::move(fill)));

@@ -51,7 +51,6 @@ std::string_view kind_name(NodeKind k) {
 
 namespace {
 
-std::atomic<std::size_t> g_live_nodes{0};
 // How many values materializations have attached to nodes (set_buffer). A node records the count it was built at:
 // while no value has been attached since, its depth is still exact.
 std::atomic<std::uint64_t> g_attached_values{0};
@@ -60,9 +59,11 @@ std::atomic<std::uint64_t> g_attached_values{0};
 // pointers: a node removes itself in its destructor, under the same lock that lookups hold, so a pointer found here
 // always refers to a live object (possibly one whose last reference just went away: weak_from_this().lock() fails
 // for those and they are skipped).
+// Every node is in the table while it lives, so its size is the live count; serial numbers are given under its lock.
 struct InternTable {
   SpinLock lock;
   FlatTable<Node*> nodes;
+  std::uint64_t last_serial = 0;
 };
 
 InternTable& table() {
@@ -123,38 +124,32 @@ std::uint64_t structural_hash(const NodeSpec& n, std::span<const NodePtr> srcs, 
 
 // Memory for nodes (each with its shared_ptr control block). Recording and dropping a chain allocates and frees
 // thousands of these blocks in bursts; through malloc, freeing a burst gave the top of the heap back to the system
-// and the next burst took it again (18,000 brk calls in bench_host's BM_RecordMany). Freed blocks are kept here
-// instead, up to 16 MiB, and reused first (nodes are built and freed on any thread).
+// and the next burst took it again (18,000 brk calls in bench_host's BM_RecordMany). Freed blocks are kept instead:
+// up to 4 MiB in a list of the freeing thread, taken and filled without an atomic instruction (a lock's two cost as
+// much as the rest of a block's way), and past that up to 16 MiB in a locked list that every thread shares (nodes
+// are built and freed on any thread).
 template <std::size_t Bytes> class BlockPool {
 public:
-  static BlockPool& instance() {
-    static auto* pool = new BlockPool; // never destroyed: nodes may die during static destruction
-    return *pool;
-  }
-  void* allocate() {
-    FreeBlock* b;
-    {
-      std::lock_guard lock(lock_);
-      b = free_;
-      if (b) {
-        free_ = b->next;
-        --kept_;
+  static void* allocate() {
+    if (Local* local = Local::get())
+      if (FreeBlock* b = local->free) {
+        local->free = b->next;
+        --local->kept;
+        return b;
       }
-    }
-    return b ? b : ::operator new(Bytes);
+    return Shared::instance().allocate();
   }
-  void deallocate(void* p) {
+  static void deallocate(void* p) {
     if constexpr (kMaxKept > 0) {
-      std::lock_guard lock(lock_);
-      if (kept_ < kMaxKept) {
+      if (Local* local = Local::get(); local && local->kept < kMaxKeptLocally) {
         auto* b = static_cast<FreeBlock*>(p);
-        b->next = free_;
-        free_ = b;
-        ++kept_;
+        b->next = local->free;
+        local->free = b;
+        ++local->kept;
         return;
       }
     }
-    ::operator delete(p);
+    Shared::instance().deallocate(p);
   }
 
 private:
@@ -167,11 +162,66 @@ private:
 #else
   static constexpr std::size_t kMaxKept = (std::size_t(16) << 20) / Bytes;
 #endif
+  static constexpr std::size_t kMaxKeptLocally = (std::size_t(4) << 20) / Bytes;
 
-  SpinLock lock_;
-  FreeBlock* free_ = nullptr;
-  std::size_t kept_ = 0;
+  class Shared {
+  public:
+    static Shared& instance() {
+      static auto* pool = new Shared; // never destroyed: nodes may die during static destruction
+      return *pool;
+    }
+    void* allocate() {
+      FreeBlock* b;
+      {
+        std::lock_guard lock(lock_);
+        b = free_;
+        if (b) {
+          free_ = b->next;
+          --kept_;
+        }
+      }
+      return b ? b : ::operator new(Bytes);
+    }
+    void deallocate(void* p) {
+      if constexpr (kMaxKept > 0) {
+        std::lock_guard lock(lock_);
+        if (kept_ < kMaxKept) {
+          auto* b = static_cast<FreeBlock*>(p);
+          b->next = free_;
+          free_ = b;
+          ++kept_;
+          return;
+        }
+      }
+      ::operator delete(p);
+    }
+
+  private:
+    SpinLock lock_;
+    FreeBlock* free_ = nullptr;
+    std::size_t kept_ = 0;
+  };
+
+  // A thread's list. When the thread ends, its blocks go to the shared list; nodes freed later on that thread (a
+  // static Array's) go there directly: `gone` is trivially destructible, so it stays readable.
+  struct Local {
+    FreeBlock* free = nullptr;
+    std::size_t kept = 0;
+    ~Local() {
+      gone = true;
+      while (FreeBlock* b = free) {
+        free = b->next;
+        Shared::instance().deallocate(b);
+      }
+    }
+    static Local* get() {
+      thread_local Local local;
+      return gone ? nullptr : &local;
+    }
+    static thread_local bool gone;
+  };
 };
+template <std::size_t Bytes> thread_local bool BlockPool<Bytes>::Local::gone = false;
 
 // The allocator std::allocate_shared rebinds to the node's control block: single blocks come from its pool.
 template <class T> struct NodeAllocator {
@@ -180,12 +230,12 @@ template <class T> struct NodeAllocator {
   template <class U> NodeAllocator(const NodeAllocator<U>&) noexcept {}
   static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "node blocks come from plain operator new");
   T* allocate(std::size_t n) {
-    if (n == 1) return static_cast<T*>(BlockPool<sizeof(T)>::instance().allocate());
+    if (n == 1) return static_cast<T*>(BlockPool<sizeof(T)>::allocate());
     return static_cast<T*>(::operator new(n * sizeof(T)));
   }
   void deallocate(T* p, std::size_t n) noexcept {
     if (n == 1)
-      BlockPool<sizeof(T)>::instance().deallocate(p);
+      BlockPool<sizeof(T)>::deallocate(p);
     else
       ::operator delete(p);
   }
@@ -220,16 +270,29 @@ private:
 };
 thread_local ReleaseStack* t_pending_release = nullptr;
 
+// Shapes of dead nodes, kept for copy_shape (up to 4,096 a thread, each of at most 8 axes' storage).
+thread_local bool t_shape_bin_gone = false; // trivially destructible: still readable once the bin is gone
+struct ShapeBin {
+  std::vector<Shape> shapes;
+  ~ShapeBin() { t_shape_bin_gone = true; }
+};
+thread_local ShapeBin t_shape_bin;
+constexpr std::size_t kShapesKept = 4096, kShapeCapacityKept = 8;
+
+void recycle_shape(Shape&& shape) {
+  if (t_shape_bin_gone || shape.capacity() == 0 || shape.capacity() > kShapeCapacityKept) return;
+  auto& bin = t_shape_bin.shapes;
+  if (bin.size() < kShapesKept) bin.push_back(std::move(shape));
+}
+
 void release_iteratively(SourceList&& sources) {
   if (sources.empty()) return;
   if (ReleaseStack* outer = t_pending_release) {
-    for (auto& n : sources) outer->push(std::move(n));
-    sources.clear();
+    sources.drain([outer](NodePtr&& n) { outer->push(std::move(n)); });
     return;
   }
   ReleaseStack pending;
-  for (auto& n : sources) pending.push(std::move(n));
-  sources.clear();
+  sources.drain([&pending](NodePtr&& n) { pending.push(std::move(n)); });
   t_pending_release = &pending;
   while (NodePtr n = pending.pop()) n.reset();
   t_pending_release = nullptr;
@@ -303,12 +366,12 @@ void Node::set_buffer(std::shared_ptr<const BufferView> view) {
 }
 
 Node::~Node() {
-  if (interned_) {
+  {
     auto& t = table();
     std::lock_guard guard(t.lock);
     t.nodes.erase(hash, [this](const Node* n) { return n == this; });
   }
-  g_live_nodes.fetch_sub(1, std::memory_order_relaxed);
+  recycle_shape(std::move(shape));
   release_iteratively(std::move(srcs_));
 }
 
@@ -362,21 +425,24 @@ PinnedEstimate estimate_pinned(const SourceList& srcs) {
       largest = s.get();
     }
   for (const NodePtr& s : srcs) {
-    if (!s->materialized()) e.largest = std::max(e.largest, s->pinned_largest);
-    if (s.get() == largest) continue;
+    if (s.get() == largest) {
+      e.largest = std::max(e.largest, s->pinned_largest);
+      continue;
+    }
     if (s->materialized()) {
       e.add({s->serial, s->size() * std::int64_t(itemsize(s->dtype))});
-    } else {
-      for (const auto& l : s->pinned_leaves)
-        if (l.serial != 0) e.add(l);
+      continue;
     }
+    if (s->pinned_bytes == 0) continue; // pins nothing (a fill, a lazy view of one)
+    e.largest = std::max(e.largest, s->pinned_largest);
+    for (const auto& l : s->pinned_leaves)
+      if (l.serial != 0) e.add(l);
   }
   return e;
 }
 } // namespace
 
 NodePtr intern(NodeSpec&& spec, SourceList srcs, std::shared_ptr<const BufferView> buffer) {
-  static std::atomic<std::uint64_t> serials{1};
   std::array<std::uint64_t, Node::kMaxSources> src_serials{};
   int depth = 0, budget = kDepthRecomputeBudget;
   const std::uint64_t attached = g_attached_values.load(std::memory_order_acquire);
@@ -397,29 +463,38 @@ NodePtr intern(NodeSpec&& spec, SourceList srcs, std::shared_ptr<const BufferVie
     alive = candidate->weak_from_this().lock();
     return alive != nullptr;
   });
-  if (alive) return alive;
-  // Members have initializers: skips zeroing the object first.
-  auto node = std::allocate_shared_for_overwrite<Node>(NodeAllocator<Node>());
-  static_cast<NodeSpec&>(*node) = std::move(spec);
+  if (alive) {
+    recycle_shape(std::move(spec.shape));
+    return alive;
+  }
+  auto node = std::allocate_shared<Node>(NodeAllocator<Node>(), Node::Key(), std::move(spec), std::move(srcs),
+                                         std::move(buffer));
   node->src_serials = src_serials;
   node->hash = hash;
-  node->depth = depth;
-  node->depth_epoch = attached;
+  // Not yet shared: plain stores (an assignment to an atomic is a sequentially consistent store, a locked
+  // instruction).
+  node->depth.store(depth, std::memory_order_relaxed);
+  node->depth_epoch.store(attached, std::memory_order_relaxed);
   node->pinned_bytes = pinned.bytes;
   node->pinned_largest = pinned.largest;
   node->pinned_leaves = pinned.leaves;
-  node->serial = serials.fetch_add(1, std::memory_order_relaxed);
-  node->srcs_ = std::move(srcs);
-  node->buffer_ = std::move(buffer);
-  node->materialized_.store(node->buffer_ != nullptr, std::memory_order_relaxed); // not yet shared
-  node->interned_ = true;
-  g_live_nodes.fetch_add(1, std::memory_order_relaxed);
+  node->serial = ++t.last_serial;
   t.nodes.insert(hash, node.get());
   return node;
 }
 
+Shape copy_shape(const Shape& shape) {
+  if (t_shape_bin_gone || t_shape_bin.shapes.empty()) return shape;
+  Shape copy = std::move(t_shape_bin.shapes.back());
+  t_shape_bin.shapes.pop_back();
+  copy.assign(shape.begin(), shape.end());
+  return copy;
+}
+
 std::size_t live_node_count() {
-  return g_live_nodes.load();
+  auto& t = table();
+  std::lock_guard guard(t.lock);
+  return t.nodes.size();
 }
 
 std::vector<std::int64_t> contiguous_strides(const Shape& shape) {

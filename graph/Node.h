@@ -20,6 +20,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lazyfuse::graph {
@@ -129,6 +130,11 @@ public:
   void push_back(NodePtr n);
   /// Releases every source.
   void clear();
+  /// Moves each source to `sink` and leaves the list empty.
+  template <class Sink> void drain(Sink&& sink) {
+    for (std::size_t k = 0; k < count_; ++k) sink(std::move(items_[k]));
+    count_ = 0;
+  }
 
 private:
   std::array<NodePtr, kCapacity> items_{};
@@ -211,7 +217,14 @@ public:
   /// Attaches the value and drops the sources, so a loop `x = f(x); x.eval();` keeps no history alive.
   void set_buffer(std::shared_ptr<const BufferView> view);
 
-  Node() = default;
+  /// Only intern() builds nodes (the key is its own).
+  class Key {
+    friend NodePtr intern(NodeSpec&& spec, SourceList srcs, std::shared_ptr<const BufferView> buffer);
+    Key() = default;
+  };
+  Node(Key, NodeSpec&& spec, SourceList&& srcs, std::shared_ptr<const BufferView>&& buffer) noexcept
+      : NodeSpec(std::move(spec)), srcs_(std::move(srcs)), buffer_(std::move(buffer)),
+        materialized_(buffer_ != nullptr) {}
   ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
@@ -222,12 +235,16 @@ private:
   SourceList srcs_;
   std::shared_ptr<const BufferView> buffer_;
   std::atomic<bool> materialized_{false}; // buffer_ != nullptr, set after buffer_ under mutex_
-  bool interned_ = false;
 };
 
 /// Returns the node structurally equal to `spec` over `srcs` (and `buffer`, for Buffer nodes), creating it if
 /// none is alive. Fills in hash, serial, depth and src_serials.
 NodePtr intern(NodeSpec&& spec, SourceList srcs, std::shared_ptr<const BufferView> buffer = nullptr);
+
+/// A copy of `shape`, made in the storage of a shape this thread took from a node that died. Recording a chain and
+/// dropping it allocates and frees one shape per node in bursts of thousands, which malloc serves slowly once its
+/// per-thread cache (7 blocks a size) is spent. For the builders of the nodes recorded most (graph/Build.cpp).
+Shape copy_shape(const Shape& shape);
 
 /// Number of live nodes (for tests of memory flatness).
 std::size_t live_node_count();

@@ -5,6 +5,7 @@
 
 #include <lazyfuse/error.hpp>
 
+#include <array>
 #include <optional>
 #include <string>
 
@@ -272,7 +273,13 @@ std::optional<OpTypes> unary_types(UnaryOp op, DType t) {
   return types;
 }
 
-std::optional<OpTypes> binary_types(BinaryOp op, DType a, DType b) {
+namespace {
+constexpr std::size_t kNumBinaryOps = 0
+#define LAZYFUSE_BINARY(Enum, name, rule, cost) +1
+#include <lazyfuse/ops.def>
+    ;
+
+std::optional<OpTypes> derive_binary_types(BinaryOp op, DType a, DType b) {
   // NumPy picks a float function's loop by casting each operand safely (not by promoting them first): int8 with
   // uint8 computes in float16, not in float32 by way of int16.
   std::optional<OpTypes> types;
@@ -287,6 +294,22 @@ std::optional<OpTypes> binary_types(BinaryOp op, DType a, DType b) {
   }
   if (types && !defined_for(op, types->compute)) return std::nullopt;
   return types;
+}
+} // namespace
+
+std::optional<OpTypes> binary_types(BinaryOp op, DType a, DType b) {
+  // Recording asks at every node, nearly always for operands of one type (a scalar takes the array's): those
+  // answers are derived once.
+  using Row = std::array<std::optional<OpTypes>, kNumDTypes>;
+  static const std::array<Row, kNumBinaryOps> same_type = [] {
+    std::array<Row, kNumBinaryOps> table;
+    for (std::size_t o = 0; o < kNumBinaryOps; ++o)
+      for (int k = 0; k < kNumDTypes; ++k)
+        table[o][std::size_t(k)] = derive_binary_types(BinaryOp(o), DType(k), DType(k));
+    return table;
+  }();
+  if (a == b) return same_type[std::size_t(op)][std::size_t(a)];
+  return derive_binary_types(op, a, b);
 }
 
 std::string valid_types(UnaryOp op) {

@@ -70,16 +70,26 @@ Stride combined_stride(IrOp op, Stride x, Stride y) {
 class Interpreter {
 public:
   Interpreter(const KernelIR& ir, const KernelArgs& args)
-      : ir_(ir), args_(args), slot_bytes_(slot_bytes_of(ir)), columns_(ir.code.size() * kChunk * slot_bytes_),
-        stride_(ir.code.size(), Stride::Varying) {}
+      : ir_(ir), args_(args), slot_bytes_(slot_bytes_of(ir)), stride_(ir.code.size(), Stride::Varying) {}
 
   void run(std::int64_t begin, std::int64_t end) {
+    // Columns no longer than the range: a long kernel over a few elements (a time loop on a small state) would
+    // otherwise clear kChunk values a column for each of its thousands of instructions at every run. Loops read
+    // whole columns, so kernels with one keep them whole.
+    const bool has_loop =
+        std::any_of(ir_.code.begin(), ir_.code.end(), [](const Instr& in) { return in.op == IrOp::LoopBegin; });
+    allocate_columns(has_loop ? kChunk : int(std::min<std::int64_t>(kChunk, end - begin)));
     for (std::int64_t i0 = begin; i0 < end; i0 += kChunk) chunk(i0, int(std::min<std::int64_t>(kChunk, end - i0)));
   }
 
 private:
+  void allocate_columns(int column_length) {
+    column_length_ = std::size_t(std::max(column_length, 1));
+    columns_.assign(ir_.code.size() * column_length_ * slot_bytes_, std::byte{0});
+  }
+
   template <class T> T* col(int id) {
-    return reinterpret_cast<T*>(columns_.data() + std::size_t(id) * kChunk * slot_bytes_);
+    return reinterpret_cast<T*>(columns_.data() + std::size_t(id) * column_length_ * slot_bytes_);
   }
 
   void chunk(std::int64_t i0, int len) {
@@ -89,6 +99,7 @@ private:
 public:
   // ---- reduction kernels: one outer element at a time; loops over the reduced elements in columns ----
   void run_outer(std::int64_t begin, std::int64_t end) {
+    allocate_columns(kChunk);
     const auto& code = ir_.code;
     // Parameters and constants are the same everywhere: fill their columns once.
     for (std::size_t id = 0; id < code.size(); ++id)
@@ -130,7 +141,7 @@ private:
   // Makes an outer value readable at every position of a column, as loop instructions read it.
   void broadcast(std::size_t id) {
     stride_[id] = Stride::Uniform;
-    auto* c = columns_.data() + id * kChunk * slot_bytes_;
+    auto* c = columns_.data() + id * column_length_ * slot_bytes_;
     const std::size_t w = value_width(ir_.code[id]);
     for (int e = 1; e < kChunk; ++e) std::memcpy(c + std::size_t(e) * w, c, w);
   }
@@ -561,7 +572,8 @@ private:
 
   const KernelIR& ir_;
   const KernelArgs& args_;
-  const std::size_t slot_bytes_; // of one element of a column (slot_bytes_of)
+  const std::size_t slot_bytes_;  // of one element of a column (slot_bytes_of)
+  std::size_t column_length_ = 0; // elements a column holds: kChunk, or fewer for a short run without loops
   std::vector<std::byte> columns_;
   std::vector<Stride> stride_; // of each instruction's column as last computed
 };

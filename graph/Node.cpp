@@ -302,41 +302,39 @@ void release_iteratively(SourceList&& sources) {
 
 SourceList::SourceList(std::initializer_list<NodePtr> srcs) {
   LAZYFUSE_ASSERT_LE(srcs.size(), kCapacity, "a node with more sources than SourceList::kCapacity");
-  for (const NodePtr& n : srcs) items_[count_++] = n;
+  for (const NodePtr& n : srcs) emplace(NodePtr(n));
 }
 
-SourceList::SourceList(NodePtr first, NodePtr second) noexcept : count_(2) {
-  items_[0] = std::move(first);
-  items_[1] = std::move(second);
+SourceList::SourceList(NodePtr&& first, NodePtr&& second) noexcept {
+  emplace(std::move(first));
+  emplace(std::move(second));
 }
 
 SourceList::SourceList(std::vector<NodePtr>&& srcs) {
   LAZYFUSE_ASSERT_LE(srcs.size(), kCapacity, "a node with more sources than SourceList::kCapacity");
-  for (NodePtr& n : srcs) items_[count_++] = std::move(n);
+  for (NodePtr& n : srcs) emplace(std::move(n));
 }
 
-SourceList::SourceList(SourceList&& other) noexcept : count_(other.count_) {
-  for (std::size_t k = 0; k < count_; ++k) items_[k] = std::move(other.items_[k]);
-  other.count_ = 0;
+SourceList::SourceList(SourceList&& other) noexcept {
+  other.drain([this](NodePtr&& n) { emplace(std::move(n)); });
 }
 
 SourceList& SourceList::operator=(SourceList&& other) noexcept {
   if (this == &other) return *this;
   clear();
-  count_ = other.count_;
-  for (std::size_t k = 0; k < count_; ++k) items_[k] = std::move(other.items_[k]);
-  other.count_ = 0;
+  other.drain([this](NodePtr&& n) { emplace(std::move(n)); });
   return *this;
 }
 
-void SourceList::clear() {
-  for (std::size_t k = 0; k < count_; ++k) items_[k].reset();
+void SourceList::clear() noexcept {
+  NodePtr* items = mutable_begin();
+  for (std::size_t k = count_; k-- > 0;) items[k].~NodePtr();
   count_ = 0;
 }
 
 void SourceList::push_back(NodePtr n) {
   LAZYFUSE_ASSERT_LT(std::size_t(count_), kCapacity, "a node with more sources than SourceList::kCapacity");
-  items_[count_++] = std::move(n);
+  emplace(std::move(n));
 }
 
 std::int64_t Node::size() const {
@@ -442,7 +440,7 @@ PinnedEstimate estimate_pinned(const SourceList& srcs) {
 }
 } // namespace
 
-NodePtr intern(NodeSpec&& spec, SourceList srcs, std::shared_ptr<const BufferView> buffer) {
+NodePtr intern(NodeSpec&& spec, SourceList&& srcs, std::shared_ptr<const BufferView> buffer) {
   std::array<std::uint64_t, Node::kMaxSources> src_serials{};
   int depth = 0, budget = kDepthRecomputeBudget;
   const std::uint64_t attached = g_attached_values.load(std::memory_order_acquire);

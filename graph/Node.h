@@ -13,11 +13,13 @@
 
 #include <array>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <span>
 #include <string>
 #include <utility>
@@ -105,39 +107,46 @@ class Node;
 using NodePtr = std::shared_ptr<Node>;
 
 /// A node's sources, held inside the node: no node has more than kCapacity (a gather: its source and up to 7 index
-/// arrays), and recording a node then allocates only the node and its shape (issue 19's host cost).
+/// arrays), and recording a node then allocates only the node and its shape (issue 19's host cost). Only the sources
+/// it holds are constructed: a list is built, moved and destroyed several times per node recorded.
 class SourceList {
 public:
   static constexpr std::size_t kCapacity = 8;
-  SourceList() = default;
+  SourceList() noexcept {}
   SourceList(std::initializer_list<NodePtr> srcs);
   /// Two sources moved in (a braced list copies them: two reference counts up, then the caller's two down).
-  SourceList(NodePtr first, NodePtr second) noexcept;
+  SourceList(NodePtr&& first, NodePtr&& second) noexcept;
   SourceList(std::vector<NodePtr>&& srcs);
   SourceList(SourceList&& other) noexcept;
   SourceList& operator=(SourceList&& other) noexcept;
   SourceList(const SourceList&) = delete;
   SourceList& operator=(const SourceList&) = delete;
+  ~SourceList() { clear(); }
 
   std::size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
-  const NodePtr& operator[](std::size_t k) const { return items_[k]; }
-  const NodePtr* begin() const { return items_.data(); }
-  const NodePtr* end() const { return items_.data() + count_; }
-  NodePtr* begin() { return items_.data(); }
-  NodePtr* end() { return items_.data() + count_; }
-  std::span<const NodePtr> span() const { return {items_.data(), count_}; }
+  const NodePtr& operator[](std::size_t k) const { return begin()[k]; }
+  const NodePtr* begin() const { return std::launder(reinterpret_cast<const NodePtr*>(storage_)); }
+  const NodePtr* end() const { return begin() + count_; }
+  std::span<const NodePtr> span() const { return {begin(), count_}; }
   void push_back(NodePtr n);
   /// Releases every source.
-  void clear();
+  void clear() noexcept;
   /// Moves each source to `sink` and leaves the list empty.
   template <class Sink> void drain(Sink&& sink) {
-    for (std::size_t k = 0; k < count_; ++k) sink(std::move(items_[k]));
-    count_ = 0;
+    NodePtr* items = mutable_begin();
+    const std::size_t count = std::exchange(count_, std::uint8_t(0));
+    for (std::size_t k = 0; k < count; ++k) {
+      sink(std::move(items[k]));
+      items[k].~NodePtr();
+    }
   }
 
 private:
-  std::array<NodePtr, kCapacity> items_{};
+  NodePtr* mutable_begin() { return std::launder(reinterpret_cast<NodePtr*>(storage_)); }
+  void emplace(NodePtr&& n) { ::new (static_cast<void*>(storage_ + count_++ * sizeof(NodePtr))) NodePtr(std::move(n)); }
+
+  alignas(NodePtr) std::byte storage_[kCapacity * sizeof(NodePtr)];
   std::uint8_t count_ = 0;
 };
 
@@ -219,7 +228,7 @@ public:
 
   /// Only intern() builds nodes (the key is its own).
   class Key {
-    friend NodePtr intern(NodeSpec&& spec, SourceList srcs, std::shared_ptr<const BufferView> buffer);
+    friend NodePtr intern(NodeSpec&& spec, SourceList&& srcs, std::shared_ptr<const BufferView> buffer);
     Key() = default;
   };
   Node(Key, NodeSpec&& spec, SourceList&& srcs, std::shared_ptr<const BufferView>&& buffer) noexcept
@@ -230,7 +239,7 @@ public:
   Node& operator=(const Node&) = delete;
 
 private:
-  friend NodePtr intern(NodeSpec&& spec, SourceList srcs, std::shared_ptr<const BufferView> buffer);
+  friend NodePtr intern(NodeSpec&& spec, SourceList&& srcs, std::shared_ptr<const BufferView> buffer);
   mutable std::mutex mutex_;
   SourceList srcs_;
   std::shared_ptr<const BufferView> buffer_;
@@ -239,7 +248,7 @@ private:
 
 /// Returns the node structurally equal to `spec` over `srcs` (and `buffer`, for Buffer nodes), creating it if
 /// none is alive. Fills in hash, serial, depth and src_serials.
-NodePtr intern(NodeSpec&& spec, SourceList srcs, std::shared_ptr<const BufferView> buffer = nullptr);
+NodePtr intern(NodeSpec&& spec, SourceList&& srcs, std::shared_ptr<const BufferView> buffer = nullptr);
 
 /// A copy of `shape`, made in the storage of a shape this thread took from a node that died. Recording a chain and
 /// dropping it allocates and frees one shape per node in bursts of thousands, which malloc serves slowly once its

@@ -349,9 +349,11 @@ void store_products(Subgraph& g) {
     if (graph::runs_over_materialized_source(n.kind)) { // a library call over its materialized source
       const std::string what(graph::kind_name(n.kind));
       store(k, what + ": a library call");
-      const int j = g.find(n.sources_unlocked()[0].get());
-      if (j >= 0 && !g.info[std::size_t(j)].stored)
-        store(std::size_t(j), "input of a " + what + ", written contiguously");
+      for (const NodePtr& src : n.sources_unlocked()) {
+        const int j = g.find(src.get());
+        if (j >= 0 && !g.info[std::size_t(j)].stored)
+          store(std::size_t(j), "input of a " + what + ", written contiguously");
+      }
       continue;
     }
     const ProductEpilogue* e = g.info[k].epilogue.get();

@@ -1,5 +1,5 @@
-// Counting in the graph: the BinCount node (NumPy's bincount without weights), which the runtime computes from its
-// materialized source (runtime/Counting.h).
+// Counting in the graph: the BinCount node (NumPy's bincount, with or without weights), which the runtime computes
+// from its materialized sources (runtime/Counting.h).
 #pragma once
 
 #include "graph/Node.h"
@@ -12,5 +12,15 @@ namespace lazyfuse::graph {
 /// an integer type) equal to b. Elements outside [0, bins) are not counted (negative ones included). Needs bins >= 1
 /// and x of at least one element. Called when an expression is built.
 NodePtr make_bincount(const NodePtr& x, std::int64_t bins);
+
+/// A weighted BinCount node: element b of its result, of shape {bins} and of `weights`' type, is the sum of the
+/// weights[i] whose x[i] equals b (0 where none does), each bin's weights added in a fixed order (runtime/Counting.h
+/// says which). `weights` is 1-D, as long as x, of a type weighted_bincount_type accepts. Called when an expression is
+/// built.
+NodePtr make_weighted_bincount(const NodePtr& x, std::int64_t bins, const NodePtr& weights);
+
+/// Whether weights of type t are summed by a weighted BinCount: the floating-point types and int64 and uint64 (a sum
+/// in a narrower integer type is the same sum in these, wrapped).
+bool weighted_bincount_type(DType t);
 
 } // namespace lazyfuse::graph

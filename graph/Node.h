@@ -45,11 +45,11 @@ enum class NodeKind : std::uint8_t {
   Gather,   // srcs: source, then one integer index array per advanced axis, all of one shape B (graph/Gather.h)
   Scan, // op = ReduceOp Sum or Prod: inclusive scan of the source (of the node's type and shape) along axis `ivalue`
   Sort, // op = SortResult (graph/Sort.h): the source sorted stably along axis `ivalue`, or the permutation (int64)
-  BinCount, // the number of the source's elements (1-D integers) equal to each of 0 .. shape[0] - 1, int64
-            // (graph/Count.h)
+  BinCount, // the number of the source's elements (1-D integers) equal to each of 0 .. shape[0] - 1, int64; with a
+            // second source (weights, 1-D, as long), the sum of the weights of those elements (graph/Count.h)
 };
 
-/// Nodes the runtime computes from their one source, materialized and contiguous, outside generated kernels: sorts
+/// Nodes the runtime computes from their sources, materialized and contiguous, outside generated kernels: sorts
 /// (runtime/Sorting.h) and counts (runtime/Counting.h).
 constexpr bool runs_over_materialized_source(NodeKind k) {
   return k == NodeKind::Sort || k == NodeKind::BinCount;

@@ -12,6 +12,7 @@
 #include "graph/Build.h"
 #include "graph/Config.h"
 #include "graph/DTypeVisit.h"
+#include "graph/HostOps.h"
 
 #include <algorithm>
 #include <array>
@@ -86,7 +87,8 @@ template <class F> void visit_countable(DType t, F&& f) {
 
 std::string bincount_paths() {
   return "CUDA: lazyfuse's kernel (shared-memory counters per block up to the shared memory's capacity, else global "
-         "atomics); CPU: counters per chunk on the thread pool";
+         "atomics), weights by cub::DeviceRadixSort::SortPairs and cub::DeviceReduce::ReduceByKey; CPU: counters per "
+         "chunk on the thread pool, weights added in order";
 }
 
 namespace {
@@ -143,12 +145,87 @@ std::shared_ptr<graph::Storage> count_elements(DType dtype, const graph::BufferV
 
 } // namespace
 
-std::shared_ptr<graph::BufferView> run_bincount(const graph::Node& count, const graph::BufferView& input) {
+namespace {
+
+// sums[b] = the weights of x's elements equal to b added one by one, in x's order.
+template <class U, class W>
+void host_weighted_bincount(const U* x, const W* weights, std::int64_t n, std::int64_t bins, W* sums) {
+  std::fill(sums, sums + bins, W(0));
+  for (std::int64_t i = 0; i < n; ++i)
+    if (const auto v = std::uint64_t(x[i]); v < std::uint64_t(bins))
+      sums[v] = lazyfuse_opmath::lf_add(sums[v], weights[i]);
+}
+
+// The weighted count of `count` (graph/Count.h) on the backend in use: a new storage of bins sums.
+std::shared_ptr<graph::Storage> sum_weights(const graph::Node& count, const graph::BufferView& input,
+                                            const graph::BufferView& weights) {
+  Executor& ex = executor();
+  const graph::Node& xs = *count.sources_unlocked()[0];
+  const DType wtype = count.dtype;
+  const std::int64_t n = xs.size(), bins = count.shape[0];
+  const std::size_t xwidth = itemsize(xs.dtype), wwidth = itemsize(wtype);
+  auto storage = ex.allocate(std::size_t(bins) * wwidth);
+  const auto* x = static_cast<const std::byte*>(input.storage->data) + std::size_t(input.offset) * xwidth;
+  const auto* w = static_cast<const std::byte*>(weights.storage->data) + std::size_t(weights.offset) * wwidth;
+  const auto sum_on_host = [&](const std::byte* xv, const std::byte* wv, std::byte* out) {
+    visit_countable(xs.dtype, [&]<class U>() {
+      graph::visit_opmath_type(wtype, [&]<class W>() {
+        host_weighted_bincount(reinterpret_cast<const U*>(xv), reinterpret_cast<const W*>(wv), n, bins,
+                               reinterpret_cast<W*>(out));
+      });
+    });
+  };
+  if (ex.kind() == Backend::Cpu) {
+    sum_on_host(x, w, static_cast<std::byte*>(storage->data));
+    return storage;
+  }
+  if (!cub_kernels::usable_on_current_device() || std::uint64_t(bins) >= 0xFFFFFFFFull) {
+    std::vector<std::byte> xv(std::size_t(n) * xwidth), wv(std::size_t(n) * wwidth), sums(std::size_t(bins) * wwidth);
+    ex.download(*input.storage, std::size_t(input.offset) * xwidth, xv.data(), xv.size());
+    ex.download(*weights.storage, std::size_t(weights.offset) * wwidth, wv.data(), wv.size());
+    sum_on_host(xv.data(), wv.data(), sums.data());
+    return ex.upload(sums.data(), sums.size());
+  }
+  use_on_current_stream(*input.storage);
+  use_on_current_stream(*weights.storage);
+  device_count::WeightedBinCount c;
+  c.width = int(xwidth);
+  c.is_signed = is_signed_integer(xs.dtype);
+  c.x = x;
+  c.n = n;
+  c.bins = bins;
+  c.weight_type = wtype;
+  c.weights = w;
+  c.sums = storage->data;
+  // Scratch goes back to the pool when this returns, stream-ordered: the queued work keeps it until it is done.
+  std::vector<std::shared_ptr<graph::Storage>> scratch;
+  const device_count::Report report = device_count::run_weighted(
+      c,
+      [&](std::size_t bytes) {
+        scratch.push_back(ex.allocate(bytes));
+        return scratch.back()->data;
+      },
+      current_stream());
+  counters().kernels_launched += std::uint64_t(report.kernels);
+  if (config::log_enabled("launch"))
+    config::log("launch", "weighted bincount " + std::string(dtype_name(xs.dtype)) + " -> " +
+                              std::string(dtype_name(wtype)) + " n=" + std::to_string(n) +
+                              " bins=" + std::to_string(bins) + ": " + report.steps);
+  return storage;
+}
+
+} // namespace
+
+std::shared_ptr<graph::BufferView> run_bincount(const graph::Node& count, const graph::BufferView& input,
+                                                const graph::BufferView* weights) {
   LAZYFUSE_ASSERT(count.kind == graph::NodeKind::BinCount, "run_bincount of a node that is not a count");
+  LAZYFUSE_ASSERT((weights != nullptr) == (count.sources_unlocked().size() == 2),
+                  "run_bincount: weights given for a count, or none for a weighted count");
   const graph::Node& src = *count.sources_unlocked()[0];
   auto out = std::make_shared<graph::BufferView>();
   out->strides = graph::contiguous_strides(count.shape);
-  out->storage = count_elements(src.dtype, input, src.size(), count.shape[0], false);
+  out->storage = weights ? sum_weights(count, input, *weights)
+                         : count_elements(src.dtype, input, src.size(), count.shape[0], false);
   return out;
 }
 

@@ -1,4 +1,4 @@
-// Counts (graph::NodeKind::BinCount, a library plan of fusion::partition): NumPy's bincount without weights.
+// Counts (graph::NodeKind::BinCount, a library plan of fusion::partition): NumPy's bincount, with or without weights.
 #pragma once
 
 #include "graph/Node.h"
@@ -8,12 +8,18 @@
 
 namespace lazyfuse::runtime {
 
-/// The value of `count` (a BinCount node, graph/Count.h) from `input`, its source's value as a C-contiguous buffer: a
-/// new buffer of int64 counts on the backend in use, exact and equal on both. The CUDA backend counts with a kernel of
-/// runtime/DeviceCount.h (counted in KernelCacheStats::kernels_launched; the `launch` log channel says how), the CPU
-/// backend on the threads of ThreadPool::instance(), each with counters of its own when they are few beside the
-/// elements, else on the calling thread. Call under the evaluation lock (runtime/Materialize.h).
-std::shared_ptr<graph::BufferView> run_bincount(const graph::Node& count, const graph::BufferView& input);
+/// The value of `count` (a BinCount node, graph/Count.h) from `input` and `weights` (null for a count), its sources'
+/// values as C-contiguous buffers: a new buffer on the backend in use (the `launch` log channel says how it ran).
+///  - A count: int64, exact and equal on both backends. The CUDA backend counts with a kernel of runtime/DeviceCount.h
+///    (counted in KernelCacheStats::kernels_launched), the CPU backend on the threads of ThreadPool::instance(), each
+///    with counters of its own when they are few beside the elements, else on the calling thread.
+///  - Sums of weights, in the weights' type, each bin's in an order that the input alone fixes, so that every run
+///    gives the same bits: the CPU backend adds a bin's weights one by one in the order of x (as NumPy's add.at
+///    does), the CUDA backend sorts them stably by bin and combines each bin's with cub::DeviceReduce::ReduceByKey
+///    (runtime/DeviceCount.h); float sums of the two backends may differ in their last bits.
+/// Call under the evaluation lock (runtime/Materialize.h).
+std::shared_ptr<graph::BufferView> run_bincount(const graph::Node& count, const graph::BufferView& input,
+                                                const graph::BufferView* weights);
 
 /// NumPy's bincount in one pass over `x` when its values turn out to be below `bins` (api/Sorting.cpp): the counts
 /// of x's elements in [0, bins) and x's smallest and largest element, found in the same pass. x is 1-D, of bool or an

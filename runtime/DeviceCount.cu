@@ -3,9 +3,14 @@
 
 #include "runtime/CudaApi.h"
 
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
 #include <cuda/std/limits>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -175,7 +180,133 @@ template <class U> Report run_typed(const BinCount& c, cudaStream_t stream) {
   return report;
 }
 
+// ---- weighted counts ----
+
+// key[i] = x[i]'s bin, or `bins` for an element outside [0, bins) (a negative one converts to 2^64 + it).
+template <class U>
+__global__ void lf_bincount_keys(const U* __restrict__ x, std::int64_t n, std::uint64_t bins,
+                                 std::uint32_t* __restrict__ keys) {
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += std::int64_t(gridDim.x) * blockDim.x) {
+    const auto v = static_cast<std::uint64_t>(x[i]);
+    keys[i] = static_cast<std::uint32_t>(v < bins ? v : bins);
+  }
+}
+
+// sums[key[r]] = sum[r] for each run r of the sorted keys but the outside elements' (key `bins`).
+template <class W>
+__global__ void lf_bincount_scatter(const std::uint32_t* __restrict__ keys, const W* __restrict__ run_sums,
+                                    const std::int64_t* __restrict__ runs, std::uint64_t bins, W* __restrict__ sums) {
+  const std::int64_t count = *runs;
+  for (std::int64_t r = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; r < count;
+       r += std::int64_t(gridDim.x) * blockDim.x)
+    if (keys[r] < bins) sums[keys[r]] = run_sums[r];
+}
+
+struct AddWeights {
+  template <class W> __device__ __forceinline__ W operator()(const W& a, const W& b) const { return a + b; }
+};
+
+// The weights as the unsigned integer of their width: the sort moves them as bits.
+template <std::size_t kBytes> struct BitsOf;
+template <> struct BitsOf<2> { using type = std::uint16_t; };
+template <> struct BitsOf<4> { using type = std::uint32_t; };
+template <> struct BitsOf<8> { using type = std::uint64_t; };
+
+std::size_t scratch_bytes(std::size_t bytes) {
+  return std::max<std::size_t>((bytes + 255) / 256 * 256, 256);
+}
+
+// A grid of whole blocks over n threads, no more than the device holds at once.
+int grid_over(std::int64_t n, int threads) {
+  int device = 0, sms = 0;
+  LAZYFUSE_CUDA_CHECK(cudaGetDevice(&device));
+  LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return int(std::clamp<std::int64_t>((n + threads - 1) / threads, 1, std::int64_t(sms) * 2048 / threads));
+}
+
+template <class U, class W>
+Report run_weighted_typed(const WeightedBinCount& c, const Scratch& scratch, cudaStream_t stream) {
+  using Bits = typename BitsOf<sizeof(W)>::type;
+  constexpr int kThreadsPerBlock = 256;
+  const std::int64_t n = c.n;
+  const auto take = [&]<class T>(std::int64_t count) {
+    return static_cast<T*>(scratch(scratch_bytes(sizeof(T) * std::size_t(count))));
+  };
+  auto* keys = take.template operator()<std::uint32_t>(n);
+  auto* sorted_keys = take.template operator()<std::uint32_t>(n);
+  auto* sorted_weights = take.template operator()<W>(n);
+  auto* run_keys = take.template operator()<std::uint32_t>(n);
+  auto* run_sums = take.template operator()<W>(n);
+  auto* runs = take.template operator()<std::int64_t>(1);
+  Report report;
+  const int grid = grid_over(n, kThreadsPerBlock);
+  lf_bincount_keys<U>
+      <<<grid, kThreadsPerBlock, 0, stream>>>(static_cast<const U*>(c.x), n, std::uint64_t(c.bins), keys);
+  LAZYFUSE_CUDA_CHECK(cudaGetLastError());
+  ++report.kernels;
+  // Keys up to `bins` (the outside elements' key included) take bit_width(bins) bits: fewer radix passes.
+  const int end_bit = std::bit_width(std::uint64_t(c.bins));
+  const auto cub_call = [&](auto&& call) {
+    std::size_t bytes = 0;
+    LAZYFUSE_CUDA_CHECK(call(nullptr, bytes));
+    void* temp = scratch(scratch_bytes(bytes));
+    LAZYFUSE_CUDA_CHECK(call(temp, bytes));
+    ++report.library_calls;
+  };
+  cub_call([&](void* temp, std::size_t& bytes) {
+    return ::cub::DeviceRadixSort::SortPairs(temp, bytes, keys, sorted_keys, static_cast<const Bits*>(c.weights),
+                                             reinterpret_cast<Bits*>(sorted_weights), n, 0, end_bit, stream);
+  });
+  cub_call([&](void* temp, std::size_t& bytes) {
+    return ::cub::DeviceReduce::ReduceByKey(temp, bytes, sorted_keys, run_keys, sorted_weights, run_sums, runs,
+                                            AddWeights{}, n, stream);
+  });
+  LAZYFUSE_CUDA_CHECK(cudaMemsetAsync(c.sums, 0, std::size_t(c.bins) * sizeof(W), stream));
+  lf_bincount_scatter<W>
+      <<<grid, kThreadsPerBlock, 0, stream>>>(run_keys, run_sums, runs, std::uint64_t(c.bins), static_cast<W*>(c.sums));
+  LAZYFUSE_CUDA_CHECK(cudaGetLastError());
+  ++report.kernels;
+  report.steps = "keys, SortPairs over " + std::to_string(end_bit) + " bits, ReduceByKey, scatter of the sums";
+  return report;
+}
+
+template <class U> Report run_weighted_for_x(const WeightedBinCount& c, const Scratch& scratch, cudaStream_t stream) {
+  switch (c.weight_type) {
+  case DType::Float16: return run_weighted_typed<U, __half>(c, scratch, stream);
+  case DType::BFloat16: return run_weighted_typed<U, __nv_bfloat16>(c, scratch, stream);
+  case DType::Float32: return run_weighted_typed<U, float>(c, scratch, stream);
+  case DType::Float64: return run_weighted_typed<U, double>(c, scratch, stream);
+  case DType::Int64: return run_weighted_typed<U, long long>(c, scratch, stream);
+  case DType::UInt64: return run_weighted_typed<U, unsigned long long>(c, scratch, stream);
+  default:
+    throw Error(std::string("device_count: weights of type ") + std::string(dtype_name(c.weight_type)) +
+                " are not summed on the device");
+  }
+}
+
 } // namespace
+
+Report run_weighted(const WeightedBinCount& c, const Scratch& scratch, cudaStream_t stream) {
+  if (c.n < 1 || c.bins < 1 || std::uint64_t(c.bins) >= 0xFFFFFFFFull)
+    throw Error("device_count: a weighted count needs at least one element and 1 to 2^32 - 2 bins, got " +
+                std::to_string(c.n) + " elements and " + std::to_string(c.bins) + " bins");
+  switch (c.width) {
+  case 1:
+    return c.is_signed ? run_weighted_for_x<std::int8_t>(c, scratch, stream)
+                       : run_weighted_for_x<std::uint8_t>(c, scratch, stream);
+  case 2:
+    return c.is_signed ? run_weighted_for_x<std::int16_t>(c, scratch, stream)
+                       : run_weighted_for_x<std::uint16_t>(c, scratch, stream);
+  case 4:
+    return c.is_signed ? run_weighted_for_x<std::int32_t>(c, scratch, stream)
+                       : run_weighted_for_x<std::uint32_t>(c, scratch, stream);
+  case 8:
+    return c.is_signed ? run_weighted_for_x<std::int64_t>(c, scratch, stream)
+                       : run_weighted_for_x<std::uint64_t>(c, scratch, stream);
+  default: throw Error("device_count: elements of " + std::to_string(c.width) + " bytes cannot be counted");
+  }
+}
 
 Report run(const BinCount& c, cudaStream_t stream) {
   if (c.n < 1 || c.bins < 1)

@@ -1,11 +1,16 @@
-// NumPy's bincount (without weights) on the device (runtime/DeviceCount.cu, compiled ahead of time by nvcc with the
-// CUB kernels): a kernel of lazyfuse's own, not cub::DeviceHistogram, whose shared-memory counters stop at 256 bins
-// (docs/design.md, "Counting"). This header is plain C++ (no CUDA language) so that it can be included anywhere.
+// NumPy's bincount on the device (runtime/DeviceCount.cu, compiled ahead of time by nvcc with the CUB kernels): counts
+// by a kernel of lazyfuse's own, not cub::DeviceHistogram, whose shared-memory counters stop at 256 bins
+// (docs/design.md, "Counting"); sums of weights by CUB's radix sort and reduce-by-key, in an order fixed by the input.
+// This header is plain C++ (no CUDA language) so that it can be included anywhere.
 #pragma once
+
+#include <lazyfuse/dtype.hpp>
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace lazyfuse::runtime::device_count {
@@ -26,6 +31,25 @@ struct BinCount {
   std::uint64_t* range = nullptr;
 };
 
+/// sums[b] = the sum of weights[i] over the elements x[i] equal to b, for b in [0, bins) (0 where none is): x as in
+/// BinCount, `weights` n values of `weight_type` (weighted_bincount_type of graph/Count.h), `sums` bins values of that
+/// type. Each bin's weights are added in an order fixed by the input alone: stably sorted by bin (so in the order of
+/// x), then combined by cub::DeviceReduce::ReduceByKey, whose tiles and scan tree depend only on n. Device pointers.
+struct WeightedBinCount {
+  int width = 4;
+  bool is_signed = false;
+  const void* x = nullptr;
+  std::int64_t n = 0;
+  std::int64_t bins = 0;
+  DType weight_type = DType::Float64;
+  const void* weights = nullptr;
+  void* sums = nullptr;
+};
+
+/// Device memory for one weighted count: `bytes` bytes (256-byte aligned), usable by work queued on the stream passed
+/// to run_weighted, kept by the caller until it returns (it may then go back to a stream-ordered pool).
+using Scratch = std::function<void*(std::size_t bytes)>;
+
 /// BinCount::range's keys of the smallest and largest element, written by the host (the CPU backend's count keeps the
 /// device's layout, so that one decoding serves both).
 inline void encode_range(std::int64_t smallest, std::int64_t largest, std::uint64_t* range) {
@@ -43,8 +67,9 @@ inline std::int64_t decode_largest(const std::uint64_t* range) {
 
 /// What a run did, for the counters and the logs.
 struct Report {
-  int kernels = 0;   ///< launches (one per 2^31 elements), besides the clearing of `counts`
-  std::string steps; ///< e.g. "shared counters, 264 blocks of 1024 threads, 16-byte loads"
+  int kernels = 0;       ///< lazyfuse's own launches (a count: one per 2^31 elements), besides clearing the output
+  int library_calls = 0; ///< CUB calls (each launches kernels of CUB's choosing)
+  std::string steps;     ///< e.g. "shared counters, 264 blocks of 1024 threads, 16-byte loads"
 };
 
 /// Queues the count on `stream`: `counts` (and `range`) cleared, then each block counts its part in shared memory (when
@@ -52,5 +77,11 @@ struct Report {
 /// do not), and adds its counts into `counts`. Integer atomics: the result is exact, the same on every run. Needs n >=
 /// 1 and bins >= 1. Throws BackendError when CUDA fails.
 Report run(const BinCount& c, cudaStream_t stream);
+
+/// Queues the weighted count on `stream`: a key per element (its bin, or `bins` for an element outside [0, bins)),
+/// cub::DeviceRadixSort::SortPairs of (key, weight) over the key's bits, cub::DeviceReduce::ReduceByKey over the
+/// sorted pairs, then `sums` cleared and each bin's sum written into it. Needs n >= 1, 1 <= bins < 2^32 - 1 and a
+/// weight type of weighted_bincount_type. Throws BackendError when CUDA fails.
+Report run_weighted(const WeightedBinCount& c, const Scratch& scratch, cudaStream_t stream);
 
 } // namespace lazyfuse::runtime::device_count

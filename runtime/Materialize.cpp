@@ -211,15 +211,19 @@ void materialize(const std::vector<graph::NodePtr>& roots) {
     // the size limits decide anew on every call.
     // Sorts and counts (runtime/Sorting.h, runtime/Counting.h) over their contiguous source; not recorded either.
     if (plan.library && graph::runs_over_materialized_source(plan.outputs[0]->kind)) {
-      const graph::NodePtr& src = plan.outputs[0]->sources_unlocked()[0];
-      std::shared_ptr<const graph::BufferView> in = src->buffer();
-      if (!graph::is_contiguous(*in, src->shape)) {
-        const fusion::KernelPlan copy{{src}, src->shape, "contiguous copy"};
-        codegen::LoweredKernel lowered = codegen::lower(copy);
-        in = run_plan(copy, lowered)[0];
+      std::vector<std::shared_ptr<const graph::BufferView>> in;
+      for (const graph::NodePtr& src : plan.outputs[0]->sources_unlocked()) {
+        in.push_back(src->buffer());
+        if (!graph::is_contiguous(*in.back(), src->shape)) {
+          const fusion::KernelPlan copy{{src}, src->shape, "contiguous copy"};
+          codegen::LoweredKernel lowered = codegen::lower(copy);
+          in.back() = run_plan(copy, lowered)[0];
+        }
       }
       auto& node = *plan.outputs[0];
-      node.set_buffer(node.kind == graph::NodeKind::Sort ? run_sort(node, *in) : run_bincount(node, *in));
+      node.set_buffer(node.kind == graph::NodeKind::Sort
+                          ? run_sort(node, *in[0])
+                          : run_bincount(node, *in[0], in.size() > 1 ? in[1].get() : nullptr));
       cacheable = false;
       continue;
     }

@@ -5,6 +5,7 @@
 #include "api/ApiAccess.h"
 #include "graph/Assert.h"
 #include "graph/Build.h"
+#include "graph/Count.h"
 #include "graph/Gather.h"
 #include "runtime/Selection.h"
 
@@ -13,9 +14,11 @@
 #include <lazyfuse/error.hpp>
 #include <lazyfuse/manipulation.hpp>
 #include <lazyfuse/reductions.hpp>
+#include <lazyfuse/sorting.hpp>
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <string>
 
 namespace lazyfuse {
@@ -619,6 +622,26 @@ Array Array::At::max(Operand value) const {
   return combine(value, Combine::Max, "at().max");
 }
 
+std::optional<Array> Array::At::add_lazily(const Array& x, const graph::NodePtr& value) const {
+  const DType t = promote_types(base_->dtype, value->dtype);
+  // Integers are summed in the 64-bit type of their signedness, whose wrapped sum is the narrow type's.
+  const DType sum_type = is_signed_integer(t) ? DType::Int64 : is_unsigned_integer(t) ? DType::UInt64 : t;
+  if (!graph::weighted_bincount_type(sum_type)) return std::nullopt; // bool and complex: positions on the host
+  // Where in x (flat, C order) each element of x(index) is: a lazy gather, bounds-checked when it runs.
+  const Array where_in_x = arange(base_->size()).reshape(base_->shape).index_arrays(advanced_);
+  if (where_in_x.size() == 0) return x;
+  const NodePtr values = graph::broadcast_to(value, detail::ApiAccess::node(where_in_x)->shape, "at().add");
+  const Array targets = where_in_x.reshape({-1});
+  const Array weights = wrap_node(graph::reshape(values, {-1})).astype(sum_type);
+  const std::int64_t n = base_->size();
+  const Array sums =
+      wrap_node(graph::make_weighted_bincount(detail::ApiAccess::node(targets), n, detail::ApiAccess::node(weights)))
+          .astype(t)
+          .reshape(base_->shape);
+  const Array written = bincount_fixed(targets, n).reshape(base_->shape) > 0;
+  return where(written, lazyfuse::add(x, sums).astype(base_->dtype), x);
+}
+
 Array Array::At::combine(Operand value, Combine how, const char* what) const {
   if (!base_) throw Error(std::string(what) + ": the array is an empty (default-constructed) Array");
   NodePtr v = assigned(value, base_->dtype, what);
@@ -637,6 +660,8 @@ Array Array::At::combine(Operand value, Combine how, const char* what) const {
     const Array region = x.index_with(index_);
     return wrap_node(graph::set_slice(base_, index_, detail::ApiAccess::node(apply(region, wrap_node(v)))));
   }
+  if (how == Combine::Add && base_->size() > 0)
+    if (auto sum = add_lazily(x, v)) return *sum;
   const Positions p = positions_of(base_, advanced_);
   if (p.flat.empty()) return x;
   v = graph::broadcast_to(v, p.shape, what);

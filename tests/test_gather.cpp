@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -401,6 +402,46 @@ TEST(Gather, WritesThroughIndexArrays) {
   EXPECT_EQ(std::vector<std::int32_t>(h.data(), h.data() + 3), (std::vector<std::int32_t>{2, 1, 3}));
   // Out of range is an IndexError here: the positions are read when the write is built.
   EXPECT_THROW(x.at(asarray<std::int64_t>({6})).set(0.0), IndexError);
+}
+
+// at().add with integer arrays records a weighted bincount: nothing is read on the host when it is built (a lazy
+// index stays lazy), an index out of range raises when the result is materialized, every evaluation gives the same
+// bits, integer sums wrap as NumPy's in-place adds do, and an element no index names keeps its bits (-0.0).
+TEST(Gather, AddThroughIndexArraysStaysLazy) {
+  const std::int64_t n = 1000, writes = 20000;
+  std::mt19937_64 rng(23);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::vector<double> base(static_cast<std::size_t>(n)), value(static_cast<std::size_t>(writes));
+  for (auto& b : base) b = uniform(rng);
+  for (auto& v : value) v = uniform(rng);
+  base[998] = -0.0;
+  const Array x = asarray(base, {n}).astype(DType::Float32), v = asarray(value, {writes}).astype(DType::Float32);
+  // Targets 14 (k + 1) mod 997: every element below 997, most of them about 20 times; 997 to 999 never.
+  const Array index = (arange(writes) * 2 + 2) * 7 % 997;
+  const Array added = x.at(index).add(v);
+  EXPECT_FALSE(detail::graph_node(index)->materialized()) << "the index is read by the kernels, not on the host";
+  std::vector<double> reference = base;
+  for (std::int64_t k = 0; k < writes; ++k)
+    reference[std::size_t((2 * k + 2) * 7 % 997)] += double(float(value[std::size_t(k)]));
+  const std::vector<float> first = values_of(added), again = values_of(x.at(index).add(v));
+  EXPECT_EQ(first, again) << "the same bits on every evaluation";
+  double error = 0, norm = 0;
+  for (std::int64_t k = 0; k < n; ++k) {
+    const double r = double(float(base[std::size_t(k)])) + (reference[std::size_t(k)] - base[std::size_t(k)]);
+    error += (first[std::size_t(k)] - r) * (first[std::size_t(k)] - r);
+    norm += r * r;
+  }
+  EXPECT_LT(std::sqrt(error / norm), 1e-6);
+  EXPECT_TRUE(std::signbit(first[998]) && first[998] == 0.0f) << "an element no index names keeps -0.0";
+
+  EXPECT_THROW((void)x.at(asarray<std::int64_t>({3, n})).add(1.0f).get<float>(), IndexError);
+
+  const Array small = asarray<std::int8_t>({100, 5}, {2});
+  const HostArray<std::int8_t> wrapped = small.at(asarray<std::int64_t>({0, 0, 0, 1}))
+                                             .add(asarray<std::int8_t>({100, 100, 100, 1}, {4}))
+                                             .get<std::int8_t>();
+  EXPECT_EQ(int(wrapped.data()[0]), -112) << "100 + 3 * 100 wraps in int8 as NumPy's add.at does";
+  EXPECT_EQ(int(wrapped.data()[1]), 6);
 }
 
 // Half of the writes land on one element, the rest on elements of their own: padding every element's writes to the

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -113,12 +114,17 @@ public:
   /// With Arrays among the components (integer arrays, masks: the index of x(...)), `set` writes y broadcast to
   /// x(...)'s shape at the elements x(...) reads; where the index names one element several times, the last write in
   /// C order of x(...) wins (deterministically, on every backend). `add` is NumPy's ufunc.at for add: every
-  /// duplicate counts. Both read the index's positions on the host (a synchronization, as masks do); the writes are
-  /// then lazy wheres and gathers. `add`'s duplicates are summed first (in the type of y promoted with x's) and
-  /// added to x once, converted to x's type: for floats NumPy's sequential in-place sums can differ in the last bits.
-  /// The sum's order is set by the counts alone: an element's values in C order, in blocks of at least the mean count
-  /// per written element, each block summed in the order of `sum` along an axis (fixed for a device), then the
-  /// blocks' sums the same way; memory stays linear in the writes however skewed the counts.
+  /// duplicate counts. Its duplicates are summed first (in the type of y promoted with x's; integers in 64 bits,
+  /// whose wrapped sum is the narrow type's) and added to x once, converted to x's type: for floats NumPy's
+  /// sequential in-place sums can differ in the last bits. For numbers other than bool and complex, `add` stays
+  /// lazy and reads nothing on the host: the positions are a gather (an index out of range raises IndexError when
+  /// the result is materialized) and the sums a weighted bincount (graph/Count.h), each element's values added in an
+  /// order fixed by the input alone: one by one in C order of x(...) on the CPU backend; sorted stably by element and
+  /// combined by CUB's reduce-by-key on the GPU. `set`, `multiply`, `min`, `max` and a bool or complex `add` read the
+  /// index's positions on the host (a synchronization, as masks do); the writes are then lazy wheres and gathers,
+  /// and the combining ones' order is set by the counts alone: an element's values in C order, in blocks of at least
+  /// the mean count per written element, each block reduced in the order of `sum` along an axis (fixed for a
+  /// device), then the blocks' results the same way; memory stays linear in the writes however skewed the counts.
   class At {
   public:
     Array set(Operand value) const;
@@ -139,6 +145,8 @@ public:
     At(std::shared_ptr<graph::Node> base, std::vector<std::variant<Index, Array>> advanced);
     enum class Combine { Add, Multiply, Min, Max };
     Array combine(Operand value, Combine how, const char* what) const;
+    // add with advanced indices as a lazy weighted bincount; nothing for the types it does not sum (bool, complex).
+    std::optional<Array> add_lazily(const Array& x, const std::shared_ptr<graph::Node>& value) const;
     std::shared_ptr<graph::Node> base_;
     std::vector<Index> index_;
     std::vector<std::variant<Index, Array>> advanced_; // non-empty: an index with Arrays

@@ -1,6 +1,6 @@
-// Gathers (issue 17): a random gather fused with elementwise work, an embedding-style row gather, each beside a
-// device-to-device copy, and a boolean-mask selection. Timing and kernel-count checks: bench/common.h. Bytes are the
-// minimal bytes each call moves (indices read, gathered elements read, results written).
+// Gathers and scatters (issue 17): a random gather fused with elementwise work, an embedding-style row gather, each
+// beside a device-to-device copy, a boolean-mask selection and a scatter-add. Timing and kernel-count checks:
+// bench/common.h. Bytes are the minimal bytes each call moves (indices read, gathered elements read, results written).
 #include "common.h"
 
 #include "runtime/CubSelection.h"
@@ -43,11 +43,26 @@ void BM_MaskSelect(benchmark::State& state) {
       state, [&] { x(x > 0.0f).eval(); }, kernels, double(n) * (4.0 + 0.5 * 4.0));
 }
 
+// x.at(idx).add(v): 2^23 float32 values added into 2^20 float32 elements at uniform random int64 indices (NumPy's
+// add.at; torch's index_add). Kernels: the positions (a gather of an arange), the weighted bincount's two of its own
+// around CUB's sort and reduce-by-key (not counted), the count of writes, and the final where. Minimal bytes: the
+// indices and values read once, x read and the result written.
+void BM_ScatterAdd(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const std::int64_t n = std::int64_t(1) << 20, m = std::int64_t(1) << 23;
+  auto x = random_f32(n, -1, 1, 4).eval();
+  auto idx = random::integers(0, n, {m}, DType::Int64).eval();
+  auto v = random_f32(m, -1, 1, 5).eval();
+  measure(
+      state, [&] { x.at(idx).add(v).eval(); }, 5, double(m) * (8.0 + 4.0) + double(n) * 2.0 * 4.0);
+}
+
 } // namespace
 
 BENCHMARK(BM_CopyReference)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RandomGather)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EmbeddingGather)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MaskSelect)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ScatterAdd)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

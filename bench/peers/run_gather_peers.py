@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """Peer benchmarks of gathers and mask selection, the workloads of bench/bench_gather.cpp (issue 17): a random gather
 x[idx] * 1.5 - 0.25 of 2^23 uniform random int64 indices into 2^25 float32 (BM_RandomGather), 32,768 rows of 512
-float32 gathered from a 131,072-row table and scaled by 2 (BM_EmbeddingGather), and x[x > 0] of 2^25 float32
-uniforms in [-1, 1) (BM_MaskSelect). Systems: CuPy, torch eager, torch.compile (its default mode; the mask selection,
+float32 gathered from a 131,072-row table and scaled by 2 (BM_EmbeddingGather), x[x > 0] of 2^25 float32
+uniforms in [-1, 1) (BM_MaskSelect), and a scatter-add of 2^23 float32 values into 2^20 float32 elements at uniform
+random int64 indices (BM_ScatterAdd: NumPy's add.at, torch.index_add, cupyx.scatter_add on a copy, x.at[idx].add). Systems: CuPy, torch eager, torch.compile (its default mode; the mask selection,
 whose size depends on the data, as Inductor compiles it with a graph break), jax.jit (no mask selection: jit needs a
 static size). Each system runs in its own subprocess with the timing method of run_peers.py (3 warm-up calls, 5 trials
 of 20 back-to-back calls and one synchronize, the median), beside a 256 MiB device-to-device copy for the bandwidth
 percentages over the minimal bytes (indices read, gathered elements read, results written; for the selection, x read
-once and the selected values written).
+once and the selected values written; for the scatter-add, the indices and values read once, x read and the result
+written).
 
 Checks: the gathers within 1 ulp (of the larger of the product and the result) of NumPy's float32 computation of the
 same expression on the same inputs (NumPy rounds the multiply and the subtraction each; a contracted multiply-add
-rounds once), the selection equal to NumPy's x[x > 0]; a failure marks the cell WRONG.
+rounds once), the selection equal to NumPy's x[x > 0], the scatter-add within 1e-6 relative L2 error of np.add.at in float64;
+a failure marks the cell WRONG.
 
 Usage:
   python3 bench/peers/run_gather_peers.py --out-md gather-peers.md --out-json gather-peers.json \
@@ -27,11 +30,12 @@ from run_peers import (  # noqa: E402  (the same timing method)
     COPY_BYTES, finish_peers_report, jax_copy_and_sync, lazyfuse_medians, peers_arguments, share_of_copy,
     time_workloads, write_peers_markdown)
 
-WORKLOADS = ["random_gather", "embedding", "mask_select"]
+WORKLOADS = ["random_gather", "embedding", "mask_select", "scatter_add"]
 SYSTEMS = ["cupy", "torch", "torch_compile", "jax"]
 LABELS = {"lazyfuse": "lazyfuse", "cupy": "CuPy", "torch": "torch eager", "torch_compile": "torch.compile",
           "jax": "jax.jit"}
 ROWS, WIDTH, PICKED = 131072, 512, 32768
+BINS = 1 << 20  # the scatter-add's elements (a quick run: 2^16)
 
 
 def sizes(quick: bool):
@@ -44,7 +48,13 @@ def minimal_bytes(w: str, n: int, m: int, selected: int = 0) -> int:
         return m * (8 + 4 + 4)
     if w == "embedding":
         return PICKED * (8 + 2 * 4 * WIDTH)
+    if w == "scatter_add":
+        return m * (8 + 4) + 2 * 4 * bins_of(n)
     return 4 * n + 4 * selected
+
+
+def bins_of(n: int) -> int:
+    return BINS if n == sizes(False)[0] else 1 << 16
 
 
 def make_input(np, n: int, m: int):
@@ -53,13 +63,24 @@ def make_input(np, n: int, m: int):
     idx = rng.integers(0, n, m, dtype=np.int64)
     table = rng.uniform(-1, 1, (ROWS, WIDTH)).astype(np.float32)
     rows = rng.integers(0, ROWS, PICKED, dtype=np.int64)
-    return x, idx, table, rows
+    bins = bins_of(n)
+    target = rng.uniform(-1, 1, bins).astype(np.float32)
+    where = rng.integers(0, bins, m, dtype=np.int64)
+    added = rng.uniform(-1, 1, m).astype(np.float32)
+    return x, idx, table, rows, target, where, added
 
 
 def check(w: str, np, inputs, out) -> str:
     """"" when the output is right, else why not."""
-    x, idx, table, rows = inputs
+    x, idx, table, rows, target, where, added = inputs
     got = np.asarray(out)
+    if w == "scatter_add":
+        want = target.astype(np.float64)
+        np.add.at(want, where, added.astype(np.float64))
+        if got.shape != want.shape:
+            return f"shape {got.shape}, expected {want.shape}"
+        err = float(np.linalg.norm(got.astype(np.float64) - want) / np.linalg.norm(want))
+        return "" if err <= 1e-6 else f"relative L2 error {err:.2e} from np.add.at in float64"
     if w == "random_gather":
         want = x[idx] * np.float32(1.5) - np.float32(0.25)
     elif w == "embedding":
@@ -81,9 +102,17 @@ def check(w: str, np, inputs, out) -> str:
 
 def cupy_worker(inputs):
     import cupy as cp
-    x, idx, table, rows = (cp.asarray(v) for v in inputs)
+    import cupyx
+    x, idx, table, rows, target, where, added = (cp.asarray(v) for v in inputs)
+
+    def scatter_add():
+        out = target.copy()
+        cupyx.scatter_add(out, where, added)
+        return out
+
     fns = {"random_gather": lambda: x[idx] * cp.float32(1.5) - cp.float32(0.25),
-           "embedding": lambda: table[rows] * cp.float32(2), "mask_select": lambda: x[x > 0]}
+           "embedding": lambda: table[rows] * cp.float32(2), "mask_select": lambda: x[x > 0],
+           "scatter_add": scatter_add}
     a = cp.full(COPY_BYTES // 4, 1.5, dtype=cp.float32)
     b = cp.empty_like(a)
     copy = lambda: cp.cuda.runtime.memcpyAsync(b.data.ptr, a.data.ptr, COPY_BYTES,  # noqa: E731
@@ -92,7 +121,7 @@ def cupy_worker(inputs):
 
 
 def torch_fns(torch, inputs, compile_them: bool):
-    x, idx, table, rows = (torch.from_numpy(v).to("cuda") for v in inputs)
+    x, idx, table, rows, target, where, added = (torch.from_numpy(v).to("cuda") for v in inputs)
 
     def gather(v, i):
         return v[i] * 1.5 - 0.25
@@ -103,10 +132,13 @@ def torch_fns(torch, inputs, compile_them: bool):
     def select(v):
         return v[v > 0]
 
+    def scatter_add(t, i, v):
+        return torch.index_add(t, 0, i, v)
+
     if compile_them:
-        gather, embed, select = (torch.compile(f) for f in (gather, embed, select))
+        gather, embed, select, scatter_add = (torch.compile(f) for f in (gather, embed, select, scatter_add))
     return {"random_gather": lambda: gather(x, idx), "embedding": lambda: embed(table, rows),
-            "mask_select": lambda: select(x)}
+            "mask_select": lambda: select(x), "scatter_add": lambda: scatter_add(target, where, added)}
 
 
 def torch_start(inputs, compile_them: bool):
@@ -122,7 +154,7 @@ def jax_worker(inputs):
     os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
     import jax
     import jax.numpy as jnp
-    x, idx, table, rows = (jnp.asarray(v) for v in inputs)
+    x, idx, table, rows, target, where, added = (jnp.asarray(v) for v in inputs)
     state = {"last": None}
 
     def jitted(f, *args):
@@ -137,7 +169,8 @@ def jax_worker(inputs):
         raise NotImplementedError("x[x > 0] under jax.jit needs a static size: no NumPy mask selection")
 
     fns = {"random_gather": jitted(lambda v, i: v[i] * 1.5 - 0.25, x, idx),
-           "embedding": jitted(lambda t, r: t[r] * 2.0, table, rows), "mask_select": no_jitted_selection}
+           "embedding": jitted(lambda t, r: t[r] * 2.0, table, rows), "mask_select": no_jitted_selection,
+           "scatter_add": jitted(lambda t, i, v: t.at[i].add(v), target, where, added)}
     copy, sync = jax_copy_and_sync(jax, jnp, state)
     return fns, copy, sync, (lambda v: jax.device_get(v)), {"jax": jax.__version__}
 
@@ -160,7 +193,7 @@ def lazyfuse_cells(paths: list) -> dict:
     """BM_RandomGather, BM_EmbeddingGather and BM_MaskSelect of bench_gather's Google Benchmark JSON, and its
     BM_CopyReference. x > 0 of uniforms in [-1, 1) selects half of them (the benchmark's bytes count n / 2)."""
     names = {"BM_RandomGather": "random_gather", "BM_EmbeddingGather": "embedding", "BM_MaskSelect": "mask_select",
-             "BM_CopyReference": "copy"}
+             "BM_ScatterAdd": "scatter_add", "BM_CopyReference": "copy"}
     n, m = sizes(False)
     return {w: {"time_s": secs, "bytes": 2 * COPY_BYTES if w == "copy" else minimal_bytes(w, n, m, n // 2)}
             for w, (secs, _) in lazyfuse_medians(paths, names).items()}
@@ -171,7 +204,8 @@ def write_markdown(report: dict, path: str) -> None:
                          f"n = {report['n']}: timing: median of 5 trials of 20 calls (bench/peers/run_peers.py's "
                          "method); % of each system's own 256 MiB device copy over the minimal bytes (random gather: "
                          "8 + 4 + 4 per index, embedding: the row indices, the rows read and written, x[x > 0]: x read "
-                         "once and the selected values written).")
+                         "once and the selected values written; scatter-add: the indices and values read, x read "
+                         "and the result written).")
 
 
 def main() -> int:

@@ -346,7 +346,7 @@ void store_products(Subgraph& g) {
       store(k, "scan: a kernel of its own");
       continue;
     }
-    if (graph::runs_over_materialized_source(n.kind)) { // a library call over its materialized source
+    if (graph::runs_over_materialized_source(n.kind)) { // a library call over its materialized sources
       const std::string what(graph::kind_name(n.kind));
       store(k, what + ": a library call");
       for (const NodePtr& src : n.sources_unlocked()) {

@@ -209,7 +209,7 @@ void materialize(const std::vector<graph::NodePtr>& roots) {
     fusion::KernelPlan plan = std::move(plans[next++]);
     // Library kernels (runtime/Accelerators.h). A graph with a plan they could serve is not recorded: the setting and
     // the size limits decide anew on every call.
-    // Sorts and counts (runtime/Sorting.h, runtime/Counting.h) over their contiguous source; not recorded either.
+    // Sorts and counts (runtime/Sorting.h, runtime/Counting.h) over their contiguous sources; not recorded either.
     if (plan.library && graph::runs_over_materialized_source(plan.outputs[0]->kind)) {
       std::vector<std::shared_ptr<const graph::BufferView>> in;
       for (const graph::NodePtr& src : plan.outputs[0]->sources_unlocked()) {

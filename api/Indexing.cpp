@@ -638,8 +638,11 @@ std::optional<Array> Array::At::add_lazily(const Array& x, const graph::NodePtr&
       wrap_node(graph::make_weighted_bincount(detail::ApiAccess::node(targets), n, detail::ApiAccess::node(weights)))
           .astype(t)
           .reshape(base_->shape);
-  const Array written = bincount_fixed(targets, n).reshape(base_->shape) > 0;
-  return where(written, lazyfuse::add(x, sums).astype(base_->dtype), x);
+  const Array added = lazyfuse::add(x, sums).astype(base_->dtype);
+  // An element no index names gets the identity (0, or -0.0 for floats) and keeps its bits, but through a float
+  // type wider than its own only when it is a float: an integer x with float values is masked by a count of writes.
+  if (is_inexact(base_->dtype) || !is_inexact(t)) return added;
+  return where(bincount_fixed(targets, n).reshape(base_->shape) > 0, added, x);
 }
 
 Array Array::At::combine(Operand value, Combine how, const char* what) const {

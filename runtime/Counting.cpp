@@ -147,10 +147,11 @@ std::shared_ptr<graph::Storage> count_elements(DType dtype, const graph::BufferV
 
 namespace {
 
-// sums[b] = the weights of x's elements equal to b added one by one, in x's order.
+// sums[b] = the weights of x's elements equal to b added one by one, in x's order, onto the additive identity (0, or
+// -0.0 for floats, which the first weight replaces exactly).
 template <class U, class W>
 void host_weighted_bincount(const U* x, const W* weights, std::int64_t n, std::int64_t bins, W* sums) {
-  std::fill(sums, sums + bins, W(0));
+  std::fill(sums, sums + bins, lazyfuse_opmath::lf_cast<W, double>(-0.0));
   for (std::int64_t i = 0; i < n; ++i)
     if (const auto v = std::uint64_t(x[i]); v < std::uint64_t(bins))
       sums[v] = lazyfuse_opmath::lf_add(sums[v], weights[i]);

@@ -182,14 +182,19 @@ template <class U> Report run_typed(const BinCount& c, cudaStream_t stream) {
 
 // ---- weighted counts ----
 
-// key[i] = x[i]'s bin, or `bins` for an element outside [0, bins) (a negative one converts to 2^64 + it).
-template <class U>
+// key[i] = x[i]'s bin, or `bins` for an element outside [0, bins) (a negative one converts to 2^64 + it); and every
+// sum set to the additive identity (`identity`: the bits of 0, or of -0.0 for floats).
+template <class U, class Bits>
 __global__ void lf_bincount_keys(const U* __restrict__ x, std::int64_t n, std::uint64_t bins,
-                                 std::uint32_t* __restrict__ keys) {
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+                                 std::uint32_t* __restrict__ keys, Bits* __restrict__ sums, Bits identity) {
+  const std::int64_t end = n > std::int64_t(bins) ? n : std::int64_t(bins);
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < end;
        i += std::int64_t(gridDim.x) * blockDim.x) {
-    const auto v = static_cast<std::uint64_t>(x[i]);
-    keys[i] = static_cast<std::uint32_t>(v < bins ? v : bins);
+    if (i < n) {
+      const auto v = static_cast<std::uint64_t>(x[i]);
+      keys[i] = static_cast<std::uint32_t>(v < bins ? v : bins);
+    }
+    if (std::uint64_t(i) < bins) sums[i] = identity;
   }
 }
 
@@ -240,9 +245,12 @@ Report run_weighted_typed(const WeightedBinCount& c, const Scratch& scratch, cud
   auto* run_sums = take.template operator()<W>(n);
   auto* runs = take.template operator()<std::int64_t>(1);
   Report report;
-  const int grid = grid_over(n, kThreadsPerBlock);
-  lf_bincount_keys<U>
-      <<<grid, kThreadsPerBlock, 0, stream>>>(static_cast<const U*>(c.x), n, std::uint64_t(c.bins), keys);
+  const int grid = grid_over(std::max(n, c.bins), kThreadsPerBlock);
+  // The identity's bits: 0, or -0.0's sign bit alone for the floats (the 2-byte weights are all float16 or bfloat16).
+  constexpr bool kFloat = std::is_floating_point_v<W> || sizeof(W) == 2;
+  const Bits identity = kFloat ? Bits(Bits(1) << (8 * sizeof(W) - 1)) : Bits(0);
+  lf_bincount_keys<U, Bits><<<grid, kThreadsPerBlock, 0, stream>>>(static_cast<const U*>(c.x), n, std::uint64_t(c.bins),
+                                                                   keys, static_cast<Bits*>(c.sums), identity);
   LAZYFUSE_CUDA_CHECK(cudaGetLastError());
   ++report.kernels;
   // Keys up to `bins` (the outside elements' key included) take bit_width(bins) bits: fewer radix passes.
@@ -262,12 +270,12 @@ Report run_weighted_typed(const WeightedBinCount& c, const Scratch& scratch, cud
     return ::cub::DeviceReduce::ReduceByKey(temp, bytes, sorted_keys, run_keys, sorted_weights, run_sums, runs,
                                             AddWeights{}, n, stream);
   });
-  LAZYFUSE_CUDA_CHECK(cudaMemsetAsync(c.sums, 0, std::size_t(c.bins) * sizeof(W), stream));
   lf_bincount_scatter<W>
       <<<grid, kThreadsPerBlock, 0, stream>>>(run_keys, run_sums, runs, std::uint64_t(c.bins), static_cast<W*>(c.sums));
   LAZYFUSE_CUDA_CHECK(cudaGetLastError());
   ++report.kernels;
-  report.steps = "keys, SortPairs over " + std::to_string(end_bit) + " bits, ReduceByKey, scatter of the sums";
+  report.steps =
+      "keys and identities, SortPairs over " + std::to_string(end_bit) + " bits, ReduceByKey, scatter of the sums";
   return report;
 }
 

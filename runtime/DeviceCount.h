@@ -31,7 +31,8 @@ struct BinCount {
   std::uint64_t* range = nullptr;
 };
 
-/// sums[b] = the sum of weights[i] over the elements x[i] equal to b, for b in [0, bins) (0 where none is): x as in
+/// sums[b] = the sum of weights[i] over the elements x[i] equal to b, for b in [0, bins) (the additive identity where
+/// none is: 0, or -0.0 for floats; graph/Count.h): x as in
 /// BinCount, `weights` n values of `weight_type` (weighted_bincount_type of graph/Count.h), `sums` bins values of that
 /// type. Each bin's weights are added in an order fixed by the input alone: stably sorted by bin (so in the order of
 /// x), then combined by cub::DeviceReduce::ReduceByKey, whose tiles and scan tree depend only on n. Device pointers.
@@ -78,10 +79,10 @@ struct Report {
 /// 1 and bins >= 1. Throws BackendError when CUDA fails.
 Report run(const BinCount& c, cudaStream_t stream);
 
-/// Queues the weighted count on `stream`: a key per element (its bin, or `bins` for an element outside [0, bins)),
-/// cub::DeviceRadixSort::SortPairs of (key, weight) over the key's bits, cub::DeviceReduce::ReduceByKey over the
-/// sorted pairs, then `sums` cleared and each bin's sum written into it. Needs n >= 1, 1 <= bins < 2^32 - 1 and a
-/// weight type of weighted_bincount_type. Throws BackendError when CUDA fails.
+/// Queues the weighted count on `stream`: a key per element (its bin, or `bins` for an element outside [0, bins)) and
+/// `sums` set to the identity, in one kernel; cub::DeviceRadixSort::SortPairs of (key, weight) over the key's bits;
+/// cub::DeviceReduce::ReduceByKey over the sorted pairs; each bin's sum written into `sums`. Needs n >= 1, 1 <= bins <
+/// 2^32 - 1 and a weight type of weighted_bincount_type. Throws BackendError when CUDA fails.
 Report run_weighted(const WeightedBinCount& c, const Scratch& scratch, cudaStream_t stream);
 
 } // namespace lazyfuse::runtime::device_count

@@ -442,6 +442,13 @@ TEST(Gather, AddThroughIndexArraysStaysLazy) {
                                              .get<std::int8_t>();
   EXPECT_EQ(int(wrapped.data()[0]), -112) << "100 + 3 * 100 wraps in int8 as NumPy's add.at does";
   EXPECT_EQ(int(wrapped.data()[1]), 6);
+
+  // Float values into int64: the sums go through float64, where an element no index names would lose its low bits.
+  const std::int64_t big = (std::int64_t(1) << 60) + 1;
+  const HostArray<std::int64_t> exact =
+      asarray<std::int64_t>({big, 5}, {2}).at(asarray<std::int64_t>({1})).add(asarray({2.5})).get<std::int64_t>();
+  EXPECT_EQ(exact.data()[0], big) << "unwritten: exact";
+  EXPECT_EQ(exact.data()[1], 7) << "5 + 2.5 converted to int64";
 }
 
 // Half of the writes land on one element, the rest on elements of their own: padding every element's writes to the

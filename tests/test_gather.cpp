@@ -451,6 +451,51 @@ TEST(Gather, AddThroughIndexArraysStaysLazy) {
   EXPECT_EQ(exact.data()[1], 7) << "5 + 2.5 converted to int64";
 }
 
+// at().add's weighted bincount for every type it sums (float16, bfloat16, float32, float64; integers in int64 or
+// uint64, wrapped): against a float64 reference of the same values (exact for integers), and the same bits on a
+// second evaluation. On the GPU this runs CUB's sort and reduce-by-key (runtime/DeviceCount.h).
+TEST(Gather, AddThroughIndexArraysSumsEveryTypeItSums) {
+  const std::int64_t n = 3000, writes = 50000;
+  std::mt19937_64 rng(29);
+  std::vector<std::int64_t> index(static_cast<std::size_t>(writes));
+  for (auto& i : index) i = std::int64_t(rng() % std::uint64_t(n));
+  std::vector<double> base(static_cast<std::size_t>(n)), value(static_cast<std::size_t>(writes));
+  for (auto& b : base) b = double(std::int64_t(rng() % 2001) - 1000) / 64.0;
+  for (auto& v : value) v = double(std::int64_t(rng() % 2001) - 1000) / 64.0;
+  const Array at = asarray(index, {writes});
+  struct Case {
+    DType type;
+    double tolerance; // relative L2 error against the float64 sums of the values as the type holds them
+  };
+  for (const Case c : {Case{DType::Float16, 2e-2}, Case{DType::BFloat16, 1e-1}, Case{DType::Float32, 1e-6},
+                       Case{DType::Float64, 1e-14}, Case{DType::Int16, 0}, Case{DType::UInt8, 0}}) {
+    SCOPED_TRACE(std::string(dtype_name(c.type)));
+    const Array x = asarray(base, {n}).astype(c.type), v = asarray(value, {writes}).astype(c.type);
+    const HostArray<double> xs = x.astype(DType::Float64).get<double>(), vs = v.astype(DType::Float64).get<double>();
+    std::vector<double> reference(xs.data(), xs.data() + n);
+    for (std::int64_t k = 0; k < writes; ++k) reference[std::size_t(index[std::size_t(k)])] += vs.data()[k];
+    const Array added = x.at(at).add(v);
+    const HostArray<double> got = added.astype(DType::Float64).get<double>();
+    const HostArray<double> again = x.at(at).add(v).astype(DType::Float64).get<double>();
+    EXPECT_TRUE(std::equal(got.data(), got.data() + n, again.data())) << "the same bits on every evaluation";
+    if (c.tolerance == 0) { // integers: the sum wrapped to the type, exactly
+      for (std::int64_t k = 0; k < n; ++k) {
+        const double bits = c.type == DType::Int16 ? double(std::int16_t(std::int64_t(reference[std::size_t(k)])))
+                                                   : double(std::uint8_t(std::int64_t(reference[std::size_t(k)])));
+        ASSERT_EQ(got.data()[k], bits) << "element " << k;
+      }
+      continue;
+    }
+    double error = 0, norm = 0;
+    for (std::int64_t k = 0; k < n; ++k) {
+      const double d = got.data()[k] - reference[std::size_t(k)];
+      error += d * d;
+      norm += reference[std::size_t(k)] * reference[std::size_t(k)];
+    }
+    EXPECT_LT(std::sqrt(error / norm), c.tolerance);
+  }
+}
+
 // Half of the writes land on one element, the rest on elements of their own: padding every element's writes to the
 // longest list would need 2^15 x 2^15 cells; the blocks of reduce_groups keep it linear. The values are small integers
 // (and +-1 for the product), so every order of combination gives the exact result the host computes.

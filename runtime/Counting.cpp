@@ -207,6 +207,7 @@ std::shared_ptr<graph::Storage> sum_weights(const graph::Node& count, const grap
         return scratch.back()->data;
       },
       current_stream());
+  counters().library_calls += std::uint64_t(report.library_calls);
   counters().kernels_launched += std::uint64_t(report.kernels);
   if (config::log_enabled("launch"))
     config::log("launch", "weighted bincount " + std::string(dtype_name(xs.dtype)) + " -> " +

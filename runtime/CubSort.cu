@@ -114,10 +114,6 @@ void check_launch() {
   LAZYFUSE_CUDA_CHECK(cudaGetLastError());
 }
 
-std::size_t aligned(std::size_t bytes) {
-  return std::max<std::size_t>((bytes + 255) / 256 * 256, 256);
-}
-
 template <class K, class I> struct Runner {
   using B = Bits<K>;
   const Sort& s;
@@ -127,7 +123,7 @@ template <class K, class I> struct Runner {
   Report report;
 
   template <class T> T* take(std::int64_t count) {
-    return static_cast<T*>(scratch(aligned(sizeof(T) * std::size_t(count))));
+    return static_cast<T*>(scratch(scratch_bytes(sizeof(T) * std::size_t(count))));
   }
 
   void note(const std::string& step) { report.steps += (report.steps.empty() ? "" : ", ") + step; }
@@ -135,7 +131,7 @@ template <class K, class I> struct Runner {
   template <class Call> void cub_call(const char* name, Call&& call) {
     std::size_t bytes = 0;
     LAZYFUSE_CUDA_CHECK(call(nullptr, bytes));
-    void* temp = scratch(aligned(bytes));
+    void* temp = scratch(scratch_bytes(bytes));
     LAZYFUSE_CUDA_CHECK(call(temp, bytes));
     report.library_calls++;
     note(name);

@@ -45,6 +45,11 @@ bool supported(DType dtype);
 /// and kept by the caller until run returns (it may then go back to a stream-ordered pool).
 using Scratch = std::function<void*(std::size_t bytes)>;
 
+/// What to ask a Scratch for, for `bytes`: a whole number of 256-byte units, at least one.
+inline std::size_t scratch_bytes(std::size_t bytes) {
+  return bytes <= 256 ? 256 : (bytes + 255) / 256 * 256;
+}
+
 /// What a run did, for the counters and the logs.
 struct Report {
   int library_calls = 0; ///< cub::DeviceRadixSort calls (each launches several kernels of CUB's choosing)

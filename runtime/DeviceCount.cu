@@ -218,10 +218,6 @@ template <> struct BitsOf<2> { using type = std::uint16_t; };
 template <> struct BitsOf<4> { using type = std::uint32_t; };
 template <> struct BitsOf<8> { using type = std::uint64_t; };
 
-std::size_t scratch_bytes(std::size_t bytes) {
-  return std::max<std::size_t>((bytes + 255) / 256 * 256, 256);
-}
-
 // A grid of whole blocks over n threads, no more than the device holds at once.
 int grid_over(std::int64_t n, int threads) {
   int device = 0, sms = 0;
@@ -236,7 +232,7 @@ Report run_weighted_typed(const WeightedBinCount& c, const Scratch& scratch, cud
   constexpr int kThreadsPerBlock = 256;
   const std::int64_t n = c.n;
   const auto take = [&]<class T>(std::int64_t count) {
-    return static_cast<T*>(scratch(scratch_bytes(sizeof(T) * std::size_t(count))));
+    return static_cast<T*>(scratch(cub_sort::scratch_bytes(sizeof(T) * std::size_t(count))));
   };
   auto* keys = take.template operator()<std::uint32_t>(n);
   auto* sorted_keys = take.template operator()<std::uint32_t>(n);
@@ -258,7 +254,7 @@ Report run_weighted_typed(const WeightedBinCount& c, const Scratch& scratch, cud
   const auto cub_call = [&](auto&& call) {
     std::size_t bytes = 0;
     LAZYFUSE_CUDA_CHECK(call(nullptr, bytes));
-    void* temp = scratch(scratch_bytes(bytes));
+    void* temp = scratch(cub_sort::scratch_bytes(bytes));
     LAZYFUSE_CUDA_CHECK(call(temp, bytes));
     ++report.library_calls;
   };
@@ -293,27 +289,24 @@ template <class U> Report run_weighted_for_x(const WeightedBinCount& c, const Sc
   }
 }
 
+// Calls f.template operator()<U>() with U the integer type of x's elements: `width` bytes, signed or not.
+template <class F> Report visit_elements(int width, bool is_signed, F&& f) {
+  switch (width) {
+  case 1: return is_signed ? f.template operator()<std::int8_t>() : f.template operator()<std::uint8_t>();
+  case 2: return is_signed ? f.template operator()<std::int16_t>() : f.template operator()<std::uint16_t>();
+  case 4: return is_signed ? f.template operator()<std::int32_t>() : f.template operator()<std::uint32_t>();
+  case 8: return is_signed ? f.template operator()<std::int64_t>() : f.template operator()<std::uint64_t>();
+  default: throw Error("device_count: elements of " + std::to_string(width) + " bytes cannot be counted");
+  }
+}
+
 } // namespace
 
 Report run_weighted(const WeightedBinCount& c, const Scratch& scratch, cudaStream_t stream) {
   if (c.n < 1 || c.bins < 1 || std::uint64_t(c.bins) >= 0xFFFFFFFFull)
     throw Error("device_count: a weighted count needs at least one element and 1 to 2^32 - 2 bins, got " +
                 std::to_string(c.n) + " elements and " + std::to_string(c.bins) + " bins");
-  switch (c.width) {
-  case 1:
-    return c.is_signed ? run_weighted_for_x<std::int8_t>(c, scratch, stream)
-                       : run_weighted_for_x<std::uint8_t>(c, scratch, stream);
-  case 2:
-    return c.is_signed ? run_weighted_for_x<std::int16_t>(c, scratch, stream)
-                       : run_weighted_for_x<std::uint16_t>(c, scratch, stream);
-  case 4:
-    return c.is_signed ? run_weighted_for_x<std::int32_t>(c, scratch, stream)
-                       : run_weighted_for_x<std::uint32_t>(c, scratch, stream);
-  case 8:
-    return c.is_signed ? run_weighted_for_x<std::int64_t>(c, scratch, stream)
-                       : run_weighted_for_x<std::uint64_t>(c, scratch, stream);
-  default: throw Error("device_count: elements of " + std::to_string(c.width) + " bytes cannot be counted");
-  }
+  return visit_elements(c.width, c.is_signed, [&]<class U>() { return run_weighted_for_x<U>(c, scratch, stream); });
 }
 
 Report run(const BinCount& c, cudaStream_t stream) {
@@ -325,13 +318,7 @@ Report run(const BinCount& c, cudaStream_t stream) {
   LAZYFUSE_CUDA_CHECK(
       cudaMemsetAsync(c.counts, 0, std::size_t(c.bins + (range_follows ? 2 : 0)) * sizeof(std::int64_t), stream));
   if (c.range && !range_follows) LAZYFUSE_CUDA_CHECK(cudaMemsetAsync(c.range, 0, 2 * sizeof(std::uint64_t), stream));
-  switch (c.width) {
-  case 1: return c.is_signed ? run_typed<std::int8_t>(c, stream) : run_typed<std::uint8_t>(c, stream);
-  case 2: return c.is_signed ? run_typed<std::int16_t>(c, stream) : run_typed<std::uint16_t>(c, stream);
-  case 4: return c.is_signed ? run_typed<std::int32_t>(c, stream) : run_typed<std::uint32_t>(c, stream);
-  case 8: return c.is_signed ? run_typed<std::int64_t>(c, stream) : run_typed<std::uint64_t>(c, stream);
-  default: throw Error("device_count: elements of " + std::to_string(c.width) + " bytes cannot be counted");
-  }
+  return visit_elements(c.width, c.is_signed, [&]<class U>() { return run_typed<U>(c, stream); });
 }
 
 } // namespace lazyfuse::runtime::device_count

@@ -4,13 +4,13 @@
 // This header is plain C++ (no CUDA language) so that it can be included anywhere.
 #pragma once
 
+#include "runtime/CubSort.h"
+
 #include <lazyfuse/dtype.hpp>
 
 #include <cuda_runtime_api.h>
 
-#include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <string>
 
 namespace lazyfuse::runtime::device_count {
@@ -47,9 +47,8 @@ struct WeightedBinCount {
   void* sums = nullptr;
 };
 
-/// Device memory for one weighted count: `bytes` bytes (256-byte aligned), usable by work queued on the stream passed
-/// to run_weighted, kept by the caller until it returns (it may then go back to a stream-ordered pool).
-using Scratch = std::function<void*(std::size_t bytes)>;
+/// Device memory for one weighted count, as for a sort (runtime/CubSort.h).
+using cub_sort::Scratch;
 
 /// BinCount::range's keys of the smallest and largest element, written by the host (the CPU backend's count keeps the
 /// device's layout, so that one decoding serves both).

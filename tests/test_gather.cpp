@@ -434,6 +434,13 @@ TEST(Gather, AddThroughIndexArraysStaysLazy) {
   EXPECT_LT(std::sqrt(error / norm), 1e-6);
   EXPECT_TRUE(std::signbit(first[998]) && first[998] == 0.0f) << "an element no index names keeps -0.0";
 
+  if (backend() == Backend::Cpu) { // docs/semantics.md: one by one in C order of x(idx), then added to x once
+    std::vector<float> sums(static_cast<std::size_t>(n), -0.0f);
+    for (std::int64_t k = 0; k < writes; ++k) sums[std::size_t((2 * k + 2) * 7 % 997)] += float(value[std::size_t(k)]);
+    for (std::int64_t k = 0; k < n; ++k)
+      ASSERT_EQ(first[std::size_t(k)], float(base[std::size_t(k)]) + sums[std::size_t(k)]) << "element " << k;
+  }
+
   EXPECT_THROW((void)x.at(asarray<std::int64_t>({3, n})).add(1.0f).get<float>(), IndexError);
 
   const Array small = asarray<std::int8_t>({100, 5}, {2});

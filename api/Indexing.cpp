@@ -17,6 +17,7 @@
 #include <lazyfuse/sorting.hpp>
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -627,13 +628,15 @@ std::optional<Array> Array::At::add_lazily(const Array& x, const graph::NodePtr&
   // Integers are summed in the 64-bit type of their signedness, whose wrapped sum is the narrow type's.
   const DType sum_type = is_signed_integer(t) ? DType::Int64 : is_unsigned_integer(t) ? DType::UInt64 : t;
   if (!graph::weighted_bincount_type(sum_type)) return std::nullopt; // bool and complex: positions on the host
-  // Where in x (flat, C order) each element of x(index) is: a lazy gather, bounds-checked when it runs.
-  const Array where_in_x = arange(base_->size()).reshape(base_->shape).index_arrays(advanced_);
+  // Where in x (flat, C order) each element of x(index) is: a lazy gather, bounds-checked when it runs. In int32 where
+  // x allows: the positions are stored, then read by the count twice (runtime/DeviceCount.h).
+  const std::int64_t n = base_->size();
+  const DType position_type = n <= std::numeric_limits<std::int32_t>::max() ? DType::Int32 : DType::Int64;
+  const Array where_in_x = arange(0, double(n), 1, position_type).reshape(base_->shape).index_arrays(advanced_);
   if (where_in_x.size() == 0) return x;
   const NodePtr values = graph::broadcast_to(value, detail::ApiAccess::node(where_in_x)->shape, "at().add");
   const Array targets = where_in_x.reshape({-1});
   const Array weights = wrap_node(graph::reshape(values, {-1})).astype(sum_type);
-  const std::int64_t n = base_->size();
   const Array sums =
       wrap_node(graph::make_weighted_bincount(detail::ApiAccess::node(targets), n, detail::ApiAccess::node(weights)))
           .astype(t)

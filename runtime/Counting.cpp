@@ -4,6 +4,7 @@
 #include "runtime/CudaApi.h"
 #include "runtime/DeviceCount.h"
 #include "runtime/Executor.h"
+#include "runtime/FixedPointSum.h"
 #include "runtime/Materialize.h"
 #include "runtime/Streams.h"
 #include "runtime/ThreadPool.h"
@@ -87,8 +88,9 @@ template <class F> void visit_countable(DType t, F&& f) {
 
 std::string bincount_paths() {
   return "CUDA: lazyfuse's kernel (shared-memory counters per block up to the shared memory's capacity, else global "
-         "atomics), weights by cub::DeviceRadixSort::SortPairs and cub::DeviceReduce::ReduceByKey; CPU: counters per "
-         "chunk on the thread pool, weights added in order";
+         "atomics), weights by integer atomics (floats up to float32 in fixed point), float64 weights by "
+         "cub::DeviceRadixSort::SortPairs and cub::DeviceReduce::ReduceByKey; CPU: counters per chunk on the thread "
+         "pool, weights in the same fixed point or added in order";
 }
 
 namespace {
@@ -147,14 +149,50 @@ std::shared_ptr<graph::Storage> count_elements(DType dtype, const graph::BufferV
 
 namespace {
 
-// sums[b] = the weights of x's elements equal to b added one by one, in x's order, onto the additive identity (0, or
-// -0.0 for floats, which the first weight replaces exactly).
+// The significant digits and smallest normal exponent of the floats summed in fixed point (fixed_sum::finish).
+template <class W> constexpr std::array<int, 2> fixed_point_format() {
+  if constexpr (std::is_same_v<W, float>)
+    return {24, -126};
+  else if constexpr (std::is_same_v<W, lazyfuse_opmath::lf_f16>)
+    return {11, -14};
+  else if constexpr (std::is_same_v<W, lazyfuse_opmath::lf_bf16>)
+    return {8, -126};
+  else
+    return {0, 0};
+}
+
+// sums[b] = the weights of x's elements equal to b. Float16, bfloat16 and float32 as the device sums them
+// (runtime/FixedPointSum.h), to the bit; integers and float64 added one by one in x's order onto the additive
+// identity (0, or -0.0, which the first weight replaces exactly): integers wrap to the same sums as the device's
+// atomics, float64 sums can differ from the device's reduce-by-key in the last bits.
 template <class U, class W>
 void host_weighted_bincount(const U* x, const W* weights, std::int64_t n, std::int64_t bins, W* sums) {
-  std::fill(sums, sums + bins, lazyfuse_opmath::lf_cast<W, double>(-0.0));
-  for (std::int64_t i = 0; i < n; ++i)
-    if (const auto v = std::uint64_t(x[i]); v < std::uint64_t(bins))
-      sums[v] = lazyfuse_opmath::lf_add(sums[v], weights[i]);
+  constexpr auto format = fixed_point_format<W>();
+  if constexpr (format[0] != 0) {
+    const auto value = [&](std::int64_t i) { return lazyfuse_opmath::lf_cast<float, W>(weights[i]); };
+    std::vector<std::uint32_t> words(std::size_t(bins), fixed_sum::kNothing);
+    std::vector<std::int64_t> fixed(std::size_t(bins), 0);
+    for (std::int64_t i = 0; i < n; ++i)
+      if (const auto b = std::uint64_t(x[i]); b < std::uint64_t(bins))
+        words[b] = std::max(words[b], fixed_sum::scale_code(value(i)));
+    const int fraction = fixed_sum::fraction_bits(n);
+    for (std::int64_t i = 0; i < n; ++i)
+      if (const auto b = std::uint64_t(x[i]); b < std::uint64_t(bins)) {
+        const float v = value(i);
+        if (const std::uint32_t flag = fixed_sum::special_flag(v); flag != 0)
+          words[b] |= flag;
+        else
+          fixed[b] += fixed_sum::term(v, words[b], fraction); // below 2^62 in magnitude: fraction_bits
+      }
+    for (std::int64_t b = 0; b < bins; ++b)
+      sums[b] = lazyfuse_opmath::lf_cast<W, float>(
+          fixed_sum::finish(fixed[std::size_t(b)], words[std::size_t(b)], fraction, format[0], format[1]));
+  } else {
+    std::fill(sums, sums + bins, lazyfuse_opmath::lf_cast<W, double>(-0.0));
+    for (std::int64_t i = 0; i < n; ++i)
+      if (const auto v = std::uint64_t(x[i]); v < std::uint64_t(bins))
+        sums[v] = lazyfuse_opmath::lf_add(sums[v], weights[i]);
+  }
 }
 
 // The weighted count of `count` (graph/Count.h) on the backend in use: a new storage of bins sums.

@@ -2,6 +2,7 @@
 #include "runtime/DeviceCount.h"
 
 #include "runtime/CudaApi.h"
+#include "runtime/FixedPointSum.h"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
@@ -180,13 +181,13 @@ template <class U> Report run_typed(const BinCount& c, cudaStream_t stream) {
   return report;
 }
 
-// ---- weighted counts ----
+// ---- weighted counts: float64 by a stable sort ----
 
 // key[i] = x[i]'s bin, or `bins` for an element outside [0, bins) (a negative one converts to 2^64 + it); and every
-// sum set to the additive identity (`identity`: the bits of 0, or of -0.0 for floats).
-template <class U, class Bits>
+// sum set to the additive identity -0.0.
+template <class U>
 __global__ void lf_bincount_keys(const U* __restrict__ x, std::int64_t n, std::uint64_t bins,
-                                 std::uint32_t* __restrict__ keys, Bits* __restrict__ sums, Bits identity) {
+                                 std::uint32_t* __restrict__ keys, double* __restrict__ sums) {
   const std::int64_t end = n > std::int64_t(bins) ? n : std::int64_t(bins);
   for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < end;
        i += std::int64_t(gridDim.x) * blockDim.x) {
@@ -194,14 +195,14 @@ __global__ void lf_bincount_keys(const U* __restrict__ x, std::int64_t n, std::u
       const auto v = static_cast<std::uint64_t>(x[i]);
       keys[i] = static_cast<std::uint32_t>(v < bins ? v : bins);
     }
-    if (std::uint64_t(i) < bins) sums[i] = identity;
+    if (std::uint64_t(i) < bins) sums[i] = -0.0;
   }
 }
 
 // sums[key[r]] = sum[r] for each run r of the sorted keys but the outside elements' (key `bins`).
-template <class W>
-__global__ void lf_bincount_scatter(const std::uint32_t* __restrict__ keys, const W* __restrict__ run_sums,
-                                    const std::int64_t* __restrict__ runs, std::uint64_t bins, W* __restrict__ sums) {
+__global__ void lf_bincount_scatter(const std::uint32_t* __restrict__ keys, const double* __restrict__ run_sums,
+                                    const std::int64_t* __restrict__ runs, std::uint64_t bins,
+                                    double* __restrict__ sums) {
   const std::int64_t count = *runs;
   for (std::int64_t r = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; r < count;
        r += std::int64_t(gridDim.x) * blockDim.x)
@@ -209,14 +210,8 @@ __global__ void lf_bincount_scatter(const std::uint32_t* __restrict__ keys, cons
 }
 
 struct AddWeights {
-  template <class W> __device__ __forceinline__ W operator()(const W& a, const W& b) const { return a + b; }
+  __device__ __forceinline__ double operator()(double a, double b) const { return a + b; }
 };
-
-// The weights as the unsigned integer of their width: the sort moves them as bits.
-template <std::size_t kBytes> struct BitsOf;
-template <> struct BitsOf<2> { using type = std::uint16_t; };
-template <> struct BitsOf<4> { using type = std::uint32_t; };
-template <> struct BitsOf<8> { using type = std::uint64_t; };
 
 // A grid of whole blocks over n threads, no more than the device holds at once.
 int grid_over(std::int64_t n, int threads) {
@@ -226,9 +221,9 @@ int grid_over(std::int64_t n, int threads) {
   return int(std::clamp<std::int64_t>((n + threads - 1) / threads, 1, std::int64_t(sms) * 2048 / threads));
 }
 
-template <class U, class W>
-Report run_weighted_typed(const WeightedBinCount& c, const Scratch& scratch, cudaStream_t stream) {
-  using Bits = typename BitsOf<sizeof(W)>::type;
+// float64 weights: in 53 digits, a fixed-point sum (below) would need integers of more than 64 bits. So a stable sort
+// by bin (a bin's weights stay in x's order) and a reduce-by-key, whose tiles and scan tree depend on n alone.
+template <class U> Report run_sorted(const WeightedBinCount& c, const Scratch& scratch, cudaStream_t stream) {
   constexpr int kThreadsPerBlock = 256;
   const std::int64_t n = c.n;
   const auto take = [&]<class T>(std::int64_t count) {
@@ -236,17 +231,14 @@ Report run_weighted_typed(const WeightedBinCount& c, const Scratch& scratch, cud
   };
   auto* keys = take.template operator()<std::uint32_t>(n);
   auto* sorted_keys = take.template operator()<std::uint32_t>(n);
-  auto* sorted_weights = take.template operator()<W>(n);
+  auto* sorted_weights = take.template operator()<double>(n);
   auto* run_keys = take.template operator()<std::uint32_t>(n);
-  auto* run_sums = take.template operator()<W>(n);
+  auto* run_sums = take.template operator()<double>(n);
   auto* runs = take.template operator()<std::int64_t>(1);
   Report report;
   const int grid = grid_over(std::max(n, c.bins), kThreadsPerBlock);
-  // The identity's bits: 0, or -0.0's sign bit alone for the floats (the 2-byte weights are all float16 or bfloat16).
-  constexpr bool kFloat = std::is_floating_point_v<W> || sizeof(W) == 2;
-  const Bits identity = kFloat ? Bits(Bits(1) << (8 * sizeof(W) - 1)) : Bits(0);
-  lf_bincount_keys<U, Bits><<<grid, kThreadsPerBlock, 0, stream>>>(static_cast<const U*>(c.x), n, std::uint64_t(c.bins),
-                                                                   keys, static_cast<Bits*>(c.sums), identity);
+  lf_bincount_keys<U><<<grid, kThreadsPerBlock, 0, stream>>>(static_cast<const U*>(c.x), n, std::uint64_t(c.bins), keys,
+                                                             static_cast<double*>(c.sums));
   LAZYFUSE_CUDA_CHECK(cudaGetLastError());
   ++report.kernels;
   // Keys up to `bins` (the outside elements' key included) take bit_width(bins) bits: fewer radix passes.
@@ -259,15 +251,15 @@ Report run_weighted_typed(const WeightedBinCount& c, const Scratch& scratch, cud
     ++report.library_calls;
   };
   cub_call([&](void* temp, std::size_t& bytes) {
-    return ::cub::DeviceRadixSort::SortPairs(temp, bytes, keys, sorted_keys, static_cast<const Bits*>(c.weights),
-                                             reinterpret_cast<Bits*>(sorted_weights), n, 0, end_bit, stream);
+    return ::cub::DeviceRadixSort::SortPairs(temp, bytes, keys, sorted_keys, static_cast<const double*>(c.weights),
+                                             sorted_weights, n, 0, end_bit, stream);
   });
   cub_call([&](void* temp, std::size_t& bytes) {
     return ::cub::DeviceReduce::ReduceByKey(temp, bytes, sorted_keys, run_keys, sorted_weights, run_sums, runs,
                                             AddWeights{}, n, stream);
   });
-  lf_bincount_scatter<W>
-      <<<grid, kThreadsPerBlock, 0, stream>>>(run_keys, run_sums, runs, std::uint64_t(c.bins), static_cast<W*>(c.sums));
+  lf_bincount_scatter<<<grid, kThreadsPerBlock, 0, stream>>>(run_keys, run_sums, runs, std::uint64_t(c.bins),
+                                                             static_cast<double*>(c.sums));
   LAZYFUSE_CUDA_CHECK(cudaGetLastError());
   ++report.kernels;
   report.steps =
@@ -275,14 +267,145 @@ Report run_weighted_typed(const WeightedBinCount& c, const Scratch& scratch, cud
   return report;
 }
 
+// ---- fixed-point sums (runtime/FixedPointSum.h) ----
+
+__device__ __forceinline__ float to_float(float v) {
+  return v;
+}
+__device__ __forceinline__ float to_float(__half v) {
+  return __half2float(v);
+}
+__device__ __forceinline__ float to_float(__nv_bfloat16 v) {
+  return __bfloat162float(v);
+}
+
+// The floats' significant digits and smallest normal exponent (fixed_sum::finish).
+template <class W> struct FloatFormat;
+template <> struct FloatFormat<float> {
+  static constexpr int digits = 24, min_exponent = -126;
+  __device__ static float from(float v) { return v; }
+};
+template <> struct FloatFormat<__half> {
+  static constexpr int digits = 11, min_exponent = -14;
+  __device__ static __half from(float v) { return __float2half_rn(v); }
+};
+template <> struct FloatFormat<__nv_bfloat16> {
+  static constexpr int digits = 8, min_exponent = -126;
+  __device__ static __nv_bfloat16 from(float v) { return __float2bfloat16_rn(v); }
+};
+
+// Calls f(bin, weight) for each element of x in [0, bins), in a grid-stride loop that loads kLoadsInFlight elements
+// and weights before it uses them: the atomics after the loads do not wait for one another, the loads do.
+template <class U, class W, class F>
+__device__ __forceinline__ void for_each_in_bins(const U* __restrict__ x, const W* __restrict__ weights, std::int64_t n,
+                                                 std::uint64_t bins, F&& f) {
+  const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
+  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += kLoadsInFlight * stride) {
+    std::uint64_t bin[kLoadsInFlight];
+    W weight[kLoadsInFlight];
+#pragma unroll
+    for (int l = 0; l < kLoadsInFlight; ++l) {
+      const std::int64_t j = i + l * stride;
+      bin[l] = j < n ? static_cast<std::uint64_t>(__ldcs(x + j)) : bins;
+      if (j < n) weight[l] = __ldcs(weights + j);
+    }
+#pragma unroll
+    for (int l = 0; l < kLoadsInFlight; ++l)
+      if (bin[l] < bins) f(bin[l], weight[l]);
+  }
+}
+
+// Pass 1: each bin's word takes the largest scale code of its values.
+template <class U, class W>
+__global__ void lf_fixed_scales(const U* __restrict__ x, const W* __restrict__ weights, std::int64_t n,
+                                std::uint64_t bins, std::uint32_t* __restrict__ words) {
+  for_each_in_bins(x, weights, n, bins, [&](std::uint64_t bin, W weight) {
+    if (const std::uint32_t code = fixed_sum::scale_code(to_float(weight)); code != fixed_sum::kNothing)
+      atomicMax(words + bin, code);
+  });
+}
+
+// Pass 2: each finite value's term into its bin's integer sum (integer atomics commute); an infinity or a NaN sets
+// its flag in the word, above the scale this pass reads.
+template <class U, class W>
+__global__ void lf_fixed_terms(const U* __restrict__ x, const W* __restrict__ weights, std::int64_t n,
+                               std::uint64_t bins, int fraction, std::uint32_t* words,
+                               unsigned long long* __restrict__ sums) {
+  for_each_in_bins(x, weights, n, bins, [&](std::uint64_t bin, W weight) {
+    const float v = to_float(weight);
+    if (const std::uint32_t flag = fixed_sum::special_flag(v); flag != 0)
+      atomicOr(words + bin, flag);
+    else if (const std::int64_t t = fixed_sum::term(v, __ldcg(words + bin), fraction); t != 0)
+      atomicAdd(sums + bin, static_cast<unsigned long long>(t));
+  });
+}
+
+// Pass 3: each bin's sum rounded once to W.
+template <class W>
+__global__ void lf_fixed_finish(const std::uint32_t* __restrict__ words, const unsigned long long* __restrict__ sums,
+                                std::int64_t bins, int fraction, W* __restrict__ out) {
+  for (std::int64_t b = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; b < bins;
+       b += std::int64_t(gridDim.x) * blockDim.x)
+    out[b] = FloatFormat<W>::from(fixed_sum::finish(static_cast<std::int64_t>(sums[b]), words[b], fraction,
+                                                    FloatFormat<W>::digits, FloatFormat<W>::min_exponent));
+}
+
+template <class U, class W>
+Report run_fixed_point(const WeightedBinCount& c, const Scratch& scratch, cudaStream_t stream) {
+  constexpr int kThreadsPerBlock = 256;
+  auto* words = static_cast<std::uint32_t*>(scratch(cub_sort::scratch_bytes(sizeof(std::uint32_t) * c.bins)));
+  auto* sums = static_cast<unsigned long long*>(scratch(cub_sort::scratch_bytes(sizeof(std::uint64_t) * c.bins)));
+  LAZYFUSE_CUDA_CHECK(cudaMemsetAsync(words, 0, sizeof(std::uint32_t) * c.bins, stream));
+  LAZYFUSE_CUDA_CHECK(cudaMemsetAsync(sums, 0, sizeof(std::uint64_t) * c.bins, stream));
+  const int fraction = fixed_sum::fraction_bits(c.n);
+  const auto* x = static_cast<const U*>(c.x);
+  const auto* weights = static_cast<const W*>(c.weights);
+  const int grid = grid_over(c.n, kThreadsPerBlock);
+  lf_fixed_scales<U, W><<<grid, kThreadsPerBlock, 0, stream>>>(x, weights, c.n, std::uint64_t(c.bins), words);
+  LAZYFUSE_CUDA_CHECK(cudaGetLastError());
+  lf_fixed_terms<U, W>
+      <<<grid, kThreadsPerBlock, 0, stream>>>(x, weights, c.n, std::uint64_t(c.bins), fraction, words, sums);
+  LAZYFUSE_CUDA_CHECK(cudaGetLastError());
+  lf_fixed_finish<W><<<grid_over(c.bins, kThreadsPerBlock), kThreadsPerBlock, 0, stream>>>(
+      words, sums, c.bins, fraction, static_cast<W*>(c.sums));
+  LAZYFUSE_CUDA_CHECK(cudaGetLastError());
+  Report report;
+  report.kernels = 3;
+  report.steps = "fixed point: each bin's scale, its terms by int64 atomics (" + std::to_string(fraction) +
+                 " bits below the scale), rounded once";
+  return report;
+}
+
+// Integer weights: sums by int64 atomics, which commute (and wrap as the sum in order would).
+template <class U, class W>
+__global__ void lf_integer_sums(const U* __restrict__ x, const W* __restrict__ weights, std::int64_t n,
+                                std::uint64_t bins, unsigned long long* __restrict__ sums) {
+  for_each_in_bins(x, weights, n, bins, [&](std::uint64_t bin, W weight) {
+    atomicAdd(sums + bin, static_cast<unsigned long long>(weight));
+  });
+}
+
+template <class U, class W> Report run_integer(const WeightedBinCount& c, cudaStream_t stream) {
+  constexpr int kThreadsPerBlock = 256;
+  auto* sums = static_cast<unsigned long long*>(c.sums);
+  LAZYFUSE_CUDA_CHECK(cudaMemsetAsync(sums, 0, sizeof(std::uint64_t) * c.bins, stream));
+  lf_integer_sums<U, W><<<grid_over(c.n, kThreadsPerBlock), kThreadsPerBlock, 0, stream>>>(
+      static_cast<const U*>(c.x), static_cast<const W*>(c.weights), c.n, std::uint64_t(c.bins), sums);
+  LAZYFUSE_CUDA_CHECK(cudaGetLastError());
+  Report report;
+  report.kernels = 1;
+  report.steps = "int64 atomics";
+  return report;
+}
+
 template <class U> Report run_weighted_for_x(const WeightedBinCount& c, const Scratch& scratch, cudaStream_t stream) {
   switch (c.weight_type) {
-  case DType::Float16: return run_weighted_typed<U, __half>(c, scratch, stream);
-  case DType::BFloat16: return run_weighted_typed<U, __nv_bfloat16>(c, scratch, stream);
-  case DType::Float32: return run_weighted_typed<U, float>(c, scratch, stream);
-  case DType::Float64: return run_weighted_typed<U, double>(c, scratch, stream);
-  case DType::Int64: return run_weighted_typed<U, long long>(c, scratch, stream);
-  case DType::UInt64: return run_weighted_typed<U, unsigned long long>(c, scratch, stream);
+  case DType::Float16: return run_fixed_point<U, __half>(c, scratch, stream);
+  case DType::BFloat16: return run_fixed_point<U, __nv_bfloat16>(c, scratch, stream);
+  case DType::Float32: return run_fixed_point<U, float>(c, scratch, stream);
+  case DType::Float64: return run_sorted<U>(c, scratch, stream);
+  case DType::Int64: return run_integer<U, long long>(c, stream);
+  case DType::UInt64: return run_integer<U, unsigned long long>(c, stream);
   default:
     throw Error(std::string("device_count: weights of type ") + std::string(dtype_name(c.weight_type)) +
                 " are not summed on the device");

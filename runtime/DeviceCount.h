@@ -1,7 +1,7 @@
 // NumPy's bincount on the device (runtime/DeviceCount.cu, compiled ahead of time by nvcc with the CUB kernels): counts
 // by a kernel of lazyfuse's own, not cub::DeviceHistogram, whose shared-memory counters stop at 256 bins
-// (docs/design.md, "Counting"); sums of weights by CUB's radix sort and reduce-by-key, in an order fixed by the input.
-// This header is plain C++ (no CUDA language) so that it can be included anywhere.
+// (docs/design.md, "Counting"); sums of weights by integer atomics, exact or in fixed point, or (float64) by CUB's
+// radix sort and reduce-by-key. This header is plain C++ (no CUDA language) so that it can be included anywhere.
 #pragma once
 
 #include "runtime/CubSort.h"
@@ -32,10 +32,11 @@ struct BinCount {
 };
 
 /// sums[b] = the sum of weights[i] over the elements x[i] equal to b, for b in [0, bins) (the additive identity where
-/// none is: 0, or -0.0 for floats; graph/Count.h): x as in
-/// BinCount, `weights` n values of `weight_type` (weighted_bincount_type of graph/Count.h), `sums` bins values of that
-/// type. Each bin's weights are added in an order fixed by the input alone: stably sorted by bin (so in the order of
-/// x), then combined by cub::DeviceReduce::ReduceByKey, whose tiles and scan tree depend only on n. Device pointers.
+/// none is: 0, or -0.0 for floats; graph/Count.h): x as in BinCount, `weights` n values of `weight_type`
+/// (weighted_bincount_type of graph/Count.h), `sums` bins values of that type. The same bits on every run: float16,
+/// bfloat16 and float32 as fixed-point sums (runtime/FixedPointSum.h: the CPU backend's bits too), integers by int64
+/// atomics (exact, wrapping), float64 stably sorted by bin (so in the order of x) and combined by
+/// cub::DeviceReduce::ReduceByKey, whose tiles and scan tree depend only on n. Device pointers.
 struct WeightedBinCount {
   int width = 4;
   bool is_signed = false;
@@ -78,8 +79,10 @@ struct Report {
 /// 1 and bins >= 1. Throws BackendError when CUDA fails.
 Report run(const BinCount& c, cudaStream_t stream);
 
-/// Queues the weighted count on `stream`: a key per element (its bin, or `bins` for an element outside [0, bins)) and
-/// `sums` set to the identity, in one kernel; cub::DeviceRadixSort::SortPairs of (key, weight) over the key's bits;
+/// Queues the weighted count on `stream`. Float16, bfloat16, float32: three kernels (each bin's scale by atomicMax; the
+/// values' terms by int64 atomicAdd; each sum rounded once) over 12 bytes of scratch a bin. Integers: one kernel of
+/// int64 atomics into the cleared `sums`. Float64: a key per element (its bin, or `bins` for one outside [0, bins))
+/// and `sums` set to -0.0, in one kernel; cub::DeviceRadixSort::SortPairs of (key, weight) over the key's bits;
 /// cub::DeviceReduce::ReduceByKey over the sorted pairs; each bin's sum written into `sums`. Needs n >= 1, 1 <= bins <
 /// 2^32 - 1 and a weight type of weighted_bincount_type. Throws BackendError when CUDA fails.
 Report run_weighted(const WeightedBinCount& c, const Scratch& scratch, cudaStream_t stream);

@@ -230,6 +230,47 @@ TEST(CudaMaskSelection, NonzeroArgwhereCompressMatchTheHost) {
     }
 }
 
+// x.at(idx).add(v) launches, besides x plus the sums and the positions' gather: for float16, bfloat16 and float32
+// values the fixed-point count's three kernels (scales, terms, rounding), no library call; for integers one kernel of
+// int64 atomics (after the values' cast to int64); for float64 the keys, CUB's sort and reduce-by-key (two library
+// calls) and the scatter of the sums. Every path against a float64 reference (exact for the integers).
+TEST(CudaGather, ScatterAddKernelCounts) {
+  LAZYFUSE_SKIP_WITHOUT_GPU();
+  const std::int64_t n = std::int64_t(1) << 16, m = std::int64_t(1) << 20;
+  const Array idx = random::integers(0, n, {m}, DType::Int64).eval();
+  const std::vector<std::int64_t> positions = as_int64(idx.get<std::int64_t>());
+  struct Case {
+    DType type;
+    std::uint64_t kernels, library_calls;
+    double tolerance;
+  };
+  for (const Case c :
+       {Case{DType::Float32, 5, 0, 1e-6}, Case{DType::Float16, 5, 0, 1e-2}, Case{DType::BFloat16, 5, 0, 1e-1},
+        Case{DType::Int32, 4, 0, 0}, Case{DType::Float64, 4, 2, 1e-14}}) {
+    SCOPED_TRACE(std::string(dtype_name(c.type)));
+    const Array x = (random::uniform(-100, 100, {n})).astype(c.type).eval();
+    const Array v = (random::uniform(-100, 100, {m})).astype(c.type).eval();
+    const auto before = kernel_cache_stats();
+    const Array y = x.at(idx).add(v).eval();
+    const auto after = kernel_cache_stats();
+    EXPECT_EQ(after.kernels_launched - before.kernels_launched, c.kernels);
+    EXPECT_EQ(after.library_calls - before.library_calls, c.library_calls);
+    const HostArray<double> xs = x.astype(DType::Float64).get<double>(), vs = v.astype(DType::Float64).get<double>();
+    std::vector<double> reference(xs.data(), xs.data() + n);
+    for (std::int64_t k = 0; k < m; ++k) reference[std::size_t(positions[std::size_t(k)])] += vs.data()[k];
+    const HostArray<double> got = y.astype(DType::Float64).get<double>();
+    double error = 0, norm = 0;
+    for (std::int64_t k = 0; k < n; ++k) {
+      if (c.tolerance == 0) { // int32: wrapped exactly (the sums stay far inside int32 here)
+        ASSERT_EQ(got.data()[k], reference[std::size_t(k)]) << "element " << k;
+      }
+      error += (got.data()[k] - reference[std::size_t(k)]) * (got.data()[k] - reference[std::size_t(k)]);
+      norm += reference[std::size_t(k)] * reference[std::size_t(k)];
+    }
+    EXPECT_LE(std::sqrt(error / norm), c.tolerance);
+  }
+}
+
 // x[x > 0] over a materialized x: the mask kernel, CUB's count, the 8-byte count read back and CUB's select copying
 // the selected values (nothing left to run when the result is read). Over a lazy x: the same with the select writing
 // the positions, and the gather computing the selected elements when the result is read. No library call: CUB's

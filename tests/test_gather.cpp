@@ -9,8 +9,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -21,6 +23,26 @@ namespace {
 
 std::uint64_t launched() {
   return kernel_cache_stats().kernels_launched;
+}
+
+// docs/semantics.md's float32 sum of at().add's values meeting at one element, written with the C library: each value
+// v as the integer nearest v 2^(F - e) (ties to even), 2^e the smallest power of two above every |value| of the
+// element, F = 62 - bit_width(the number of values of the whole at().add); those integers summed exactly; the sum
+// times 2^(e - F) rounded once to float32. For finite values, not all zeros.
+float fixed_point_sum(const std::vector<float>& values, std::int64_t total) {
+  if (values.empty()) return -0.0f;
+  int scale = std::numeric_limits<int>::min();
+  for (const float v : values)
+    if (v != 0) {
+      int e = 0;
+      std::frexp(v, &e);
+      scale = std::max(scale, e);
+    }
+  const int fraction = 62 - std::bit_width(std::uint64_t(total));
+  std::int64_t sum = 0;
+  for (const float v : values) sum += std::llrint(std::ldexp(double(v), fraction - scale));
+  static_assert(std::numeric_limits<long double>::digits >= 64, "an exact long double of an int64");
+  return float(std::ldexp(static_cast<long double>(sum), scale - fraction));
 }
 
 std::vector<float> values_of(const Array& a) {
@@ -434,12 +456,14 @@ TEST(Gather, AddThroughIndexArraysStaysLazy) {
   EXPECT_LT(std::sqrt(error / norm), 1e-6);
   EXPECT_TRUE(std::signbit(first[998]) && first[998] == 0.0f) << "an element no index names keeps -0.0";
 
-  if (backend() == Backend::Cpu) { // docs/semantics.md: one by one in C order of x(idx), then added to x once
-    std::vector<float> sums(static_cast<std::size_t>(n), -0.0f);
-    for (std::int64_t k = 0; k < writes; ++k) sums[std::size_t((2 * k + 2) * 7 % 997)] += float(value[std::size_t(k)]);
-    for (std::int64_t k = 0; k < n; ++k)
-      ASSERT_EQ(first[std::size_t(k)], float(base[std::size_t(k)]) + sums[std::size_t(k)]) << "element " << k;
-  }
+  // docs/semantics.md: each element's values summed in fixed point, rounded once, then added to x once; the same bits
+  // on every backend.
+  std::vector<std::vector<float>> meeting(static_cast<std::size_t>(n));
+  for (std::int64_t k = 0; k < writes; ++k)
+    meeting[std::size_t((2 * k + 2) * 7 % 997)].push_back(float(value[std::size_t(k)]));
+  for (std::int64_t k = 0; k < n; ++k)
+    ASSERT_EQ(first[std::size_t(k)], float(base[std::size_t(k)]) + fixed_point_sum(meeting[std::size_t(k)], writes))
+        << "element " << k;
 
   EXPECT_THROW((void)x.at(asarray<std::int64_t>({3, n})).add(1.0f).get<float>(), IndexError);
 
@@ -501,6 +525,86 @@ TEST(Gather, AddThroughIndexArraysSumsEveryTypeItSums) {
     }
     EXPECT_LT(std::sqrt(error / norm), c.tolerance);
   }
+}
+
+// What the fixed-point sums of float16, bfloat16 and float32 promise (docs/semantics.md): the order of the writes does
+// not change a bit; each element's sum is scaled by its own values (elements of 1e-30 and of 1e30 side by side keep
+// float32's precision); infinities, NaN, -0.0, subnormal sums and an overflow come out as IEEE addition gives them.
+TEST(Gather, AddThroughIndexArraysSumsInFixedPoint) {
+  const std::int64_t n = 600, writes = 30000;
+  std::mt19937_64 rng(31);
+  std::vector<std::int64_t> index(static_cast<std::size_t>(writes));
+  std::vector<float> value(static_cast<std::size_t>(writes)), unit(static_cast<std::size_t>(writes));
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  const float magnitudes[] = {1e-30f, 1.0f, 3e30f, 1e-42f}; // the last: subnormal values and sums
+  for (std::int64_t k = 0; k < writes; ++k) {
+    index[std::size_t(k)] = std::int64_t(rng() % std::uint64_t(n));
+    unit[std::size_t(k)] = uniform(rng);
+    value[std::size_t(k)] = unit[std::size_t(k)] * magnitudes[index[std::size_t(k)] % 4];
+  }
+  const auto added = [&](const std::vector<std::int64_t>& at, const std::vector<float>& v) {
+    return values_of(zeros({n}, DType::Float32).at(asarray(at, {writes})).add(asarray(v, {writes})));
+  };
+  const std::vector<float> got = added(index, value);
+  std::vector<std::vector<float>> meeting(static_cast<std::size_t>(n));
+  std::vector<double> exact(static_cast<std::size_t>(n), 0.0), largest(static_cast<std::size_t>(n), 0.0);
+  for (std::int64_t k = 0; k < writes; ++k) {
+    const auto t = std::size_t(index[std::size_t(k)]);
+    meeting[t].push_back(value[std::size_t(k)]);
+    exact[t] += double(value[std::size_t(k)]); // exact enough: 50 values of one magnitude, 53 digits
+    largest[t] = std::max(largest[t], double(std::fabs(value[std::size_t(k)])));
+  }
+  for (std::int64_t k = 0; k < n; ++k) {
+    const auto t = std::size_t(k);
+    ASSERT_EQ(got[t], 0.0f + fixed_point_sum(meeting[t], writes)) << "element " << k;
+    // Within half a float32 step of the exact sum, plus each value's rounding to 2^(e - F), F = 62 - 15 = 47.
+    const double step = k % 4 == 3 ? std::ldexp(1.0, -149) : std::ldexp(std::fabs(double(got[t])), -24);
+    EXPECT_LE(std::fabs(got[t] - exact[t]), step + double(meeting[t].size()) * std::ldexp(largest[t], -47))
+        << "element " << k << ": " << got[t] << " against " << exact[t];
+  }
+  // The writes in another order: the same bits.
+  std::vector<std::size_t> order(static_cast<std::size_t>(writes));
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<std::int64_t> shuffled_index(order.size());
+  std::vector<float> shuffled_value(order.size()), shuffled_unit(order.size());
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    shuffled_index[k] = index[order[k]];
+    shuffled_value[k] = value[order[k]];
+    shuffled_unit[k] = unit[order[k]];
+  }
+  const std::vector<float> reordered = added(shuffled_index, shuffled_value);
+  for (std::int64_t k = 0; k < n; ++k)
+    ASSERT_EQ(std::bit_cast<std::uint32_t>(reordered[std::size_t(k)]),
+              std::bit_cast<std::uint32_t>(got[std::size_t(k)]))
+        << "element " << k;
+  for (const DType t : {DType::Float16, DType::BFloat16}) { // the same for the half types, in their own rounding
+    SCOPED_TRACE(std::string(dtype_name(t)));
+    const auto sums = [&](const std::vector<std::int64_t>& at, const std::vector<float>& v) {
+      return zeros({n}, t).at(asarray(at, {writes})).add(asarray(v, {writes}).astype(t)).astype(DType::Float32);
+    };
+    EXPECT_EQ(values_of(sums(index, unit)), values_of(sums(shuffled_index, shuffled_unit)));
+  }
+
+  // Special values, one element each; x = -0.0 everywhere.
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN(),
+              big = std::numeric_limits<float>::max();
+  const std::vector<std::int64_t> at{0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 7, 7, 8, 8};
+  const std::vector<float> v{1.0f, inf,   -inf,  2.0f,  inf,   -inf,   nan,    1.0f,  big,
+                             big,  -0.0f, -0.0f, 1e30f, 1e30f, -1e30f, 1e-45f, 1e-45f};
+  const std::vector<float> special = values_of(full({10}, -0.0, DType::Float32)
+                                                   .at(asarray(at, {std::int64_t(at.size())}))
+                                                   .add(asarray(v, {std::int64_t(v.size())})));
+  EXPECT_EQ(special[0], inf);
+  EXPECT_EQ(special[1], -inf);
+  EXPECT_TRUE(std::isnan(special[2])) << "inf + -inf";
+  EXPECT_TRUE(std::isnan(special[3]));
+  EXPECT_EQ(special[4], inf) << "max + max overflows";
+  EXPECT_TRUE(special[5] == 0.0f && std::signbit(special[5])) << "-0.0 + -0.0 + -0.0";
+  EXPECT_EQ(special[6], 1e30f);
+  EXPECT_TRUE(special[7] == 0.0f && !std::signbit(special[7])) << "1e30 - 1e30 is +0.0";
+  EXPECT_EQ(special[8], 2 * 1e-45f) << "two of the smallest subnormal";
+  EXPECT_TRUE(special[9] == 0.0f && std::signbit(special[9])) << "no write keeps x's -0.0";
 }
 
 // Half of the writes land on one element, the rest on elements of their own: padding every element's writes to the

@@ -14,7 +14,9 @@ namespace lazyfuse::graph {
 NodePtr make_bincount(const NodePtr& x, std::int64_t bins);
 
 /// A weighted BinCount node: element b of its result, of shape {bins} and of `weights`' type, is the sum of the
-/// weights[i] whose x[i] equals b, each bin's weights added in a fixed order (runtime/Counting.h says which). Where
+/// weights[i] whose x[i] equals b, the same bits on every run: float16, bfloat16 and float32 in fixed point, whatever
+/// the order (the same bits on every backend too), integers exactly, float64 in an order the input fixes
+/// (docs/semantics.md, at().add; runtime/Counting.cpp and runtime/DeviceCount.h compute them). Where
 /// none does it holds the additive identity: 0 for integers, -0.0 for floats (y + -0.0 is y for every y, -0.0
 /// included, where y + 0.0 turns -0.0 into 0.0), so that adding the sums into an array leaves its other elements as
 /// they were, bit for bit. `weights` is 1-D, as long as x, of a type weighted_bincount_type accepts. Called when an

@@ -13,10 +13,11 @@ namespace lazyfuse::runtime {
 ///  - A count: int64, exact and equal on both backends. The CUDA backend counts with a kernel of runtime/DeviceCount.h
 ///    (counted in KernelCacheStats::kernels_launched), the CPU backend on the threads of ThreadPool::instance(), each
 ///    with counters of its own when they are few beside the elements, else on the calling thread.
-///  - Sums of weights, in the weights' type, each bin's in an order that the input alone fixes, so that every run
-///    gives the same bits: the CPU backend adds a bin's weights one by one in the order of x (as NumPy's add.at
-///    does), the CUDA backend sorts them stably by bin and combines each bin's with cub::DeviceReduce::ReduceByKey
-///    (runtime/DeviceCount.h); float sums of the two backends may differ in their last bits.
+///  - Sums of weights, in the weights' type, the same bits on every run. Float16, bfloat16, float32: fixed-point sums
+///    (runtime/FixedPointSum.h), which no order changes, equal on both backends. Integers: exact (wrapping), equal on
+///    both. Float64: the CPU backend adds a bin's weights one by one in the order of x (as NumPy's add.at does), the
+///    CUDA backend sorts them stably by bin and combines each bin's with cub::DeviceReduce::ReduceByKey
+///    (runtime/DeviceCount.h); these may differ in their last bits.
 /// Call under the evaluation lock (runtime/Materialize.h).
 std::shared_ptr<graph::BufferView> run_bincount(const graph::Node& count, const graph::BufferView& input,
                                                 const graph::BufferView* weights);

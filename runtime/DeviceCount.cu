@@ -315,14 +315,12 @@ __device__ __forceinline__ void for_each_in_bins(const U* __restrict__ x, const 
   }
 }
 
-// Pass 1: each bin's word takes the largest scale code of its values. A value below the scale its bin already holds
-// (most of them, after a bin's first few) skips its atomic: an L2 read costs less than an L2 atomic, and a stale
-// read only costs an atomic that changes nothing.
+// Pass 1: each bin's word takes the largest scale code of its values.
 template <class U, class W>
 __global__ void lf_fixed_scales(const U* __restrict__ x, const W* __restrict__ weights, std::int64_t n,
                                 std::uint64_t bins, std::uint32_t* __restrict__ words) {
   for_each_in_bins(x, weights, n, bins, [&](std::uint64_t bin, W weight) {
-    if (const std::uint32_t code = fixed_sum::scale_code(to_float(weight)); code > __ldcg(words + bin))
+    if (const std::uint32_t code = fixed_sum::scale_code(to_float(weight)); code != fixed_sum::kNothing)
       atomicMax(words + bin, code);
   });
 }

@@ -149,14 +149,14 @@ std::shared_ptr<graph::Storage> count_elements(DType dtype, const graph::BufferV
 
 namespace {
 
-// The significant digits and smallest normal exponent of the floats summed in fixed point (fixed_sum::finish).
-template <class W> constexpr std::array<int, 2> fixed_point_format() {
+// The format of the floats summed in fixed point (fixed_sum::finish); digits 0 for the other types.
+template <class W> constexpr fixed_sum::Format fixed_point_format() {
   if constexpr (std::is_same_v<W, float>)
-    return {24, -126};
+    return fixed_sum::kFloat32;
   else if constexpr (std::is_same_v<W, lazyfuse_opmath::lf_f16>)
-    return {11, -14};
+    return fixed_sum::kFloat16;
   else if constexpr (std::is_same_v<W, lazyfuse_opmath::lf_bf16>)
-    return {8, -126};
+    return fixed_sum::kBFloat16;
   else
     return {0, 0};
 }
@@ -168,7 +168,7 @@ template <class W> constexpr std::array<int, 2> fixed_point_format() {
 template <class U, class W>
 void host_weighted_bincount(const U* x, const W* weights, std::int64_t n, std::int64_t bins, W* sums) {
   constexpr auto format = fixed_point_format<W>();
-  if constexpr (format[0] != 0) {
+  if constexpr (format.digits != 0) {
     const auto value = [&](std::int64_t i) { return lazyfuse_opmath::lf_cast<float, W>(weights[i]); };
     std::vector<std::uint32_t> words(std::size_t(bins), fixed_sum::kNothing);
     std::vector<std::int64_t> fixed(std::size_t(bins), 0);
@@ -186,7 +186,7 @@ void host_weighted_bincount(const U* x, const W* weights, std::int64_t n, std::i
       }
     for (std::int64_t b = 0; b < bins; ++b)
       sums[b] = lazyfuse_opmath::lf_cast<W, float>(
-          fixed_sum::finish(fixed[std::size_t(b)], words[std::size_t(b)], fraction, format[0], format[1]));
+          fixed_sum::finish(fixed[std::size_t(b)], words[std::size_t(b)], fraction, format));
   } else {
     std::fill(sums, sums + bins, lazyfuse_opmath::lf_cast<W, double>(-0.0));
     for (std::int64_t i = 0; i < n; ++i)

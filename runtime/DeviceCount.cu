@@ -279,18 +279,18 @@ __device__ __forceinline__ float to_float(__nv_bfloat16 v) {
   return __bfloat162float(v);
 }
 
-// The floats' significant digits and smallest normal exponent (fixed_sum::finish).
+// Each float type's format (fixed_sum::finish) and the conversion of a float it holds exactly.
 template <class W> struct FloatFormat;
 template <> struct FloatFormat<float> {
-  static constexpr int digits = 24, min_exponent = -126;
+  static constexpr fixed_sum::Format format = fixed_sum::kFloat32;
   __device__ static float from(float v) { return v; }
 };
 template <> struct FloatFormat<__half> {
-  static constexpr int digits = 11, min_exponent = -14;
+  static constexpr fixed_sum::Format format = fixed_sum::kFloat16;
   __device__ static __half from(float v) { return __float2half_rn(v); }
 };
 template <> struct FloatFormat<__nv_bfloat16> {
-  static constexpr int digits = 8, min_exponent = -126;
+  static constexpr fixed_sum::Format format = fixed_sum::kBFloat16;
   __device__ static __nv_bfloat16 from(float v) { return __float2bfloat16_rn(v); }
 };
 
@@ -346,8 +346,8 @@ __global__ void lf_fixed_finish(const std::uint32_t* __restrict__ words, const u
                                 std::int64_t bins, int fraction, W* __restrict__ out) {
   for (std::int64_t b = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; b < bins;
        b += std::int64_t(gridDim.x) * blockDim.x)
-    out[b] = FloatFormat<W>::from(fixed_sum::finish(static_cast<std::int64_t>(sums[b]), words[b], fraction,
-                                                    FloatFormat<W>::digits, FloatFormat<W>::min_exponent));
+    out[b] = FloatFormat<W>::from(
+        fixed_sum::finish(static_cast<std::int64_t>(sums[b]), words[b], fraction, FloatFormat<W>::format));
 }
 
 template <class U, class W>

@@ -54,6 +54,13 @@ LF_FIXED_HD double power_of_two(int k) {
   return v;
 }
 
+/// What finish rounds to: a type's significant binary digits and the exponent of its smallest normal number.
+struct Format {
+  int digits;
+  int min_exponent;
+};
+inline constexpr Format kFloat32{24, -126}, kFloat16{11, -14}, kBFloat16{8, -126};
+
 /// Binary digits of each term below its bin's scale, for sums of n terms: each term is at most 2^F in magnitude, so
 /// that n of them stay below 2^62 in an int64. F = 38 for 2^23 terms, 14 bits more than float32 holds.
 LF_FIXED_HD int fraction_bits(std::int64_t n) {
@@ -92,12 +99,11 @@ LF_FIXED_HD std::int64_t term(float v, std::uint32_t word, int fraction) {
 #endif
 }
 
-/// A bin's sum from its word and its integer sum: rounded once, to nearest with ties to even, to a type of `digits`
-/// significant binary digits whose normal numbers start at 2^min_exponent (float32: 24, -126; float16: 11, -14;
-/// bfloat16: 8, -126), and returned as the float of that value (exact for each of the three types, or an infinity past
-/// its largest number). Nothing, or only -0.0, gives -0.0 (the identity of addition); a NaN, or both infinities, NaN
-/// (0x7FC00000, the same bits on every backend); one infinity that infinity; a sum of 0 from nonzero values +0.0.
-LF_FIXED_HD float finish(std::int64_t sum, std::uint32_t word, int fraction, int digits, int min_exponent) {
+/// A bin's sum from its word and its integer sum: rounded once, to nearest with ties to even, to `format` (kFloat32,
+/// kFloat16 or kBFloat16), and returned as the float of that value (exact for each of the three types, or an infinity
+/// past its largest number). Nothing, or only -0.0, gives -0.0 (the identity of addition); a NaN, or both infinities,
+/// NaN (0x7FC00000, the same bits on every backend); one infinity that infinity; a sum of 0 from nonzero values +0.0.
+LF_FIXED_HD float finish(std::int64_t sum, std::uint32_t word, int fraction, Format format) {
   if ((word & kNaN) || ((word & kPlusInfinity) && (word & kMinusInfinity))) return float_of(0x7FC00000u);
   if (word & kPlusInfinity) return float_of(0x7F800000u);
   if (word & kMinusInfinity) return float_of(0xFF800000u);
@@ -110,7 +116,7 @@ LF_FIXED_HD float finish(std::int64_t sum, std::uint32_t word, int fraction, int
   int exponent = code - kExponentBias - fraction; // the value is magnitude * 2^exponent
   const int width = bit_width(magnitude), top = width - 1 + exponent;
   // Below the normal numbers a type keeps fewer digits: as many fewer as the value is below 2^min_exponent.
-  const int kept = digits - (top < min_exponent ? min_exponent - top : 0);
+  const int kept = format.digits - (top < format.min_exponent ? format.min_exponent - top : 0);
   const int dropped = width - kept;
   if (dropped > 0) {
     if (dropped >= 64) {
@@ -124,7 +130,7 @@ LF_FIXED_HD float finish(std::int64_t sum, std::uint32_t word, int fraction, int
       exponent += dropped;
     }
   }
-  // At most `digits` digits (up to 2^24) times a power of two within double's range: exact in double, and exact in
+  // At most format.digits digits (up to 2^24) times a power of two within double's range: exact in double, and exact in
   // float, or beyond float's largest number and so an infinity, as rounding to the type gives.
   const float value = float(double(magnitude) * power_of_two(exponent));
   return negative ? -value : value;

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Peer benchmarks of gathers and mask selection, the workloads of bench/bench_gather.cpp (issue 17): a random gather
 x[idx] * 1.5 - 0.25 of 2^23 uniform random int64 indices into 2^25 float32 (BM_RandomGather), 32,768 rows of 512
-float32 gathered from a 131,072-row table and scaled by 2 (BM_EmbeddingGather), x[x > 0] of 2^25 float32
-uniforms in [-1, 1) (BM_MaskSelect), and a scatter-add of 2^23 float32 values into 2^20 float32 elements at uniform
-random int64 indices (BM_ScatterAdd: NumPy's add.at, torch.index_add, cupyx.scatter_add on a copy, x.at[idx].add). Systems: CuPy, torch eager, torch.compile (its default mode; the mask selection,
-whose size depends on the data, as Inductor compiles it with a graph break), jax.jit (no mask selection: jit needs a
-static size). Each system runs in its own subprocess with the timing method of run_peers.py (3 warm-up calls, 5 trials
-of 20 back-to-back calls and one synchronize, the median), beside a 256 MiB device-to-device copy for the bandwidth
+float32 gathered from a 131,072-row table and scaled by 2 (BM_EmbeddingGather), x[x > 0] of 2^25 float32 uniforms in
+[-1, 1) (BM_MaskSelect), and a scatter-add of 2^23 float32 values into 2^20 float32 elements at uniform random int64
+indices (BM_ScatterAdd: NumPy's add.at, torch.index_add, cupyx.scatter_add on a copy, x.at[idx].add). Systems: CuPy,
+torch eager, torch eager under torch.use_deterministic_algorithms(True) (index_add's deterministic path: the peer that
+gives the same bits on every run, as lazyfuse does), torch.compile (its default mode; the mask selection, whose size
+depends on the data, as Inductor compiles it with a graph break), jax.jit (no mask selection: jit needs a static
+size). Each system runs in its own subprocess with the timing method of run_peers.py (3 warm-up calls, 5 trials of 20
+back-to-back calls and one synchronize, the median), beside a 256 MiB device-to-device copy for the bandwidth
 percentages over the minimal bytes (indices read, gathered elements read, results written; for the selection, x read
 once and the selected values written; for the scatter-add, the indices and values read once, x read and the result
 written).
@@ -18,7 +20,7 @@ a failure marks the cell WRONG.
 
 Usage:
   python3 bench/peers/run_gather_peers.py --out-md gather-peers.md --out-json gather-peers.json \
-      [--systems cupy,torch,torch_compile,jax] [--quick] [--lazyfuse-json bench_gather.json] [--timeout 180]
+      [--systems cupy,torch,torch_deterministic,torch_compile,jax] [--quick] [--lazyfuse-json bench_gather.json] [--timeout 180]
 """
 from __future__ import annotations
 
@@ -31,9 +33,9 @@ from run_peers import (  # noqa: E402  (the same timing method)
     time_workloads, write_peers_markdown)
 
 WORKLOADS = ["random_gather", "embedding", "mask_select", "scatter_add"]
-SYSTEMS = ["cupy", "torch", "torch_compile", "jax"]
-LABELS = {"lazyfuse": "lazyfuse", "cupy": "CuPy", "torch": "torch eager", "torch_compile": "torch.compile",
-          "jax": "jax.jit"}
+SYSTEMS = ["cupy", "torch", "torch_deterministic", "torch_compile", "jax"]
+LABELS = {"lazyfuse": "lazyfuse", "cupy": "CuPy", "torch": "torch eager",
+          "torch_deterministic": "torch eager, deterministic", "torch_compile": "torch.compile", "jax": "jax.jit"}
 ROWS, WIDTH, PICKED = 131072, 512, 32768
 BINS = 1 << 20  # the scatter-add's elements (a quick run: 2^16)
 
@@ -141,8 +143,11 @@ def torch_fns(torch, inputs, compile_them: bool):
             "mask_select": lambda: select(x), "scatter_add": lambda: scatter_add(target, where, added)}
 
 
-def torch_start(inputs, compile_them: bool):
+def torch_start(inputs, compile_them: bool, deterministic: bool = False):
     import torch
+    # torch.use_deterministic_algorithms: index_add on CUDA takes its deterministic path (the same bits on every run,
+    # as lazyfuse's at().add promises); the gathers and the selection are deterministic either way.
+    torch.use_deterministic_algorithms(deterministic)
     fns = torch_fns(torch, inputs, compile_them)
     a = torch.full((COPY_BYTES // 4,), 1.5, dtype=torch.float32, device="cuda")
     b = torch.empty_like(a)
@@ -180,6 +185,7 @@ def worker_main(args) -> int:
     n, m = sizes(args.quick)
     inputs = make_input(np, n, m)
     workers = {"cupy": lambda: cupy_worker(inputs), "torch": lambda: torch_start(inputs, False),
+               "torch_deterministic": lambda: torch_start(inputs, False, deterministic=True),
                "torch_compile": lambda: torch_start(inputs, True), "jax": lambda: jax_worker(inputs)}
     if args.worker not in workers:
         raise ValueError(f"unknown system {args.worker}")

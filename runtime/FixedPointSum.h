@@ -100,8 +100,9 @@ LF_FIXED_HD std::int64_t term(float v, std::uint32_t word, int fraction) {
 }
 
 /// A bin's sum from its word and its integer sum: rounded once, to nearest with ties to even, to `format` (kFloat32,
-/// kFloat16 or kBFloat16), and returned as the float of that value (exact for each of the three types, or an infinity
-/// past its largest number). Nothing, or only -0.0, gives -0.0 (the identity of addition); a NaN, or both infinities,
+/// kFloat16 or kBFloat16), and returned as a float that the type's conversion from float (to nearest) keeps exactly:
+/// the rounded value, or past the type's largest number a float that converts to its infinity (float16's range ends
+/// inside float's). Nothing, or only -0.0, gives -0.0 (the identity of addition); a NaN, or both infinities,
 /// NaN (0x7FC00000, the same bits on every backend); one infinity that infinity; a sum of 0 from nonzero values +0.0.
 LF_FIXED_HD float finish(std::int64_t sum, std::uint32_t word, int fraction, Format format) {
   if ((word & kNaN) || ((word & kPlusInfinity) && (word & kMinusInfinity))) return float_of(0x7FC00000u);

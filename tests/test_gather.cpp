@@ -4,6 +4,7 @@
 
 #include "api/ApiAccess.h"
 #include "graph/Node.h"
+#include "runtime/FixedPointSum.h"
 #include "tests/test_util.h"
 
 #include <gtest/gtest.h>
@@ -605,6 +606,50 @@ TEST(Gather, AddThroughIndexArraysSumsInFixedPoint) {
   EXPECT_TRUE(special[7] == 0.0f && !std::signbit(special[7])) << "1e30 - 1e30 is +0.0";
   EXPECT_EQ(special[8], 2 * 1e-45f) << "two of the smallest subnormal";
   EXPECT_TRUE(special[9] == 0.0f && std::signbit(special[9])) << "no write keeps x's -0.0";
+}
+
+// fixed_sum::finish against rounding written with long double: the exact value sum 2^(e - F) (exact in 64 digits),
+// divided by its type's step at that magnitude (2^(exponent - digits), or the subnormal step below the normal range),
+// rounded by nearbyintl (to nearest, ties to even) and multiplied back; past the largest finite number, infinity.
+// Random integer sums of every width, scales over the whole float32 range, and ties made on purpose.
+TEST(FixedPointSum, RoundsOnceToEachFormat) {
+  namespace fs = lazyfuse::runtime::fixed_sum;
+  struct Case {
+    fs::Format format;
+    int max_exponent; // the largest finite number is below 2^max_exponent
+  };
+  std::mt19937_64 rng(41);
+  for (const Case c : {Case{fs::kFloat32, 128}, Case{fs::kFloat16, 16}, Case{fs::kBFloat16, 128}}) {
+    SCOPED_TRACE("digits " + std::to_string(c.format.digits));
+    const auto reference = [&](std::int64_t sum, int scale_exponent, int fraction) -> long double {
+      const long double exact = std::ldexp(static_cast<long double>(sum), scale_exponent - fraction);
+      int exponent = 0;
+      std::frexp(exact, &exponent); // |exact| in [2^(exponent - 1), 2^exponent)
+      const int step = std::max(exponent, c.format.min_exponent + 1) - c.format.digits;
+      const long double rounded = std::ldexp(std::nearbyint(std::ldexp(exact, -step)), step);
+      const long double largest = std::ldexp(1.0L - std::ldexp(1.0L, -c.format.digits), c.max_exponent);
+      // Past the largest number by half a step or more: infinity (the tie rounds to the even, 2^max_exponent).
+      if (std::fabs(rounded) > largest) return std::copysign(std::numeric_limits<long double>::infinity(), exact);
+      return rounded;
+    };
+    for (int k = 0; k < 200000; ++k) {
+      const int width = 1 + int(rng() % 62), fraction = 22 + int(rng() % 40);
+      std::int64_t sum = std::int64_t(rng() >> (64 - width)) * (rng() % 2 ? 1 : -1);
+      if (k % 4 == 0) sum = ((sum >> 8) | 1) * (std::int64_t(1) << (rng() % 8)); // an odd number shifted: ties
+      if (sum == 0) continue;
+      const int scale_exponent = -148 + int(rng() % 277);
+      const std::uint32_t word = std::uint32_t(scale_exponent + fs::kExponentBias);
+      const long double want = reference(sum, scale_exponent, fraction);
+      // What the type's conversion from float makes of finish's float: float16's range ends inside float's.
+      long double got = fs::finish(sum, word, fraction, c.format);
+      if (std::isfinite(got) && std::fabs(got) >= std::ldexp(1.0L, c.max_exponent))
+        got = std::copysign(std::numeric_limits<long double>::infinity(), got);
+      ASSERT_EQ(got, want) << "sum " << sum << ", scale 2^" << scale_exponent << ", fraction " << fraction;
+      if (want == 0) {
+        ASSERT_EQ(std::signbit(got), sum < 0) << "an underflow keeps the sum's sign";
+      }
+    }
+  }
 }
 
 // Half of the writes land on one element, the rest on elements of their own: padding every element's writes to the

@@ -124,8 +124,8 @@ LF_FIXED_HD float finish(std::int64_t sum, std::uint32_t word, int fraction, For
       // Nothing kept, and the value is below half the smallest step (width < dropped): it rounds to zero.
       magnitude = 0;
     } else {
-      const std::uint64_t rest = magnitude & ((std::uint64_t(1) << dropped) - 1), half = std::uint64_t(1)
-                                                                                         << (dropped - 1);
+      const std::uint64_t half = std::uint64_t(1) << (dropped - 1);
+      const std::uint64_t rest = magnitude & (2 * half - 1);
       magnitude >>= dropped;
       if (rest > half || (rest == half && (magnitude & 1))) ++magnitude;
       exponent += dropped;

@@ -523,7 +523,7 @@ Array extract(const Array& condition, const Array& a) {
 
 // ---- writes: Array::At ---------------------------------------------------------------------------------------
 
-Array::At::At(std::shared_ptr<graph::Node> base, std::vector<std::variant<Index, Array>> advanced)
+Array::At::At(graph::NodePtr base, std::vector<std::variant<Index, Array>> advanced)
     : base_(std::move(base)), advanced_(std::move(advanced)) {}
 
 namespace {

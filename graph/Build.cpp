@@ -184,13 +184,13 @@ template <class T> NodePtr fill_of(const Shape& shape, DType type, T y) {
 
 namespace {
 // The fills scalar ops ask for again at every step of a loop (x = x * a + b asks for the same two), found without
-// rounding the value, hashing a spec, allocating its shape and taking the intern table's lock: the last few fills
-// this thread built or found, held weakly, by the arguments they were asked for with. A live fill is the only node
+// rounding the value, hashing a spec, allocating its shape and comparing structures: the last few fills this thread
+// built or found, held weakly, by the arguments they were asked for with. A live fill is the only node
 // of its structure (the table interns it), so the one found here is the one the table would return.
 thread_local bool t_recent_fills_gone = false; // trivially destructible: still readable once RecentFills is gone
 struct RecentFills {
   struct Entry {
-    std::weak_ptr<Node> node;
+    WeakNodePtr node;
     DType type{};
     std::uint64_t real_bits = 0, imag_bits = 0; // of the arguments f and imag
     std::int64_t integer = 0;
@@ -228,7 +228,8 @@ NodePtr make_fill(const Shape& shape, DType type, double f, std::int64_t i, doub
   n.fimag = imaginary;
   n.ivalue = integer;
   NodePtr node = intern(std::move(n), {});
-  if (recent) recent->entries[recent->next++ % recent->entries.size()] = {node, type, f_bits, imag_bits, i};
+  if (recent)
+    recent->entries[recent->next++ % recent->entries.size()] = {WeakNodePtr(*node), type, f_bits, imag_bits, i};
   return node;
 }
 

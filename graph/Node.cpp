@@ -57,8 +57,8 @@ std::atomic<std::uint64_t> g_attached_values{0};
 
 // The intern table: (hash, node) entries in a FlatTable, so interning allocates nothing but the node. Entries are raw
 // pointers: a node removes itself in its destructor, under the same lock that lookups hold, so a pointer found here
-// always refers to a live object (possibly one whose last reference just went away: weak_from_this().lock() fails
-// for those and they are skipped).
+// always refers to a live object (possibly one whose last reference just went away: Node::try_reference fails for
+// those and they are skipped).
 // Every node is in the table while it lives, so its size is the live count; serial numbers are given under its lock.
 struct InternTable {
   SpinLock lock;
@@ -122,7 +122,22 @@ std::uint64_t structural_hash(const NodeSpec& n, std::span<const NodePtr> srcs, 
   return h.value();
 }
 
-// Memory for nodes (each with its shared_ptr control block). Recording and dropping a chain allocates and frees
+std::uint64_t summarize(const Node& n) {
+  LAZYFUSE_ASSERT(n.op >= 0 && n.op < 0x10000 && n.shape.size() < 0x100 && n.sources_unlocked().size() < 0x100,
+                  "a node's op, rank or source count outside its field of Node::summary");
+  std::uint64_t s = std::uint64_t(n.kind) | std::uint64_t(n.dtype) << 8 | std::uint64_t(n.op) << 16 |
+                    std::uint64_t(n.shape.size()) << 32 | std::uint64_t(n.sources_unlocked().size()) << 40;
+  if (n.ivalue != 0) s |= Node::kHasIvalue;
+  if (bits_of(n.fvalue) != 0) s |= Node::kHasFvalue;
+  if (bits_of(n.fstep) != 0) s |= Node::kHasFstep;
+  if (n.shift != 0) s |= Node::kHasShift;
+  if (!n.axes.empty()) s |= Node::kHasAxes;
+  if (!n.region.empty()) s |= Node::kHasRegion;
+  if (!n.reduce_axes.empty()) s |= Node::kHasReduceAxes;
+  return s;
+}
+
+// Memory for nodes. Recording and dropping a chain allocates and frees
 // thousands of these blocks in bursts; through malloc, freeing a burst gave the top of the heap back to the system
 // and the next burst took it again (18,000 brk calls in bench_host's BM_RecordMany). Freed blocks are kept instead:
 // up to 4 MiB in a list of the freeing thread, taken and filled without an atomic instruction (a lock's two cost as
@@ -222,25 +237,6 @@ private:
   };
 };
 template <std::size_t Bytes> thread_local bool BlockPool<Bytes>::Local::gone = false;
-
-// The allocator std::allocate_shared rebinds to the node's control block: single blocks come from its pool.
-template <class T> struct NodeAllocator {
-  using value_type = T;
-  NodeAllocator() = default;
-  template <class U> NodeAllocator(const NodeAllocator<U>&) noexcept {}
-  static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "node blocks come from plain operator new");
-  T* allocate(std::size_t n) {
-    if (n == 1) return static_cast<T*>(BlockPool<sizeof(T)>::allocate());
-    return static_cast<T*>(::operator new(n * sizeof(T)));
-  }
-  void deallocate(T* p, std::size_t n) noexcept {
-    if (n == 1)
-      BlockPool<sizeof(T)>::deallocate(p);
-    else
-      ::operator delete(p);
-  }
-  friend bool operator==(const NodeAllocator&, const NodeAllocator&) { return true; }
-};
 
 // Sources of nodes being destroyed are parked here and released by the outermost destructor in a loop, so a
 // chain of a million nodes is freed without a million nested destructor calls. Last in, first out: a chain keeps
@@ -363,6 +359,32 @@ void Node::set_buffer(std::shared_ptr<const BufferView> view) {
   release_iteratively(std::move(dropped));
 }
 
+NodePtr Node::try_reference() noexcept {
+  std::uint32_t count = count_.load(std::memory_order_relaxed);
+  while (count != 0)
+    if (count_.compare_exchange_weak(count, count + 1, std::memory_order_relaxed)) return NodePtr::adopt(this);
+  return nullptr;
+}
+
+NodePtr WeakNodePtr::lock() const {
+  if (!node_) return nullptr;
+  auto& t = table();
+  std::lock_guard guard(t.lock);
+  NodePtr alive;
+  t.nodes.find(hash_, [&](Node* candidate) {
+    if (candidate != node_ || candidate->serial != serial_) return false;
+    alive = candidate->try_reference();
+    return true;
+  });
+  return alive;
+}
+
+void destroy_node(NodeReferences* references) noexcept {
+  Node* node = static_cast<Node*>(references);
+  node->~Node();
+  BlockPool<sizeof(Node)>::deallocate(node);
+}
+
 Node::~Node() {
   {
     auto& t = table();
@@ -458,17 +480,26 @@ NodePtr intern(NodeSpec&& spec, SourceList&& srcs, std::shared_ptr<const BufferV
   NodePtr alive;
   t.nodes.find(hash, [&](Node* candidate) {
     if (!same_structure(*candidate, spec, src_serials, buffer.get())) return false;
-    alive = candidate->weak_from_this().lock();
+    alive = candidate->try_reference();
     return alive != nullptr;
   });
   if (alive) {
     recycle_shape(std::move(spec.shape));
     return alive;
   }
-  auto node = std::allocate_shared<Node>(NodeAllocator<Node>(), Node::Key(), std::move(spec), std::move(srcs),
-                                         std::move(buffer));
+  static_assert(alignof(Node) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "node blocks come from plain operator new");
+  void* block = BlockPool<sizeof(Node)>::allocate();
+  // The entry first: its growth may throw, and a node destroyed now would wait for the lock this thread holds.
+  try {
+    t.nodes.insert(hash, static_cast<Node*>(block));
+  } catch (...) {
+    BlockPool<sizeof(Node)>::deallocate(block);
+    throw;
+  }
+  NodePtr node = NodePtr::adopt(::new (block) Node(Node::Key(), std::move(spec), std::move(srcs), std::move(buffer)));
   node->src_serials = src_serials;
   node->hash = hash;
+  node->summary = summarize(*node);
   // Not yet shared: plain stores (an assignment to an atomic is a sequentially consistent store, a locked
   // instruction).
   node->depth.store(depth, std::memory_order_relaxed);
@@ -477,7 +508,6 @@ NodePtr intern(NodeSpec&& spec, SourceList&& srcs, std::shared_ptr<const BufferV
   node->pinned_largest = pinned.largest;
   node->pinned_leaves = pinned.leaves;
   node->serial = ++t.last_serial;
-  t.nodes.insert(hash, node.get());
   return node;
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <lazyfuse/array.hpp>
+#include <lazyfuse/detail/node_ptr.hpp>
 #include <lazyfuse/dtype.hpp>
 
 #include <array>
@@ -103,9 +104,6 @@ struct BufferView {
   std::vector<std::int64_t> strides; // elements, one per axis
 };
 
-class Node;
-using NodePtr = std::shared_ptr<Node>;
-
 /// A node's sources, held inside the node: no node has more than kCapacity (a gather: its source and up to 7 index
 /// arrays), and recording a node then allocates only the node and its shape (issue 19's host cost). Only the sources
 /// it holds are constructed: a list is built, moved and destroyed several times per node recorded.
@@ -166,13 +164,26 @@ struct NodeSpec {
   std::vector<std::int32_t> reduce_axes; // Reduce: sorted axes of the source; Gather: the source axis of each index
 };
 
-class Node : public NodeSpec, public std::enable_shared_from_this<Node> {
+class Node : public NodeReferences, public NodeSpec {
 public:
   /// The sources' serial numbers (no node has more than kMaxSources; unused entries are 0, never a serial).
   /// A gather has the most: its source and up to 7 index arrays.
   static constexpr std::size_t kMaxSources = SourceList::kCapacity;
   std::array<std::uint64_t, kMaxSources> src_serials{};
   std::uint64_t hash = 0;
+  /// Kind, type, op, rank and source count in one word, with a bit for each optional field that is set (ivalue,
+  /// fvalue, fstep, shift nonzero; axes, region, reduce_axes non-empty), set when the node is built: a plan-cache
+  /// hit walks every node of its graph and starts each node's record with it (runtime/PlanCache.cpp).
+  std::uint64_t summary = 0;
+  enum SummaryFlag : std::uint64_t {
+    kHasIvalue = std::uint64_t(1) << 48,
+    kHasFvalue = std::uint64_t(1) << 49,
+    kHasFstep = std::uint64_t(1) << 50,
+    kHasShift = std::uint64_t(1) << 51,
+    kHasAxes = std::uint64_t(1) << 52,
+    kHasRegion = std::uint64_t(1) << 53,
+    kHasReduceAxes = std::uint64_t(1) << 54,
+  };
   std::uint64_t serial = 0;
   /// The longest path to a leaf or a stored value (what is still to compute); bounded laziness materializes past a
   /// budget. Exact when the node is built; values stored later can only shorten it, so it stays an upper bound, and
@@ -240,6 +251,10 @@ public:
 
 private:
   friend NodePtr intern(NodeSpec&& spec, SourceList&& srcs, std::shared_ptr<const BufferView> buffer);
+  friend class WeakNodePtr;
+  /// A new reference, unless the count already reached 0: the node is then being destroyed and waits for the intern
+  /// table's lock to leave it. Only under that lock, which keeps the node's memory valid.
+  NodePtr try_reference() noexcept;
   mutable std::mutex mutex_;
   SourceList srcs_;
   std::shared_ptr<const BufferView> buffer_;
@@ -249,6 +264,33 @@ private:
 /// Returns the node structurally equal to `spec` over `srcs` (and `buffer`, for Buffer nodes), creating it if
 /// none is alive. Fills in hash, serial, depth and src_serials.
 NodePtr intern(NodeSpec&& spec, SourceList&& srcs, std::shared_ptr<const BufferView> buffer = nullptr);
+
+inline NodePtr::NodePtr(Node* node) noexcept : node_(node) {
+  if (node_) node_->count_.fetch_add(1, std::memory_order_relaxed);
+}
+inline NodePtr NodePtr::adopt(Node* created) noexcept {
+  NodePtr p;
+  p.node_ = created;
+  return p;
+}
+inline Node* NodePtr::get() const noexcept {
+  return static_cast<Node*>(node_);
+}
+
+/// A reference to a node that does not keep it alive: lock() returns the node while something else holds it, and
+/// null once it died (its address may hold another node by then; its serial never does).
+class WeakNodePtr {
+public:
+  WeakNodePtr() = default;
+  explicit WeakNodePtr(const Node& node) noexcept : node_(&node), hash_(node.hash), serial_(node.serial) {}
+  /// The node if it is alive: looked up in the intern table (which a node leaves, under its lock, when it dies)
+  /// by its hash and then its address and serial.
+  NodePtr lock() const;
+
+private:
+  const Node* node_ = nullptr;
+  std::uint64_t hash_ = 0, serial_ = 0;
+};
 
 /// A copy of `shape`, made in the storage of a shape this thread took from a node that died. Recording a chain and
 /// dropping it allocates and frees one shape per node in bursts of thousands, which malloc serves slowly once its

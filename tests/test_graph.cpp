@@ -154,6 +154,28 @@ TEST(HashConsing, FillsFoundAgainAreTheNodesOfTheInternTable) {
       << "a dropped fill was found again";
 }
 
+// A weak reference finds its node while a handle keeps it alive, and nothing once it died, also when the freed block
+// was given to a new node of the same structure (graph/Node.h, WeakNodePtr).
+TEST(HashConsing, WeakReferencesFindOnlyTheirLiveNode) {
+  namespace g = lf::graph;
+  g::NodePtr node = graph_node(lf::full({5}, 0.25, DType::Float64) + 1.0);
+  const g::Node* address = node.get();
+  const g::WeakNodePtr weak(*node);
+  const std::uint64_t weak_hash = node->hash;
+  EXPECT_EQ(weak.lock(), node);
+  g::NodePtr copy = node;
+  node.reset();
+  EXPECT_EQ(weak.lock().get(), address) << "a copy still holds the node";
+  copy.reset();
+  EXPECT_EQ(weak.lock(), nullptr) << "the node died";
+  // The same structure again: a node of the dead one's hash is in the table, and (blocks being reused last in, first
+  // out, without ASan) the new fill sits at the dead node's address.
+  const g::NodePtr rebuilt = graph_node(lf::full({5}, 0.25, DType::Float64) + 1.0);
+  EXPECT_EQ(rebuilt->hash, weak_hash);
+  EXPECT_EQ(weak.lock(), nullptr) << "a new node of the same structure, or in the dead one's block";
+  EXPECT_EQ(g::WeakNodePtr().lock(), nullptr);
+}
+
 TEST(HashConsing, DifferentExpressionsAreDifferentNodes) {
   Array a = vec({1, 2, 3}), b = vec({4, 5, 6});
   Array p1 = a + 1.0, p2 = a + 2.0;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <lazyfuse/detail/index_check.hpp>
+#include <lazyfuse/detail/node_ptr.hpp>
 #include <lazyfuse/detail/weak_scalar.hpp>
 #include <lazyfuse/dtype.hpp>
 #include <lazyfuse/host_array.hpp>
@@ -28,9 +29,6 @@
 
 namespace lazyfuse {
 
-namespace graph {
-class Node;
-}
 namespace detail {
 struct ApiAccess; // the library's own access to an Array's graph node (api/ApiAccess.h)
 }
@@ -140,14 +138,13 @@ public:
 
   private:
     friend class Array;
-    At(std::shared_ptr<graph::Node> base, std::vector<Index> index)
-        : base_(std::move(base)), index_(std::move(index)) {}
-    At(std::shared_ptr<graph::Node> base, std::vector<std::variant<Index, Array>> advanced);
+    At(graph::NodePtr base, std::vector<Index> index) : base_(std::move(base)), index_(std::move(index)) {}
+    At(graph::NodePtr base, std::vector<std::variant<Index, Array>> advanced);
     enum class Combine { Add, Multiply, Min, Max };
     Array combine(Operand value, Combine how, const char* what) const;
     // add with advanced indices as a lazy weighted bincount; nothing for the types it does not sum (bool, complex).
-    std::optional<Array> add_lazily(const Array& x, const std::shared_ptr<graph::Node>& value) const;
-    std::shared_ptr<graph::Node> base_;
+    std::optional<Array> add_lazily(const Array& x, const graph::NodePtr& value) const;
+    graph::NodePtr base_;
     std::vector<Index> index_;
     std::vector<std::variant<Index, Array>> advanced_; // non-empty: an index with Arrays
   };
@@ -206,7 +203,7 @@ public:
 
 private:
   friend struct detail::ApiAccess;
-  explicit Array(std::shared_ptr<graph::Node> node) : node_(std::move(node)) {}
+  explicit Array(graph::NodePtr node) : node_(std::move(node)) {}
   static Index to_index(std::integral auto i) { return Index(std::int64_t(i)); }
   static Index to_index(const Slice& s) { return s; }
   static Index to_index(NewAxis) { return NewAxis{}; }
@@ -222,7 +219,7 @@ private:
   const Shape& shape_for(const char* op) const; // shape(), naming `op` when the Array is empty
   void get_into(DType as, void* out) const;
   void check_item() const;
-  std::shared_ptr<graph::Node> node_;
+  graph::NodePtr node_;
 };
 
 // ---- materialization ----------------------------------------------------------------------------------

@@ -3,6 +3,8 @@
 #include "graph/Assert.h"
 #include "graph/Hash.h"
 
+#include <algorithm>
+
 namespace lazyfuse::runtime {
 
 namespace {
@@ -19,30 +21,42 @@ enum class Record : std::uint64_t {
   Roots,
 };
 
-void add(std::vector<std::uint64_t>& w, Record r) {
-  w.push_back(std::uint64_t(r));
+// Room for `count` more words after the signature's last: the caller writes at most that many through the pointer
+// and sets word_count past the last it wrote.
+inline std::uint64_t* room(GraphSignature& sig, std::size_t count) {
+  if (sig.buffer.size() < sig.word_count + count) [[unlikely]]
+    sig.buffer.resize(std::max(2 * sig.buffer.size(), sig.word_count + count + 1024));
+  return sig.buffer.data() + sig.word_count;
+}
+
+void advance(GraphSignature& sig, const std::uint64_t* end) {
+  sig.word_count = std::size_t(end - sig.buffer.data());
 }
 
 // Lists of varying length are preceded by their length, so that two lists never run together.
-void add_shape(std::vector<std::uint64_t>& w, const Shape& s) {
-  w.push_back(s.size());
-  for (auto d : s) w.push_back(std::uint64_t(d));
+std::uint64_t* add_shape(std::uint64_t* o, const Shape& s) {
+  *o++ = s.size();
+  for (auto d : s) *o++ = std::uint64_t(d);
+  return o;
 }
 
 } // namespace
 
 void compute_signature(const std::vector<graph::NodePtr>& roots, const fusion::PartitionOptions& options,
                        GraphSignature& out) {
-  auto& w = out.words;
-  w.clear();
+  out.word_count = 0;
   out.nodes.clear();
   static std::uint64_t epochs = 0; // walks run one at a time, under the evaluation lock
   out.epoch = ++epochs;
-  add(w, Record::Options);
-  w.push_back(options.eager);
-  w.push_back(std::uint64_t(options.max_nodes));
-  w.push_back(std::uint64_t(options.max_inputs));
-  w.push_back(options.loops_for_repeated_steps);
+  {
+    std::uint64_t* o = room(out, 5);
+    *o++ = std::uint64_t(Record::Options);
+    *o++ = options.eager;
+    *o++ = std::uint64_t(options.max_nodes);
+    *o++ = std::uint64_t(options.max_inputs);
+    *o++ = options.loops_for_repeated_steps;
+    advance(out, o);
+  }
   auto number = [&](Node* n) {
     n->walk_epoch = out.epoch;
     n->walk_id = int(out.nodes.size());
@@ -73,16 +87,18 @@ void compute_signature(const std::vector<graph::NodePtr>& roots, const fusion::P
       int same = -1;
       for (auto& l : leaves)
         if (l.serial == buf->storage->serial && l.offset == buf->offset) same = l.id;
-      add(w, Record::Leaf);
-      w.push_back(std::uint64_t(n->kind));
-      w.push_back(std::uint64_t(n->dtype));
-      add_shape(w, n->shape);
-      for (auto s : buf->strides) w.push_back(std::uint64_t(s));
+      std::uint64_t* o = room(out, 7 + 2 * n->shape.size());
+      *o++ = std::uint64_t(Record::Leaf);
+      *o++ = std::uint64_t(n->kind);
+      *o++ = std::uint64_t(n->dtype);
+      o = add_shape(o, n->shape);
+      for (auto s : buf->strides) *o++ = std::uint64_t(s);
       // What lowering decides from the buffer itself, asked of lowering: whether it reads it in vectors, and
       // whether its allocation allows 32-bit indices.
-      w.push_back(std::uint64_t(codegen::alignment_class(first, n->dtype)));
-      w.push_back(codegen::fits_index32(std::int64_t(buf->storage->bytes / item)));
-      w.push_back(std::uint64_t(std::int64_t(same)));
+      *o++ = std::uint64_t(codegen::alignment_class(first, n->dtype));
+      *o++ = codegen::fits_index32(std::int64_t(buf->storage->bytes / item));
+      *o++ = std::uint64_t(std::int64_t(same));
+      advance(out, o);
       leaves.push_back({buf->storage->serial, buf->offset, int(out.nodes.size())});
       number(n);
       continue;
@@ -95,50 +111,53 @@ void compute_signature(const std::vector<graph::NodePtr>& roots, const fusion::P
       continue;
     }
     stack.pop_back();
-    // One header word for what every node has and which of the rest it has (most have none of it): the walk runs
-    // for every node of every plan-cache hit, and its words are hashed and compared.
-    const bool fill = n->kind == NodeKind::Fill; // a fill's value is a kernel argument
-    const bool has_ivalue = !fill && n->ivalue != 0, has_fvalue = !fill && graph::bits_of(n->fvalue) != 0,
-               has_fstep = !fill && graph::bits_of(n->fstep) != 0, has_shift = n->shift != 0;
-    LAZYFUSE_ASSERT(n->op >= 0 && n->op < 0x10000 && n->shape.size() < 0x100,
-                    "compute_signature: an op or a rank outside its header field");
-    w.push_back(std::uint64_t(Record::Node) << 56 | std::uint64_t(n->kind) | std::uint64_t(n->dtype) << 8 |
-                std::uint64_t(n->op) << 16 | std::uint64_t(n->shape.size()) << 32 | std::uint64_t(srcs.size()) << 40 |
-                std::uint64_t(has_ivalue) << 48 | std::uint64_t(has_fvalue) << 49 | std::uint64_t(has_fstep) << 50 |
-                std::uint64_t(has_shift) << 51 | std::uint64_t(!n->axes.empty()) << 52 |
-                std::uint64_t(!n->region.empty()) << 53 | std::uint64_t(!n->reduce_axes.empty()) << 54);
-    for (auto d : n->shape) w.push_back(std::uint64_t(d));
-    if (has_ivalue) w.push_back(std::uint64_t(n->ivalue));
-    if (has_fvalue) w.push_back(graph::bits_of(n->fvalue));
-    if (has_fstep) w.push_back(graph::bits_of(n->fstep));
-    if (has_shift) w.push_back(std::uint64_t(n->shift));
-    if (!n->axes.empty()) {
-      w.push_back(n->axes.size());
+    // One header word for what every node has and which of the rest it has (most have none of it), computed when
+    // the node was built: the walk runs for every node of every plan-cache hit, and its words are hashed and
+    // compared. A fill's value is a kernel argument.
+    const std::uint64_t summary =
+        n->kind == NodeKind::Fill ? n->summary & ~(Node::kHasIvalue | Node::kHasFvalue | Node::kHasFstep) : n->summary;
+    const bool has_ivalue = summary & Node::kHasIvalue, has_fvalue = summary & Node::kHasFvalue,
+               has_fstep = summary & Node::kHasFstep, has_shift = summary & Node::kHasShift;
+    std::size_t words = 5 + n->shape.size() + srcs.size();
+    if (summary & (Node::kHasAxes | Node::kHasRegion | Node::kHasReduceAxes))
+      words += 3 + 3 * n->axes.size() + 3 * n->region.size() + n->reduce_axes.size();
+    std::uint64_t* o = room(out, words);
+    *o++ = std::uint64_t(Record::Node) << 56 | summary;
+    for (auto d : n->shape) *o++ = std::uint64_t(d);
+    if (has_ivalue) *o++ = std::uint64_t(n->ivalue);
+    if (has_fvalue) *o++ = graph::bits_of(n->fvalue);
+    if (has_fstep) *o++ = graph::bits_of(n->fstep);
+    if (has_shift) *o++ = std::uint64_t(n->shift);
+    if (summary & Node::kHasAxes) {
+      *o++ = n->axes.size();
       for (auto& a : n->axes) {
-        w.push_back(std::uint64_t(std::int64_t(a.view_axis)));
-        w.push_back(std::uint64_t(a.start));
-        w.push_back(std::uint64_t(a.step));
+        *o++ = std::uint64_t(std::int64_t(a.view_axis));
+        *o++ = std::uint64_t(a.start);
+        *o++ = std::uint64_t(a.step);
       }
     }
-    if (!n->region.empty()) {
-      w.push_back(n->region.size());
+    if (summary & Node::kHasRegion) {
+      *o++ = n->region.size();
       for (auto& r : n->region) {
-        w.push_back(std::uint64_t(r.start));
-        w.push_back(std::uint64_t(r.step));
-        w.push_back(std::uint64_t(r.count));
+        *o++ = std::uint64_t(r.start);
+        *o++ = std::uint64_t(r.step);
+        *o++ = std::uint64_t(r.count);
       }
     }
-    if (!n->reduce_axes.empty()) {
-      w.push_back(n->reduce_axes.size());
-      for (auto ax : n->reduce_axes) w.push_back(std::uint64_t(ax));
+    if (summary & Node::kHasReduceAxes) {
+      *o++ = n->reduce_axes.size();
+      for (auto ax : n->reduce_axes) *o++ = std::uint64_t(ax);
     }
-    for (auto& s : srcs) w.push_back(std::uint64_t(out.id_of(s.get())));
+    for (auto& s : srcs) *o++ = std::uint64_t(out.id_of(s.get()));
+    advance(out, o);
     number(n);
   }
-  add(w, Record::Roots);
-  for (auto& r : roots) w.push_back(std::uint64_t(out.id_of(r.get())));
+  std::uint64_t* o = room(out, 1 + roots.size());
+  *o++ = std::uint64_t(Record::Roots);
+  for (auto& r : roots) *o++ = std::uint64_t(out.id_of(r.get()));
+  advance(out, o);
   graph::FastHasher h; // a bucket index: find compares the words
-  for (auto x : w) h.add(x);
+  for (auto x : out.words()) h.add(x);
   out.hash = h.value();
 }
 
@@ -187,19 +206,19 @@ void bind(RecordedKernel& rk, const GraphSignature& sig, std::span<const graph::
     k.args.inputs[s] = static_cast<const char*>(buf->storage->data) + buf->offset * std::int64_t(itemsize(n->dtype));
   }
   k.input_nodes.clear();
-  for (int id : rk.read_ids) k.input_nodes.push_back(sig.nodes[std::size_t(id)]->shared_from_this());
+  for (int id : rk.read_ids) k.input_nodes.emplace_back(sig.nodes[std::size_t(id)]);
   for (auto [slot, id] : rk.scalars) {
     const Node* fill = sig.nodes[std::size_t(id)];
     k.args.params[slot] = {fill->ivalue, fill->fvalue, fill->fimag};
   }
   for (std::size_t c = 0; c < rk.check_ids.size(); ++c)
-    k.checks[c].index = sig.nodes[std::size_t(rk.check_ids[c])]->shared_from_this();
+    k.checks[c].index = graph::NodePtr(sig.nodes[std::size_t(rk.check_ids[c])]);
 }
 
 std::shared_ptr<Recipe> PlanCache::find(const GraphSignature& sig) {
   auto [b, e] = entries_.equal_range(sig.hash);
   for (auto it = b; it != e; ++it)
-    if (it->second.words == sig.words) return it->second.recipe;
+    if (std::ranges::equal(it->second.words, sig.words())) return it->second.recipe;
   return nullptr;
 }
 
@@ -207,7 +226,8 @@ void PlanCache::insert(const GraphSignature& sig, Recipe recipe) {
   // Bounded: a program that never repeats a graph must not grow the cache without end.
   constexpr std::size_t kMaxEntries = 1024;
   if (entries_.size() >= kMaxEntries) entries_.clear();
-  entries_.emplace(sig.hash, Entry{sig.words, std::make_shared<Recipe>(std::move(recipe))});
+  const auto words = sig.words();
+  entries_.emplace(sig.hash, Entry{{words.begin(), words.end()}, std::make_shared<Recipe>(std::move(recipe))});
 }
 
 void PlanCache::clear() {

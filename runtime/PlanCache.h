@@ -25,13 +25,19 @@ namespace lazyfuse::runtime {
 
 /// The equality key of a graph, and its unmaterialized and leaf nodes numbered in a fixed (post-)order.
 struct GraphSignature {
-  std::vector<std::uint64_t> words; // everything equality compares
+  /// Everything equality compares.
+  std::span<const std::uint64_t> words() const { return {buffer.data(), word_count}; }
   std::uint64_t hash = 0;
   std::vector<graph::Node*> nodes; // by id
   std::uint64_t epoch = 0;         // of the walk that numbered them (Node::walk_epoch)
 
   /// The id of `n`, or -1 when the walk did not reach it.
   int id_of(const graph::Node* n) const { return n->walk_epoch == epoch ? n->walk_id : -1; }
+
+  // The words are written through a pointer into storage that only grows (std::vector's push_back reloads and
+  // stores its end for every word: the walk runs for every node of every plan-cache hit).
+  std::vector<std::uint64_t> buffer;
+  std::size_t word_count = 0;
 };
 
 /// Walks the graph of `roots` (stopping at materialized nodes) into `out` (whose buffers are reused). Runs under

@@ -69,7 +69,7 @@ Keyed key_and_lower(const Array& result) {
   Keyed k;
   runtime::GraphSignature sig;
   runtime::compute_signature({graph_node(result)}, {}, sig);
-  k.words = sig.words;
+  k.words.assign(sig.words().begin(), sig.words().end());
   auto plans = fusion::partition({graph_node(result)}, {});
   EXPECT_EQ(plans.size(), 1u);
   k.ir = codegen::lower(plans[0]).ir;

@@ -17,6 +17,11 @@ struct ApiAccess {
   /// The Array of an operand, or null when it is a number.
   static const Array* array(const Operand& o) noexcept { return o.array_; }
   static const WeakScalar& scalar(const Operand& o) noexcept { return o.scalar_; }
+  /// The node of an operand that holds an Array: taken from a temporary, which is left empty (Operand(Array&&)),
+  /// else one more reference to it. Only for a function's last use of the operand.
+  static graph::NodePtr take_node(const Operand& o) noexcept {
+    return o.temporary_ ? std::move(const_cast<Array*>(o.array_)->node_) : o.array_->node_;
+  }
 };
 
 /// The graph node an Array holds (null for an empty Array).

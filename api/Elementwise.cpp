@@ -44,11 +44,19 @@ Array binary(BinaryOp op, const Operand& a, const Operand& b) {
   const Array* x = ApiAccess::array(a);
   const Array* y = ApiAccess::array(b);
   if (x && y) {
-    const NodePtr& nx = operand_of(*x, op, "operand a"); // in order: the first empty operand is the one reported
-    return wrap_node(graph::make_binary(op, nx, operand_of(*y, op, "operand b")));
+    operand_of(*x, op, "operand a"); // in order: the first empty operand is the one reported
+    operand_of(*y, op, "operand b");
+    if (x == y) return wrap_node(graph::make_binary(op, ApiAccess::node(*x), ApiAccess::node(*x))); // moved twice
+    return wrap_node(graph::make_binary(op, ApiAccess::take_node(a), ApiAccess::take_node(b)));
   }
-  if (x) return wrap_node(graph::make_binary_weak(op, operand_of(*x, op, "operand a"), ApiAccess::scalar(b), false));
-  if (y) return wrap_node(graph::make_binary_weak(op, operand_of(*y, op, "operand b"), ApiAccess::scalar(a), true));
+  if (x) {
+    operand_of(*x, op, "operand a");
+    return wrap_node(graph::make_binary_weak(op, ApiAccess::take_node(a), ApiAccess::scalar(b), false));
+  }
+  if (y) {
+    operand_of(*y, op, "operand b");
+    return wrap_node(graph::make_binary_weak(op, ApiAccess::take_node(b), ApiAccess::scalar(a), true));
+  }
   const WeakScalar &sa = ApiAccess::scalar(a), &sb = ApiAccess::scalar(b);
   const DType t = type_of_two_scalars(sa.kind, sb.kind);
   const std::string_view name = graph::name_of(op);

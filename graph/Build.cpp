@@ -395,7 +395,17 @@ bool comparison_at(BinaryOp op, int sign, bool first_is_extreme) {
 }
 } // namespace
 
-NodePtr make_binary(BinaryOp op, const NodePtr& a, const NodePtr& b) {
+namespace {
+// `a` converted to `type` and broadcast to `shape`; moved through when it is both already (a temporary operand's
+// handle then reaches its consumer without a reference-count update).
+NodePtr operand_as(NodePtr a, DType type, const Shape& shape) {
+  if (a->dtype != type) a = make_cast(a, type);
+  if (a->shape != shape) a = broadcast_to(a, shape);
+  return a;
+}
+} // namespace
+
+NodePtr make_binary(BinaryOp op, NodePtr a, NodePtr b) {
   const DType t = promote_types(a->dtype, b->dtype);
   auto types = binary_types(op, a->dtype, b->dtype);
   if (!types) throw DTypeError(binary_type_error(op, describe("a", *a) + " and " + describe("b", *b), t));
@@ -415,7 +425,7 @@ NodePtr make_binary(BinaryOp op, const NodePtr& a, const NodePtr& b) {
     if (auto x = negated_operand(a)) return make_unary(UnaryOp::Negative, make_binary(op, x, b));
     if (auto y = negated_operand(b)) return make_unary(UnaryOp::Negative, make_binary(op, a, y));
   }
-  SourceList srcs(broadcast_to(make_cast(a, types->compute), shape), broadcast_to(make_cast(b, types->compute), shape));
+  SourceList srcs(operand_as(std::move(a), types->compute, shape), operand_as(std::move(b), types->compute, shape));
   NodeSpec n = proto(NodeKind::Binary, types->result, std::move(shape));
   n.op = int(op);
   return intern(std::move(n), std::move(srcs));
@@ -454,7 +464,7 @@ NodePtr make_weak_fill(const detail::WeakScalar& s, DType t, std::string_view op
   return make_fill(shape, t, double(s.i), s.i);
 }
 
-NodePtr make_binary_weak(BinaryOp op, const NodePtr& a, const detail::WeakScalar& s, bool scalar_on_left) {
+NodePtr make_binary_weak(BinaryOp op, NodePtr a, const detail::WeakScalar& s, bool scalar_on_left) {
   const DType t = promote_weak(a->dtype, s.kind);
   auto types = binary_types(op, t, t);
   if (!types) throw DTypeError(binary_type_error(op, describe("array", *a) + " with a C++ scalar", t));
@@ -473,9 +483,9 @@ NodePtr make_binary_weak(BinaryOp op, const NodePtr& a, const detail::WeakScalar
   // the compute type itself, as NumPy converts it for the op's loop: int64 / 2**63 and logical_and(int8, 300) are
   // fine; only an integer compute type that cannot hold it raises.
   NodePtr fill = make_weak_fill(s, types->compute, name_of(op), a->shape);
-  NodePtr arr = make_cast(a, types->compute);
   NodeSpec n = proto(NodeKind::Binary, types->result, copy_shape(a->shape));
   n.op = int(op);
+  NodePtr arr = a->dtype == types->compute ? std::move(a) : make_cast(a, types->compute);
   return intern(std::move(n), scalar_on_left ? SourceList(std::move(fill), std::move(arr))
                                              : SourceList(std::move(arr), std::move(fill)));
 }

@@ -26,8 +26,8 @@ NodePtr make_random(Shape shape, DType type, RandomDist dist, std::uint64_t key,
                     double p1, std::uint64_t range);
 
 NodePtr make_unary(UnaryOp op, const NodePtr& a);
-NodePtr make_binary(BinaryOp op, const NodePtr& a, const NodePtr& b);
-NodePtr make_binary_weak(BinaryOp op, const NodePtr& a, const detail::WeakScalar& s, bool scalar_on_left);
+NodePtr make_binary(BinaryOp op, NodePtr a, NodePtr b);
+NodePtr make_binary_weak(BinaryOp op, NodePtr a, const detail::WeakScalar& s, bool scalar_on_left);
 /// A weak scalar as a fill of `shape`, of the type an array `t` gives it (int32 + 1 -> int32 fill).
 NodePtr make_weak_fill(const detail::WeakScalar& s, DType t, std::string_view op_name, const Shape& shape = {});
 NodePtr make_where(const NodePtr& cond, const NodePtr& a, const NodePtr& b);

@@ -176,6 +176,34 @@ TEST(HashConsing, WeakReferencesFindOnlyTheirLiveNode) {
   EXPECT_EQ(g::WeakNodePtr().lock(), nullptr);
 }
 
+// An operator takes the node of a temporary (or moved) Array operand over instead of counting a reference
+// (Operand(Array&&)); an Array passed as an lvalue, or the same moved Array on both sides, is left as it was.
+TEST(HashConsing, TemporaryOperandsAreTakenOver) {
+  const std::vector<float> values{0.5f, -1.25f, 3.0f};
+  const Array x = lf::asarray(values);
+  Array product = x * 2.0f;
+  const lf::graph::Node* product_node = graph_node(product).get();
+  const Array sum = std::move(product) + 1.0f;
+  EXPECT_FALSE(product.valid()) << "the moved operand's node was taken over"; // NOLINT(bugprone-use-after-move)
+  ASSERT_EQ(graph_node(sum)->sources_unlocked().size(), 2u);
+  EXPECT_EQ(graph_node(sum)->sources_unlocked()[0].get(), product_node);
+  EXPECT_TRUE(x.valid());
+
+  Array twice = x * 3.0f;
+  const Array doubled = std::move(twice) + std::move(twice);
+  EXPECT_TRUE(twice.valid()) << "one Array on both sides is read, not taken"; // NOLINT(bugprone-use-after-move)
+  const Array other = x - 1.0f;
+  const Array both = (x * 4.0f) * (x - 1.0f) + other;
+  const auto got_sum = sum.get<float>(), got_doubled = doubled.get<float>(), got_both = both.get<float>();
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const float v = values[i];
+    EXPECT_FLOAT_EQ(got_sum[i], v * 2.0f + 1.0f) << i;
+    EXPECT_FLOAT_EQ(got_doubled[i], v * 3.0f + v * 3.0f) << i;
+    EXPECT_FLOAT_EQ(got_both[i], (v * 4.0f) * (v - 1.0f) + (v - 1.0f)) << i;
+  }
+  EXPECT_TRUE(other.valid());
+}
+
 TEST(HashConsing, DifferentExpressionsAreDifferentNodes) {
   Array a = vec({1, 2, 3}), b = vec({4, 5, 6});
   Array p1 = a + 1.0, p2 = a + 2.0;

@@ -50,11 +50,15 @@ class Array;
 class Operand {
 public:
   Operand(const Array& a) noexcept : array_(&a) {}
+  /// A temporary (or moved) Array: an arithmetic op or comparison takes its node over, leaving it empty, where a
+  /// copy would count one more reference and the temporary's end one less (in `x * a + b`, the product).
+  Operand(Array&& a) noexcept : array_(&a), temporary_(true) {}
   template <Scalar S> Operand(S value) noexcept : scalar_(detail::weak(value)) {}
 
 private:
   friend struct detail::ApiAccess;
   const Array* array_ = nullptr; // null for a number
+  bool temporary_ = false;       // array_ was bound as an rvalue
   detail::WeakScalar scalar_;
 };
 

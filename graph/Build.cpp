@@ -185,8 +185,8 @@ template <class T> NodePtr fill_of(const Shape& shape, DType type, T y) {
 namespace {
 // The fills scalar ops ask for again at every step of a loop (x = x * a + b asks for the same two), found without
 // rounding the value, hashing a spec, allocating its shape and comparing structures: the last few fills this thread
-// built or found, held weakly, by the arguments they were asked for with. A live fill is the only node
-// of its structure (the table interns it), so the one found here is the one the table would return.
+// built or found, held weakly, by the arguments they were asked for with. A live fill is the only node of its
+// structure (the table interns it), so the one found here is the one the table would return.
 thread_local bool t_recent_fills_gone = false; // trivially destructible: still readable once RecentFills is gone
 struct RecentFills {
   struct Entry {

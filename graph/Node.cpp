@@ -137,12 +137,11 @@ std::uint64_t summarize(const Node& n) {
   return s;
 }
 
-// Memory for nodes. Recording and dropping a chain allocates and frees
-// thousands of these blocks in bursts; through malloc, freeing a burst gave the top of the heap back to the system
-// and the next burst took it again (18,000 brk calls in bench_host's BM_RecordMany). Freed blocks are kept instead:
-// up to 4 MiB in a list of the freeing thread, taken and filled without an atomic instruction (a lock's two cost as
-// much as the rest of a block's way), and past that up to 16 MiB in a locked list that every thread shares (nodes
-// are built and freed on any thread).
+// Memory for nodes. Recording and dropping a chain allocates and frees thousands of these blocks in bursts; through
+// malloc, freeing a burst gave the top of the heap back to the system and the next burst took it again (18,000 brk
+// calls in bench_host's BM_RecordMany). Freed blocks are kept instead: up to 4 MiB in a list of the freeing thread,
+// taken and filled without an atomic instruction (a lock's two cost as much as the rest of a block's way), and past
+// that up to 16 MiB in a locked list that every thread shares (nodes are built and freed on any thread).
 template <std::size_t Bytes> class BlockPool {
 public:
   static void* allocate() {

@@ -64,7 +64,9 @@ struct ParsedIndex {
   std::vector<int> view_axes;
 };
 
-ParsedIndex parse_index(std::string_view op, const Node& a, const std::vector<Index>& index) {
+// The result is this thread's scratch (a solver step records several views, and two vectors a view were allocated
+// and freed): valid until the thread parses the next index.
+const ParsedIndex& parse_index(std::string_view op, const Node& a, const std::vector<Index>& index) {
   const auto ndim = a.ndim();
   std::int64_t consumed = 0, ellipses = 0;
   for (auto& i : index) {
@@ -77,9 +79,9 @@ ParsedIndex parse_index(std::string_view op, const Node& a, const std::vector<In
     throw IndexError(std::string(op) + ": too many indices for " + describe("array", a) + ": it is " +
                      std::to_string(ndim) + "-dimensional, but " + std::to_string(consumed) + " were indexed " +
                      index_text(index));
-  ParsedIndex p;
-  p.per_axis.resize(std::size_t(ndim));
-  p.view_axes.reserve(std::size_t(ndim) + index.size()); // grown once: recorded for every view of a solver step
+  thread_local ParsedIndex p;
+  p.per_axis.assign(std::size_t(ndim), AxisSelection{});
+  p.view_axes.clear();
   std::int64_t axis = 0;
   auto take_whole = [&](std::int64_t ax) {
     p.per_axis[std::size_t(ax)] = {0, 1, a.shape[std::size_t(ax)]};
@@ -669,8 +671,8 @@ NodePtr roll(const NodePtr& a, std::int64_t shift, std::optional<int> axis) {
 }
 
 NodePtr index(const NodePtr& a, const std::vector<Index>& idx) {
-  ParsedIndex p = parse_index("index", *a, idx);
-  Shape shape;
+  const ParsedIndex& p = parse_index("index", *a, idx);
+  Shape shape = recycled_shape();
   shape.reserve(p.view_axes.size());
   std::vector<AxisEntry> entries(p.per_axis.size());
   for (std::size_t d = 0; d < p.per_axis.size(); ++d)
@@ -688,14 +690,13 @@ NodePtr index(const NodePtr& a, const std::vector<Index>& idx) {
 }
 
 NodePtr set_slice(const NodePtr& base, const std::vector<Index>& idx, const NodePtr& value) {
-  ParsedIndex p = parse_index("at().set", *base, idx);
+  const ParsedIndex& p = parse_index("at().set", *base, idx);
   // The region as seen through the index (NumPy's shape of base[idx]): the value broadcasts to it.
-  Shape view_shape;
+  Shape view_shape = recycled_shape();
   view_shape.reserve(p.view_axes.size());
   for (int ax : p.view_axes) view_shape.push_back(ax >= 0 ? p.per_axis[std::size_t(ax)].count : 1);
-  NodePtr v = broadcast_to(make_cast(value, base->dtype), view_shape, "at().set");
   // Re-index the value by base axes: one axis per base axis (size 1 for integer indices).
-  Shape region_shape;
+  Shape region_shape = recycled_shape();
   std::vector<RegionAxis> region;
   region_shape.reserve(p.per_axis.size());
   region.reserve(p.per_axis.size());
@@ -704,16 +705,18 @@ NodePtr set_slice(const NodePtr& base, const std::vector<Index>& idx, const Node
     region.push_back({sel.start, sel.step, count});
     region_shape.push_back(count);
   }
-  if (shape_size(region_shape) == 0) return base;
   std::vector<AxisEntry> entries(view_shape.size());
   for (std::size_t k = 0; k < p.view_axes.size(); ++k) {
     int ax = p.view_axes[k];
     entries[k] = ax >= 0 ? AxisEntry{ax, 0, 1} : AxisEntry{-1, 0, 1};
   }
-  NodePtr region_value = make_axis_map(v, region_shape, std::move(entries));
-  NodeSpec n = proto(NodeKind::SetSlice, base->dtype, base->shape);
+  // p (this thread's scratch) is not read past here: the builders below may parse indices of their own.
+  NodePtr v = broadcast_to(make_cast(value, base->dtype), view_shape, "at().set");
+  if (shape_size(region_shape) == 0) return base;
+  NodePtr region_value = make_axis_map(v, std::move(region_shape), std::move(entries));
+  NodeSpec n = proto(NodeKind::SetSlice, base->dtype, copy_shape(base->shape));
   n.region = std::move(region);
-  return intern(std::move(n), {base, region_value});
+  return intern(std::move(n), SourceList(NodePtr(base), std::move(region_value)));
 }
 
 NodePtr concatenate(const std::vector<NodePtr>& arrays, int axis) {

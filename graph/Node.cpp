@@ -518,6 +518,14 @@ Shape copy_shape(const Shape& shape) {
   return copy;
 }
 
+Shape recycled_shape() {
+  if (t_shape_bin_gone || t_shape_bin.shapes.empty()) return {};
+  Shape shape = std::move(t_shape_bin.shapes.back());
+  t_shape_bin.shapes.pop_back();
+  shape.clear();
+  return shape;
+}
+
 std::size_t live_node_count() {
   auto& t = table();
   std::lock_guard guard(t.lock);

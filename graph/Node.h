@@ -296,6 +296,9 @@ private:
 /// dropping it allocates and frees one shape per node in bursts of thousands, which malloc serves slowly once its
 /// per-thread cache (7 blocks a size) is spent. For the builders of the nodes recorded most (graph/Build.cpp).
 Shape copy_shape(const Shape& shape);
+/// An empty shape in the storage of one this thread took from a node that died (as copy_shape), for a builder that
+/// computes its node's shape axis by axis (views, slice assignments).
+Shape recycled_shape();
 
 /// Number of live nodes (for tests of memory flatness).
 std::size_t live_node_count();

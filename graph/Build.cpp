@@ -487,7 +487,7 @@ NodePtr make_binary_weak(BinaryOp op, NodePtr a, const detail::WeakScalar& s, bo
   NodePtr fill = make_weak_fill(s, types->compute, name_of(op), a->shape);
   NodeSpec n = proto(NodeKind::Binary, types->result, copy_shape(a->shape));
   n.op = int(op);
-  NodePtr arr = a->dtype == types->compute ? std::move(a) : make_cast(a, types->compute);
+  NodePtr arr = operand_as(std::move(a), types->compute, n.shape);
   return intern(std::move(n), scalar_on_left ? SourceList(std::move(fill), std::move(arr))
                                              : SourceList(std::move(arr), std::move(fill)));
 }

@@ -510,20 +510,18 @@ NodePtr intern(NodeSpec&& spec, SourceList&& srcs, std::shared_ptr<const BufferV
   return node;
 }
 
-Shape copy_shape(const Shape& shape) {
-  if (t_shape_bin_gone || t_shape_bin.shapes.empty()) return shape;
-  Shape copy = std::move(t_shape_bin.shapes.back());
-  t_shape_bin.shapes.pop_back();
-  copy.assign(shape.begin(), shape.end());
-  return copy;
-}
-
 Shape recycled_shape() {
   if (t_shape_bin_gone || t_shape_bin.shapes.empty()) return {};
   Shape shape = std::move(t_shape_bin.shapes.back());
   t_shape_bin.shapes.pop_back();
   shape.clear();
   return shape;
+}
+
+Shape copy_shape(const Shape& shape) {
+  Shape copy = recycled_shape();
+  copy.assign(shape.begin(), shape.end());
+  return copy;
 }
 
 std::size_t live_node_count() {

@@ -237,10 +237,10 @@ private:
 };
 template <std::size_t Bytes> thread_local bool BlockPool<Bytes>::Local::gone = false;
 
-// Sources of nodes being destroyed are parked here and released by the outermost destructor in a loop, so a
-// chain of a million nodes is freed without a million nested destructor calls. Last in, first out: a chain keeps
-// only a few parked at a time, which stay inline; a wide tree spills into a vector. (The pointer is the only
-// thread-local: an object with a destructor could be gone when a static Array dies after the thread's end.)
+// References being dropped by a release in progress: a node whose last reference goes parks its sources here, and
+// the outermost release drops them in a loop, so a chain of a million nodes is freed without a million nested
+// destructor calls. Last in, first out: a chain keeps only a few parked at a time, which stay inline; a wide tree
+// spills into a vector.
 class ReleaseStack {
 public:
   void push(NodePtr n) {
@@ -263,7 +263,62 @@ private:
   std::size_t inline_count_ = 0;
   std::vector<NodePtr> spill_;
 };
-thread_local ReleaseStack* t_pending_release = nullptr;
+
+} // namespace
+
+// A release in progress on this thread: the references still to drop, and the nodes that died meanwhile. A dead
+// node drops its sources at once (a lookup never reads them: it compares the sources' serial numbers) but keeps the
+// fields that lookups compare, and stays in the intern table, where lookups skip it (Node::try_reference fails at a
+// count of 0), until the batch leaves the table together under one lock and is then destroyed. Dropping a chain of
+// 2,000 nodes took the lock 2,000 times, an exchange and a store each, most of what a hit's release cost past the
+// reference counts (issue 19). (The pointer is the only thread-local: an object with a destructor could be gone when
+// a static Array dies after the thread's end.)
+class ReleaseBatch {
+public:
+  // Bounds how long other threads wait for the table's lock, and how long dead nodes' fields outlive them.
+  static constexpr std::size_t kMaxDead = 512;
+
+  void drop(NodePtr&& n) { pending_.push(std::move(n)); }
+  void add_dead(Node* node) noexcept {
+    node->drain_sources([this](NodePtr&& n) { drop(std::move(n)); });
+    node->next_dead_ = dead_;
+    dead_ = node;
+    ++dead_count_;
+  }
+  // Drops every reference and frees every node that died of it.
+  void run() noexcept {
+    for (;;) {
+      while (NodePtr n = pending_.pop()) {
+        n.reset();
+        if (dead_count_ >= kMaxDead) free_dead();
+      }
+      if (!dead_) return;
+      free_dead();
+    }
+  }
+
+private:
+  void free_dead() noexcept;
+  ReleaseStack pending_;
+  Node* dead_ = nullptr;
+  std::size_t dead_count_ = 0;
+};
+namespace {
+thread_local ReleaseBatch* t_release = nullptr;
+
+// Runs `start` (which drops references into the batch) in this thread's release in progress, or in a new one that
+// it then runs to the end.
+template <class Start> void release_in_batch(Start&& start) noexcept {
+  if (ReleaseBatch* outer = t_release) {
+    start(*outer);
+    return;
+  }
+  ReleaseBatch batch;
+  t_release = &batch;
+  start(batch);
+  batch.run();
+  t_release = nullptr;
+}
 
 // Shapes of dead nodes, kept for copy_shape (up to 4,096 a thread, each of at most 8 axes' storage).
 thread_local bool t_shape_bin_gone = false; // trivially destructible: still readable once the bin is gone
@@ -282,15 +337,8 @@ void recycle_shape(Shape&& shape) {
 
 void release_iteratively(SourceList&& sources) {
   if (sources.empty()) return;
-  if (ReleaseStack* outer = t_pending_release) {
-    sources.drain([outer](NodePtr&& n) { outer->push(std::move(n)); });
-    return;
-  }
-  ReleaseStack pending;
-  sources.drain([&pending](NodePtr&& n) { pending.push(std::move(n)); });
-  t_pending_release = &pending;
-  while (NodePtr n = pending.pop()) n.reset();
-  t_pending_release = nullptr;
+  release_in_batch(
+      [&sources](ReleaseBatch& batch) { sources.drain([&batch](NodePtr&& n) { batch.drop(std::move(n)); }); });
 }
 
 } // namespace
@@ -380,18 +428,30 @@ NodePtr WeakNodePtr::lock() const {
 
 void destroy_node(NodeReferences* references) noexcept {
   Node* node = static_cast<Node*>(references);
-  node->~Node();
-  BlockPool<sizeof(Node)>::deallocate(node);
+  release_in_batch([node](ReleaseBatch& batch) { batch.add_dead(node); });
 }
 
-Node::~Node() {
+void ReleaseBatch::free_dead() noexcept {
+  Node* dead = std::exchange(dead_, nullptr);
+  dead_count_ = 0;
   {
     auto& t = table();
     std::lock_guard guard(t.lock);
-    t.nodes.erase(hash, [this](const Node* n) { return n == this; });
+    for (Node* n = dead; n; n = n->next_dead_) {
+      [[maybe_unused]] const bool erased = t.nodes.erase(n->hash, [n](const Node* entry) { return entry == n; });
+      LAZYFUSE_ASSERT(erased, "a dead node missing from the intern table");
+    }
   }
+  while (Node* n = dead) {
+    dead = n->next_dead_;
+    n->~Node();
+    BlockPool<sizeof(Node)>::deallocate(n);
+  }
+}
+
+Node::~Node() {
+  LAZYFUSE_ASSERT(srcs_.empty(), "a node destroyed outside a release batch");
   recycle_shape(std::move(shape));
-  release_iteratively(std::move(srcs_));
 }
 
 namespace {

@@ -164,6 +164,8 @@ struct NodeSpec {
   std::vector<std::int32_t> reduce_axes; // Reduce: sorted axes of the source; Gather: the source axis of each index
 };
 
+class ReleaseBatch;
+
 class Node : public NodeReferences, public NodeSpec {
 public:
   /// The sources' serial numbers (no node has more than kMaxSources; unused entries are 0, never a serial).
@@ -252,6 +254,9 @@ public:
 private:
   friend NodePtr intern(NodeSpec&& spec, SourceList&& srcs, std::shared_ptr<const BufferView> buffer);
   friend class WeakNodePtr;
+  friend class ReleaseBatch;
+  /// Moves the sources to `sink`: a dead node's, while it waits in its release batch to leave the intern table.
+  template <class Sink> void drain_sources(Sink&& sink) { srcs_.drain(std::forward<Sink>(sink)); }
   /// A new reference, unless the count already reached 0: the node is then being destroyed and waits for the intern
   /// table's lock to leave it. Only under that lock, which keeps the node's memory valid.
   NodePtr try_reference() noexcept;
@@ -259,6 +264,7 @@ private:
   SourceList srcs_;
   std::shared_ptr<const BufferView> buffer_;
   std::atomic<bool> materialized_{false}; // buffer_ != nullptr, set after buffer_ under mutex_
+  Node* next_dead_ = nullptr;             // the next dead node of its release batch (graph/Node.cpp)
 };
 
 /// Returns the node structurally equal to `spec` over `srcs` (and `buffer`, for Buffer nodes), creating it if

@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <span>
-#include <unordered_map>
 
 namespace lazyfuse::fusion {
 
@@ -220,24 +219,33 @@ namespace steps {
 
 Subgraph collect(const std::vector<NodePtr>& roots) {
   Subgraph g;
-  g.index.reserve(64);
-  std::unordered_map<const Node*, char> state; // 1: on the stack, expanded
+  // A node enters the index (at -1) when the walk first reaches it and gets its position when emitted.
   std::vector<std::pair<const NodePtr*, bool>> stack;
   for (auto it = roots.rbegin(); it != roots.rend(); ++it)
     if (!(*it)->materialized()) stack.push_back({&*it, false});
   while (!stack.empty()) {
     auto [n, expanded] = stack.back();
     stack.pop_back();
+    const Node* node = n->get();
+    auto is_node = [node](const SubgraphPosition& e) { return e.node == node; };
     if (expanded) {
-      g.index[n->get()] = int(g.order.size());
+      g.index.find_or_insert(node->hash, is_node, [] { return SubgraphPosition{}; }).index = int(g.order.size());
       g.order.push_back(*n);
       continue;
     }
-    if (!state.emplace(n->get(), 1).second) continue;
+    bool fresh = false;
+    g.index.find_or_insert(node->hash, is_node, [&] {
+      fresh = true;
+      return SubgraphPosition{node, -1};
+    });
+    if (!fresh) continue;
     stack.push_back({n, true});
-    const auto& srcs = (*n)->sources_unlocked();
-    for (auto it = srcs.rbegin(); it != srcs.rend(); ++it)
-      if (!(*it)->materialized() && !state.count(it->get())) stack.push_back({&*it, false});
+    const auto& srcs = node->sources_unlocked();
+    for (auto it = srcs.rbegin(); it != srcs.rend(); ++it) {
+      const Node* src = it->get();
+      if (!src->materialized() && !g.index.find(src->hash, [src](const SubgraphPosition& e) { return e.node == src; }))
+        stack.push_back({&*it, false});
+    }
   }
   g.info.resize(g.order.size());
   for (std::size_t k = 0; k < g.order.size(); ++k) {
@@ -268,7 +276,6 @@ Region measure(const Subgraph& g, const std::vector<NodePtr>& outputs) {
     if (seen[std::size_t(k)]) continue;
     seen[std::size_t(k)] = 1;
     r.nodes++;
-    r.inlined.push_back(k);
     for (auto& s : g.order[std::size_t(k)]->sources_unlocked()) {
       int j = g.find(s.get());
       if (j < 0 || g.info[std::size_t(j)].stored) {
@@ -280,7 +287,10 @@ Region measure(const Subgraph& g, const std::vector<NodePtr>& outputs) {
   }
   std::sort(leaves.begin(), leaves.end());
   r.inputs = int(std::unique(leaves.begin(), leaves.end()) - leaves.begin());
-  std::sort(r.inlined.begin(), r.inlined.end());
+  // Ascending without a sort: a first call's plan inlines thousands of nodes.
+  r.inlined.reserve(std::size_t(r.nodes));
+  for (std::size_t k = 0; k < seen.size(); ++k)
+    if (seen[k]) r.inlined.push_back(int(k));
   return r;
 }
 
@@ -437,9 +447,9 @@ int printed_node_count(const Subgraph& g) {
     if (!repeatable(n) || stored(i)) return std::uint64_t(i) << 8 | 0xff; // equal to none
     return std::uint64_t(n.kind) << 40 | std::uint64_t(n.dtype) << 32 | std::uint64_t(std::uint32_t(n.op));
   };
-  // Position in `computing` of each computing node of the subgraph.
-  std::unordered_map<const Node*, int> position;
-  for (int i = 0; i < int(computing.size()); ++i) position.emplace(&node(i), i);
+  // Position in `computing` of each node of the subgraph (-1: a fill).
+  std::vector<int> position(g.order.size(), -1);
+  for (int i = 0; i < int(computing.size()); ++i) position[std::size_t(computing[std::size_t(i)])] = i;
   // Computing node i + p is node i one copy later: the same op on the same shape, reading scalars of the same type
   // (any values), the same nodes from outside the copies, or the nodes p later.
   auto repeats = [&](int i, int p) {
@@ -455,8 +465,10 @@ int printed_node_count(const Subgraph& g) {
       if (xs[k]->kind == NodeKind::Fill && ys[k]->kind == NodeKind::Fill && repeatable(*xs[k]) &&
           xs[k]->dtype == ys[k]->dtype && xs[k]->shape == ys[k]->shape)
         continue;
-      const auto jx = position.find(xs[k].get()), jy = position.find(ys[k].get());
-      if (jx == position.end() || jy == position.end() || jy->second != jx->second + p) return false;
+      const int kx = g.find(xs[k].get()), ky = g.find(ys[k].get());
+      if (kx < 0 || ky < 0) return false;
+      const int jx = position[std::size_t(kx)], jy = position[std::size_t(ky)];
+      if (jx < 0 || jy < 0 || jy != jx + p) return false;
     }
     return true;
   };

@@ -8,10 +8,10 @@
 #pragma once
 
 #include "fusion/Partition.h"
+#include "graph/FlatTable.h"
 
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace lazyfuse::fusion::steps {
@@ -36,16 +36,25 @@ struct Info {
   bool folded = false; ///< computed inside the library call of an epilogue above it (the product, the ops between)
 };
 
+/// A node of a Subgraph and its position in the subgraph's order (-1 while collect walks below it).
+struct SubgraphPosition {
+  const graph::Node* node = nullptr;
+  int index = -1;
+  bool operator==(const SubgraphPosition&) const = default;
+};
+
 /// The unmaterialized subgraph below the roots, in post-order (sources before consumers).
 struct Subgraph {
   std::vector<graph::NodePtr> order;
-  std::vector<Info> info;                            ///< parallel to order
-  std::unordered_map<const graph::Node*, int> index; ///< node -> position in order
+  std::vector<Info> info; ///< parallel to order
+  /// node -> position, keyed by the node's structural hash (a first call partitions thousands of nodes, and
+  /// std::unordered_map allocated a block for each).
+  graph::FlatTable<SubgraphPosition> index;
 
   /// The position of `n` in order, or -1 (materialized, or not below the roots).
   int find(const graph::Node* n) const {
-    auto it = index.find(n);
-    return it == index.end() ? -1 : it->second;
+    const SubgraphPosition* p = index.find(n->hash, [n](const SubgraphPosition& e) { return e.node == n; });
+    return p ? p->index : -1;
   }
 };
 

@@ -4,9 +4,10 @@
 // one kernel that NVRTC compiles as fast as a one-step kernel.
 #pragma once
 
+#include "graph/FlatTable.h"
+
 #include <algorithm>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 namespace lazyfuse::graph {
@@ -34,15 +35,28 @@ PeriodicRun longest_periodic_run(int size, int max_period, int min_count, Signat
   PeriodicRun best;
   if (size < 2 * min_count || max_period < 1 || min_count < 2) return best;
   // Distance from each item to the last earlier item with its signature, counted per distance.
-  std::unordered_map<std::uint64_t, int> last;
+  struct Last {
+    std::uint64_t signature = 0;
+    int item = -1; // -1: the table's empty slot
+    bool operator==(const Last&) const = default;
+  };
+  FlatTable<Last> last;
   std::vector<int> distances(std::size_t(max_period) + 1, 0);
-  last.reserve(std::size_t(size));
   for (int i = 0; i < size; ++i) {
-    auto [it, fresh] = last.try_emplace(signature(i), i);
+    const std::uint64_t sig = signature(i);
+    // Signatures may differ only in high bits; the table places entries by the low ones.
+    const std::uint64_t hash = (sig ^ (sig >> 29)) * 0x9E3779B97F4A7C15ull;
+    bool fresh = false;
+    Last& entry = last.find_or_insert(
+        hash >> 16 | hash << 48, [sig](const Last& e) { return e.signature == sig; },
+        [&] {
+          fresh = true;
+          return Last{sig, i};
+        });
     if (!fresh) {
-      const int d = i - it->second;
+      const int d = i - entry.item;
       if (d <= max_period) ++distances[std::size_t(d)];
-      it->second = i;
+      entry.item = i;
     }
   }
   std::vector<int> candidates;

@@ -458,12 +458,25 @@ private:
   }
 
   // ---- nodes ----
+  // Tasks point at the handles in the plan's graph (its nodes' source lists, the root's caller): lowering runs
+  // under the evaluation lock, which keeps them, so a task copies no handle and allocates nothing (a first call
+  // lowers thousands of nodes).
+  struct Child {
+    const NodePtr* node = nullptr;
+    int frame = -1;
+  };
   struct Task {
-    NodePtr node;
-    int frame;
+    const NodePtr* node = nullptr;
+    int frame = -1;
     bool expanded = false;
-    std::vector<std::pair<NodePtr, int>> children;
+    std::array<Child, Node::kMaxSources> children{};
+    std::size_t child_count = 0;
     int aux = -1; // SetSlice: the region predicate
+
+    void add_child(const NodePtr& n, int f) {
+      LAZYFUSE_ASSERT_LT(child_count, children.size(), "a node lowered with more children than sources");
+      children[child_count++] = {&n, f};
+    }
   };
 
   // A fill becomes a fresh parameter at each use: hash-consing makes equal scalars one node, and sharing one
@@ -475,26 +488,25 @@ private:
   int value_of(const NodePtr& root, int root_frame) {
     if (is_scalar(*root)) return scalar_of(*root);
     std::vector<Task> stack;
-    stack.push_back({root, root_frame, false, {}, -1});
+    stack.push_back({&root, root_frame});
     while (!stack.empty()) {
-      Task t = std::move(stack.back());
+      Task t = stack.back();
       stack.pop_back();
-      const Node& n = *t.node;
+      const Node& n = **t.node;
       const int memo_frame = memo_frame_of(n, t.frame);
       if (memo_find(&n, memo_frame) >= 0) continue;
       if (!t.expanded) {
-        if (auto buf = t.node->buffer()) {
-          memo_.insert(&n, memo_frame, load(t.node, *buf, t.frame));
+        if (const graph::BufferView* buf = n.buffer_unlocked()) {
+          memo_.insert(&n, memo_frame, load(*t.node, *buf, t.frame));
           continue;
         }
         plan_children(t);
         t.expanded = true;
-        auto children = t.children;
-        stack.push_back(std::move(t));
-        for (auto it = children.rbegin(); it != children.rend(); ++it) {
-          if (is_scalar(*it->first)) continue; // resolved by child(), once per use
-          if (memo_find(it->first.get(), memo_frame_of(*it->first, it->second)) < 0)
-            stack.push_back({it->first, it->second, false, {}, -1});
+        stack.push_back(t);
+        for (std::size_t k = t.child_count; k-- > 0;) {
+          const Child& c = t.children[k];
+          if (is_scalar(**c.node)) continue; // resolved by child(), once per use
+          if (memo_find(c.node->get(), memo_frame_of(**c.node, c.frame)) < 0) stack.push_back({c.node, c.frame});
         }
         continue;
       }
@@ -515,14 +527,15 @@ private:
   }
 
   int child(const Task& t, std::size_t k) {
-    auto& [node, frame] = t.children[k];
-    if (is_scalar(*node)) return scalar_of(*node);
-    return memo_.at(node.get(), memo_frame_of(*node, frame));
+    const Child& c = t.children[k];
+    const Node& node = **c.node;
+    if (is_scalar(node)) return scalar_of(node);
+    return memo_.at(&node, memo_frame_of(node, c.frame));
   }
 
   void plan_children(Task& t) {
-    const Node& n = *t.node;
-    const auto& srcs = t.node->sources_unlocked(); // lowering runs under the evaluation lock
+    const Node& n = **t.node;
+    const auto& srcs = (*t.node)->sources_unlocked(); // lowering runs under the evaluation lock
     const Frame f = frames_[std::size_t(t.frame)];
     switch (n.kind) {
     case NodeKind::Buffer: LAZYFUSE_ASSERT(false, "a buffer node without a buffer"); break;
@@ -542,7 +555,7 @@ private:
     case NodeKind::Binary:
     case NodeKind::Where:
     case NodeKind::Cast:
-      for (auto& s : srcs) t.children.push_back({s, t.frame});
+      for (auto& s : srcs) t.add_child(s, t.frame);
       break;
     case NodeKind::AxisMap: {
       auto c = coords(t.frame, n.shape);
@@ -556,7 +569,7 @@ private:
           g.coords.push_back(e.start == 0 ? step : index_op(IrOp::IAdd, index_param(e.start), step));
         }
       }
-      t.children.push_back({srcs[0], frame_id(std::move(g))});
+      t.add_child(srcs[0], frame_id(std::move(g)));
       break;
     }
     case NodeKind::Reshape: {
@@ -574,7 +587,7 @@ private:
         }
         g.lin = lin < 0 ? index_const(0) : lin;
       }
-      t.children.push_back({srcs[0], frame_id(std::move(g))});
+      t.add_child(srcs[0], frame_id(std::move(g)));
       break;
     }
     case NodeKind::Roll: {
@@ -582,7 +595,7 @@ private:
       const auto ax = std::size_t(n.ivalue);
       const std::int64_t size = n.shape[ax];
       c[ax] = index_op(IrOp::IMod, index_op(IrOp::IAdd, c[ax], index_param(size - n.shift)), index_param(size));
-      t.children.push_back({srcs[0], frame_id(Frame{-1, c, f.pred})});
+      t.add_child(srcs[0], frame_id(Frame{-1, c, f.pred}));
       break;
     }
     case NodeKind::Gather: {
@@ -594,7 +607,7 @@ private:
         const auto at = c.begin() + n.ivalue;
         g = frame_id(Frame{-1, std::vector<int>(at, at + std::ptrdiff_t(b.size())), f.pred});
       }
-      for (std::size_t k = 1; k < srcs.size(); ++k) t.children.push_back({srcs[k], g});
+      for (std::size_t k = 1; k < srcs.size(); ++k) t.add_child(srcs[k], g);
       break;
     }
     case NodeKind::SetSlice: {
@@ -623,15 +636,15 @@ private:
       }
       if (cond < 0) cond = pred_op(IrOp::IGe, index_const(0), index_const(0));
       t.aux = cond;
-      t.children.push_back({srcs[0], t.frame});
-      t.children.push_back({srcs[1], frame_id(Frame{-1, k, and_pred(f.pred, cond)})});
+      t.add_child(srcs[0], t.frame);
+      t.add_child(srcs[1], frame_id(Frame{-1, k, and_pred(f.pred, cond)}));
       break;
     }
     }
   }
 
   int finish(const Task& t) {
-    const Node& n = *t.node;
+    const Node& n = **t.node;
     switch (n.kind) {
     case NodeKind::Buffer:
     case NodeKind::Reduce:
@@ -704,11 +717,11 @@ private:
   // The source read at the checked indices: each source axis takes either its index array's value or the next of
   // the result's own coordinates outside B.
   int gather(const Task& t) {
-    const Node& n = *t.node;
-    const NodePtr& src = t.node->sources_unlocked()[0];
+    const Node& n = **t.node;
+    const NodePtr& src = (*t.node)->sources_unlocked()[0];
     const Frame f = frames_[std::size_t(t.frame)];
     const auto c = coords(t.frame, n.shape);
-    const std::size_t b_rank = t.node->sources_unlocked()[1]->shape.size();
+    const std::size_t b_rank = (*t.node)->sources_unlocked()[1]->shape.size();
     Frame s;
     s.pred = f.pred;
     std::size_t next = 0; // the next result axis outside B
@@ -725,7 +738,7 @@ private:
       check.b = index_param(src->shape[d]);
       check.c = f.pred;
       check.slot = int(out_.checks.size());
-      out_.checks.push_back({t.node->sources_unlocked()[k + 1], int(d), src->shape[d], t.frame == root_frame_});
+      out_.checks.push_back({(*t.node)->sources_unlocked()[k + 1], int(d), src->shape[d], t.frame == root_frame_});
       s.coords.push_back(emit(check));
     }
     return value_of(src, frame_id(std::move(s)));
@@ -734,7 +747,7 @@ private:
   // Element i of a draw reads counter offset + i, i the element's linear index in the node's own shape (whatever
   // kernel, frame or view reaches it), so its value does not depend on fusion.
   int random(const Task& t) {
-    const Node& n = *t.node;
+    const Node& n = **t.node;
     const Frame& f = frames_[std::size_t(t.frame)];
     int lin = f.lin;
     if (lin < 0) {

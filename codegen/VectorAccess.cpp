@@ -2,6 +2,8 @@
 
 #include "graph/Random.h"
 
+#include <algorithm>
+
 namespace lazyfuse::codegen {
 
 std::vector<int> index_steps(const KernelIR& ir, const IndexWalk& walk) {
@@ -61,11 +63,17 @@ std::vector<int> thread_element_steps(const KernelIR& ir) {
                                    }});
 }
 
+// Whether any instruction is `op`: the walks below cost a pass over thousands of instructions of a first call's
+// kernel, most of which have no random draw.
+bool has_op(const KernelIR& ir, IrOp op) {
+  return std::any_of(ir.code.begin(), ir.code.end(), [op](const Instr& in) { return in.op == op; });
+}
+
 } // namespace
 
 std::vector<bool> find_unit_step_loads(const KernelIR& ir) {
   std::vector<bool> loads(ir.code.size(), false);
-  if (ir.schedule != Schedule::Elementwise) return loads;
+  if (ir.schedule != Schedule::Elementwise || !has_op(ir, IrOp::Load)) return loads;
   const auto step = thread_element_steps(ir);
   // The printer computes a unit-step load's address, and its predicate per element, ahead of the values: from pure
   // index arithmetic, or through values that do not change with the element (a checked gather index read once per
@@ -82,7 +90,8 @@ std::vector<bool> find_unit_step_loads(const KernelIR& ir) {
 
 std::vector<bool> find_unit_step_randoms(const KernelIR& ir) {
   std::vector<bool> randoms(ir.code.size(), false);
-  if (is_column(ir.schedule) || ir.schedule == Schedule::Scan) return randoms; // printed one element at a time
+  // Column and scan kernels print one element at a time.
+  if (is_column(ir.schedule) || ir.schedule == Schedule::Scan || !has_op(ir, IrOp::Random)) return randoms;
   const auto step = thread_element_steps(ir);
   // The printer computes a grouped draw's first index ahead of the values from pure index arithmetic only.
   const auto dependent = data_dependent_indices(ir);

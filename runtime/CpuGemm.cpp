@@ -9,26 +9,12 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <complex>
+#include <string>
 #include <type_traits>
 #include <vector>
-
-#ifdef LAZYFUSE_HAVE_BLAS
-// The Fortran interface (column-major, every argument by address), which every BLAS has; CBLAS is not always there.
-extern "C" {
-void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*, const float*, const int*,
-            const float*, const int*, const float*, float*, const int*);
-void dgemm_(const char*, const char*, const int*, const int*, const int*, const double*, const double*, const int*,
-            const double*, const int*, const double*, double*, const int*);
-void cgemm_(const char*, const char*, const int*, const int*, const int*, const std::complex<float>*,
-            const std::complex<float>*, const int*, const std::complex<float>*, const int*, const std::complex<float>*,
-            std::complex<float>*, const int*);
-void zgemm_(const char*, const char*, const int*, const int*, const int*, const std::complex<double>*,
-            const std::complex<double>*, const int*, const std::complex<double>*, const int*,
-            const std::complex<double>*, std::complex<double>*, const int*);
-}
-#endif
 
 namespace lazyfuse::runtime::cpu_gemm {
 
@@ -191,25 +177,65 @@ void blocked(const Gemm& g) {
 template <class T> struct RealOf { using type = T; };
 template <class T> struct RealOf<std::complex<T>> { using type = T; };
 
-// OpenBLAS' thread count, set from LAZYFUSE_CPU_THREADS when the BLAS linked in is OpenBLAS (found at run time, so
-// that any BLAS links).
-void set_blas_threads() {
-  using SetThreads = void (*)(int);
-  static const auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-  static int current = -1;
-  const int want = thread_count();
-  if (set && want != current) {
-    set(want);
-    current = want;
-  }
+// The Fortran interface (column-major, every argument by address), which every BLAS has; CBLAS is not always there.
+template <class T>
+using GemmFn = void (*)(const char*, const char*, const int*, const int*, const int*, const T*, const T*, const int*,
+                        const T*, const int*, const T*, T*, const int*);
+
+// The BLAS that CMake found, opened at the first product (runtime/CMakeLists.txt says why it is not linked), or
+// nothing usable: then the blocked loop computes every product.
+struct Blas {
+  GemmFn<float> sgemm = nullptr;
+  GemmFn<double> dgemm = nullptr;
+  GemmFn<std::complex<float>> cgemm = nullptr;
+  GemmFn<std::complex<double>> zgemm = nullptr;
+  void (*set_threads)(int) = nullptr;    // OpenBLAS only
+  const char* (*get_config)() = nullptr; // OpenBLAS only
+  bool usable() const { return sgemm && dgemm && cgemm && zgemm; }
+};
+
+std::atomic<bool> g_blas_opened{false};
+
+const Blas& blas_library() {
+  static const Blas blas = [] {
+    Blas b;
+    // The files in link order, ':'-separated; handles are kept for the process (BLAS' threads outlive any call).
+    const std::string files = LAZYFUSE_BLAS_FILES;
+    std::vector<void*> handles;
+    for (std::size_t start = 0; start <= files.size();) {
+      const std::size_t end = std::min(files.find(':', start), files.size());
+      if (end > start)
+        if (void* h = dlopen(files.substr(start, end - start).c_str(), RTLD_NOW | RTLD_LOCAL)) handles.push_back(h);
+      start = end + 1;
+    }
+    auto find = [&](const char* name) -> void* {
+      for (void* h : handles)
+        if (void* f = dlsym(h, name)) return f;
+      return nullptr;
+    };
+    b.sgemm = reinterpret_cast<GemmFn<float>>(find("sgemm_"));
+    b.dgemm = reinterpret_cast<GemmFn<double>>(find("dgemm_"));
+    b.cgemm = reinterpret_cast<GemmFn<std::complex<float>>>(find("cgemm_"));
+    b.zgemm = reinterpret_cast<GemmFn<std::complex<double>>>(find("zgemm_"));
+    b.set_threads = reinterpret_cast<void (*)(int)>(find("openblas_set_num_threads"));
+    b.get_config = reinterpret_cast<const char* (*)()>(find("openblas_get_config"));
+    g_blas_opened.store(true, std::memory_order_release);
+    return b;
+  }();
+  return blas;
 }
 
-// A row-major C = A B is the column-major C^T = B^T A^T: BLAS' first operand is our b, its second our a. A row-major
-// operand read column-major is its own transpose (N); a column-major one goes in transposed (T).
-template <class T, class F> bool blas_call(const Gemm& g, F gemm) {
+// OpenBLAS' thread count, set from LAZYFUSE_CPU_THREADS.
+void set_blas_threads(const Blas& b) {
+  static std::atomic<int> current{-1};
+  const int want = thread_count();
+  if (b.set_threads && current.exchange(want, std::memory_order_relaxed) != want) b.set_threads(want);
+}
+
+template <class T> bool blas_call(const Gemm& g, const Blas& library, GemmFn<T> gemm) {
   const std::int64_t limits[] = {g.m, g.n, g.k, g.la.ld, g.lb.ld};
   if (std::any_of(std::begin(limits), std::end(limits), [](std::int64_t v) { return v > INT_MAX; })) return false;
-  set_blas_threads();
+  set_blas_threads(library);
   const char ta = g.lb.transposed ? 'T' : 'N', tb = g.la.transposed ? 'T' : 'N';
   const int m = int(g.n), n = int(g.m), k = int(g.k), lda = int(g.lb.ld), ldb = int(g.la.ld), ldc = int(g.n);
   const T alpha(static_cast<typename RealOf<T>::type>(g.alpha));
@@ -232,11 +258,19 @@ template <class T, class F> bool blas_call(const Gemm& g, F gemm) {
 
 bool blas(const Gemm& g) {
   switch (g.type) {
-  case DType::Float32: return blas_call<float>(g, sgemm_);
-  case DType::Float64: return blas_call<double>(g, dgemm_);
-  case DType::Complex64: return blas_call<std::complex<float>>(g, cgemm_);
-  case DType::Complex128: return blas_call<std::complex<double>>(g, zgemm_);
+  case DType::Float32:
+  case DType::Float64:
+  case DType::Complex64:
+  case DType::Complex128: break;
   default: return false;
+  }
+  const Blas& b = blas_library();
+  if (!b.usable()) return false;
+  switch (g.type) {
+  case DType::Float32: return blas_call<float>(g, b, b.sgemm);
+  case DType::Float64: return blas_call<double>(g, b, b.dgemm);
+  case DType::Complex64: return blas_call<std::complex<float>>(g, b, b.cgemm);
+  default: return blas_call<std::complex<double>>(g, b, b.zgemm);
   }
 }
 #endif
@@ -258,13 +292,23 @@ bool run(const Gemm& g) {
 
 std::string description() {
 #ifdef LAZYFUSE_HAVE_BLAS
-  using GetConfig = const char* (*)();
-  if (const auto get = reinterpret_cast<GetConfig>(dlsym(RTLD_DEFAULT, "openblas_get_config")))
-    return std::string(get()) +
+  const Blas& b = blas_library();
+  if (!b.usable())
+    return std::string("blocked loop (BLAS at ") + LAZYFUSE_BLAS_FILES + " could not be opened or lacks ?gemm_)";
+  if (b.get_config)
+    return std::string(b.get_config()) +
            " (float32, float64, complex; threads: LAZYFUSE_CPU_THREADS), blocked loop for the rest";
-  return std::string("BLAS (") + LAZYFUSE_BLAS_LIBRARIES + "; float32, float64, complex), blocked loop for the rest";
+  return std::string("BLAS (") + LAZYFUSE_BLAS_FILES + "; float32, float64, complex), blocked loop for the rest";
 #else
   return "blocked loop (built without BLAS)";
+#endif
+}
+
+bool blas_opened() {
+#ifdef LAZYFUSE_HAVE_BLAS
+  return g_blas_opened.load(std::memory_order_acquire);
+#else
+  return false;
 #endif
 }
 

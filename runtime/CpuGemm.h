@@ -21,4 +21,8 @@ bool run(const Gemm& g);
 /// lazyfuse-info.
 std::string description();
 
+/// Whether this process has opened the BLAS library yet: it is opened at the first product that BLAS can run (or
+/// by description()), never when lazyfuse loads, since OpenBLAS' threads spin for about 0.1 s after it loads.
+bool blas_opened();
+
 } // namespace lazyfuse::runtime::cpu_gemm

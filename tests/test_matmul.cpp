@@ -12,9 +12,12 @@
 
 #include "api/ApiAccess.h"
 #include "graph/Node.h"
+#include "runtime/CpuGemm.h"
 #include "test_util.h"
 
 #include <gtest/gtest.h>
+
+#include <link.h>
 
 #include <cmath>
 #include <complex>
@@ -648,3 +651,28 @@ TEST(MatmulEinsum, ThreeOperandsContractPairwiseOnProducts) {
 }
 
 } // namespace
+
+// BLAS is opened at the first product it runs, never when lazyfuse loads: OpenBLAS starts its threads in a library
+// constructor, and they spin for about 0.1 s (runtime/CMakeLists.txt). So no BLAS may be mapped into a process
+// that has run no product, and on the CPU backend a float32 product opens it (in a build that found one).
+TEST(CpuProducts, BlasIsOpenedByTheFirstProductNotAtLoad) {
+  if (runtime::cpu_gemm::blas_opened())
+    GTEST_SKIP() << "a product ran earlier in this process (ctest runs this test alone, where it checks)";
+  std::vector<std::string> mapped_blas;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* out) {
+        const std::string name = info->dlpi_name ? info->dlpi_name : "";
+        if (name.find("blas") != std::string::npos) static_cast<std::vector<std::string>*>(out)->push_back(name);
+        return 0;
+      },
+      &mapped_blas);
+  EXPECT_TRUE(mapped_blas.empty()) << "mapped before any product: " << mapped_blas.front();
+  const Array a = arange(0.0, 12.0, 1.0).astype(DType::Float32).reshape({3, 4});
+  const auto c = matmul(a, a.T()).get<float>();
+  EXPECT_FLOAT_EQ(c[0], 0 * 0 + 1 * 1 + 2 * 2 + 3 * 3);
+  const bool opened = runtime::cpu_gemm::blas_opened();
+  // description() opens the library itself: asked after.
+  const bool built_with_blas =
+      runtime::cpu_gemm::description().find("blocked loop (built without BLAS)") == std::string::npos;
+  EXPECT_EQ(opened, backend() == Backend::Cpu && built_with_blas);
+}

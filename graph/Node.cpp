@@ -462,10 +462,15 @@ namespace {
 // So a stale depth is recomputed from the sources, visiting at most `budget` nodes (beyond it, the recorded depth,
 // which is never less than the true one, stands), and remembered on the node, so that its other consumers built
 // before the next materialization read it at once. Any bound once computed stays valid, so racing writers are fine.
-int depth_to_compute(const Node& s, std::uint64_t attached, int& budget) {
+int recompute_depth(const Node& s, std::uint64_t attached, int& budget, int recorded);
+inline int depth_to_compute(const Node& s, std::uint64_t attached, int& budget) {
   if (s.materialized()) return 0;
   const int recorded = s.depth.load(std::memory_order_relaxed);
   if (recorded <= 1 || s.depth_epoch.load(std::memory_order_acquire) == attached || budget <= 0) return recorded;
+  return recompute_depth(s, attached, budget, recorded);
+}
+// depth_to_compute's walk, out of line: interning a node asks for its sources' depths, nearly always exact.
+int recompute_depth(const Node& s, std::uint64_t attached, int& budget, int recorded) {
   --budget;
   int depth = 0;
   for (const NodePtr& src : s.sources()) depth = std::max(depth, depth_to_compute(*src, attached, budget) + 1);

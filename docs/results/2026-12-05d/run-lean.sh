@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Session 23, one device call when little device time is left (about 420 s of command time): the gpu build at HEAD
 # and the tests that run the code sessions 22-23 changed on the device path (gathers, masks and at().add, counts,
-# the plan cache, fusion, time loops, the random differential graphs) with LAZYFUSE_TEST_REQUIRE_GPU=1; then one round of bench_host and of bench_compile's time-loop first calls
-# before (c833f2c, .base-src, carried as run3.sh says) and after, and bench_gather's at().add.
+# the plan cache, fusion, time loops, the random differential graphs) with LAZYFUSE_TEST_REQUIRE_GPU=1; then one
+# round of bench_host and of bench_compile's time-loop first calls before (c833f2c, .base-src, carried as run3.sh says) and after, and bench_gather's at().add.
 #   run-lean.sh <commit>   (OUT: the device tool's folder)
 cd "$(dirname "$0")/../../.."
 export PATH=/usr/local/cuda/bin:$PATH

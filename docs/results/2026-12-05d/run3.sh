@@ -7,7 +7,7 @@
 # and the call names .base-src in carry). Then, alternately, three times each: bench_host (5 repetitions, medians),
 # and bench_compile's time loop (kind 2): a first call from the disk cache (each a fresh process) and the render
 # path with NVRTC (BM_NvrtcCold: partition, lower, print, then NVRTC, the host calibration).
-# Last, bench_gather's at().add figures of head (the fixed-point count in shared memory, merged this session).
+# Last, bench_gather's at().add figures of head.
 #   run3.sh   (OUT: the device tool's folder)
 cd "$(dirname "$0")/../../.."
 export PATH=/usr/local/cuda/bin:$PATH
@@ -29,7 +29,7 @@ for i in 1 2 3; do
   done
   echo "round $i $((SECONDS-T0)) s" >> $O/logs/times.txt
 done
-# The fixed-point count merged this session (issue 17): at().add on the device, head only.
+# at().add on the device (issue 17), head only.
 timeout 120 build/gpu/bench/bench_gather --benchmark_filter=ScatterAdd $B > $O/logs/bench_gather.txt 2>&1
 echo "bench_gather rc $? $((SECONDS-T0)) s" >> $O/logs/times.txt
 tar czf $O/logs.tar.gz -C $O logs

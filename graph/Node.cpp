@@ -56,9 +56,9 @@ namespace {
 std::atomic<std::uint64_t> g_attached_values{0};
 
 // The intern table: (hash, node) entries in a FlatTable, so interning allocates nothing but the node. Entries are raw
-// pointers: a node removes itself in its destructor, under the same lock that lookups hold, so a pointer found here
-// always refers to a live object (possibly one whose last reference just went away: Node::try_reference fails for
-// those and they are skipped).
+// pointers: a dead node's release batch removes it, under the same lock that lookups hold, before destroying it, so
+// a pointer found here always refers to an object whose compared fields are intact (possibly one whose last
+// reference went away: Node::try_reference fails for those and they are skipped).
 // Every node is in the table while it lives, so its size is the live count; serial numbers are given under its lock.
 struct InternTable {
   SpinLock lock;
@@ -269,10 +269,9 @@ private:
 // A release in progress on this thread: the references still to drop, and the nodes that died meanwhile. A dead
 // node drops its sources at once (a lookup never reads them: it compares the sources' serial numbers) but keeps the
 // fields that lookups compare, and stays in the intern table, where lookups skip it (Node::try_reference fails at a
-// count of 0), until the batch leaves the table together under one lock and is then destroyed. Dropping a chain of
-// 2,000 nodes took the lock 2,000 times, an exchange and a store each, most of what a hit's release cost past the
-// reference counts (issue 19). (The pointer is the only thread-local: an object with a destructor could be gone when
-// a static Array dies after the thread's end.)
+// count of 0), until the batch leaves the table together under one lock and is then destroyed: a released chain
+// of 2,000 nodes takes the lock 4 times, not 2,000 (issue 19: host cost). (The pointer is the only thread-local: an
+// object with a destructor could be gone when a static Array dies after the thread's end.)
 class ReleaseBatch {
 public:
   // Bounds how long other threads wait for the table's lock, and how long dead nodes' fields outlive them.

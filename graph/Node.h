@@ -257,8 +257,8 @@ private:
   friend class ReleaseBatch;
   /// Moves the sources to `sink`: a dead node's, while it waits in its release batch to leave the intern table.
   template <class Sink> void drain_sources(Sink&& sink) { srcs_.drain(std::forward<Sink>(sink)); }
-  /// A new reference, unless the count already reached 0: the node is then being destroyed and waits for the intern
-  /// table's lock to leave it. Only under that lock, which keeps the node's memory valid.
+  /// A new reference, unless the count already reached 0: the node is then dead and waits in its release batch to
+  /// leave the intern table. Only under the table's lock, which keeps the node's memory valid.
   NodePtr try_reference() noexcept;
   mutable std::mutex mutex_;
   SourceList srcs_;

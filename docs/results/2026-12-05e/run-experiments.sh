@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Session 24's kernel experiments on the GPU machine: the layer-norm variants (layernorm/main.cu says what each is)
+# and bench_layout's BM_LayerNorm with LAZYFUSE_LOG=launch (the grid, block and shared memory lazyfuse launches, when
+# build/gpu exists); then CUB's selection against x[x > 0] (select/main.cu).
+cd "$(dirname "$0")" || exit 2
+export PATH=/usr/local/cuda/bin:$PATH
+B=${1:-/tmp/experiments}; mkdir -p $B
+(cd layernorm && nvcc -O3 -arch=sm_90 -std=c++17 -w -o $B/layernorm main.cu ln_generated.cu ln_registers.cu) &&
+  $B/layernorm
+L=../../../build/gpu/bench/bench_layout
+[ -x $L ] && LAZYFUSE_LOG=launch $L --benchmark_filter=LayerNorm 2>&1 | grep -v "lazyfuse:launch" | tail -4 &&
+  LAZYFUSE_LOG=launch $L --benchmark_filter=LayerNorm 2>&1 | grep "lazyfuse:launch" | sort | uniq -c | sort -rn | head -5
+(cd select && nvcc -O3 -arch=sm_90 -std=c++17 -w -o $B/select main.cu) && $B/select

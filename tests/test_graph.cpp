@@ -119,6 +119,27 @@ TEST(HashConsing, NodesDroppedInAnyOrderLeaveTheOthersFindable) {
   EXPECT_EQ(live_node_count(), live_before);
 }
 
+// Node blocks come from slabs of a 16 MiB region, then from operator new (graph/Node.cpp, BlockPool): more nodes
+// alive at once than the region holds are built, hold their values, and all leave when dropped; a second round
+// reuses the kept blocks.
+TEST(HashConsing, MoreNodesThanTheSlabRegionHoldsAreBuiltAndFreed) {
+  Array a = vec({1, 2, 3});
+  const std::size_t live_before = live_node_count();
+  constexpr int kNodes = 40000; // 2 nodes each (the sum and its fill), beyond 16 MiB of 512-byte nodes
+  for (int round = 0; round < 2; ++round) {
+    std::vector<Array> kept;
+    kept.reserve(kNodes);
+    for (int k = 0; k < kNodes; ++k) kept.push_back(a + float(k));
+    EXPECT_GE(live_node_count(), live_before + 2 * kNodes) << "round " << round;
+    for (int k : {0, 1, kNodes / 2, kNodes - 1})
+      EXPECT_EQ(kept[std::size_t(k)].get<float>().to_vector(),
+                (std::vector<float>{1.0f + float(k), 2.0f + float(k), 3.0f + float(k)}))
+          << "round " << round << ", value " << k;
+    kept.clear();
+    EXPECT_EQ(live_node_count(), live_before) << "round " << round;
+  }
+}
+
 // Scalar ops find their fills among the last few this thread built (graph/Build.cpp, make_fill) before asking the
 // intern table: what they find must be exactly the node the table holds, for every value, shape and type, alive or
 // dropped, including more fills than that list keeps.

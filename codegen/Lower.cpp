@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 
 namespace lazyfuse::codegen {
 
@@ -485,9 +486,34 @@ private:
   static bool is_scalar(const Node& n) { return n.kind == NodeKind::Fill && !n.materialized(); }
   int scalar_of(const Node& n) { return scalar_param(n.dtype, n.fvalue, n.ivalue, &n); }
 
+  // The task stacks of value_of, one per nesting level (a gather lowers its source from inside its own task), kept
+  // by the thread between lowerings: a first call's chain of thousands of nodes grows a stack of hundreds of KiB,
+  // which glibc would map afresh, and fault in page by page, at every lowering.
+  class TaskStack {
+  public:
+    TaskStack() : stack_(lease()) { stack_.clear(); }
+    ~TaskStack() { --depth(); }
+    TaskStack(const TaskStack&) = delete;
+    TaskStack& operator=(const TaskStack&) = delete;
+    std::vector<Task>& operator*() { return stack_; }
+
+  private:
+    static std::size_t& depth() {
+      thread_local std::size_t d = 0;
+      return d;
+    }
+    static std::vector<Task>& lease() {
+      thread_local std::deque<std::vector<Task>> stacks; // a deque: a deeper level's growth moves no stack in use
+      if (stacks.size() <= depth()) stacks.emplace_back();
+      return stacks[depth()++];
+    }
+    std::vector<Task>& stack_;
+  };
+
   int value_of(const NodePtr& root, int root_frame) {
     if (is_scalar(*root)) return scalar_of(*root);
-    std::vector<Task> stack;
+    TaskStack lease;
+    std::vector<Task>& stack = *lease;
     stack.push_back({&root, root_frame});
     while (!stack.empty()) {
       Task t = stack.back();

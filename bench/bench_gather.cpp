@@ -57,18 +57,6 @@ void BM_ScatterAdd(benchmark::State& state) {
       state, [&] { x.at(idx).add(v).eval(); }, 5, double(m) * (8.0 + 4.0) + double(n) * 2.0 * 4.0);
 }
 
-// The same 2^23 values into 1,024 elements: about 8,000 values an element, where every global atomic of one element
-// waits on one address (the fixed-point count keeps these bins in shared memory). Kernels as BM_ScatterAdd's.
-void BM_ScatterAddFewElements(benchmark::State& state) {
-  if (!has_gpu(state)) return;
-  const std::int64_t n = 1024, m = std::int64_t(1) << 23;
-  auto x = random_f32(n, -1, 1, 6).eval();
-  auto idx = random::integers(0, n, {m}, DType::Int64).eval();
-  auto v = random_f32(m, -1, 1, 7).eval();
-  measure(
-      state, [&] { x.at(idx).add(v).eval(); }, 5, double(m) * (8.0 + 4.0) + double(n) * 2.0 * 4.0);
-}
-
 } // namespace
 
 BENCHMARK(BM_CopyReference)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
@@ -76,6 +64,5 @@ BENCHMARK(BM_RandomGather)->UseManualTime()->Iterations(1)->Unit(benchmark::kMil
 BENCHMARK(BM_EmbeddingGather)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MaskSelect)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ScatterAdd)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_ScatterAddFewElements)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -315,74 +315,29 @@ __device__ __forceinline__ void for_each_in_bins(const U* __restrict__ x, const 
   }
 }
 
-// The fixed-point passes keep the bins in shared memory (kShared) when their words and sums fit a block's default
-// 48 KB, 12 bytes a bin: each value's atomic is then a shared one, and each block adds its bins into the global words
-// and sums once at the end. Otherwise every value's atomic is a global one. With few bins, global atomics would
-// queue on a few addresses; with many, a block's copy would cost more to clear and merge than it saves.
-constexpr std::int64_t kSharedBinBytes = sizeof(std::uint32_t) + sizeof(std::uint64_t);
-constexpr std::int64_t kMaxSharedBins = (48 * 1024) / kSharedBinBytes;
-constexpr int kSharedThreads = 1024;
-
-// Pass 1: each bin's word takes the largest scale code of its values. A value at or below the scale its bin already
-// holds (most of them, once a bin has seen a few) skips its atomic: a stale read only costs an atomic that changes
-// nothing.
-template <class U, class W, bool kShared>
+// Pass 1: each bin's word takes the largest scale code of its values.
+template <class U, class W>
 __global__ void lf_fixed_scales(const U* __restrict__ x, const W* __restrict__ weights, std::int64_t n,
                                 std::uint64_t bins, std::uint32_t* __restrict__ words) {
-  extern __shared__ unsigned long long shared_space[];
-  auto* local = reinterpret_cast<std::uint32_t*>(shared_space);
-  if constexpr (kShared) {
-    for (std::uint64_t b = threadIdx.x; b < bins; b += blockDim.x) local[b] = 0;
-    __syncthreads();
-  }
   for_each_in_bins(x, weights, n, bins, [&](std::uint64_t bin, W weight) {
-    const std::uint32_t code = fixed_sum::scale_code(to_float(weight));
-    if constexpr (kShared) {
-      if (code > local[bin]) atomicMax(local + bin, code);
-    } else {
-      if (code > __ldcg(words + bin)) atomicMax(words + bin, code);
-    }
+    if (const std::uint32_t code = fixed_sum::scale_code(to_float(weight)); code != fixed_sum::kNothing)
+      atomicMax(words + bin, code);
   });
-  if constexpr (kShared) {
-    __syncthreads();
-    for (std::uint64_t b = threadIdx.x; b < bins; b += blockDim.x)
-      if (local[b] != fixed_sum::kNothing) atomicMax(words + b, local[b]);
-  }
 }
 
-// Pass 2: each finite value's term into its bin's integer sum (integer atomics commute: partial sums per block add
-// up to the same integers); an infinity or a NaN sets its flag in the global word, above the scale this pass reads.
-template <class U, class W, bool kShared>
+// Pass 2: each finite value's term into its bin's integer sum (integer atomics commute); an infinity or a NaN sets
+// its flag in the word, above the scale this pass reads.
+template <class U, class W>
 __global__ void lf_fixed_terms(const U* __restrict__ x, const W* __restrict__ weights, std::int64_t n,
                                std::uint64_t bins, int fraction, std::uint32_t* words,
                                unsigned long long* __restrict__ sums) {
-  extern __shared__ unsigned long long shared_space[];
-  unsigned long long* local_sums = shared_space;
-  auto* local_words = reinterpret_cast<std::uint32_t*>(shared_space + (kShared ? bins : 0));
-  if constexpr (kShared) {
-    for (std::uint64_t b = threadIdx.x; b < bins; b += blockDim.x) {
-      local_sums[b] = 0;
-      local_words[b] = __ldcg(words + b);
-    }
-    __syncthreads();
-  }
   for_each_in_bins(x, weights, n, bins, [&](std::uint64_t bin, W weight) {
     const float v = to_float(weight);
-    if (const std::uint32_t flag = fixed_sum::special_flag(v); flag != 0) {
+    if (const std::uint32_t flag = fixed_sum::special_flag(v); flag != 0)
       atomicOr(words + bin, flag);
-    } else if constexpr (kShared) {
-      if (const std::int64_t t = fixed_sum::term(v, local_words[bin], fraction); t != 0)
-        atomicAdd(local_sums + bin, static_cast<unsigned long long>(t));
-    } else {
-      if (const std::int64_t t = fixed_sum::term(v, __ldcg(words + bin), fraction); t != 0)
-        atomicAdd(sums + bin, static_cast<unsigned long long>(t));
-    }
+    else if (const std::int64_t t = fixed_sum::term(v, __ldcg(words + bin), fraction); t != 0)
+      atomicAdd(sums + bin, static_cast<unsigned long long>(t));
   });
-  if constexpr (kShared) {
-    __syncthreads();
-    for (std::uint64_t b = threadIdx.x; b < bins; b += blockDim.x)
-      if (local_sums[b] != 0) atomicAdd(sums + b, local_sums[b]);
-  }
 }
 
 // Pass 3: each bin's sum rounded once to W.
@@ -405,36 +360,18 @@ Report run_fixed_point(const WeightedBinCount& c, const Scratch& scratch, cudaSt
   const int fraction = fixed_sum::fraction_bits(c.n);
   const auto* x = static_cast<const U*>(c.x);
   const auto* weights = static_cast<const W*>(c.weights);
-  const bool shared = c.bins <= kMaxSharedBins;
-  if (shared) {
-    int device = 0, sms = 0;
-    LAZYFUSE_CUDA_CHECK(cudaGetDevice(&device));
-    LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    // A block per multiprocessor or two, each over many values: every block merges all its bins at the end.
-    const int grid = int(
-        std::clamp<std::int64_t>((c.n + kSharedThreads * 64 - 1) / (kSharedThreads * 64), 1, std::int64_t(sms) * 2));
-    const auto bins = std::uint64_t(c.bins);
-    lf_fixed_scales<U, W, true>
-        <<<grid, kSharedThreads, bins * sizeof(std::uint32_t), stream>>>(x, weights, c.n, bins, words);
-    LAZYFUSE_CUDA_CHECK(cudaGetLastError());
-    lf_fixed_terms<U, W, true>
-        <<<grid, kSharedThreads, bins * kSharedBinBytes, stream>>>(x, weights, c.n, bins, fraction, words, sums);
-    LAZYFUSE_CUDA_CHECK(cudaGetLastError());
-  } else {
-    const int grid = grid_over(c.n, kThreadsPerBlock);
-    lf_fixed_scales<U, W, false><<<grid, kThreadsPerBlock, 0, stream>>>(x, weights, c.n, std::uint64_t(c.bins), words);
-    LAZYFUSE_CUDA_CHECK(cudaGetLastError());
-    lf_fixed_terms<U, W, false>
-        <<<grid, kThreadsPerBlock, 0, stream>>>(x, weights, c.n, std::uint64_t(c.bins), fraction, words, sums);
-    LAZYFUSE_CUDA_CHECK(cudaGetLastError());
-  }
+  const int grid = grid_over(c.n, kThreadsPerBlock);
+  lf_fixed_scales<U, W><<<grid, kThreadsPerBlock, 0, stream>>>(x, weights, c.n, std::uint64_t(c.bins), words);
+  LAZYFUSE_CUDA_CHECK(cudaGetLastError());
+  lf_fixed_terms<U, W>
+      <<<grid, kThreadsPerBlock, 0, stream>>>(x, weights, c.n, std::uint64_t(c.bins), fraction, words, sums);
+  LAZYFUSE_CUDA_CHECK(cudaGetLastError());
   lf_fixed_finish<W><<<grid_over(c.bins, kThreadsPerBlock), kThreadsPerBlock, 0, stream>>>(
       words, sums, c.bins, fraction, static_cast<W*>(c.sums));
   LAZYFUSE_CUDA_CHECK(cudaGetLastError());
   Report report;
   report.kernels = 3;
-  report.steps = std::string("fixed point: each bin's scale, its terms by int64 atomics (") +
-                 (shared ? "in shared memory, " : "") + std::to_string(fraction) +
+  report.steps = "fixed point: each bin's scale, its terms by int64 atomics (" + std::to_string(fraction) +
                  " bits below the scale), rounded once";
   return report;
 }

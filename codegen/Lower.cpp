@@ -492,12 +492,16 @@ private:
   class TaskStack {
   public:
     TaskStack() : stack_(lease()) { stack_.clear(); }
-    ~TaskStack() { --depth(); }
+    ~TaskStack() {
+      if (stack_.capacity() > kKeptTasks) std::vector<Task>().swap(stack_); // an unusually deep plan's is not kept
+      --depth();
+    }
     TaskStack(const TaskStack&) = delete;
     TaskStack& operator=(const TaskStack&) = delete;
     std::vector<Task>& operator*() { return stack_; }
 
   private:
+    static constexpr std::size_t kKeptTasks = 8192; // about 1.3 MiB a level
     static std::size_t& depth() {
       thread_local std::size_t d = 0;
       return d;

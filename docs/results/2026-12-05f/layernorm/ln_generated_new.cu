@@ -2,6 +2,11 @@
 // and the division by the standard deviation through its reciprocal with two exact corrections) for
 // ((x - mean(x, 1, true)) / sqrt(var(x, 1, 0, true) + 1e-5f) * gamma + beta) on 8192 x 8192 float32 (the CPU
 // backend's printer, codegen::render_cuda), verbatim below the wrapper. ln_generated_old.cu: session 24's (116f57d).
+#ifdef MIN_BLOCKS // run4.sh: a minimum of resident blocks for ptxas, which caps the registers
+#define LF_MIN_BLOCKS , MIN_BLOCKS
+#else
+#define LF_MIN_BLOCKS
+#endif
 // lazyfuse kernel lf_kcd3ee85cd450cda4 (generated; self-contained: it includes no header)
 #define LF_HD __device__ __forceinline__
 #define LF_INF_F __int_as_float(0x7f800000)
@@ -131,7 +136,7 @@ template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
 
 typedef int idx_t;
 
-extern "C" __global__ void __launch_bounds__(256) lf_kcd3ee85cd450cda4(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1, const idx_t p2, const float p3, const idx_t p4, const idx_t p5, const float p6, const idx_t p7, const float p8, const float p9) {
+extern "C" __global__ void __launch_bounds__(256 LF_MIN_BLOCKS) lf_kcd3ee85cd450cda4(const float* __restrict__ in0, const float* __restrict__ in1, const float* __restrict__ in2, float* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1, const idx_t p2, const float p3, const idx_t p4, const idx_t p5, const float p6, const idx_t p7, const float p8, const float p9) {
   __shared__ double lf_shared[64];
   const idx_t v1 = p0;
   const idx_t v3 = p1;
@@ -556,6 +561,9 @@ void launch_ln_generated(int grid, int block, unsigned shared, const float* x, c
 int generated_blocks_per_sm(int block, unsigned shared) {
   int blocks = 0;
   cudaFuncSetAttribute(lf_kcd3ee85cd450cda4, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024);
+#ifdef CARVEOUT // run4.sh: the shared memory the SM keeps from its L1, in percent
+  cudaFuncSetAttribute(lf_kcd3ee85cd450cda4, cudaFuncAttributePreferredSharedMemoryCarveout, CARVEOUT);
+#endif
   cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, lf_kcd3ee85cd450cda4, block, shared);
   return blocks;
 }

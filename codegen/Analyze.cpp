@@ -1,6 +1,5 @@
 #include "codegen/Analyze.h"
 
-#include "codegen/LoopInvariantDivisors.h"
 #include "codegen/Reroll.h"
 #include "codegen/RowCache.h"
 #include "codegen/TransposeTiles.h"
@@ -13,11 +12,9 @@ void analyze(KernelIR& ir) {
   ir.unit_step_loads = find_unit_step_loads(ir);
   ir.unit_step_randoms = find_unit_step_randoms(ir);
   ir.row_cache = plan_row_cache(ir);
-  ir.transpose_tiles = find_transpose_tiles(ir);                   // reads unit_step_loads
-  ir.repeated_steps = find_repeated_steps(ir);                     // reads transpose_tiles
-  ir.value_divisors = find_value_divisors(ir);                     // reads repeated_steps
-  ir.loop_invariant_divisions = find_loop_invariant_divisions(ir); // reads row_cache
-  ir.reciprocals = reciprocals_of(ir, ir.loop_invariant_divisions);
+  ir.transpose_tiles = find_transpose_tiles(ir); // reads unit_step_loads
+  ir.repeated_steps = find_repeated_steps(ir);   // reads transpose_tiles
+  ir.value_divisors = find_value_divisors(ir);   // reads repeated_steps
   ir.analyzed = true;
 }
 

@@ -6,12 +6,11 @@
 namespace lazyfuse::codegen {
 
 /// Runs the analyses (codegen/VectorAccess.h, codegen/RowCache.h, codegen/TransposeTiles.h, codegen/Reroll.h,
-/// codegen/ValueDivisors.h, codegen/LoopInvariantDivisors.h) over a complete IR and stores their results in its
-/// analysis fields (KernelIR::unit_step_loads, KernelIR::unit_step_randoms, KernelIR::row_cache,
-/// KernelIR::transpose_tiles, KernelIR::repeated_steps, KernelIR::value_divisors,
-/// KernelIR::loop_invariant_divisions, KernelIR::reciprocals), setting KernelIR::analyzed. Leaves the structure, the
-/// hash and the name unchanged. lower() calls it last; everything that reads the fields (the CUDA printer, the
-/// executors) gets lowered IR.
+/// codegen/ValueDivisors.h) over a
+/// complete IR and stores their results in its analysis fields (KernelIR::unit_step_loads,
+/// KernelIR::unit_step_randoms, KernelIR::row_cache, KernelIR::transpose_tiles, KernelIR::repeated_steps,
+/// KernelIR::value_divisors), setting KernelIR::analyzed. Leaves the structure, the hash and the name unchanged.
+/// lower() calls it last; everything that reads the fields (the CUDA printer, the executors) gets lowered IR.
 void analyze(KernelIR& ir);
 
 } // namespace lazyfuse::codegen

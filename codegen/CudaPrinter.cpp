@@ -73,17 +73,6 @@ std::string v(int id) {
   return "v" + std::to_string(id);
 }
 
-// The reciprocal of divisor `id`, computed once (codegen/LoopInvariantDivisors.h).
-std::string reciprocal(int id) {
-  return "lf_rcp" + std::to_string(id);
-}
-
-// After the statement defining value n: its reciprocal, where loops divide by it (codegen/LoopInvariantDivisors.h).
-void print_reciprocal(CodeWriter& w, const KernelIR& ir, std::size_t n) {
-  if (n < ir.reciprocals.size() && ir.reciprocals[n])
-    w.line("const ", cuda_type(ir.code[n].dtype), " ", reciprocal(int(n)), " = lf_div_reciprocal(", v(int(n)), ");");
-}
-
 // Coordinate k of linear index `lin` in unravel group g, computed from scratch (the divisions by the dimensions
 // through their constants: lf_div).
 std::string coord_expr(const KernelIR& ir, const Instr& in) {
@@ -109,29 +98,6 @@ std::string coord_expr(const KernelIR& ir, const Instr& in) {
 // LDL more on each row's path than the per-reduction trees before; softmax of 16384 x 4096 measured 0.159 instead
 // of 0.147 ms on the H200). Written this way, that kernel's SASS is the old one's less three empty barriers.
 constexpr const char* kReductionHelpers = R"(
-// Division by a divisor a loop shares (codegen/LoopInvariantDivisors.h). The reciprocal, correctly rounded, once; a
-// NaN instead where the divisor is outside [2^-100, 2^100] (float64: 2^-900, 2^900), which sends every quotient to
-// the full division.
-__device__ __forceinline__ float lf_div_reciprocal(float d) { const float r = __frcp_rn(d), a = fabsf(r); return a >= 0x1p-100f && a <= 0x1p100f ? r : __int_as_float(0x7fc00000); }
-__device__ __forceinline__ double lf_div_reciprocal(double d) { const double r = __drcp_rn(d), a = fabs(r); return a >= 0x1p-900 && a <= 0x1p900 ? r : __longlong_as_double(0x7ff8000000000000ll); }
-// Per element: q0 = x r is within 1.5 units in the last place of x / d; one correction brings it within one, and the
-// second rounds it correctly (Markstein's theorem, for r = RN(1/d)). That needs exact remainders x - q d and no
-// overflow, which x and q0 inside [2^-100, 2^100] (float64: 2^-900, 2^900) guarantee; zeros, subnormals, infinities,
-// NaNs and the range's ends take the full division.
-__device__ __forceinline__ float lf_div_by_reciprocal(float x, float d, float r) {
-  const float q0 = __fmul_rn(x, r);
-  const float q1 = __fmaf_rn(__fmaf_rn(-q0, d, x), r, q0);
-  const float q2 = __fmaf_rn(__fmaf_rn(-q1, d, x), r, q1);
-  const float ax = fabsf(x), aq = fabsf(q0);
-  return ax >= 0x1p-100f && ax <= 0x1p100f && aq >= 0x1p-100f && aq <= 0x1p100f ? q2 : __fdiv_rn(x, d);
-}
-__device__ __forceinline__ double lf_div_by_reciprocal(double x, double d, double r) {
-  const double q0 = __dmul_rn(x, r);
-  const double q1 = __fma_rn(__fma_rn(-q0, d, x), r, q0);
-  const double q2 = __fma_rn(__fma_rn(-q1, d, x), r, q1);
-  const double ax = fabs(x), aq = fabs(q0);
-  return ax >= 0x1p-900 && ax <= 0x1p900 && aq >= 0x1p-900 && aq <= 0x1p900 ? q2 : __ddiv_rn(x, d);
-}
 template <class T> __device__ __forceinline__ T lf_shfl_down(T v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
 template <> __device__ __forceinline__ bool lf_shfl_down<bool>(bool v, int off) { return __shfl_down_sync(0xffffffffu, (int)v, off) != 0; }
 // Every thread gets the result. `shared` holds at least 32 states.
@@ -485,13 +451,8 @@ void print_instruction(CodeWriter& w, const KernelIR& ir, std::size_t n, Mode mo
     else
       e << "(" << t << ")" << v(in.a);
     break;
-  case IrOp::Binary:
-    if (n < ir.loop_invariant_divisions.size() && ir.loop_invariant_divisions[n]) {
-      e << "lf_div_by_reciprocal(" << v(in.a) << ", " << v(in.b) << ", " << reciprocal(in.b) << ")";
-      break;
-    }
-    [[fallthrough]];
   case IrOp::Unary:
+  case IrOp::Binary:
   case IrOp::Cast:
   case IrOp::Select: e << op_expression(ir, in, v(in.a), v(in.b), v(in.c)); break;
   case IrOp::Random:
@@ -519,7 +480,6 @@ void print_instruction(CodeWriter& w, const KernelIR& ir, std::size_t n, Mode mo
   case IrOp::ScanStore: break;
   }
   w.line("const ", value_type(in), " ", v(int(n)), " = ", e.str(), ";");
-  print_reciprocal(w, ir, n);
 }
 
 // ---- Elementwise kernels ----
@@ -1253,10 +1213,7 @@ private:
     for (std::size_t k = 0; k < ir_.code.size(); ++k) {
       const Instr& in = ir_.code[k];
       if (in.op == IrOp::IndexParam) w_.line("const idx_t ", v(int(k)), " = p", in.slot, ";");
-      if (in.op == IrOp::ScalarParam) {
-        w_.line("const ", cuda_type(in.dtype), " ", v(int(k)), " = p", in.slot, ";");
-        print_reciprocal(w_, ir_, k);
-      }
+      if (in.op == IrOp::ScalarParam) w_.line("const ", cuda_type(in.dtype), " ", v(int(k)), " = p", in.slot, ";");
       if (in.op == IrOp::IndexConst) w_.line("const idx_t ", v(int(k)), " = (idx_t)", in.imm, ";");
     }
   }
@@ -1362,7 +1319,6 @@ private:
     case IrOp::OuterIndex: w_.line("const idx_t ", v(int(k)), " = lf_o;"); return;
     case IrOp::Result:
       w_.line("const ", cuda_type(in.dtype), " ", v(int(k)), " = lf_acc", in.slot, is_arg(in.fn) ? "_vi" : "_v", ";");
-      print_reciprocal(w_, ir_, k);
       return;
     case IrOp::Store:
       w_.line(column_ ? "if (lf_active) out" : "if (threadIdx.x == 0) out", in.slot, "[lf_o] = ", v(in.a), ";");
@@ -1392,9 +1348,9 @@ private:
     L.len = v(in.a);
     accumulators(L);
     if (L.row) {
-      // What does not depend on r, once per row (the vector path's alignment test needs the index arithmetic).
+      // Index arithmetic that does not depend on r, once per row (the vector path's alignment test needs it).
       for (std::size_t b = k + 1; b < L.end; ++b)
-        if (L.row->hoisted[b]) statement(b);
+        if (!L.row->varies[b] && pure_index(b)) statement(b);
     }
     if (L.row && L.row->vector) {
       vector_path(L);
@@ -1435,7 +1391,7 @@ private:
     const RowLoop* row = L.row;
     for (std::size_t b = L.begin + 1; b < L.end; ++b) {
       const Instr& bi = ir_.code[b];
-      if (row && row->hoisted[b]) continue;
+      if (row && !row->varies[b] && pure_index(b)) continue; // hoisted
       if (cached && !row->live[b]) continue;
       if (bi.op == IrOp::Accumulate) {
         accumulate(bi);

@@ -138,16 +138,11 @@ struct RowLoop {
   static constexpr int kNoBase = -2;
   std::size_t begin = 0, end = 0; // LoopBegin, LoopEnd
   std::vector<bool> varies;       // per instruction: inside this loop and depends on r
-  /// Per instruction: inside this loop, not depending on r, and printed once before it: index arithmetic not
-  /// computed from loaded values, and arithmetic, casts and selects of what is defined before the loop or hoisted
-  /// (a row's mean or standard deviation, which the loop would otherwise compute again for each element). Loads and
-  /// draws stay in the loop.
-  std::vector<bool> hoisted;
-  std::vector<int> base;   // per vector Load/StoreAt: the X of X + r (kNoBase: the address is r), else -1
-  std::vector<int> reads;  // per instruction: the cache group the cached version reads it from, or -1
-  std::vector<int> writes; // per instruction: the cache group this loop stores it into, or -1
-  std::vector<bool> live;  // per instruction: computed in the cached version
-  bool vector = false;     // has a vector path: vector accesses or cache reads
+  std::vector<int> base;          // per vector Load/StoreAt: the X of X + r (kNoBase: the address is r), else -1
+  std::vector<int> reads;         // per instruction: the cache group the cached version reads it from, or -1
+  std::vector<int> writes;        // per instruction: the cache group this loop stores it into, or -1
+  std::vector<bool> live;         // per instruction: computed in the cached version
+  bool vector = false;            // has a vector path: vector accesses or cache reads
   bool reads_cache = false;
   bool operator==(const RowLoop&) const = default;
 };
@@ -234,11 +229,6 @@ struct KernelIR {
   RepeatedSteps repeated_steps;
   /// The parameters that values are divided by with multiply-shift constants (codegen/ValueDivisors.h).
   std::vector<int> value_divisors;
-  /// Per instruction: a float division inside a loop by a value computed before it, printed as a product by the
-  /// divisor's reciprocal with corrections (codegen/LoopInvariantDivisors.h).
-  std::vector<bool> loop_invariant_divisions;
-  /// Per instruction: a divisor of such a division, whose reciprocal the kernel computes right after it.
-  std::vector<bool> reciprocals;
   /// Set by codegen::analyze: the fields above hold its results.
   bool analyzed = false;
 };

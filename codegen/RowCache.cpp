@@ -46,26 +46,6 @@ RowCache plan_row_cache(const KernelIR& ir) {
       for (int a : {in.a, in.b, in.c})
         if (a >= 0 && L.varies[std::size_t(a)]) L.varies[L.end] = true;
     }
-    L.hoisted.assign(ir.code.size(), false);
-    for (std::size_t b = k + 1; b < L.end; ++b) {
-      const Instr& in = ir.code[b];
-      if (L.varies[b]) continue;
-      if (in.op == IrOp::ScalarParam) { // a kernel parameter, defined before every loop (the printer's parameters())
-        L.hoisted[b] = true;
-        continue;
-      }
-      if (is_index_op(in.op) || is_predicate_op(in.op)) {
-        L.hoisted[b] = !dependent[b];
-        continue;
-      }
-      if (in.op != IrOp::Unary && in.op != IrOp::Binary && in.op != IrOp::Cast && in.op != IrOp::Select &&
-          in.op != IrOp::IndexToValue)
-        continue;
-      bool operands_ready = true;
-      for (int a : {in.a, in.b, in.c})
-        if (a > int(k) && !L.hoisted[std::size_t(a)]) operands_ready = false;
-      L.hoisted[b] = operands_ready;
-    }
     const int r = int(k);
     auto contiguous_base = [&](int addr) {
       if (addr == r) return RowLoop::kNoBase;

@@ -6,8 +6,8 @@
 
 namespace lazyfuse::codegen {
 
-/// Finds, for each loop of a Row- or Split-schedule kernel, what in it does not depend on the reduced index r and is
-/// printed once before it (RowLoop::hoisted), which of its loads and stores are at X + r for r (read and written in vectors of kElementsPerThread elements where the row is aligned), and which values a
+/// Finds, for each loop of a Row- or Split-schedule kernel, which of its loads and stores are at X + r for the reduced
+/// index r (read and written in vectors of kElementsPerThread elements where the row is aligned), and which values a
 /// later loop needs that an earlier loop with a vector path computed: the earliest such loop stores them in the
 /// row cache, the later ones read them back instead of loading and computing them again. Groups of cached values
 /// whose lives do not overlap share a region of shared memory. Only values of the element type are cached (loads

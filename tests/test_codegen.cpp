@@ -87,7 +87,7 @@ TEST(Codegen, RowLoopsReadInVectorsAndCacheWhatLaterLoopsNeed) {
                         "lf_st1 = lf_block_reduce(lf_st1, reinterpret_cast<lf_loop1*>(lf_shared));",
                         "if (true && lf_cached1) {",
                         "*reinterpret_cast<const lf_vec<float>*>(lf_cache1 + lf_rb)",
-                        "lf_div_by_reciprocal(",
+                        "lf_true_divide(",
                         "*reinterpret_cast<lf_vec<float>*>(out0 + ",
                         "} else {",
                         "in0 + ",

@@ -13,22 +13,6 @@ typedef unsigned int lf_u32;
 typedef unsigned long long lf_u64;
 // <the op prelude: graph/OpMath.inc's lf_add lf_multiply lf_subtract lf_true_divide lf_square lf_sqrt lf_sum_identity lf_sum_combine>
 
-__device__ __forceinline__ float lf_div_reciprocal(float d) { const float r = __frcp_rn(d), a = fabsf(r); return a >= 0x1p-100f && a <= 0x1p100f ? r : __int_as_float(0x7fc00000); }
-__device__ __forceinline__ double lf_div_reciprocal(double d) { const double r = __drcp_rn(d), a = fabs(r); return a >= 0x1p-900 && a <= 0x1p900 ? r : __longlong_as_double(0x7ff8000000000000ll); }
-__device__ __forceinline__ float lf_div_by_reciprocal(float x, float d, float r) {
-  const float q0 = __fmul_rn(x, r);
-  const float q1 = __fmaf_rn(__fmaf_rn(-q0, d, x), r, q0);
-  const float q2 = __fmaf_rn(__fmaf_rn(-q1, d, x), r, q1);
-  const float ax = fabsf(x), aq = fabsf(q0);
-  return ax >= 0x1p-100f && ax <= 0x1p100f && aq >= 0x1p-100f && aq <= 0x1p100f ? q2 : __fdiv_rn(x, d);
-}
-__device__ __forceinline__ double lf_div_by_reciprocal(double x, double d, double r) {
-  const double q0 = __dmul_rn(x, r);
-  const double q1 = __fma_rn(__fma_rn(-q0, d, x), r, q0);
-  const double q2 = __fma_rn(__fma_rn(-q1, d, x), r, q1);
-  const double ax = fabs(x), aq = fabs(q0);
-  return ax >= 0x1p-900 && ax <= 0x1p900 && aq >= 0x1p-900 && aq <= 0x1p900 ? q2 : __ddiv_rn(x, d);
-}
 template <class T> __device__ __forceinline__ T lf_shfl_down(T v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
 template <> __device__ __forceinline__ bool lf_shfl_down<bool>(bool v, int off) { return __shfl_down_sync(0xffffffffu, (int)v, off) != 0; }
 template <class S> __device__ __forceinline__ S lf_block_reduce(S s, S* shared) {
@@ -187,7 +171,6 @@ extern "C" __global__ void __launch_bounds__(256) lf_k178b63d6dafa9303(const flo
       lf_acc1[lf_u] = lf_sum_identity<float>();
     }
     const idx_t v11 = v0 * v3;
-    const float v16 = lf_true_divide(v9, v15);
     const bool lf_vector1 = true && (unsigned long long)(in0 + v11) % sizeof(lf_vec<float>) == 0;
     if (lf_vector1) {
       if (true && lf_cached0) {
@@ -201,6 +184,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_k178b63d6dafa9303(const flo
             for (int j = 0; j < 4; ++j) {
               const idx_t v10 = lf_rb + j;
               const float v13 = lf_c13.v[j];
+              const float v16 = lf_true_divide(v9, v15);
               const float v17 = lf_subtract(v13, v16);
               const float v18 = lf_square(v17);
               lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
@@ -217,6 +201,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_k178b63d6dafa9303(const flo
               for (int j = 0; j < 4; ++j) {
                 const idx_t v10 = lf_rb + j;
                 const float v13 = lf_c13.v[j];
+                const float v16 = lf_true_divide(v9, v15);
                 const float v17 = lf_subtract(v13, v16);
                 const float v18 = lf_square(v17);
                 lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
@@ -225,6 +210,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_k178b63d6dafa9303(const flo
               for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
                 const idx_t v12 = v11 + v10;
                 const float v13 = in0[v12];
+                const float v16 = lf_true_divide(v9, v15);
                 const float v17 = lf_subtract(v13, v16);
                 const float v18 = lf_square(v17);
                 lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
@@ -244,6 +230,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_k178b63d6dafa9303(const flo
               const idx_t v10 = lf_rb + j;
               const idx_t v12 = v11 + v10;
               const float v13 = lf_l13.v[j];
+              const float v16 = lf_true_divide(v9, v15);
               const float v17 = lf_subtract(v13, v16);
               const float v18 = lf_square(v17);
               lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
@@ -261,6 +248,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_k178b63d6dafa9303(const flo
                 const idx_t v10 = lf_rb + j;
                 const idx_t v12 = v11 + v10;
                 const float v13 = lf_l13.v[j];
+                const float v16 = lf_true_divide(v9, v15);
                 const float v17 = lf_subtract(v13, v16);
                 const float v18 = lf_square(v17);
                 lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
@@ -269,6 +257,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_k178b63d6dafa9303(const flo
               for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
                 const idx_t v12 = v11 + v10;
                 const float v13 = in0[v12];
+                const float v16 = lf_true_divide(v9, v15);
                 const float v17 = lf_subtract(v13, v16);
                 const float v18 = lf_square(v17);
                 lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
@@ -289,6 +278,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_k178b63d6dafa9303(const flo
             const idx_t v10 = lf_rb + j;
             const idx_t v12 = v11 + v10;
             const float v13 = in0[v12];
+            const float v16 = lf_true_divide(v9, v15);
             const float v17 = lf_subtract(v13, v16);
             const float v18 = lf_square(v17);
             lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
@@ -297,6 +287,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_k178b63d6dafa9303(const flo
           for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
             const idx_t v12 = v11 + v10;
             const float v13 = in0[v12];
+            const float v16 = lf_true_divide(v9, v15);
             const float v17 = lf_subtract(v13, v16);
             const float v18 = lf_square(v17);
             lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
@@ -316,11 +307,6 @@ extern "C" __global__ void __launch_bounds__(256) lf_k178b63d6dafa9303(const flo
     const float v21 = lf_acc1_v;
     const idx_t v24 = v0 * v23;
     const idx_t v26 = v0 * v3;
-    const float v31 = lf_true_divide(v9, v30);
-    const float v35 = lf_true_divide(v21, v34);
-    const float v37 = lf_add(v35, v36);
-    const float v38 = lf_sqrt(v37);
-    const float lf_rcp38 = lf_div_reciprocal(v38);
     const bool lf_vector2 = true && (unsigned long long)(in0 + v26) % sizeof(lf_vec<float>) == 0 && (unsigned long long)(in1) % sizeof(lf_vec<float>) == 0 && (unsigned long long)(out0 + v24) % sizeof(lf_vec<float>) == 0;
     if (lf_vector2) {
       if (true && lf_cached0) {
@@ -337,8 +323,12 @@ extern "C" __global__ void __launch_bounds__(256) lf_k178b63d6dafa9303(const flo
               const idx_t v22 = lf_rb + j;
               const idx_t v25 = v24 + v22;
               const float v28 = lf_c28.v[j];
+              const float v31 = lf_true_divide(v9, v30);
               const float v32 = lf_subtract(v28, v31);
-              const float v39 = lf_div_by_reciprocal(v32, v38, lf_rcp38);
+              const float v35 = lf_true_divide(v21, v34);
+              const float v37 = lf_add(v35, v36);
+              const float v38 = lf_sqrt(v37);
+              const float v39 = lf_true_divide(v32, v38);
               const float v40 = lf_l40.v[j];
               const float v41 = lf_multiply(v39, v40);
               lf_s42.v[j] = v41;
@@ -359,8 +349,12 @@ extern "C" __global__ void __launch_bounds__(256) lf_k178b63d6dafa9303(const flo
                 const idx_t v22 = lf_rb + j;
                 const idx_t v25 = v24 + v22;
                 const float v28 = lf_c28.v[j];
+                const float v31 = lf_true_divide(v9, v30);
                 const float v32 = lf_subtract(v28, v31);
-                const float v39 = lf_div_by_reciprocal(v32, v38, lf_rcp38);
+                const float v35 = lf_true_divide(v21, v34);
+                const float v37 = lf_add(v35, v36);
+                const float v38 = lf_sqrt(v37);
+                const float v39 = lf_true_divide(v32, v38);
                 const float v40 = lf_l40.v[j];
                 const float v41 = lf_multiply(v39, v40);
                 lf_s42.v[j] = v41;
@@ -371,8 +365,12 @@ extern "C" __global__ void __launch_bounds__(256) lf_k178b63d6dafa9303(const flo
                 const idx_t v25 = v24 + v22;
                 const idx_t v27 = v26 + v22;
                 const float v28 = in0[v27];
+                const float v31 = lf_true_divide(v9, v30);
                 const float v32 = lf_subtract(v28, v31);
-                const float v39 = lf_div_by_reciprocal(v32, v38, lf_rcp38);
+                const float v35 = lf_true_divide(v21, v34);
+                const float v37 = lf_add(v35, v36);
+                const float v38 = lf_sqrt(v37);
+                const float v39 = lf_true_divide(v32, v38);
                 const float v40 = in1[v22];
                 const float v41 = lf_multiply(v39, v40);
                 out0[v25] = v41;
@@ -395,8 +393,12 @@ extern "C" __global__ void __launch_bounds__(256) lf_k178b63d6dafa9303(const flo
               const idx_t v25 = v24 + v22;
               const idx_t v27 = v26 + v22;
               const float v28 = lf_l28.v[j];
+              const float v31 = lf_true_divide(v9, v30);
               const float v32 = lf_subtract(v28, v31);
-              const float v39 = lf_div_by_reciprocal(v32, v38, lf_rcp38);
+              const float v35 = lf_true_divide(v21, v34);
+              const float v37 = lf_add(v35, v36);
+              const float v38 = lf_sqrt(v37);
+              const float v39 = lf_true_divide(v32, v38);
               const float v40 = lf_l40.v[j];
               const float v41 = lf_multiply(v39, v40);
               lf_s42.v[j] = v41;
@@ -418,8 +420,12 @@ extern "C" __global__ void __launch_bounds__(256) lf_k178b63d6dafa9303(const flo
                 const idx_t v25 = v24 + v22;
                 const idx_t v27 = v26 + v22;
                 const float v28 = lf_l28.v[j];
+                const float v31 = lf_true_divide(v9, v30);
                 const float v32 = lf_subtract(v28, v31);
-                const float v39 = lf_div_by_reciprocal(v32, v38, lf_rcp38);
+                const float v35 = lf_true_divide(v21, v34);
+                const float v37 = lf_add(v35, v36);
+                const float v38 = lf_sqrt(v37);
+                const float v39 = lf_true_divide(v32, v38);
                 const float v40 = lf_l40.v[j];
                 const float v41 = lf_multiply(v39, v40);
                 lf_s42.v[j] = v41;
@@ -430,8 +436,12 @@ extern "C" __global__ void __launch_bounds__(256) lf_k178b63d6dafa9303(const flo
                 const idx_t v25 = v24 + v22;
                 const idx_t v27 = v26 + v22;
                 const float v28 = in0[v27];
+                const float v31 = lf_true_divide(v9, v30);
                 const float v32 = lf_subtract(v28, v31);
-                const float v39 = lf_div_by_reciprocal(v32, v38, lf_rcp38);
+                const float v35 = lf_true_divide(v21, v34);
+                const float v37 = lf_add(v35, v36);
+                const float v38 = lf_sqrt(v37);
+                const float v39 = lf_true_divide(v32, v38);
                 const float v40 = in1[v22];
                 const float v41 = lf_multiply(v39, v40);
                 out0[v25] = v41;
@@ -453,8 +463,12 @@ extern "C" __global__ void __launch_bounds__(256) lf_k178b63d6dafa9303(const flo
             const idx_t v25 = v24 + v22;
             const idx_t v27 = v26 + v22;
             const float v28 = in0[v27];
+            const float v31 = lf_true_divide(v9, v30);
             const float v32 = lf_subtract(v28, v31);
-            const float v39 = lf_div_by_reciprocal(v32, v38, lf_rcp38);
+            const float v35 = lf_true_divide(v21, v34);
+            const float v37 = lf_add(v35, v36);
+            const float v38 = lf_sqrt(v37);
+            const float v39 = lf_true_divide(v32, v38);
             const float v40 = in1[v22];
             const float v41 = lf_multiply(v39, v40);
             out0[v25] = v41;
@@ -464,8 +478,12 @@ extern "C" __global__ void __launch_bounds__(256) lf_k178b63d6dafa9303(const flo
             const idx_t v25 = v24 + v22;
             const idx_t v27 = v26 + v22;
             const float v28 = in0[v27];
+            const float v31 = lf_true_divide(v9, v30);
             const float v32 = lf_subtract(v28, v31);
-            const float v39 = lf_div_by_reciprocal(v32, v38, lf_rcp38);
+            const float v35 = lf_true_divide(v21, v34);
+            const float v37 = lf_add(v35, v36);
+            const float v38 = lf_sqrt(v37);
+            const float v39 = lf_true_divide(v32, v38);
             const float v40 = in1[v22];
             const float v41 = lf_multiply(v39, v40);
             out0[v25] = v41;

@@ -167,8 +167,6 @@ extern "C" __global__ void __launch_bounds__(256) lf_k87c6895f560e5436(const dou
       lf_acc1[lf_u] = lf_sum_identity<double>();
     }
     const idx_t v11 = v0 * v3;
-    const bool v15 = lf_isfinite(v9);
-    const double v17 = v15 ? v9 : v16;
     const bool lf_vector1 = true && (unsigned long long)(in0 + v11) % sizeof(lf_vec<double>) == 0;
     if (lf_vector1) {
       if (true && lf_cached0) {
@@ -182,6 +180,8 @@ extern "C" __global__ void __launch_bounds__(256) lf_k87c6895f560e5436(const dou
             for (int j = 0; j < 4; ++j) {
               const idx_t v10 = lf_rb + j;
               const double v13 = lf_c13.v[j];
+              const bool v15 = lf_isfinite(v9);
+              const double v17 = v15 ? v9 : v16;
               const double v18 = lf_subtract(v13, v17);
               const double v19 = lf_exp(v18);
               lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v19);
@@ -198,6 +198,8 @@ extern "C" __global__ void __launch_bounds__(256) lf_k87c6895f560e5436(const dou
               for (int j = 0; j < 4; ++j) {
                 const idx_t v10 = lf_rb + j;
                 const double v13 = lf_c13.v[j];
+                const bool v15 = lf_isfinite(v9);
+                const double v17 = v15 ? v9 : v16;
                 const double v18 = lf_subtract(v13, v17);
                 const double v19 = lf_exp(v18);
                 lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v19);
@@ -206,6 +208,8 @@ extern "C" __global__ void __launch_bounds__(256) lf_k87c6895f560e5436(const dou
               for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
                 const idx_t v12 = v11 + v10;
                 const double v13 = in0[v12];
+                const bool v15 = lf_isfinite(v9);
+                const double v17 = v15 ? v9 : v16;
                 const double v18 = lf_subtract(v13, v17);
                 const double v19 = lf_exp(v18);
                 lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v19);
@@ -225,6 +229,8 @@ extern "C" __global__ void __launch_bounds__(256) lf_k87c6895f560e5436(const dou
               const idx_t v10 = lf_rb + j;
               const idx_t v12 = v11 + v10;
               const double v13 = lf_l13.v[j];
+              const bool v15 = lf_isfinite(v9);
+              const double v17 = v15 ? v9 : v16;
               const double v18 = lf_subtract(v13, v17);
               const double v19 = lf_exp(v18);
               lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v19);
@@ -242,6 +248,8 @@ extern "C" __global__ void __launch_bounds__(256) lf_k87c6895f560e5436(const dou
                 const idx_t v10 = lf_rb + j;
                 const idx_t v12 = v11 + v10;
                 const double v13 = lf_l13.v[j];
+                const bool v15 = lf_isfinite(v9);
+                const double v17 = v15 ? v9 : v16;
                 const double v18 = lf_subtract(v13, v17);
                 const double v19 = lf_exp(v18);
                 lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v19);
@@ -250,6 +258,8 @@ extern "C" __global__ void __launch_bounds__(256) lf_k87c6895f560e5436(const dou
               for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
                 const idx_t v12 = v11 + v10;
                 const double v13 = in0[v12];
+                const bool v15 = lf_isfinite(v9);
+                const double v17 = v15 ? v9 : v16;
                 const double v18 = lf_subtract(v13, v17);
                 const double v19 = lf_exp(v18);
                 lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v19);
@@ -270,6 +280,8 @@ extern "C" __global__ void __launch_bounds__(256) lf_k87c6895f560e5436(const dou
             const idx_t v10 = lf_rb + j;
             const idx_t v12 = v11 + v10;
             const double v13 = in0[v12];
+            const bool v15 = lf_isfinite(v9);
+            const double v17 = v15 ? v9 : v16;
             const double v18 = lf_subtract(v13, v17);
             const double v19 = lf_exp(v18);
             lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v19);
@@ -278,6 +290,8 @@ extern "C" __global__ void __launch_bounds__(256) lf_k87c6895f560e5436(const dou
           for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
             const idx_t v12 = v11 + v10;
             const double v13 = in0[v12];
+            const bool v15 = lf_isfinite(v9);
+            const double v17 = v15 ? v9 : v16;
             const double v18 = lf_subtract(v13, v17);
             const double v19 = lf_exp(v18);
             lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v19);

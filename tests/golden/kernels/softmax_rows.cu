@@ -11,24 +11,8 @@ typedef unsigned char lf_u8;
 typedef unsigned short lf_u16;
 typedef unsigned int lf_u32;
 typedef unsigned long long lf_u64;
-// <the op prelude: graph/OpMath.inc's lf_add lf_subtract lf_exp lf_maximum lf_max_identity lf_sum_identity lf_sum_combine lf_max_combine>
+// <the op prelude: graph/OpMath.inc's lf_add lf_subtract lf_true_divide lf_exp lf_maximum lf_max_identity lf_sum_identity lf_sum_combine lf_max_combine>
 
-__device__ __forceinline__ float lf_div_reciprocal(float d) { const float r = __frcp_rn(d), a = fabsf(r); return a >= 0x1p-100f && a <= 0x1p100f ? r : __int_as_float(0x7fc00000); }
-__device__ __forceinline__ double lf_div_reciprocal(double d) { const double r = __drcp_rn(d), a = fabs(r); return a >= 0x1p-900 && a <= 0x1p900 ? r : __longlong_as_double(0x7ff8000000000000ll); }
-__device__ __forceinline__ float lf_div_by_reciprocal(float x, float d, float r) {
-  const float q0 = __fmul_rn(x, r);
-  const float q1 = __fmaf_rn(__fmaf_rn(-q0, d, x), r, q0);
-  const float q2 = __fmaf_rn(__fmaf_rn(-q1, d, x), r, q1);
-  const float ax = fabsf(x), aq = fabsf(q0);
-  return ax >= 0x1p-100f && ax <= 0x1p100f && aq >= 0x1p-100f && aq <= 0x1p100f ? q2 : __fdiv_rn(x, d);
-}
-__device__ __forceinline__ double lf_div_by_reciprocal(double x, double d, double r) {
-  const double q0 = __dmul_rn(x, r);
-  const double q1 = __fma_rn(__fma_rn(-q0, d, x), r, q0);
-  const double q2 = __fma_rn(__fma_rn(-q1, d, x), r, q1);
-  const double ax = fabs(x), aq = fabs(q0);
-  return ax >= 0x1p-900 && ax <= 0x1p900 && aq >= 0x1p-900 && aq <= 0x1p900 ? q2 : __ddiv_rn(x, d);
-}
 template <class T> __device__ __forceinline__ T lf_shfl_down(T v, int off) { return __shfl_down_sync(0xffffffffu, v, off); }
 template <> __device__ __forceinline__ bool lf_shfl_down<bool>(bool v, int off) { return __shfl_down_sync(0xffffffffu, (int)v, off) != 0; }
 template <class S> __device__ __forceinline__ S lf_block_reduce(S s, S* shared) {
@@ -321,7 +305,6 @@ extern "C" __global__ void __launch_bounds__(256) lf_kd5a6afb8ad32ed4c(const flo
     lf_st1 = lf_block_reduce(lf_st1, reinterpret_cast<lf_loop1*>(lf_shared));
     lf_acc1_v = lf_st1.a1;
     const float v18 = lf_acc1_v;
-    const float lf_rcp18 = lf_div_reciprocal(v18);
     const idx_t v21 = v0 * v20;
     const idx_t v23 = v0 * v3;
     const bool lf_vector2 = true && (unsigned long long)(in0 + v23) % sizeof(lf_vec<float>) == 0 && (unsigned long long)(out0 + v21) % sizeof(lf_vec<float>) == 0;
@@ -339,7 +322,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_kd5a6afb8ad32ed4c(const flo
               const idx_t v19 = lf_rb + j;
               const idx_t v22 = v21 + v19;
               const float v27 = lf_c27.v[j];
-              const float v28 = lf_div_by_reciprocal(v27, v18, lf_rcp18);
+              const float v28 = lf_true_divide(v27, v18);
               lf_s29.v[j] = v28;
             }
             *reinterpret_cast<lf_vec<float>*>(out0 + v21 + lf_rb) = lf_s29;
@@ -357,7 +340,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_kd5a6afb8ad32ed4c(const flo
                 const idx_t v19 = lf_rb + j;
                 const idx_t v22 = v21 + v19;
                 const float v27 = lf_c27.v[j];
-                const float v28 = lf_div_by_reciprocal(v27, v18, lf_rcp18);
+                const float v28 = lf_true_divide(v27, v18);
                 lf_s29.v[j] = v28;
               }
               *reinterpret_cast<lf_vec<float>*>(out0 + v21 + lf_rb) = lf_s29;
@@ -368,7 +351,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_kd5a6afb8ad32ed4c(const flo
                 const float v25 = in0[v24];
                 const float v26 = lf_subtract(v25, v9);
                 const float v27 = lf_exp(v26);
-                const float v28 = lf_div_by_reciprocal(v27, v18, lf_rcp18);
+                const float v28 = lf_true_divide(v27, v18);
                 out0[v22] = v28;
               }
             }
@@ -390,7 +373,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_kd5a6afb8ad32ed4c(const flo
               const float v25 = lf_l25.v[j];
               const float v26 = lf_subtract(v25, v9);
               const float v27 = lf_exp(v26);
-              const float v28 = lf_div_by_reciprocal(v27, v18, lf_rcp18);
+              const float v28 = lf_true_divide(v27, v18);
               lf_s29.v[j] = v28;
             }
             *reinterpret_cast<lf_vec<float>*>(out0 + v21 + lf_rb) = lf_s29;
@@ -411,7 +394,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_kd5a6afb8ad32ed4c(const flo
                 const float v25 = lf_l25.v[j];
                 const float v26 = lf_subtract(v25, v9);
                 const float v27 = lf_exp(v26);
-                const float v28 = lf_div_by_reciprocal(v27, v18, lf_rcp18);
+                const float v28 = lf_true_divide(v27, v18);
                 lf_s29.v[j] = v28;
               }
               *reinterpret_cast<lf_vec<float>*>(out0 + v21 + lf_rb) = lf_s29;
@@ -422,7 +405,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_kd5a6afb8ad32ed4c(const flo
                 const float v25 = in0[v24];
                 const float v26 = lf_subtract(v25, v9);
                 const float v27 = lf_exp(v26);
-                const float v28 = lf_div_by_reciprocal(v27, v18, lf_rcp18);
+                const float v28 = lf_true_divide(v27, v18);
                 out0[v22] = v28;
               }
             }
@@ -444,7 +427,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_kd5a6afb8ad32ed4c(const flo
             const float v25 = in0[v24];
             const float v26 = lf_subtract(v25, v9);
             const float v27 = lf_exp(v26);
-            const float v28 = lf_div_by_reciprocal(v27, v18, lf_rcp18);
+            const float v28 = lf_true_divide(v27, v18);
             out0[v22] = v28;
           }
         } else {
@@ -454,7 +437,7 @@ extern "C" __global__ void __launch_bounds__(256) lf_kd5a6afb8ad32ed4c(const flo
             const float v25 = in0[v24];
             const float v26 = lf_subtract(v25, v9);
             const float v27 = lf_exp(v26);
-            const float v28 = lf_div_by_reciprocal(v27, v18, lf_rcp18);
+            const float v28 = lf_true_divide(v27, v18);
             out0[v22] = v28;
           }
         }

@@ -282,7 +282,9 @@ void print_header(std::ostringstream& os, const KernelIR& ir) {
   // Divisions of values by a scalar (codegen/ValueDivisors.h): the magnitudes are divided with the host's constants
   // (codegen/KernelAbi.h: fast_value_divisor64/32, whose layouts these are), then signed as NumPy's floor division and
   // remainder are (graph/OpMath.inc: toward -inf, the remainder with the divisor's sign, 0 for a divisor of 0; MIN //
-  // -1 wraps to MIN).
+  // -1 wraps to MIN). A non-negative dividend over a positive divisor (an index scrambled by a multiply and a modulus)
+  // needs none of the signs' handling: that test first (the divisor's sign is the same for the whole kernel, so a
+  // warp branches apart only where its dividends' signs differ).
   if (!ir.value_divisors.empty())
     os << "struct lf_vdiv64 { unsigned long long mul; unsigned shift; };\n"
           "struct lf_vdiv32 { unsigned mul; unsigned shift; };\n"
@@ -291,11 +293,13 @@ void print_header(std::ostringstream& os, const KernelIR& ir) {
           "__device__ __forceinline__ unsigned lf_udiv(unsigned n, lf_vdiv32 d) { return (__umulhi(n, d.mul) + n) >> "
           "d.shift; }\n"
           "template <class T, class U, class D> __device__ __forceinline__ T lf_floor_divide_by(T a, T b, D d) {\n"
+          "  if (a >= 0 && b > 0) return (T)lf_udiv((U)a, d);\n"
           "  if (b == 0) return 0;\n"
           "  const U ua = a < 0 ? (U)0 - (U)a : (U)a, ub = b < 0 ? (U)0 - (U)b : (U)b, q = lf_udiv(ua, d);\n"
           "  return (a < 0) != (b < 0) ? (T)((U)0 - q - (U)(ua != q * ub)) : (T)q;\n"
           "}\n"
           "template <class T, class U, class D> __device__ __forceinline__ T lf_remainder_by(T a, T b, D d) {\n"
+          "  if (a >= 0 && b > 0) return (T)((U)a - lf_udiv((U)a, d) * (U)b);\n"
           "  if (b == 0) return 0;\n"
           "  const U ua = a < 0 ? (U)0 - (U)a : (U)a, ub = b < 0 ? (U)0 - (U)b : (U)b, r = ua - lf_udiv(ua, d) * ub;\n"
           "  const U m = r != 0 && (a < 0) != (b < 0) ? ub - r : r;\n"

@@ -74,16 +74,22 @@ template <class T> std::pair<T, T> numpy_divmod(T a, T b) {
 // The kernel's lf_floor_divide_by and lf_remainder_by (codegen/CudaPrinter.cpp), with the host's constants.
 template <class T> std::pair<T, T> kernel_divmod(T a, T b) {
   using U = std::make_unsigned_t<T>;
+  const auto udiv = [](U n, T divisor) -> U {
+    if constexpr (sizeof(T) == 8) {
+      const codegen::FastDivisor64 d = codegen::fast_value_divisor64(divisor);
+      return U((U((unsigned __int128)n * d.mul >> 64) + n) >> d.shift);
+    } else {
+      const codegen::FastDivisor32 d = codegen::fast_value_divisor32(divisor);
+      return U((U(std::uint64_t(n) * d.mul >> 32) + n) >> d.shift);
+    }
+  };
+  if (a >= 0 && b > 0) {
+    const U q = udiv(U(a), b);
+    return {T(q), T(U(U(a) - q * U(b)))};
+  }
   if (b == 0) return {0, 0};
   const U ua = a < 0 ? U(0) - U(a) : U(a), ub = b < 0 ? U(0) - U(b) : U(b);
-  U q;
-  if constexpr (sizeof(T) == 8) {
-    const codegen::FastDivisor64 d = codegen::fast_value_divisor64(b);
-    q = U((U((unsigned __int128)ua * d.mul >> 64) + ua) >> d.shift);
-  } else {
-    const codegen::FastDivisor32 d = codegen::fast_value_divisor32(b);
-    q = U((U(std::uint64_t(ua) * d.mul >> 32) + ua) >> d.shift);
-  }
+  const U q = udiv(ua, b);
   const U r = U(ua - q * ub);
   const bool negative = (a < 0) != (b < 0);
   const T quotient = negative ? T(U(U(0) - q - U(ua != U(q * ub)))) : T(q);

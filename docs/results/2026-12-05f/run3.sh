@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Session 25, call 3: where the generated layer norm's time goes. layernorm/main.cu built four times: against the
-# generated kernel before (ln_generated_old.cu, 116f57d) and after (ln_generated_new.cu, 3da5547) this session's
+# generated kernel before (session 24's ../../2026-12-05e/layernorm/ln_generated.cu, unchanged to 116f57d) and after (ln_generated_new.cu, 3da5547) this session's
 # change, each with --fmad=false (lazyfuse's NVRTC options) and --fmad=true; each binary also runs the hand-written
 # rows-in-registers kernels (true division, reciprocal multiply, the exact reciprocal division). Then Nsight Compute
 # (when installed) on the new generated kernel at a block per row, and on the registers kernel with the exact division.
+# (Run as committed before ln_generated_old.cu, a copy of that file, was dropped.)
 #   run3.sh   (OUT: the device tool's folder)
 cd "$(dirname "$0")/layernorm" || exit 2
 export PATH=/usr/local/cuda/bin:$PATH
 O=${OUT:-/tmp/out}; mkdir -p $O/logs
 T0=$SECONDS
 for v in old new; do for f in false true; do
-  nvcc -O3 -arch=sm_90 -std=c++17 -w --fmad=$f -o /tmp/ln_${v}_$f main.cu ln_generated_$v.cu ln_registers.cu &
+  nvcc -O3 -arch=sm_90 -std=c++17 -w --fmad=$f -o /tmp/ln_${v}_$f main.cu $([ $v = old ] && echo ../../2026-12-05e/layernorm/ln_generated.cu || echo ln_generated_new.cu) ln_registers.cu &
 done; done; wait
 echo "build $((SECONDS-T0)) s" >> $O/logs/times.txt
 for v in old new; do for f in false true; do

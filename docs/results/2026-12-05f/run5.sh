@@ -12,7 +12,7 @@ T0=$SECONDS
 (cd .base-src && cmake --preset gpu -DLAZYFUSE_BUILD_TESTS=OFF -DLAZYFUSE_BUILD_EXAMPLES=OFF > /dev/null &&
   cmake --build build/gpu -j 6 --target bench_compute) > $O/logs/build-base.txt 2>&1 &
 BASE=$!
-(cd docs/results/2026-12-05f/gensum && mkdir -p /tmp/gs && python3 variants.py generated.cu /tmp/gs &&
+(cd docs/results/2026-12-05f/gensum && mkdir -p /tmp/gs && python3 variants.py ../../2026-12-05e/gensum/generated.cu /tmp/gs &&
   nvcc -O3 -arch=sm_90 -std=c++17 -w -I. -o /tmp/gensum main.cu /tmp/gs/gen_v*.cu) > $O/logs/gensum-build.txt 2>&1 &
 GPU_CHECK_BUDGET_S=200 LOG_DIR=$O/build GPU_CHECK_COMMIT=$1 scripts/gpu-check.sh build > $O/logs/build.txt 2>&1
 echo "build rc $? $((SECONDS-T0)) s" >> $O/logs/times.txt

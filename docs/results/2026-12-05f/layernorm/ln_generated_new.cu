@@ -1,7 +1,7 @@
 // The layer-norm kernel lazyfuse generates at 3da5547 (session 25: a row loop's invariant values printed once before it,
 // and the division by the standard deviation through its reciprocal with two exact corrections) for
 // ((x - mean(x, 1, true)) / sqrt(var(x, 1, 0, true) + 1e-5f) * gamma + beta) on 8192 x 8192 float32 (the CPU
-// backend's printer, codegen::render_cuda), verbatim below the wrapper. ln_generated_old.cu: session 24's (116f57d).
+// backend's printer, codegen::render_cuda), verbatim below the wrapper. Before: ../../2026-12-05e/layernorm/ln_generated.cu.
 #ifdef MIN_BLOCKS // run4.sh: a minimum of resident blocks for ptxas, which caps the registers
 #define LF_MIN_BLOCKS , MIN_BLOCKS
 #else

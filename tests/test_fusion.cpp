@@ -400,21 +400,31 @@ TEST(FusionReductions, SoftmaxOverRowsIsOneKernel) {
 
 TEST(FusionReductions, LayerNormWithColumnScaleAndShiftIsOneKernel) {
   auto m = random_f32({400, 48}), gamma = random_f32({48}), beta = random_f32({48});
-  Array out;
+  Array out, out_rsqrt;
   EXPECT_EQ(kernels_of([&] {
               auto mu = mean(m, 1, true);
               out = ((m - mu) / sqrt(var(m, 1, 0, true) + 1e-5f) * gamma + beta).eval();
             }),
             1u);
-  auto hm = m.get<float>(), hg = gamma.get<float>(), hb = beta.get<float>(), ho = out.get<float>();
+  // As torch's F.layer_norm computes it (bench_layout's BM_LayerNormRsqrt).
+  EXPECT_EQ(kernels_of([&] {
+              auto mu = mean(m, 1, true);
+              out_rsqrt = ((m - mu) * rsqrt(var(m, 1, 0, true) + 1e-5f) * gamma + beta).eval();
+            }),
+            1u);
+  auto hm = m.get<float>(), hg = gamma.get<float>(), hb = beta.get<float>(), ho = out.get<float>(),
+       hr = out_rsqrt.get<float>();
   for (int i = 0; i < 400; ++i) {
     double mu = 0, v = 0;
     for (int j = 0; j < 48; ++j) mu += hm(i, j);
     mu /= 48;
     for (int j = 0; j < 48; ++j) v += (hm(i, j) - mu) * (hm(i, j) - mu);
     v /= 48;
-    for (int j = 0; j < 48; ++j)
-      ASSERT_NEAR(ho(i, j), (hm(i, j) - mu) / std::sqrt(v + 1e-5) * hg[std::size_t(j)] + hb[std::size_t(j)], 2e-5);
+    for (int j = 0; j < 48; ++j) {
+      const double want = (hm(i, j) - mu) / std::sqrt(v + 1e-5) * hg[std::size_t(j)] + hb[std::size_t(j)];
+      ASSERT_NEAR(ho(i, j), want, 2e-5);
+      ASSERT_NEAR(hr(i, j), want, 2e-5);
+    }
   }
 }
 

@@ -38,6 +38,21 @@ void BM_Softmax(benchmark::State& state) {
       eager ? 5 : 1, 2.0 * 4.0 * double(kRows * kCols));
 }
 
+// Softmax over 2^26 float32 in rows of `cols`: rows an attention's (1024, 2048), the longest a thread block holds in
+// registers (8192) and longer ones (10240, cached in shared memory).
+void BM_SoftmaxWidth(benchmark::State& state) {
+  if (!has_gpu(state)) return;
+  const std::int64_t cols = state.range(0), rows = (std::int64_t(1) << 26) / cols;
+  auto m = random_f32(rows * cols, -3, 3, 18).reshape({rows, cols}).eval();
+  measure(
+      state,
+      [&] {
+        auto e = exp(m - max(m, 1, true));
+        (e / sum(e, 1, true)).eval();
+      },
+      1, 2.0 * 4.0 * double(rows * cols));
+}
+
 void BM_RowVar(benchmark::State& state) {
   if (!has_gpu(state)) return;
   const bool eager = state.range(0) != 0;
@@ -90,6 +105,15 @@ void BM_RowSum(benchmark::State& state) {
 BENCHMARK(BM_CopyReference)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SumSq)->ArgName("eager")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Softmax)->ArgName("eager")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SoftmaxWidth)
+    ->ArgName("cols")
+    ->Arg(1024)
+    ->Arg(2048)
+    ->Arg(8192)
+    ->Arg(10240)
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RowVar)->ArgName("eager")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ColumnSum)
     ->ArgName("eager")

@@ -88,6 +88,7 @@ void KernelIR::finalize() {
     for (auto d : g) h.add(std::uint64_t(std::int64_t(d)));
   }
   h.add(index32);
+  if (register_row_vectors > 0) h.add(std::uint64_t(register_row_vectors)); // (other kernels keep their names)
   hash = h.h;
   char buf[32];
   std::snprintf(buf, sizeof buf, "lf_k%016llx", static_cast<unsigned long long>(hash));

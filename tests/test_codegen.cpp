@@ -69,22 +69,45 @@ TEST(Codegen, RowLoopsReadInVectorsAndCacheWhatLaterLoopsNeed) {
   ASSERT_EQ(softmax.ir.schedule, codegen::Schedule::Row);
   EXPECT_EQ(softmax.ir.row_cache.bytes_per_element(), 4);
   const std::string src = codegen::render_cuda(softmax.ir);
+  // Rows of up to 1024 floats (this kernel's, chosen for its rows of 64) in registers (a fully unrolled array of
+  // vectors per group), longer ones in the shared-memory cache where the launch gave it.
   expect_in_order(src, {"extern __shared__",
                         "lf_row_cache[]",
                         "%%dynamic_smem_size",
                         "lf_cache0 = ",
                         "lf_cache1 = ",
                         "lf_cache_row * 4 <= lf_cache_bytes",
-                        "lf_cached0 = lf_vector0 && lf_cache_fits",
+                        "const bool lf_in_registers = (unsigned long long)",
+                        " <= 1ull * blockDim.x * 4;",
+                        "lf_vec<float> lf_reg0[1];",
+                        "lf_vec<float> lf_reg1[1];",
+                        "lf_cached0 = lf_vector0 && (lf_in_registers || lf_cache_fits)",
+                        "if (lf_in_registers) {",
+                        "for (int lf_k = 0; lf_k < 1; ++lf_k)",
+                        "const int lf_u = lf_k % 4;",
+                        "const idx_t lf_rb = ((idx_t)threadIdx.x + (idx_t)lf_k * blockDim.x) * 4;",
+                        "*reinterpret_cast<const lf_vec<float>*>(in0 + ",
+                        "lf_reg0[lf_k] = lf_l",
+                        "} else {",
                         "*reinterpret_cast<const lf_vec<float>*>(in0 + ",
                         "if (lf_cached0) *reinterpret_cast<lf_vec<float>*>(lf_cache0 + lf_rb) = lf_l",
                         "lf_st0 = lf_block_reduce(lf_st0, reinterpret_cast<lf_loop0*>(lf_shared));",
-                        "lf_cached1 = lf_vector1 && lf_cache_fits",
+                        "lf_cached1 = lf_vector1 && (lf_in_registers || lf_cache_fits)",
+                        "if (lf_in_registers) {",
+                        "if (true && lf_cached0) {",
+                        "= lf_reg0[lf_k];",
+                        "lf_exp(",
+                        "lf_reg1[lf_k] = lf_w",
                         "if (true && lf_cached0) {",
                         "*reinterpret_cast<const lf_vec<float>*>(lf_cache0 + lf_rb)",
                         "lf_exp(",
                         "if (lf_cached1) *reinterpret_cast<lf_vec<float>*>(lf_cache1 + lf_rb) = lf_w",
                         "lf_st1 = lf_block_reduce(lf_st1, reinterpret_cast<lf_loop1*>(lf_shared));",
+                        "if (lf_in_registers) {",
+                        "if (true && lf_cached1) {",
+                        "= lf_reg1[lf_k];",
+                        "lf_true_divide(",
+                        "*reinterpret_cast<lf_vec<float>*>(out0 + ",
                         "if (true && lf_cached1) {",
                         "*reinterpret_cast<const lf_vec<float>*>(lf_cache1 + lf_rb)",
                         "lf_true_divide(",
@@ -92,18 +115,26 @@ TEST(Codegen, RowLoopsReadInVectorsAndCacheWhatLaterLoopsNeed) {
                         "} else {",
                         "in0 + ",
                         "lf_exp("});
-  // The cached version of the last loop neither reads the input nor computes exp.
-  const auto from = src.find("if (true && lf_cached1) {");
-  const auto to = src.find("} else {", from);
-  ASSERT_NE(to, std::string::npos);
-  const std::string cached = src.substr(from, to - from);
-  EXPECT_EQ(cached.find("lf_exp("), std::string::npos) << cached;
-  EXPECT_EQ(cached.find("in0"), std::string::npos) << cached;
+  // The cached versions of the last loop (in registers, then in shared memory) neither read the input nor compute
+  // exp in their whole trips (the registers' version ends its whole trips at the row's last, partial group).
+  const auto in_registers = src.find("if (true && lf_cached1) {");
+  const auto in_memory = src.find("if (true && lf_cached1) {", in_registers + 1);
+  ASSERT_NE(in_memory, std::string::npos);
+  for (auto [from, end] : {std::pair{in_registers, "} else if (lf_rb < "}, std::pair{in_memory, "} else {"}}) {
+    const auto to = src.find(end, from);
+    ASSERT_NE(to, std::string::npos);
+    const std::string cached = src.substr(from, to - from);
+    EXPECT_EQ(cached.find("lf_exp("), std::string::npos) << cached;
+    EXPECT_EQ(cached.find("in0"), std::string::npos) << cached;
+  }
 
   auto rowvar = lowered_last(mean(m * m, 1) - square(mean(m, 1)));
   EXPECT_EQ(rowvar.ir.row_cache.bytes_per_element(), 0);
   const std::string one_loop = codegen::render_cuda(rowvar.ir);
   EXPECT_EQ(one_loop.find("lf_row_cache"), std::string::npos);
+  // Only kernels holding rows in registers ask for fewer resident blocks (ptxas keeps the row in registers).
+  EXPECT_NE(src.find("__launch_bounds__(256, 4)"), std::string::npos);
+  EXPECT_NE(one_loop.find("__launch_bounds__(256) "), std::string::npos);
   expect_in_order(one_loop, {"lf_vector0 = ", "*reinterpret_cast<const lf_vec<float>*>(in0 + ", "} else {", "in0[",
                              // both sums combined over the block together, by the one tree
                              "lf_st0.a0 = lf_acc0_v;", "lf_st0.a1 = lf_acc1_v;",

@@ -601,10 +601,12 @@ TEST(ReductionFused, LayerNorm) {
   }
 }
 
-// Rows that the CUDA printer reads in vectors, aligned or not, with or without its shared-memory row cache: rows of
-// a multiple of 4 elements (vectors, softmax cached), of 4097 (only even rows aligned: vectors and a scalar tail, or
-// scalar), of 13000 float32 and 7000 float64 (more than the cache's 48 KiB: read again), short rows, and a view
-// starting one element into each row. Every row kernel here has at least 256 rows (the Row schedule).
+// Rows that the CUDA printer reads in vectors, aligned or not, with the row in registers, in its shared-memory row
+// cache or in neither: rows of a multiple of 4 elements (vectors, softmax cached), of 4097 (only even rows aligned:
+// vectors and a scalar tail, or scalar), the register path's longest rows (8192 float32, 4096 float64) and just past
+// them (8193, 10000 float32 and 4100 float64: the shared-memory cache), of 13000 float32 and 7000 float64 (more
+// than the cache's 48 KiB: read again), short rows, and views starting one element into each row. Every row kernel
+// here has at least 256 rows (the Row schedule).
 TEST(ReductionFused, RowKernelsInVectorsWithAndWithoutTheRowCache) {
   SEEDED(seed);
   struct Case {
@@ -615,7 +617,10 @@ TEST(ReductionFused, RowKernelsInVectorsWithAndWithoutTheRowCache) {
   const Case cases[] = {{DType::Float32, {300, 4096}, false},  {DType::Float32, {260, 4097}, false},
                         {DType::Float32, {256, 13000}, false}, {DType::Float64, {256, 7000}, false},
                         {DType::Float64, {300, 1000}, false},  {DType::Float32, {300, 6}, false},
-                        {DType::Float32, {300, 1025}, true}};
+                        {DType::Float32, {300, 1025}, true},   {DType::Float32, {256, 8192}, false},
+                        {DType::Float32, {256, 8193}, true},   {DType::Float32, {256, 8193}, false},
+                        {DType::Float32, {256, 10000}, false}, {DType::Float64, {256, 4096}, false},
+                        {DType::Float64, {256, 4100}, false}};
   for (const Case& c : cases) {
     const i64 rows = c.shape[0], all_cols = c.shape[1], skip = c.shifted ? 1 : 0, cols = all_cols - skip;
     const auto v = uniform(std::size_t(rows * all_cols), -4, 4, seed.rng, c.t);
@@ -658,6 +663,41 @@ TEST(ReductionFused, RowKernelsInVectorsWithAndWithoutTheRowCache) {
     expect_values(norm, want_n, tol_n, "layer norm " + ctx);
     expect_values(rowvar, want_v, tol_v, "rowvar " + ctx);
     expect_values(best, want_a, zero, "argmax " + ctx);
+  }
+}
+
+// The same rows, aligned (the CUDA printer's vector paths: the row in registers up to 8192 float32 and 4096 float64
+// elements, else in shared memory) and starting one element later (odd rows unaligned: element by element), give
+// the same bits: every path sums in the one order.
+TEST(ReductionDeterminism, RowKernelBitsDoNotDependOnWhereTheRowsStart) {
+  SEEDED(seed);
+  const std::pair<DType, i64> cases[] = {
+      {DType::Float32, 8192}, {DType::Float32, 5000}, {DType::Float32, 9000}, {DType::Float64, 4096}};
+  for (const auto& [t, cols] : cases) {
+    const i64 rows = 300;
+    const auto v = uniform(std::size_t(rows * cols), -3, 3, seed.rng, t);
+    std::vector<double> padded(std::size_t(rows * (cols + 1)), 1e3); // column 0 is never read
+    for (i64 i = 0; i < rows; ++i)
+      for (i64 j = 0; j < cols; ++j) padded[std::size_t(i * (cols + 1) + j + 1)] = v[std::size_t(i * cols + j)];
+    const Array aligned = typed(t, v, {rows, cols});
+    const Array shifted = typed(t, padded, {rows, cols + 1})(lf::slice(lf::none, lf::none), lf::slice(1, lf::none));
+    auto bits = [&](const Array& m) {
+      Array e = lf::exp(m - lf::max(m, 1, true));
+      Array softmax = e / lf::sum(e, 1, true);
+      Array norm = (m - lf::mean(m, 1, true)) / lf::sqrt(lf::var(m, 1, 0, true) + 1e-5);
+      lf::eval(softmax, norm);
+      const std::size_t bytes = std::size_t(rows * cols) * lf::itemsize(t);
+      std::vector<unsigned char> out(2 * bytes);
+      if (t == DType::Float32) {
+        std::memcpy(out.data(), softmax.get<float>().data(), bytes);
+        std::memcpy(out.data() + bytes, norm.get<float>().data(), bytes);
+      } else {
+        std::memcpy(out.data(), softmax.get<double>().data(), bytes);
+        std::memcpy(out.data() + bytes, norm.get<double>().data(), bytes);
+      }
+      return out;
+    };
+    EXPECT_TRUE(bits(aligned) == bits(shifted)) << name(t) << " rows of " << cols;
   }
 }
 

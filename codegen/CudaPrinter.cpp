@@ -1264,11 +1264,18 @@ private:
     w_.line("}");
   }
 
-  // The row cache: one row per region, the widest types first (every region starts on a whole vector). Used only
-  // where the launch gave enough dynamic shared memory, or, for rows the register path holds, in registers: a
-  // fully unrolled array of vectors per group.
+  // The row cache: in registers (KernelIR::register_row_vectors: a fully unrolled array of vectors per group, for
+  // rows the kernel was lowered for, which they hold), else one row per region of shared memory, the widest types
+  // first (every region starts on a whole vector), used only where the launch gave enough dynamic shared memory.
   void row_cache_declarations() {
     if (cache_.region.empty()) return;
+    if (registers_ > 0) {
+      for (std::size_t g = 0; g < cache_.region.size(); ++g) {
+        w_.line("lf_vec<", cuda_type(group_type(int(g))), "> lf_reg", g, "[", registers_, "];");
+        w_.line("bool lf_cached", g, " = false;");
+      }
+      return;
+    }
     const std::string len = v(ir_.code[cache_.loops.front().begin].a);
     w_.line("extern __shared__ __align__(16) unsigned char lf_row_cache[];");
     w_.line("unsigned lf_cache_bytes;");
@@ -1293,11 +1300,6 @@ private:
       w_.line("bool lf_cached", g, " = false;");
     }
     w_.line("const bool lf_cache_fits = lf_cache_row * ", bytes, " <= lf_cache_bytes;");
-    if (registers_ == 0) return;
-    w_.line("const bool lf_in_registers = (unsigned long long)", len, " <= ", registers_, "ull * blockDim.x * ",
-            kElementsPerThread, ";");
-    for (std::size_t g = 0; g < cache_.region.size(); ++g)
-      w_.line("lf_vec<", cuda_type(group_type(int(g))), "> lf_reg", g, "[", registers_, "];");
   }
 
   // The type of cache group g: its writer's.
@@ -1473,28 +1475,14 @@ private:
     w_.line(aligned, ";");
     bool writes = false;
     for (std::size_t b = L.begin + 1; b < L.end; ++b) writes = writes || row->writes[b] >= 0;
-    const std::string fits = registers_ > 0 ? "(lf_in_registers || lf_cache_fits)" : "lf_cache_fits";
     for (std::size_t b = L.begin + 1; b < L.end; ++b)
-      if (row->writes[b] >= 0) w_.line("lf_cached", row->writes[b], " = ", ok, " && ", fits, ";");
+      if (row->writes[b] >= 0)
+        w_.line("lf_cached", row->writes[b], " = ", ok, registers_ > 0 ? "" : " && lf_cache_fits", ";");
     w_.line("if (", ok, ") {");
     auto in = w_.indent();
     // A loop that stores or reads cached values walks a row held in registers trip by trip, fully unrolled, so
     // that each trip's vectors are registers of their own.
-    if (registers_ > 0 && (writes || row->reads_cache)) {
-      w_.line("if (lf_in_registers) {");
-      {
-        auto in_registers = w_.indent();
-        cache_versions(L, true);
-      }
-      w_.line("} else {");
-      {
-        auto in_memory = w_.indent();
-        cache_versions(L, false);
-      }
-      w_.line("}");
-    } else {
-      cache_versions(L, false);
-    }
+    cache_versions(L, registers_ > 0 && (writes || row->reads_cache));
   }
 
   // The loop's vector loops, in a version reading the cache where every group it reads was cached and one
@@ -1527,8 +1515,9 @@ private:
     w_.line("}");
   }
 
-  // The register path (rows of at most register_row_vectors * blockDim.x * V elements): trip k of thread t at
-  // element (t + k * blockDim.x) * V adds into accumulator k % unroll, as trip k of vector_loops does.
+  // The register path (rows of at most register_row_vectors * blockDim.x * V elements, which the launch checks):
+  // trip k of thread t at element (t + k * blockDim.x) * V adds into accumulator k % unroll, as trip k of
+  // vector_loops does.
   void register_loops(const Loop& L, bool cached) {
     const std::string V = std::to_string(kElementsPerThread);
     w_.directive("#pragma unroll");

@@ -146,11 +146,13 @@ LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const Devic
     // A block per row (the kernel's loop over rows strides by the grid): measured on the H200 against a grid of
     // resident blocks only, softmax of 16384 x 4096 took 0.145 instead of 0.155 ms, rowvar 0.063 instead of 0.064.
     s.grid = std::min(args.n, caps.max_grid_blocks);
-    // Rows the register path holds need no shared memory. Otherwise the row cache takes only what needs no
-    // opt-in: static and dynamic shared memory together within the per-block limit. The kernel reads its inputs
-    // again where it gets none.
+    // A kernel with a register path holds its rows there (it was lowered for rows it holds): no shared memory.
+    // Otherwise the row cache takes only what needs no opt-in: static and dynamic shared memory together within
+    // the per-block limit. The kernel reads its inputs again where it gets none.
+    LAZYFUSE_ASSERT(facts.register_row_elements == 0 || args.reduced <= facts.register_row_elements,
+                    "a kernel holding rows in registers launched for longer rows than it holds");
     const std::int64_t cache = facts.row_cache_bytes_per_element * row_cache_elements(args.reduced);
-    if (args.reduced > facts.register_row_elements &&
+    if (facts.register_row_elements == 0 &&
         cache <= std::min(kMaxRowCacheBytes, caps.shared_bytes_per_block - caps.static_shared_bytes))
       s.shared_bytes = unsigned(cache);
     break;
@@ -230,7 +232,7 @@ int choose_register_row_vectors(const KernelIR& ir, std::int64_t reduced) {
 int register_row_min_blocks(const KernelIR& ir) {
   if (ir.register_row_vectors == 0) return 0;
   const std::int64_t words = ir.register_row_vectors * kElementsPerThread * ir.row_cache.bytes_per_element() / 4;
-  return int(std::max<std::int64_t>(1, 65536 / kBlockSize / (56 + 3 * words / 2)));
+  return int(std::max<std::int64_t>(1, 65536 / kBlockSize / (44 + 3 * words / 2)));
 }
 
 int reduction_unroll(const KernelIR& ir, const RowLoop* loop) {

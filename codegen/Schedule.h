@@ -202,11 +202,12 @@ int choose_register_row_vectors(const KernelIR& ir, std::int64_t reduced);
 
 /// Blocks per SM the __launch_bounds__ of a kernel with a register path asks for (ptxas then keeps its registers
 /// within 65536 / (blocks * kBlockSize)), or 0 for other kernels: the most that hold the row's registers without
-/// spilling, estimated as 56 registers plus 1.5 per 4-byte word of the row a thread holds. Calibrated with ptxas
-/// (-O3, sm_90, --fmad=false, 2026-12-05) on the softmax and layer-norm kernels of float32 rows of 1024 to 8192
-/// and float64 rows of 4096: K = 1, 2, 4, 8 float32 vectors took 64, 64-72, 80, 128 registers without spills when
-/// asked for 4, 3, 3, 2 blocks and spilled when asked for one more; with no minimum ptxas aimed at full occupancy
-/// (32 or 64 registers) and spilled in every one of them.
+/// spilling, estimated as 44 registers plus 1.5 per 4-byte word of the row a thread holds. Calibrated with ptxas
+/// (-O3, sm_90, --fmad=false, 2026-12-05) on the softmax and layer-norm kernels of float32 rows of 1024 to 8192 and
+/// float64 rows of 4096. The most blocks without a spill: K = 1 float32 vector 5 (48 registers), K = 2 5 (48), K = 4
+/// 3 for softmax (78) and 4 for the layer norm, K = 8 2 for softmax (128) and 3 for the layer norm (80), float64
+/// K = 4 2 (110); the rule asks for 5, 4, 3, 2 and 2. With no minimum ptxas aimed at high occupancy and spilled in
+/// six of the nine.
 int register_row_min_blocks(const KernelIR& ir);
 
 /// Iterations per trip (and independent accumulators) of the reduction loop `loop` of `ir`: kUnroll; twice that in

@@ -38,8 +38,8 @@ void BM_Softmax(benchmark::State& state) {
       eager ? 5 : 1, 2.0 * 4.0 * double(kRows * kCols));
 }
 
-// Softmax over 2^26 float32 in rows of `cols`: rows an attention's (1024, 2048), the longest a thread block holds in
-// registers (8192) and longer ones (10240, cached in shared memory).
+// Softmax over 2^26 float32 in rows of `cols`: rows an attention's (1024, 2048), the longest that session 26's
+// register path holds (8192) and longer ones (10240).
 void BM_SoftmaxWidth(benchmark::State& state) {
   if (!has_gpu(state)) return;
   const std::int64_t cols = state.range(0), rows = (std::int64_t(1) << 26) / cols;

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Session 26, calls 1-3 (calls 1 and 2 lost: the machine stopped answering, then was taken back): rows in registers (6ad3d9b). The gpu build; the tests the change touches with
+# Session 26's five calls (none returned; README.md) and the next session's first: rows in registers (6ad3d9b ..
+# 2d4b9b5, re-applied by `git revert d110069`). The gpu build; the tests the change touches with
 # LAZYFUSE_TEST_REQUIRE_GPU=1 (reductions, fusion, schedules, codegen, compositions, the CPU's reductions and the
 # random graphs against their reference and NumPy); then bench_layout's layer norms and bench_reductions' softmax
 # (16384 x 4096 and 2^26 in rows of 1024, 2048, 8192, 10240) and row variance, before (.base-src: 1647068, built
 # for these two benchmarks only) and after, alternately, two rounds.
-#   run1.sh <commit>   (OUT: the device tool's folder; .base-src carried: git archive 1647068 | tar x -C .base-src)
+#   run1.sh <commit>   (timeouts cut to fit session 26's last device time; OUT: the device tool's folder; .base-src carried: git archive 1647068 | tar x -C .base-src)
 cd "$(dirname "$0")/../../.."
 export PATH=/usr/local/cuda/bin:$PATH
 O=${OUT:-/tmp/out}; mkdir -p $O/logs

@@ -8,7 +8,8 @@
 # .bench-base/ (git archive of the base commit, with BASE_COMMIT inside). On the GPU machine both trees are
 # configured with the gpu preset (Release) and only the benchmark programs are built (the head tree reuses
 # build/gpu when gpu-check built it on a warm machine). Then ROUNDS rounds (default 5) run every program of
-# BENCH_ONLY (default "bench_workloads bench_reductions bench_compile") once per tree with one repetition each,
+# BENCH_ONLY (default "bench_workloads bench_reductions bench_compile") once per tree with one repetition each
+# (only the benchmarks matching BENCH_FILTER, a --benchmark_filter regex, where it is set),
 # alternating which tree goes first, so drift of the machine falls on both sides alike. Each row's median over the
 # rounds is compared; compare.md lists base, head, head/base and flags rows outside +-TOLERANCE_PCT (default 3),
 # counting the kernels' run times only (compile times and the copy reference are listed, not counted). The figure
@@ -38,6 +39,8 @@ BASE_SRC=${BASE_SRC:-$ROOT/.bench-base}
 ROUNDS=${ROUNDS:-5}
 TOLERANCE_PCT=${TOLERANCE_PCT:-3}
 BENCH_ONLY=${BENCH_ONLY:-"bench_workloads bench_reductions bench_compile"}
+FILTER=()
+[[ -n ${BENCH_FILTER:-} ]] && FILTER=(--benchmark_filter="$BENCH_FILTER")
 LOG_DIR=${LOG_DIR:-$ROOT/build/bench-compare-out}
 WORK=$ROOT/build/bench-compare
 mkdir -p "$LOG_DIR" && LOG_DIR=$(cd "$LOG_DIR" && pwd)
@@ -69,7 +72,7 @@ for ((r = 1; r <= ROUNDS; ++r)); do
   for side in "${order[@]}"; do
     src=$ROOT && [[ $side == base ]] && src=$BASE_SRC
     for prog in $BENCH_ONLY; do
-      (cd "$src/build/gpu" && "${PIN[@]}" "./bench/$prog" --benchmark_repetitions=1 --benchmark_out_format=json \
+      (cd "$src/build/gpu" && "${PIN[@]}" "./bench/$prog" "${FILTER[@]}" --benchmark_repetitions=1 --benchmark_out_format=json \
         --benchmark_out="$WORK/$side-$prog-r$r.json" >"$WORK/$side-$prog-r$r.log" 2>&1) ||
         echo "round $r: $side $prog exited non-zero (see its log)"
     done

@@ -1265,7 +1265,7 @@ private:
   }
 
   // The row cache: in registers (KernelIR::register_row_vectors: a fully unrolled array of vectors per group, for
-  // rows the kernel was lowered for, which they hold), else one row per region of shared memory, the widest types
+  // rows of the length the kernel was lowered for), else one row per region of shared memory, the widest types
   // first (every region starts on a whole vector), used only where the launch gave enough dynamic shared memory.
   void row_cache_declarations() {
     if (cache_.region.empty()) return;
@@ -1515,27 +1515,18 @@ private:
     w_.line("}");
   }
 
-  // The register path (rows of at most register_row_vectors * blockDim.x * V elements, which the launch checks):
+  // The register path (rows of exactly register_row_vectors * blockDim.x * V elements, which the launch checks):
   // trip k of thread t at element (t + k * blockDim.x) * V adds into accumulator k % unroll, as trip k of
-  // vector_loops does.
+  // vector_loops does. Every trip is whole, so no test stands between the trips' loads: all are in flight at once.
+  // (A test per trip, for shorter rows, held each load until the trip before had used its own: on the H100 the
+  // layer norm of rows of 8192 took 0.317 ms against 0.191 ms with the shared-memory cache.)
   void register_loops(const Loop& L, bool cached) {
     const std::string V = std::to_string(kElementsPerThread);
     w_.directive("#pragma unroll");
     auto trips = w_.block("for (int lf_k = 0; lf_k < ", registers_, "; ++lf_k)");
     w_.line("const int lf_u = lf_k % ", L.unroll, ";");
     w_.line("const idx_t lf_rb = ((idx_t)threadIdx.x + (idx_t)lf_k * blockDim.x) * ", V, ";");
-    w_.line("if (lf_rb + ", V, " <= ", L.len, ") {");
-    {
-      auto in = w_.indent();
-      vector_trip(L, cached, true);
-    }
-    w_.line("} else if (lf_rb < ", L.len, ") {");
-    {
-      auto in = w_.indent();
-      auto elements = w_.block("for (idx_t ", L.r, " = lf_rb; ", L.r, " < ", L.len, "; ++", L.r, ")");
-      loop_body(L, false, false);
-    }
-    w_.line("}");
+    vector_trip(L, cached, true);
   }
 
   // Whole trips first, with no test between their vector loads (so all are in flight at once), then the last,

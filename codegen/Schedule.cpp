@@ -149,8 +149,8 @@ LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const Devic
     // A kernel with a register path holds its rows there (it was lowered for rows it holds): no shared memory.
     // Otherwise the row cache takes only what needs no opt-in: static and dynamic shared memory together within
     // the per-block limit. The kernel reads its inputs again where it gets none.
-    LAZYFUSE_ASSERT(facts.register_row_elements == 0 || args.reduced <= facts.register_row_elements,
-                    "a kernel holding rows in registers launched for longer rows than it holds");
+    LAZYFUSE_ASSERT(facts.register_row_elements == 0 || args.reduced == facts.register_row_elements,
+                    "a kernel holding rows in registers launched for rows of another length");
     const std::int64_t cache = facts.row_cache_bytes_per_element * row_cache_elements(args.reduced);
     if (facts.register_row_elements == 0 &&
         cache <= std::min(kMaxRowCacheBytes, caps.shared_bytes_per_block - caps.static_shared_bytes))
@@ -224,8 +224,9 @@ int choose_register_row_vectors(const KernelIR& ir, std::int64_t reduced) {
   const std::int64_t bytes = ir.row_cache.bytes_per_element();
   if (ir.schedule != Schedule::Row || bytes == 0) return 0;
   const std::int64_t most = kRegisterRowBytes / (bytes * kElementsPerThread);
-  std::int64_t k = 1;
-  while (k * kBlockSize * kElementsPerThread < reduced) k *= 2;
+  const std::int64_t trip = std::int64_t(kBlockSize) * kElementsPerThread;
+  if (reduced <= 0 || reduced % trip != 0) return 0;
+  const std::int64_t k = reduced / trip;
   return k <= most ? int(k) : 0;
 }
 

@@ -191,13 +191,13 @@ bool streams_stores(const KernelIR& ir);
 bool streams_vector_loads(const KernelIR& ir);
 
 /// Vectors of kElementsPerThread elements of each cached group a thread of the Row kernel `ir` keeps in registers
-/// for rows of `reduced` elements (KernelIR::register_row_vectors): the fewest K, a power of two, with K * kBlockSize
-/// * kElementsPerThread >= reduced, if the row cache's K vectors take at most kRegisterRowBytes; else 0 (kernels
-/// without a row cache, longer rows). A power of two, so that few kernels serve all lengths; the fewest, so that
-/// short rows keep their occupancy (the registers are allocated for all K). The register path walks trips k = 0 ..
-/// K - 1 at elements (threadIdx.x + k * blockDim.x) * kElementsPerThread, the trips and accumulators of the strided
-/// vector loops (trip k adds into accumulator k % unroll), so that a row's bits do not depend on the path. Needs
-/// the analyses (KernelIR::row_cache).
+/// for rows of `reduced` elements (KernelIR::register_row_vectors): K = reduced / (kBlockSize * kElementsPerThread)
+/// where that divides exactly and the row cache's K vectors take at most kRegisterRowBytes; else 0 (kernels without a
+/// row cache, other lengths: the shared-memory cache). Only whole trips, because a test per trip kept each trip's
+/// loads waiting on the trip before (measured on the H100, docs/performance.md, twenty-seventh session). The
+/// register path walks trips k = 0 .. K - 1 at elements (threadIdx.x + k * blockDim.x) * kElementsPerThread, the
+/// trips and accumulators of the strided vector loops (trip k adds into accumulator k % unroll), so that a row's
+/// bits do not depend on the path. Needs the analyses (KernelIR::row_cache).
 int choose_register_row_vectors(const KernelIR& ir, std::int64_t reduced);
 
 /// Blocks per SM the __launch_bounds__ of a kernel with a register path asks for (ptxas then keeps its registers
@@ -232,8 +232,8 @@ struct KernelLaunchFacts {
   /// (reads_broadcast_operand), which streams like a contiguous kernel.
   bool resident_grid = false;
   std::int64_t row_cache_bytes_per_element = 0; ///< KernelIR::row_cache.bytes_per_element()
-  /// Longest row the register path holds (KernelIR::register_row_vectors * kBlockSize * kElementsPerThread); such
-  /// rows get no dynamic shared memory.
+  /// The row length the register path holds (KernelIR::register_row_vectors * kBlockSize * kElementsPerThread), the
+  /// only one such a kernel is launched for, with no dynamic shared memory; 0 without a register path.
   std::int64_t register_row_elements = 0;
   std::int64_t accumulators = 0;              ///< split kernels: one partial per accumulator
   std::int64_t partial_bytes = kPartialBytes; ///< split kernels: bytes of one partial (partial_bytes_of)

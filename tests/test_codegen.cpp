@@ -61,15 +61,16 @@ Array chain(const Array& x, const Array& y) {
 // Softmax reads each row three times. The first loop (the max) stores the row in the row cache, the second reads it
 // back and stores the exponentials (in shared memory over the same region: each thread reads its elements before
 // it writes them), the third divides the exponentials without reading the input or computing exp again. All three
-// read and write in vectors. Rows of up to 8192 floats are cached in registers, longer ones in shared memory. A
-// kernel of one loop (mean and variance) has no cache.
+// read and write in vectors. Rows of a whole number of the block's vectors, up to 8192 floats, are cached in
+// registers, with no test between the trips; others in shared memory. A kernel of one loop (mean and variance) has no
+// cache.
 TEST(Codegen, RowLoopsReadInVectorsAndCacheWhatLaterLoopsNeed) {
-  auto m = random_array({300, 64}, DType::Float32);
+  auto m = random_array({300, 1024}, DType::Float32);
   auto e = exp(m - max(m, 1, true));
   auto softmax = lowered_last(e / sum(e, 1, true));
   ASSERT_EQ(softmax.ir.schedule, codegen::Schedule::Row);
   EXPECT_EQ(softmax.ir.row_cache.bytes_per_element(), 4);
-  ASSERT_EQ(softmax.ir.register_row_vectors, 1) << "rows of 64: one vector a thread";
+  ASSERT_EQ(softmax.ir.register_row_vectors, 1) << "rows of 1024: one vector a thread";
   const std::string src = codegen::render_cuda(softmax.ir);
   EXPECT_EQ(src.find("lf_row_cache"), std::string::npos) << "no shared memory";
   expect_in_order(src, {"__launch_bounds__(256, 5)",
@@ -95,6 +96,13 @@ TEST(Codegen, RowLoopsReadInVectorsAndCacheWhatLaterLoopsNeed) {
                         "} else {",
                         "in0 + ",
                         "lf_exp("});
+
+  const std::size_t trip = src.find("for (int lf_k = 0;"), cached = src.find("lf_reg0[lf_k] = lf_l");
+  ASSERT_LT(trip, cached);
+  EXPECT_EQ(src.substr(trip, cached - trip).find("if ("), std::string::npos) << "a test between the trips' loads";
+  auto other = random_array({300, 1000}, DType::Float32);
+  auto oe = exp(other - max(other, 1, true));
+  EXPECT_EQ(lowered_last(oe / sum(oe, 1, true)).ir.register_row_vectors, 0) << "rows of 1000: not whole trips";
 
   auto wide = random_array({300, 10000}, DType::Float32);
   auto we = exp(wide - max(wide, 1, true));
@@ -126,11 +134,10 @@ TEST(Codegen, RowLoopsReadInVectorsAndCacheWhatLaterLoopsNeed) {
                            "} else {",
                            "in0 + ",
                            "lf_exp("});
-  // The cached versions of the last loop neither read the input nor compute exp in their whole trips (the
-  // registers' version ends them at the row's last, partial group).
-  for (auto [text, end] : {std::pair{&src, "} else if (lf_rb < "}, std::pair{&shared, "} else {"}}) {
+  // The cached versions of the last loop neither read the input nor compute exp in their whole trips.
+  for (const std::string* text : {&src, &shared}) {
     const auto from = text->find("if (true && lf_cached1) {");
-    const auto to = text->find(end, from);
+    const auto to = text->find("} else {", from);
     ASSERT_NE(to, std::string::npos);
     const std::string cached = text->substr(from, to - from);
     EXPECT_EQ(cached.find("lf_exp("), std::string::npos) << cached;
@@ -161,7 +168,7 @@ TEST(Codegen, RowLoopsReadInVectorsAndCacheWhatLaterLoopsNeed) {
                   {"float* const lf_cache0 = reinterpret_cast<float*>(lf_row_cache + lf_cache_row * 8)",
                    "double* const lf_cache1 = reinterpret_cast<double*>(lf_row_cache + lf_cache_row * 0)",
                    "lf_cache_row * 12 <= lf_cache_bytes"});
-  auto fs = random_array({300, 2000}, DType::Float32), ds = random_array({300, 2000}, DType::Float64);
+  auto fs = random_array({300, 2048}, DType::Float32), ds = random_array({300, 2048}, DType::Float64);
   auto mixed_short = lowered_last((fs - max(fs, 1, true)) * ds / sum(fs * ds, 1, true));
   EXPECT_EQ(mixed_short.ir.register_row_vectors, 2);
   expect_in_order(codegen::render_cuda(mixed_short.ir),

@@ -204,16 +204,16 @@ TEST(Schedule, TransposedKernelsLaunchABlockPerUnitOfTiles) {
 }
 
 TEST(Schedule, RowLaunchHasABlockPerRowAndItsRowCache) {
-  // 300 rows: not split, so softmax is one kernel. Rows of up to 8192 float32 are held in registers (no shared
-  // memory): as many vectors per thread as the row needs, rounded up to a power of two. Longer rows are cached in
+  // 300 rows: not split, so softmax is one kernel. Rows of a whole number of the block's vectors, up to 8192 float32,
+  // are held in registers (no shared memory), that many vectors per thread. Rows of other lengths are cached in
   // shared memory.
   // The kernels ask for as many resident blocks as hold those registers (codegen::register_row_min_blocks).
   struct Case {
     std::int64_t cols;
     int vectors, blocks;
   };
-  const Case cases[] = {{64, 1, 5},   {1000, 1, 5}, {1025, 2, 4}, {4096, 4, 3},
-                        {4097, 8, 2}, {8192, 8, 2}, {8193, 0, 0}, {10000, 0, 0}};
+  const Case cases[] = {{64, 0, 0},   {1000, 0, 0}, {1024, 1, 5},   {1025, 0, 0},   {2048, 2, 4}, {3072, 3, 4},
+                        {4096, 4, 3}, {4097, 0, 0}, {7168, 7, 2}, {8192, 8, 2}, {8193, 0, 0}, {10000, 0, 0}};
   for (auto [cols, vectors, blocks] : cases) {
     auto m = input({300, cols});
     auto e = exp(m - max(m, 1, true));
@@ -240,8 +240,10 @@ TEST(Schedule, RowLaunchHasABlockPerRowAndItsRowCache) {
   EXPECT_EQ(shape_of(kd2).shared_bytes, 8u * 5000);
   // Kernels without a row cache have no register path; the lengths' kernels differ (their hashes too).
   EXPECT_EQ(last_kernel(sum(input({300, 4096}), 1)).ir.register_row_vectors, 0);
-  auto a = input({300, 1000}), b = input({300, 3000});
+  auto a = input({300, 1024}), b = input({300, 2048});
   EXPECT_NE(last_kernel(a / sum(a, 1, true)).ir.hash, last_kernel(b / sum(b, 1, true)).ir.hash);
+  auto c = input({300, 1000}), d3 = input({300, 3000});
+  EXPECT_EQ(last_kernel(c / sum(c, 1, true)).ir.hash, last_kernel(d3 / sum(d3, 1, true)).ir.hash);
   // A row of 12289 floats needs 49,168 bytes: more than a block gets without opting in, so no cache.
   auto m = input({300, 12289});
   auto e = exp(m - max(m, 1, true));

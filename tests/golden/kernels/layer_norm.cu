@@ -1,5 +1,5 @@
 // ===== plan 0 of 1: requested output
-// lazyfuse kernel lf_keb0deeda22022a9f (generated; self-contained: it includes no header)
+// lazyfuse kernel lf_k178b63d6dafa9303 (generated; self-contained: it includes no header)
 #define LF_HD __device__ __forceinline__
 #define LF_INF_F __int_as_float(0x7f800000)
 #define LF_INF_D __longlong_as_double(0x7ff0000000000000LL)
@@ -65,7 +65,7 @@ template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
 
 typedef int idx_t;
 
-extern "C" __global__ void __launch_bounds__(256, 5) lf_keb0deeda22022a9f(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1, const idx_t p2, const float p3, const idx_t p4, const idx_t p5, const float p6, const idx_t p7, const float p8, const float p9) {
+extern "C" __global__ void __launch_bounds__(256) lf_k178b63d6dafa9303(const float* __restrict__ in0, const float* __restrict__ in1, float* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1, const idx_t p2, const float p3, const idx_t p4, const idx_t p5, const float p6, const idx_t p7, const float p8, const float p9) {
   __shared__ double lf_shared[64];
   const idx_t v1 = p0;
   const idx_t v3 = p1;
@@ -78,8 +78,13 @@ extern "C" __global__ void __launch_bounds__(256, 5) lf_keb0deeda22022a9f(const 
   const float v34 = p8;
   const float v36 = p9;
   for (idx_t lf_o = blockIdx.x; lf_o < n; lf_o += gridDim.x) {
-    lf_vec<float> lf_reg0[1];
+    extern __shared__ __align__(16) unsigned char lf_row_cache[];
+    unsigned lf_cache_bytes;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(lf_cache_bytes));
+    const unsigned long long lf_cache_row = ((unsigned long long)v1 + 3) / 4 * 4;
+    float* const lf_cache0 = reinterpret_cast<float*>(lf_row_cache + lf_cache_row * 0);
     bool lf_cached0 = false;
+    const bool lf_cache_fits = lf_cache_row * 4 <= lf_cache_bytes;
     const idx_t v0 = lf_o;
     float lf_acc0[4];
     for (int lf_u = 0; lf_u < 4; ++lf_u) {
@@ -87,13 +92,13 @@ extern "C" __global__ void __launch_bounds__(256, 5) lf_keb0deeda22022a9f(const 
     }
     const idx_t v4 = v0 * v3;
     const bool lf_vector0 = true && (unsigned long long)(in0 + v4) % sizeof(lf_vec<float>) == 0;
-    lf_cached0 = lf_vector0;
+    lf_cached0 = lf_vector0 && lf_cache_fits;
     if (lf_vector0) {
+      idx_t lf_r0 = (idx_t)threadIdx.x * 4;
+      for (; lf_r0 + 4 * blockDim.x * 4 - blockDim.x * 4 + 4 <= v1; lf_r0 += 4 * blockDim.x * 4) {
 #pragma unroll
-      for (int lf_k = 0; lf_k < 1; ++lf_k) {
-        const int lf_u = lf_k % 4;
-        const idx_t lf_rb = ((idx_t)threadIdx.x + (idx_t)lf_k * blockDim.x) * 4;
-        if (lf_rb + 4 <= v1) {
+        for (int lf_u = 0; lf_u < 4; ++lf_u) {
+          const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
           const lf_vec<float> lf_l6 = *reinterpret_cast<const lf_vec<float>*>(in0 + v4 + lf_rb);
 #pragma unroll
           for (int j = 0; j < 4; ++j) {
@@ -102,12 +107,29 @@ extern "C" __global__ void __launch_bounds__(256, 5) lf_keb0deeda22022a9f(const 
             const float v6 = lf_l6.v[j];
             lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v6);
           }
-          lf_reg0[lf_k] = lf_l6;
-        } else if (lf_rb < v1) {
-          for (idx_t v2 = lf_rb; v2 < v1; ++v2) {
-            const idx_t v5 = v4 + v2;
-            const float v6 = in0[v5];
-            lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v6);
+          if (lf_cached0) *reinterpret_cast<lf_vec<float>*>(lf_cache0 + lf_rb) = lf_l6;
+        }
+      }
+      if (lf_r0 < v1) {
+#pragma unroll
+        for (int lf_u = 0; lf_u < 4; ++lf_u) {
+          const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+          if (lf_rb + 4 <= v1) {
+            const lf_vec<float> lf_l6 = *reinterpret_cast<const lf_vec<float>*>(in0 + v4 + lf_rb);
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+              const idx_t v2 = lf_rb + j;
+              const idx_t v5 = v4 + v2;
+              const float v6 = lf_l6.v[j];
+              lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v6);
+            }
+            if (lf_cached0) *reinterpret_cast<lf_vec<float>*>(lf_cache0 + lf_rb) = lf_l6;
+          } else {
+            for (idx_t v2 = lf_rb; v2 < v1; ++v2) {
+              const idx_t v5 = v4 + v2;
+              const float v6 = in0[v5];
+              lf_acc0[lf_u] = lf_sum_combine(lf_acc0[lf_u], v6);
+            }
           }
         }
       }
@@ -152,12 +174,12 @@ extern "C" __global__ void __launch_bounds__(256, 5) lf_keb0deeda22022a9f(const 
     const bool lf_vector1 = true && (unsigned long long)(in0 + v11) % sizeof(lf_vec<float>) == 0;
     if (lf_vector1) {
       if (true && lf_cached0) {
+        idx_t lf_r0 = (idx_t)threadIdx.x * 4;
+        for (; lf_r0 + 4 * blockDim.x * 4 - blockDim.x * 4 + 4 <= v1; lf_r0 += 4 * blockDim.x * 4) {
 #pragma unroll
-        for (int lf_k = 0; lf_k < 1; ++lf_k) {
-          const int lf_u = lf_k % 4;
-          const idx_t lf_rb = ((idx_t)threadIdx.x + (idx_t)lf_k * blockDim.x) * 4;
-          if (lf_rb + 4 <= v1) {
-            const lf_vec<float> lf_c13 = lf_reg0[lf_k];
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            const lf_vec<float> lf_c13 = *reinterpret_cast<const lf_vec<float>*>(lf_cache0 + lf_rb);
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
               const idx_t v10 = lf_rb + j;
@@ -167,23 +189,41 @@ extern "C" __global__ void __launch_bounds__(256, 5) lf_keb0deeda22022a9f(const 
               const float v18 = lf_square(v17);
               lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
             }
-          } else if (lf_rb < v1) {
-            for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
-              const idx_t v12 = v11 + v10;
-              const float v13 = in0[v12];
-              const float v16 = lf_true_divide(v9, v15);
-              const float v17 = lf_subtract(v13, v16);
-              const float v18 = lf_square(v17);
-              lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
+          }
+        }
+        if (lf_r0 < v1) {
+#pragma unroll
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            if (lf_rb + 4 <= v1) {
+              const lf_vec<float> lf_c13 = *reinterpret_cast<const lf_vec<float>*>(lf_cache0 + lf_rb);
+#pragma unroll
+              for (int j = 0; j < 4; ++j) {
+                const idx_t v10 = lf_rb + j;
+                const float v13 = lf_c13.v[j];
+                const float v16 = lf_true_divide(v9, v15);
+                const float v17 = lf_subtract(v13, v16);
+                const float v18 = lf_square(v17);
+                lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
+              }
+            } else {
+              for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
+                const idx_t v12 = v11 + v10;
+                const float v13 = in0[v12];
+                const float v16 = lf_true_divide(v9, v15);
+                const float v17 = lf_subtract(v13, v16);
+                const float v18 = lf_square(v17);
+                lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
+              }
             }
           }
         }
       } else {
+        idx_t lf_r0 = (idx_t)threadIdx.x * 4;
+        for (; lf_r0 + 4 * blockDim.x * 4 - blockDim.x * 4 + 4 <= v1; lf_r0 += 4 * blockDim.x * 4) {
 #pragma unroll
-        for (int lf_k = 0; lf_k < 1; ++lf_k) {
-          const int lf_u = lf_k % 4;
-          const idx_t lf_rb = ((idx_t)threadIdx.x + (idx_t)lf_k * blockDim.x) * 4;
-          if (lf_rb + 4 <= v1) {
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
             const lf_vec<float> lf_l13 = *reinterpret_cast<const lf_vec<float>*>(in0 + v11 + lf_rb);
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
@@ -195,14 +235,33 @@ extern "C" __global__ void __launch_bounds__(256, 5) lf_keb0deeda22022a9f(const 
               const float v18 = lf_square(v17);
               lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
             }
-          } else if (lf_rb < v1) {
-            for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
-              const idx_t v12 = v11 + v10;
-              const float v13 = in0[v12];
-              const float v16 = lf_true_divide(v9, v15);
-              const float v17 = lf_subtract(v13, v16);
-              const float v18 = lf_square(v17);
-              lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
+          }
+        }
+        if (lf_r0 < v1) {
+#pragma unroll
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            if (lf_rb + 4 <= v1) {
+              const lf_vec<float> lf_l13 = *reinterpret_cast<const lf_vec<float>*>(in0 + v11 + lf_rb);
+#pragma unroll
+              for (int j = 0; j < 4; ++j) {
+                const idx_t v10 = lf_rb + j;
+                const idx_t v12 = v11 + v10;
+                const float v13 = lf_l13.v[j];
+                const float v16 = lf_true_divide(v9, v15);
+                const float v17 = lf_subtract(v13, v16);
+                const float v18 = lf_square(v17);
+                lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
+              }
+            } else {
+              for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
+                const idx_t v12 = v11 + v10;
+                const float v13 = in0[v12];
+                const float v16 = lf_true_divide(v9, v15);
+                const float v17 = lf_subtract(v13, v16);
+                const float v18 = lf_square(v17);
+                lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v18);
+              }
             }
           }
         }
@@ -251,12 +310,12 @@ extern "C" __global__ void __launch_bounds__(256, 5) lf_keb0deeda22022a9f(const 
     const bool lf_vector2 = true && (unsigned long long)(in0 + v26) % sizeof(lf_vec<float>) == 0 && (unsigned long long)(in1) % sizeof(lf_vec<float>) == 0 && (unsigned long long)(out0 + v24) % sizeof(lf_vec<float>) == 0;
     if (lf_vector2) {
       if (true && lf_cached0) {
+        idx_t lf_r0 = (idx_t)threadIdx.x * 4;
+        for (; lf_r0 + 4 * blockDim.x * 4 - blockDim.x * 4 + 4 <= v1; lf_r0 += 4 * blockDim.x * 4) {
 #pragma unroll
-        for (int lf_k = 0; lf_k < 1; ++lf_k) {
-          const int lf_u = lf_k % 4;
-          const idx_t lf_rb = ((idx_t)threadIdx.x + (idx_t)lf_k * blockDim.x) * 4;
-          if (lf_rb + 4 <= v1) {
-            const lf_vec<float> lf_c28 = lf_reg0[lf_k];
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            const lf_vec<float> lf_c28 = *reinterpret_cast<const lf_vec<float>*>(lf_cache0 + lf_rb);
             const lf_vec<float> lf_l40 = *reinterpret_cast<const lf_vec<float>*>(in1 + lf_rb);
             lf_vec<float> lf_s42;
 #pragma unroll
@@ -275,29 +334,56 @@ extern "C" __global__ void __launch_bounds__(256, 5) lf_keb0deeda22022a9f(const 
               lf_s42.v[j] = v41;
             }
             *reinterpret_cast<lf_vec<float>*>(out0 + v24 + lf_rb) = lf_s42;
-          } else if (lf_rb < v1) {
-            for (idx_t v22 = lf_rb; v22 < v1; ++v22) {
-              const idx_t v25 = v24 + v22;
-              const idx_t v27 = v26 + v22;
-              const float v28 = in0[v27];
-              const float v31 = lf_true_divide(v9, v30);
-              const float v32 = lf_subtract(v28, v31);
-              const float v35 = lf_true_divide(v21, v34);
-              const float v37 = lf_add(v35, v36);
-              const float v38 = lf_sqrt(v37);
-              const float v39 = lf_true_divide(v32, v38);
-              const float v40 = in1[v22];
-              const float v41 = lf_multiply(v39, v40);
-              out0[v25] = v41;
+          }
+        }
+        if (lf_r0 < v1) {
+#pragma unroll
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            if (lf_rb + 4 <= v1) {
+              const lf_vec<float> lf_c28 = *reinterpret_cast<const lf_vec<float>*>(lf_cache0 + lf_rb);
+              const lf_vec<float> lf_l40 = *reinterpret_cast<const lf_vec<float>*>(in1 + lf_rb);
+              lf_vec<float> lf_s42;
+#pragma unroll
+              for (int j = 0; j < 4; ++j) {
+                const idx_t v22 = lf_rb + j;
+                const idx_t v25 = v24 + v22;
+                const float v28 = lf_c28.v[j];
+                const float v31 = lf_true_divide(v9, v30);
+                const float v32 = lf_subtract(v28, v31);
+                const float v35 = lf_true_divide(v21, v34);
+                const float v37 = lf_add(v35, v36);
+                const float v38 = lf_sqrt(v37);
+                const float v39 = lf_true_divide(v32, v38);
+                const float v40 = lf_l40.v[j];
+                const float v41 = lf_multiply(v39, v40);
+                lf_s42.v[j] = v41;
+              }
+              *reinterpret_cast<lf_vec<float>*>(out0 + v24 + lf_rb) = lf_s42;
+            } else {
+              for (idx_t v22 = lf_rb; v22 < v1; ++v22) {
+                const idx_t v25 = v24 + v22;
+                const idx_t v27 = v26 + v22;
+                const float v28 = in0[v27];
+                const float v31 = lf_true_divide(v9, v30);
+                const float v32 = lf_subtract(v28, v31);
+                const float v35 = lf_true_divide(v21, v34);
+                const float v37 = lf_add(v35, v36);
+                const float v38 = lf_sqrt(v37);
+                const float v39 = lf_true_divide(v32, v38);
+                const float v40 = in1[v22];
+                const float v41 = lf_multiply(v39, v40);
+                out0[v25] = v41;
+              }
             }
           }
         }
       } else {
+        idx_t lf_r0 = (idx_t)threadIdx.x * 4;
+        for (; lf_r0 + 4 * blockDim.x * 4 - blockDim.x * 4 + 4 <= v1; lf_r0 += 4 * blockDim.x * 4) {
 #pragma unroll
-        for (int lf_k = 0; lf_k < 1; ++lf_k) {
-          const int lf_u = lf_k % 4;
-          const idx_t lf_rb = ((idx_t)threadIdx.x + (idx_t)lf_k * blockDim.x) * 4;
-          if (lf_rb + 4 <= v1) {
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
             const lf_vec<float> lf_l28 = *reinterpret_cast<const lf_vec<float>*>(in0 + v26 + lf_rb);
             const lf_vec<float> lf_l40 = *reinterpret_cast<const lf_vec<float>*>(in1 + lf_rb);
             lf_vec<float> lf_s42;
@@ -318,20 +404,48 @@ extern "C" __global__ void __launch_bounds__(256, 5) lf_keb0deeda22022a9f(const 
               lf_s42.v[j] = v41;
             }
             *reinterpret_cast<lf_vec<float>*>(out0 + v24 + lf_rb) = lf_s42;
-          } else if (lf_rb < v1) {
-            for (idx_t v22 = lf_rb; v22 < v1; ++v22) {
-              const idx_t v25 = v24 + v22;
-              const idx_t v27 = v26 + v22;
-              const float v28 = in0[v27];
-              const float v31 = lf_true_divide(v9, v30);
-              const float v32 = lf_subtract(v28, v31);
-              const float v35 = lf_true_divide(v21, v34);
-              const float v37 = lf_add(v35, v36);
-              const float v38 = lf_sqrt(v37);
-              const float v39 = lf_true_divide(v32, v38);
-              const float v40 = in1[v22];
-              const float v41 = lf_multiply(v39, v40);
-              out0[v25] = v41;
+          }
+        }
+        if (lf_r0 < v1) {
+#pragma unroll
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            if (lf_rb + 4 <= v1) {
+              const lf_vec<float> lf_l28 = *reinterpret_cast<const lf_vec<float>*>(in0 + v26 + lf_rb);
+              const lf_vec<float> lf_l40 = *reinterpret_cast<const lf_vec<float>*>(in1 + lf_rb);
+              lf_vec<float> lf_s42;
+#pragma unroll
+              for (int j = 0; j < 4; ++j) {
+                const idx_t v22 = lf_rb + j;
+                const idx_t v25 = v24 + v22;
+                const idx_t v27 = v26 + v22;
+                const float v28 = lf_l28.v[j];
+                const float v31 = lf_true_divide(v9, v30);
+                const float v32 = lf_subtract(v28, v31);
+                const float v35 = lf_true_divide(v21, v34);
+                const float v37 = lf_add(v35, v36);
+                const float v38 = lf_sqrt(v37);
+                const float v39 = lf_true_divide(v32, v38);
+                const float v40 = lf_l40.v[j];
+                const float v41 = lf_multiply(v39, v40);
+                lf_s42.v[j] = v41;
+              }
+              *reinterpret_cast<lf_vec<float>*>(out0 + v24 + lf_rb) = lf_s42;
+            } else {
+              for (idx_t v22 = lf_rb; v22 < v1; ++v22) {
+                const idx_t v25 = v24 + v22;
+                const idx_t v27 = v26 + v22;
+                const float v28 = in0[v27];
+                const float v31 = lf_true_divide(v9, v30);
+                const float v32 = lf_subtract(v28, v31);
+                const float v35 = lf_true_divide(v21, v34);
+                const float v37 = lf_add(v35, v36);
+                const float v38 = lf_sqrt(v37);
+                const float v39 = lf_true_divide(v32, v38);
+                const float v40 = in1[v22];
+                const float v41 = lf_multiply(v39, v40);
+                out0[v25] = v41;
+              }
             }
           }
         }

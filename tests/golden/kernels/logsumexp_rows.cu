@@ -1,5 +1,5 @@
 // ===== plan 0 of 1: requested output
-// lazyfuse kernel lf_ka0fb9217f8316aba (generated; self-contained: it includes no header)
+// lazyfuse kernel lf_k87c6895f560e5436 (generated; self-contained: it includes no header)
 #define LF_HD __device__ __forceinline__
 #define LF_INF_F __int_as_float(0x7f800000)
 #define LF_INF_D __longlong_as_double(0x7ff0000000000000LL)
@@ -65,7 +65,7 @@ template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
 
 typedef int idx_t;
 
-extern "C" __global__ void __launch_bounds__(256, 4) lf_ka0fb9217f8316aba(const double* __restrict__ in0, double* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1, const idx_t p2, const double p3, const idx_t p4, const double p5) {
+extern "C" __global__ void __launch_bounds__(256) lf_k87c6895f560e5436(const double* __restrict__ in0, double* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1, const idx_t p2, const double p3, const idx_t p4, const double p5) {
   __shared__ double lf_shared[64];
   const idx_t v1 = p0;
   const idx_t v3 = p1;
@@ -74,8 +74,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) lf_ka0fb9217f8316aba(const 
   const idx_t v23 = p4;
   const double v26 = p5;
   for (idx_t lf_o = blockIdx.x; lf_o < n; lf_o += gridDim.x) {
-    lf_vec<double> lf_reg0[1];
+    extern __shared__ __align__(16) unsigned char lf_row_cache[];
+    unsigned lf_cache_bytes;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(lf_cache_bytes));
+    const unsigned long long lf_cache_row = ((unsigned long long)v1 + 3) / 4 * 4;
+    double* const lf_cache0 = reinterpret_cast<double*>(lf_row_cache + lf_cache_row * 0);
     bool lf_cached0 = false;
+    const bool lf_cache_fits = lf_cache_row * 8 <= lf_cache_bytes;
     const idx_t v0 = lf_o;
     double lf_acc0[4];
     for (int lf_u = 0; lf_u < 4; ++lf_u) {
@@ -83,13 +88,13 @@ extern "C" __global__ void __launch_bounds__(256, 4) lf_ka0fb9217f8316aba(const 
     }
     const idx_t v4 = v0 * v3;
     const bool lf_vector0 = true && (unsigned long long)(in0 + v4) % sizeof(lf_vec<double>) == 0;
-    lf_cached0 = lf_vector0;
+    lf_cached0 = lf_vector0 && lf_cache_fits;
     if (lf_vector0) {
+      idx_t lf_r0 = (idx_t)threadIdx.x * 4;
+      for (; lf_r0 + 4 * blockDim.x * 4 - blockDim.x * 4 + 4 <= v1; lf_r0 += 4 * blockDim.x * 4) {
 #pragma unroll
-      for (int lf_k = 0; lf_k < 1; ++lf_k) {
-        const int lf_u = lf_k % 4;
-        const idx_t lf_rb = ((idx_t)threadIdx.x + (idx_t)lf_k * blockDim.x) * 4;
-        if (lf_rb + 4 <= v1) {
+        for (int lf_u = 0; lf_u < 4; ++lf_u) {
+          const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
           const lf_vec<double> lf_l6 = *reinterpret_cast<const lf_vec<double>*>(in0 + v4 + lf_rb);
 #pragma unroll
           for (int j = 0; j < 4; ++j) {
@@ -98,12 +103,29 @@ extern "C" __global__ void __launch_bounds__(256, 4) lf_ka0fb9217f8316aba(const 
             const double v6 = lf_l6.v[j];
             lf_acc0[lf_u] = lf_max_combine(lf_acc0[lf_u], v6);
           }
-          lf_reg0[lf_k] = lf_l6;
-        } else if (lf_rb < v1) {
-          for (idx_t v2 = lf_rb; v2 < v1; ++v2) {
-            const idx_t v5 = v4 + v2;
-            const double v6 = in0[v5];
-            lf_acc0[lf_u] = lf_max_combine(lf_acc0[lf_u], v6);
+          if (lf_cached0) *reinterpret_cast<lf_vec<double>*>(lf_cache0 + lf_rb) = lf_l6;
+        }
+      }
+      if (lf_r0 < v1) {
+#pragma unroll
+        for (int lf_u = 0; lf_u < 4; ++lf_u) {
+          const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+          if (lf_rb + 4 <= v1) {
+            const lf_vec<double> lf_l6 = *reinterpret_cast<const lf_vec<double>*>(in0 + v4 + lf_rb);
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+              const idx_t v2 = lf_rb + j;
+              const idx_t v5 = v4 + v2;
+              const double v6 = lf_l6.v[j];
+              lf_acc0[lf_u] = lf_max_combine(lf_acc0[lf_u], v6);
+            }
+            if (lf_cached0) *reinterpret_cast<lf_vec<double>*>(lf_cache0 + lf_rb) = lf_l6;
+          } else {
+            for (idx_t v2 = lf_rb; v2 < v1; ++v2) {
+              const idx_t v5 = v4 + v2;
+              const double v6 = in0[v5];
+              lf_acc0[lf_u] = lf_max_combine(lf_acc0[lf_u], v6);
+            }
           }
         }
       }
@@ -148,12 +170,12 @@ extern "C" __global__ void __launch_bounds__(256, 4) lf_ka0fb9217f8316aba(const 
     const bool lf_vector1 = true && (unsigned long long)(in0 + v11) % sizeof(lf_vec<double>) == 0;
     if (lf_vector1) {
       if (true && lf_cached0) {
+        idx_t lf_r0 = (idx_t)threadIdx.x * 4;
+        for (; lf_r0 + 4 * blockDim.x * 4 - blockDim.x * 4 + 4 <= v1; lf_r0 += 4 * blockDim.x * 4) {
 #pragma unroll
-        for (int lf_k = 0; lf_k < 1; ++lf_k) {
-          const int lf_u = lf_k % 4;
-          const idx_t lf_rb = ((idx_t)threadIdx.x + (idx_t)lf_k * blockDim.x) * 4;
-          if (lf_rb + 4 <= v1) {
-            const lf_vec<double> lf_c13 = lf_reg0[lf_k];
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            const lf_vec<double> lf_c13 = *reinterpret_cast<const lf_vec<double>*>(lf_cache0 + lf_rb);
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
               const idx_t v10 = lf_rb + j;
@@ -164,24 +186,43 @@ extern "C" __global__ void __launch_bounds__(256, 4) lf_ka0fb9217f8316aba(const 
               const double v19 = lf_exp(v18);
               lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v19);
             }
-          } else if (lf_rb < v1) {
-            for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
-              const idx_t v12 = v11 + v10;
-              const double v13 = in0[v12];
-              const bool v15 = lf_isfinite(v9);
-              const double v17 = v15 ? v9 : v16;
-              const double v18 = lf_subtract(v13, v17);
-              const double v19 = lf_exp(v18);
-              lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v19);
+          }
+        }
+        if (lf_r0 < v1) {
+#pragma unroll
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            if (lf_rb + 4 <= v1) {
+              const lf_vec<double> lf_c13 = *reinterpret_cast<const lf_vec<double>*>(lf_cache0 + lf_rb);
+#pragma unroll
+              for (int j = 0; j < 4; ++j) {
+                const idx_t v10 = lf_rb + j;
+                const double v13 = lf_c13.v[j];
+                const bool v15 = lf_isfinite(v9);
+                const double v17 = v15 ? v9 : v16;
+                const double v18 = lf_subtract(v13, v17);
+                const double v19 = lf_exp(v18);
+                lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v19);
+              }
+            } else {
+              for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
+                const idx_t v12 = v11 + v10;
+                const double v13 = in0[v12];
+                const bool v15 = lf_isfinite(v9);
+                const double v17 = v15 ? v9 : v16;
+                const double v18 = lf_subtract(v13, v17);
+                const double v19 = lf_exp(v18);
+                lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v19);
+              }
             }
           }
         }
       } else {
+        idx_t lf_r0 = (idx_t)threadIdx.x * 4;
+        for (; lf_r0 + 4 * blockDim.x * 4 - blockDim.x * 4 + 4 <= v1; lf_r0 += 4 * blockDim.x * 4) {
 #pragma unroll
-        for (int lf_k = 0; lf_k < 1; ++lf_k) {
-          const int lf_u = lf_k % 4;
-          const idx_t lf_rb = ((idx_t)threadIdx.x + (idx_t)lf_k * blockDim.x) * 4;
-          if (lf_rb + 4 <= v1) {
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
             const lf_vec<double> lf_l13 = *reinterpret_cast<const lf_vec<double>*>(in0 + v11 + lf_rb);
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
@@ -194,15 +235,35 @@ extern "C" __global__ void __launch_bounds__(256, 4) lf_ka0fb9217f8316aba(const 
               const double v19 = lf_exp(v18);
               lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v19);
             }
-          } else if (lf_rb < v1) {
-            for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
-              const idx_t v12 = v11 + v10;
-              const double v13 = in0[v12];
-              const bool v15 = lf_isfinite(v9);
-              const double v17 = v15 ? v9 : v16;
-              const double v18 = lf_subtract(v13, v17);
-              const double v19 = lf_exp(v18);
-              lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v19);
+          }
+        }
+        if (lf_r0 < v1) {
+#pragma unroll
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            if (lf_rb + 4 <= v1) {
+              const lf_vec<double> lf_l13 = *reinterpret_cast<const lf_vec<double>*>(in0 + v11 + lf_rb);
+#pragma unroll
+              for (int j = 0; j < 4; ++j) {
+                const idx_t v10 = lf_rb + j;
+                const idx_t v12 = v11 + v10;
+                const double v13 = lf_l13.v[j];
+                const bool v15 = lf_isfinite(v9);
+                const double v17 = v15 ? v9 : v16;
+                const double v18 = lf_subtract(v13, v17);
+                const double v19 = lf_exp(v18);
+                lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v19);
+              }
+            } else {
+              for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
+                const idx_t v12 = v11 + v10;
+                const double v13 = in0[v12];
+                const bool v15 = lf_isfinite(v9);
+                const double v17 = v15 ? v9 : v16;
+                const double v18 = lf_subtract(v13, v17);
+                const double v19 = lf_exp(v18);
+                lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v19);
+              }
             }
           }
         }

@@ -1,5 +1,5 @@
 // ===== plan 0 of 1: requested output
-// lazyfuse kernel lf_k25d180a9d78751ed (generated; self-contained: it includes no header)
+// lazyfuse kernel lf_kd5a6afb8ad32ed4c (generated; self-contained: it includes no header)
 #define LF_HD __device__ __forceinline__
 #define LF_INF_F __int_as_float(0x7f800000)
 #define LF_INF_D __longlong_as_double(0x7ff0000000000000LL)
@@ -65,16 +65,21 @@ template <class T> struct alignas(sizeof(T) * 4) lf_vec { T v[4]; };
 
 typedef int idx_t;
 
-extern "C" __global__ void __launch_bounds__(256, 5) lf_k25d180a9d78751ed(const float* __restrict__ in0, float* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1, const idx_t p2) {
+extern "C" __global__ void __launch_bounds__(256) lf_kd5a6afb8ad32ed4c(const float* __restrict__ in0, float* __restrict__ out0, const idx_t n, const idx_t p0, const idx_t p1, const idx_t p2) {
   __shared__ double lf_shared[64];
   const idx_t v1 = p0;
   const idx_t v3 = p1;
   const idx_t v20 = p2;
   for (idx_t lf_o = blockIdx.x; lf_o < n; lf_o += gridDim.x) {
-    lf_vec<float> lf_reg0[1];
+    extern __shared__ __align__(16) unsigned char lf_row_cache[];
+    unsigned lf_cache_bytes;
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(lf_cache_bytes));
+    const unsigned long long lf_cache_row = ((unsigned long long)v1 + 3) / 4 * 4;
+    float* const lf_cache0 = reinterpret_cast<float*>(lf_row_cache + lf_cache_row * 0);
     bool lf_cached0 = false;
-    lf_vec<float> lf_reg1[1];
+    float* const lf_cache1 = reinterpret_cast<float*>(lf_row_cache + lf_cache_row * 0);
     bool lf_cached1 = false;
+    const bool lf_cache_fits = lf_cache_row * 4 <= lf_cache_bytes;
     const idx_t v0 = lf_o;
     float lf_acc0[4];
     for (int lf_u = 0; lf_u < 4; ++lf_u) {
@@ -82,13 +87,13 @@ extern "C" __global__ void __launch_bounds__(256, 5) lf_k25d180a9d78751ed(const 
     }
     const idx_t v4 = v0 * v3;
     const bool lf_vector0 = true && (unsigned long long)(in0 + v4) % sizeof(lf_vec<float>) == 0;
-    lf_cached0 = lf_vector0;
+    lf_cached0 = lf_vector0 && lf_cache_fits;
     if (lf_vector0) {
+      idx_t lf_r0 = (idx_t)threadIdx.x * 4;
+      for (; lf_r0 + 4 * blockDim.x * 4 - blockDim.x * 4 + 4 <= v1; lf_r0 += 4 * blockDim.x * 4) {
 #pragma unroll
-      for (int lf_k = 0; lf_k < 1; ++lf_k) {
-        const int lf_u = lf_k % 4;
-        const idx_t lf_rb = ((idx_t)threadIdx.x + (idx_t)lf_k * blockDim.x) * 4;
-        if (lf_rb + 4 <= v1) {
+        for (int lf_u = 0; lf_u < 4; ++lf_u) {
+          const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
           const lf_vec<float> lf_l6 = *reinterpret_cast<const lf_vec<float>*>(in0 + v4 + lf_rb);
 #pragma unroll
           for (int j = 0; j < 4; ++j) {
@@ -97,12 +102,29 @@ extern "C" __global__ void __launch_bounds__(256, 5) lf_k25d180a9d78751ed(const 
             const float v6 = lf_l6.v[j];
             lf_acc0[lf_u] = lf_max_combine(lf_acc0[lf_u], v6);
           }
-          lf_reg0[lf_k] = lf_l6;
-        } else if (lf_rb < v1) {
-          for (idx_t v2 = lf_rb; v2 < v1; ++v2) {
-            const idx_t v5 = v4 + v2;
-            const float v6 = in0[v5];
-            lf_acc0[lf_u] = lf_max_combine(lf_acc0[lf_u], v6);
+          if (lf_cached0) *reinterpret_cast<lf_vec<float>*>(lf_cache0 + lf_rb) = lf_l6;
+        }
+      }
+      if (lf_r0 < v1) {
+#pragma unroll
+        for (int lf_u = 0; lf_u < 4; ++lf_u) {
+          const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+          if (lf_rb + 4 <= v1) {
+            const lf_vec<float> lf_l6 = *reinterpret_cast<const lf_vec<float>*>(in0 + v4 + lf_rb);
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+              const idx_t v2 = lf_rb + j;
+              const idx_t v5 = v4 + v2;
+              const float v6 = lf_l6.v[j];
+              lf_acc0[lf_u] = lf_max_combine(lf_acc0[lf_u], v6);
+            }
+            if (lf_cached0) *reinterpret_cast<lf_vec<float>*>(lf_cache0 + lf_rb) = lf_l6;
+          } else {
+            for (idx_t v2 = lf_rb; v2 < v1; ++v2) {
+              const idx_t v5 = v4 + v2;
+              const float v6 = in0[v5];
+              lf_acc0[lf_u] = lf_max_combine(lf_acc0[lf_u], v6);
+            }
           }
         }
       }
@@ -145,15 +167,15 @@ extern "C" __global__ void __launch_bounds__(256, 5) lf_k25d180a9d78751ed(const 
     }
     const idx_t v11 = v0 * v3;
     const bool lf_vector1 = true && (unsigned long long)(in0 + v11) % sizeof(lf_vec<float>) == 0;
-    lf_cached1 = lf_vector1;
+    lf_cached1 = lf_vector1 && lf_cache_fits;
     if (lf_vector1) {
       if (true && lf_cached0) {
+        idx_t lf_r0 = (idx_t)threadIdx.x * 4;
+        for (; lf_r0 + 4 * blockDim.x * 4 - blockDim.x * 4 + 4 <= v1; lf_r0 += 4 * blockDim.x * 4) {
 #pragma unroll
-        for (int lf_k = 0; lf_k < 1; ++lf_k) {
-          const int lf_u = lf_k % 4;
-          const idx_t lf_rb = ((idx_t)threadIdx.x + (idx_t)lf_k * blockDim.x) * 4;
-          if (lf_rb + 4 <= v1) {
-            const lf_vec<float> lf_c13 = lf_reg0[lf_k];
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            const lf_vec<float> lf_c13 = *reinterpret_cast<const lf_vec<float>*>(lf_cache0 + lf_rb);
             lf_vec<float> lf_w15;
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
@@ -164,23 +186,43 @@ extern "C" __global__ void __launch_bounds__(256, 5) lf_k25d180a9d78751ed(const 
               lf_w15.v[j] = v15;
               lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v15);
             }
-            lf_reg1[lf_k] = lf_w15;
-          } else if (lf_rb < v1) {
-            for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
-              const idx_t v12 = v11 + v10;
-              const float v13 = in0[v12];
-              const float v14 = lf_subtract(v13, v9);
-              const float v15 = lf_exp(v14);
-              lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v15);
+            if (lf_cached1) *reinterpret_cast<lf_vec<float>*>(lf_cache1 + lf_rb) = lf_w15;
+          }
+        }
+        if (lf_r0 < v1) {
+#pragma unroll
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            if (lf_rb + 4 <= v1) {
+              const lf_vec<float> lf_c13 = *reinterpret_cast<const lf_vec<float>*>(lf_cache0 + lf_rb);
+              lf_vec<float> lf_w15;
+#pragma unroll
+              for (int j = 0; j < 4; ++j) {
+                const idx_t v10 = lf_rb + j;
+                const float v13 = lf_c13.v[j];
+                const float v14 = lf_subtract(v13, v9);
+                const float v15 = lf_exp(v14);
+                lf_w15.v[j] = v15;
+                lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v15);
+              }
+              if (lf_cached1) *reinterpret_cast<lf_vec<float>*>(lf_cache1 + lf_rb) = lf_w15;
+            } else {
+              for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
+                const idx_t v12 = v11 + v10;
+                const float v13 = in0[v12];
+                const float v14 = lf_subtract(v13, v9);
+                const float v15 = lf_exp(v14);
+                lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v15);
+              }
             }
           }
         }
       } else {
+        idx_t lf_r0 = (idx_t)threadIdx.x * 4;
+        for (; lf_r0 + 4 * blockDim.x * 4 - blockDim.x * 4 + 4 <= v1; lf_r0 += 4 * blockDim.x * 4) {
 #pragma unroll
-        for (int lf_k = 0; lf_k < 1; ++lf_k) {
-          const int lf_u = lf_k % 4;
-          const idx_t lf_rb = ((idx_t)threadIdx.x + (idx_t)lf_k * blockDim.x) * 4;
-          if (lf_rb + 4 <= v1) {
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
             const lf_vec<float> lf_l13 = *reinterpret_cast<const lf_vec<float>*>(in0 + v11 + lf_rb);
             lf_vec<float> lf_w15;
 #pragma unroll
@@ -193,14 +235,35 @@ extern "C" __global__ void __launch_bounds__(256, 5) lf_k25d180a9d78751ed(const 
               lf_w15.v[j] = v15;
               lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v15);
             }
-            lf_reg1[lf_k] = lf_w15;
-          } else if (lf_rb < v1) {
-            for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
-              const idx_t v12 = v11 + v10;
-              const float v13 = in0[v12];
-              const float v14 = lf_subtract(v13, v9);
-              const float v15 = lf_exp(v14);
-              lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v15);
+            if (lf_cached1) *reinterpret_cast<lf_vec<float>*>(lf_cache1 + lf_rb) = lf_w15;
+          }
+        }
+        if (lf_r0 < v1) {
+#pragma unroll
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            if (lf_rb + 4 <= v1) {
+              const lf_vec<float> lf_l13 = *reinterpret_cast<const lf_vec<float>*>(in0 + v11 + lf_rb);
+              lf_vec<float> lf_w15;
+#pragma unroll
+              for (int j = 0; j < 4; ++j) {
+                const idx_t v10 = lf_rb + j;
+                const idx_t v12 = v11 + v10;
+                const float v13 = lf_l13.v[j];
+                const float v14 = lf_subtract(v13, v9);
+                const float v15 = lf_exp(v14);
+                lf_w15.v[j] = v15;
+                lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v15);
+              }
+              if (lf_cached1) *reinterpret_cast<lf_vec<float>*>(lf_cache1 + lf_rb) = lf_w15;
+            } else {
+              for (idx_t v10 = lf_rb; v10 < v1; ++v10) {
+                const idx_t v12 = v11 + v10;
+                const float v13 = in0[v12];
+                const float v14 = lf_subtract(v13, v9);
+                const float v15 = lf_exp(v14);
+                lf_acc1[lf_u] = lf_sum_combine(lf_acc1[lf_u], v15);
+              }
             }
           }
         }
@@ -247,12 +310,12 @@ extern "C" __global__ void __launch_bounds__(256, 5) lf_k25d180a9d78751ed(const 
     const bool lf_vector2 = true && (unsigned long long)(in0 + v23) % sizeof(lf_vec<float>) == 0 && (unsigned long long)(out0 + v21) % sizeof(lf_vec<float>) == 0;
     if (lf_vector2) {
       if (true && lf_cached1) {
+        idx_t lf_r0 = (idx_t)threadIdx.x * 4;
+        for (; lf_r0 + 4 * blockDim.x * 4 - blockDim.x * 4 + 4 <= v1; lf_r0 += 4 * blockDim.x * 4) {
 #pragma unroll
-        for (int lf_k = 0; lf_k < 1; ++lf_k) {
-          const int lf_u = lf_k % 4;
-          const idx_t lf_rb = ((idx_t)threadIdx.x + (idx_t)lf_k * blockDim.x) * 4;
-          if (lf_rb + 4 <= v1) {
-            const lf_vec<float> lf_c27 = lf_reg1[lf_k];
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            const lf_vec<float> lf_c27 = *reinterpret_cast<const lf_vec<float>*>(lf_cache1 + lf_rb);
             lf_vec<float> lf_s29;
 #pragma unroll
             for (int j = 0; j < 4; ++j) {
@@ -263,24 +326,43 @@ extern "C" __global__ void __launch_bounds__(256, 5) lf_k25d180a9d78751ed(const 
               lf_s29.v[j] = v28;
             }
             *reinterpret_cast<lf_vec<float>*>(out0 + v21 + lf_rb) = lf_s29;
-          } else if (lf_rb < v1) {
-            for (idx_t v19 = lf_rb; v19 < v1; ++v19) {
-              const idx_t v22 = v21 + v19;
-              const idx_t v24 = v23 + v19;
-              const float v25 = in0[v24];
-              const float v26 = lf_subtract(v25, v9);
-              const float v27 = lf_exp(v26);
-              const float v28 = lf_true_divide(v27, v18);
-              out0[v22] = v28;
+          }
+        }
+        if (lf_r0 < v1) {
+#pragma unroll
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            if (lf_rb + 4 <= v1) {
+              const lf_vec<float> lf_c27 = *reinterpret_cast<const lf_vec<float>*>(lf_cache1 + lf_rb);
+              lf_vec<float> lf_s29;
+#pragma unroll
+              for (int j = 0; j < 4; ++j) {
+                const idx_t v19 = lf_rb + j;
+                const idx_t v22 = v21 + v19;
+                const float v27 = lf_c27.v[j];
+                const float v28 = lf_true_divide(v27, v18);
+                lf_s29.v[j] = v28;
+              }
+              *reinterpret_cast<lf_vec<float>*>(out0 + v21 + lf_rb) = lf_s29;
+            } else {
+              for (idx_t v19 = lf_rb; v19 < v1; ++v19) {
+                const idx_t v22 = v21 + v19;
+                const idx_t v24 = v23 + v19;
+                const float v25 = in0[v24];
+                const float v26 = lf_subtract(v25, v9);
+                const float v27 = lf_exp(v26);
+                const float v28 = lf_true_divide(v27, v18);
+                out0[v22] = v28;
+              }
             }
           }
         }
       } else {
+        idx_t lf_r0 = (idx_t)threadIdx.x * 4;
+        for (; lf_r0 + 4 * blockDim.x * 4 - blockDim.x * 4 + 4 <= v1; lf_r0 += 4 * blockDim.x * 4) {
 #pragma unroll
-        for (int lf_k = 0; lf_k < 1; ++lf_k) {
-          const int lf_u = lf_k % 4;
-          const idx_t lf_rb = ((idx_t)threadIdx.x + (idx_t)lf_k * blockDim.x) * 4;
-          if (lf_rb + 4 <= v1) {
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
             const lf_vec<float> lf_l25 = *reinterpret_cast<const lf_vec<float>*>(in0 + v23 + lf_rb);
             lf_vec<float> lf_s29;
 #pragma unroll
@@ -295,15 +377,37 @@ extern "C" __global__ void __launch_bounds__(256, 5) lf_k25d180a9d78751ed(const 
               lf_s29.v[j] = v28;
             }
             *reinterpret_cast<lf_vec<float>*>(out0 + v21 + lf_rb) = lf_s29;
-          } else if (lf_rb < v1) {
-            for (idx_t v19 = lf_rb; v19 < v1; ++v19) {
-              const idx_t v22 = v21 + v19;
-              const idx_t v24 = v23 + v19;
-              const float v25 = in0[v24];
-              const float v26 = lf_subtract(v25, v9);
-              const float v27 = lf_exp(v26);
-              const float v28 = lf_true_divide(v27, v18);
-              out0[v22] = v28;
+          }
+        }
+        if (lf_r0 < v1) {
+#pragma unroll
+          for (int lf_u = 0; lf_u < 4; ++lf_u) {
+            const idx_t lf_rb = lf_r0 + lf_u * blockDim.x * 4;
+            if (lf_rb + 4 <= v1) {
+              const lf_vec<float> lf_l25 = *reinterpret_cast<const lf_vec<float>*>(in0 + v23 + lf_rb);
+              lf_vec<float> lf_s29;
+#pragma unroll
+              for (int j = 0; j < 4; ++j) {
+                const idx_t v19 = lf_rb + j;
+                const idx_t v22 = v21 + v19;
+                const idx_t v24 = v23 + v19;
+                const float v25 = lf_l25.v[j];
+                const float v26 = lf_subtract(v25, v9);
+                const float v27 = lf_exp(v26);
+                const float v28 = lf_true_divide(v27, v18);
+                lf_s29.v[j] = v28;
+              }
+              *reinterpret_cast<lf_vec<float>*>(out0 + v21 + lf_rb) = lf_s29;
+            } else {
+              for (idx_t v19 = lf_rb; v19 < v1; ++v19) {
+                const idx_t v22 = v21 + v19;
+                const idx_t v24 = v23 + v19;
+                const float v25 = in0[v24];
+                const float v26 = lf_subtract(v25, v9);
+                const float v27 = lf_exp(v26);
+                const float v28 = lf_true_divide(v27, v18);
+                out0[v22] = v28;
+              }
             }
           }
         }

@@ -203,6 +203,10 @@ struct KernelIR {
   /// thread's first element once and step the last coordinate for the others.
   std::vector<std::vector<std::int32_t>> unravels;
   bool index32 = true;
+  /// Row schedule: vectors of kElementsPerThread elements of each cached group a thread keeps in registers
+  /// (codegen/Schedule.h, choose_register_row_vectors), or 0: the row cache is in shared memory only. Chosen for the
+  /// lowered row length, so kernels for rows of other lengths may differ in it.
+  int register_row_vectors = 0;
   /// Structural hash of everything above: the in-process kernel cache key.
   std::uint64_t hash = 0;
   /// "lf_k<16 hex digits of hash>": the same structure gets the same name in every process.

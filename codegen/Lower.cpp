@@ -101,7 +101,6 @@ public:
       region_of_.push_back(0);
     }
     out_.ir.index32 = fits_index32();
-    out_.ir.finalize();
     return std::move(out_);
   }
 
@@ -132,7 +131,6 @@ private:
     region_of_.push_back(0);
     out_.ir.schedule = Schedule::Scan;
     out_.ir.index32 = fits_index32();
-    out_.ir.finalize();
     return std::move(out_);
   }
 
@@ -295,7 +293,6 @@ private:
     facts.dependent = dependent;
     out_.ir.schedule = choose_reduction_schedule(facts);
     out_.ir.index32 = fits_index32();
-    out_.ir.finalize();
     return std::move(out_);
   }
 
@@ -847,6 +844,10 @@ LoweredKernel lower(const fusion::KernelPlan& plan) {
   LAZYFUSE_ASSERT(!plan.outputs.empty(), "a kernel plan without outputs");
   LoweredKernel k = Lowerer(plan).run();
   analyze(k.ir);
+  // A schedule choice that needs the analyses (the row cache's size) and changes the kernel's text: part of its
+  // structure, so hashed with it.
+  k.ir.register_row_vectors = choose_register_row_vectors(k.ir, k.args.reduced);
+  k.ir.finalize();
   if (config::log_enabled("lower")) config::log("lower", to_string(k.ir));
   return k;
 }

@@ -81,6 +81,7 @@ KernelLaunchFacts launch_facts(const KernelIR& ir) {
     for (std::size_t k = 0; k < ir.code.size() && !f.resident_grid; ++k)
       f.resident_grid = ir.code[k].op == IrOp::Load && !reads_broadcast_operand(ir, k);
   f.row_cache_bytes_per_element = ir.row_cache.bytes_per_element();
+  f.register_row_elements = std::int64_t(ir.register_row_vectors) * kBlockSize * kElementsPerThread;
   f.accumulators =
       std::count_if(ir.code.begin(), ir.code.end(), [](const Instr& in) { return in.op == IrOp::Accumulate; });
   f.partial_bytes = partial_bytes_of(ir);
@@ -145,10 +146,14 @@ LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const Devic
     // A block per row (the kernel's loop over rows strides by the grid): measured on the H200 against a grid of
     // resident blocks only, softmax of 16384 x 4096 took 0.145 instead of 0.155 ms, rowvar 0.063 instead of 0.064.
     s.grid = std::min(args.n, caps.max_grid_blocks);
-    // The row cache takes only what needs no opt-in: static and dynamic shared memory together within the
-    // per-block limit. The kernel reads its inputs again where it gets none.
+    // A kernel with a register path holds its rows there (it was lowered for rows it holds): no shared memory.
+    // Otherwise the row cache takes only what needs no opt-in: static and dynamic shared memory together within
+    // the per-block limit. The kernel reads its inputs again where it gets none.
+    LAZYFUSE_ASSERT(facts.register_row_elements == 0 || args.reduced == facts.register_row_elements,
+                    "a kernel holding rows in registers launched for rows of another length");
     const std::int64_t cache = facts.row_cache_bytes_per_element * row_cache_elements(args.reduced);
-    if (cache <= std::min(kMaxRowCacheBytes, caps.shared_bytes_per_block - caps.static_shared_bytes))
+    if (facts.register_row_elements == 0 &&
+        cache <= std::min(kMaxRowCacheBytes, caps.shared_bytes_per_block - caps.static_shared_bytes))
       s.shared_bytes = unsigned(cache);
     break;
   }
@@ -212,6 +217,23 @@ bool streams_vector_loads(const KernelIR& ir) {
     for (std::size_t b = loop.begin + 1; b < loop.end; ++b)
       if (loop.base[b] != -1 && ir.code[b].op == IrOp::Load) return true;
   return false;
+}
+
+int choose_register_row_vectors(const KernelIR& ir, std::int64_t reduced) {
+  LAZYFUSE_ASSERT(ir.analyzed, "the register path's size needs the row cache (codegen/Analyze.h)");
+  const std::int64_t bytes = ir.row_cache.bytes_per_element();
+  if (ir.schedule != Schedule::Row || bytes == 0) return 0;
+  const std::int64_t most = kRegisterRowBytes / (bytes * kElementsPerThread);
+  const std::int64_t trip = std::int64_t(kBlockSize) * kElementsPerThread;
+  if (reduced <= 0 || reduced % trip != 0) return 0;
+  const std::int64_t k = reduced / trip;
+  return k <= most ? int(k) : 0;
+}
+
+int register_row_min_blocks(const KernelIR& ir) {
+  if (ir.register_row_vectors == 0) return 0;
+  const std::int64_t words = ir.register_row_vectors * kElementsPerThread * ir.row_cache.bytes_per_element() / 4;
+  return int(std::max<std::int64_t>(1, 65536 / kBlockSize / (44 + 3 * words / 2)));
 }
 
 int reduction_unroll(const KernelIR& ir, const RowLoop* loop) {

@@ -67,6 +67,12 @@ inline constexpr std::int64_t kTransposeTileMinExtent = 16;
 inline constexpr std::int64_t kMaxTransposeTileBytes = 40 * 1024;
 /// Most dynamic shared memory a launch gives a row cache (the default per-block limit, no opt-in needed).
 inline constexpr std::int64_t kMaxRowCacheBytes = 48 * 1024;
+/// Bytes of a Row kernel's cached row each thread may hold in registers instead of the row cache (32 registers):
+/// rows of up to kRegisterRowBytes * kBlockSize / ir.row_cache.bytes_per_element() elements (8,192 float32, 4,096
+/// float64) then never touch shared memory. Measured on session 25's hand-written layer norms of 8192^2 float32
+/// (docs/results/2026-12-05f/layernorm): rows in registers 0.181 ms against 0.190 with the row in shared memory on
+/// the H100 (99.7% against 94.9% of copy), 0.142 against 0.147 ms on the H200.
+inline constexpr std::int64_t kRegisterRowBytes = 128;
 /// Bytes of scratch per partial result of a split reduction (a value and, for arg reductions, its index at
 /// kPartialBytes / 2), or kWidePartialBytes in kernels with a 16-byte (complex128) accumulator (the index then at
 /// 16): see partial_bytes_of.
@@ -184,6 +190,26 @@ bool streams_stores(const KernelIR& ir);
 /// caches, two-pass statistics) and keep plain loads.
 bool streams_vector_loads(const KernelIR& ir);
 
+/// Vectors of kElementsPerThread elements of each cached group a thread of the Row kernel `ir` keeps in registers
+/// for rows of `reduced` elements (KernelIR::register_row_vectors): K = reduced / (kBlockSize * kElementsPerThread)
+/// where that divides exactly and the row cache's K vectors take at most kRegisterRowBytes; else 0 (kernels without a
+/// row cache, other lengths: the shared-memory cache). Only whole trips, because a test per trip kept each trip's
+/// loads waiting on the trip before (measured on the H100, docs/performance.md, twenty-seventh session). The
+/// register path walks trips k = 0 .. K - 1 at elements (threadIdx.x + k * blockDim.x) * kElementsPerThread, the
+/// trips and accumulators of the strided vector loops (trip k adds into accumulator k % unroll), so that a row's
+/// bits do not depend on the path. Needs the analyses (KernelIR::row_cache).
+int choose_register_row_vectors(const KernelIR& ir, std::int64_t reduced);
+
+/// Blocks per SM the __launch_bounds__ of a kernel with a register path asks for (ptxas then keeps its registers
+/// within 65536 / (blocks * kBlockSize)), or 0 for other kernels: the most that hold the row's registers without
+/// spilling, estimated as 44 registers plus 1.5 per 4-byte word of the row a thread holds. Calibrated with ptxas
+/// (-O3, sm_90, --fmad=false, 2026-12-05) on the softmax and layer-norm kernels of float32 rows of 1024 to 8192 and
+/// float64 rows of 4096. The most blocks without a spill: K = 1 float32 vector 5 (48 registers), K = 2 5 (48), K = 4
+/// 3 for softmax (78) and 4 for the layer norm, K = 8 2 for softmax (128) and 3 for the layer norm (80), float64
+/// K = 4 2 (110); the rule asks for 5, 4, 3, 2 and 2. With no minimum ptxas aimed at high occupancy and spilled in
+/// six of the nine.
+int register_row_min_blocks(const KernelIR& ir);
+
 /// Iterations per trip (and independent accumulators) of the reduction loop `loop` of `ir`: kUnroll; twice that in
 /// column kernels (one element per thread and row); in a split kernel's loop with a vector path, enough for
 /// kSplitBytesInFlight bytes of its widest vector loads.
@@ -206,8 +232,11 @@ struct KernelLaunchFacts {
   /// (reads_broadcast_operand), which streams like a contiguous kernel.
   bool resident_grid = false;
   std::int64_t row_cache_bytes_per_element = 0; ///< KernelIR::row_cache.bytes_per_element()
-  std::int64_t accumulators = 0;                ///< split kernels: one partial per accumulator
-  std::int64_t partial_bytes = kPartialBytes;   ///< split kernels: bytes of one partial (partial_bytes_of)
+  /// The row length the register path holds (KernelIR::register_row_vectors * kBlockSize * kElementsPerThread), the
+  /// only one such a kernel is launched for, with no dynamic shared memory; 0 without a register path.
+  std::int64_t register_row_elements = 0;
+  std::int64_t accumulators = 0;              ///< split kernels: one partial per accumulator
+  std::int64_t partial_bytes = kPartialBytes; ///< split kernels: bytes of one partial (partial_bytes_of)
   /// Elementwise kernels with staged loads: the parameter slots of the tiles' two axes' extents, else -1.
   std::int32_t tile_axis_slot = -1, tile_last_slot = -1;
 };

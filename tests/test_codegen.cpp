@@ -58,52 +58,98 @@ Array chain(const Array& x, const Array& y) {
 
 } // namespace
 
-// Softmax reads each row three times. The first loop (the max) stores the row in the shared-memory row cache, the
-// second reads it back and stores the exponentials over it (the same region: each thread reads its elements before
-// it writes them), the third divides the exponentials without reading the input or computing exp again. All
-// three read and write in vectors. A kernel of one loop (mean and variance) has no cache.
+// Softmax reads each row three times. The first loop (the max) stores the row in the row cache, the second reads it
+// back and stores the exponentials (in shared memory over the same region: each thread reads its elements before
+// it writes them), the third divides the exponentials without reading the input or computing exp again. All three
+// read and write in vectors. Rows of a whole number of the block's vectors, up to 8192 floats, are cached in
+// registers, with no test between the trips; others in shared memory. A kernel of one loop (mean and variance) has no
+// cache.
 TEST(Codegen, RowLoopsReadInVectorsAndCacheWhatLaterLoopsNeed) {
-  auto m = random_array({300, 64}, DType::Float32);
+  auto m = random_array({300, 1024}, DType::Float32);
   auto e = exp(m - max(m, 1, true));
   auto softmax = lowered_last(e / sum(e, 1, true));
   ASSERT_EQ(softmax.ir.schedule, codegen::Schedule::Row);
   EXPECT_EQ(softmax.ir.row_cache.bytes_per_element(), 4);
+  ASSERT_EQ(softmax.ir.register_row_vectors, 1) << "rows of 1024: one vector a thread";
   const std::string src = codegen::render_cuda(softmax.ir);
-  expect_in_order(src, {"extern __shared__",
-                        "lf_row_cache[]",
-                        "%%dynamic_smem_size",
-                        "lf_cache0 = ",
-                        "lf_cache1 = ",
-                        "lf_cache_row * 4 <= lf_cache_bytes",
-                        "lf_cached0 = lf_vector0 && lf_cache_fits",
+  EXPECT_EQ(src.find("lf_row_cache"), std::string::npos) << "no shared memory";
+  expect_in_order(src, {"__launch_bounds__(256, 5)",
+                        "lf_vec<float> lf_reg0[1];",
+                        "lf_vec<float> lf_reg1[1];",
+                        "lf_cached0 = lf_vector0;",
+                        "for (int lf_k = 0; lf_k < 1; ++lf_k)",
+                        "const int lf_u = lf_k % 4;",
+                        "const idx_t lf_rb = ((idx_t)threadIdx.x + (idx_t)lf_k * blockDim.x) * 4;",
                         "*reinterpret_cast<const lf_vec<float>*>(in0 + ",
-                        "if (lf_cached0) *reinterpret_cast<lf_vec<float>*>(lf_cache0 + lf_rb) = lf_l",
+                        "lf_reg0[lf_k] = lf_l",
                         "lf_st0 = lf_block_reduce(lf_st0, reinterpret_cast<lf_loop0*>(lf_shared));",
-                        "lf_cached1 = lf_vector1 && lf_cache_fits",
+                        "lf_cached1 = lf_vector1;",
                         "if (true && lf_cached0) {",
-                        "*reinterpret_cast<const lf_vec<float>*>(lf_cache0 + lf_rb)",
+                        "= lf_reg0[lf_k];",
                         "lf_exp(",
-                        "if (lf_cached1) *reinterpret_cast<lf_vec<float>*>(lf_cache1 + lf_rb) = lf_w",
+                        "lf_reg1[lf_k] = lf_w",
                         "lf_st1 = lf_block_reduce(lf_st1, reinterpret_cast<lf_loop1*>(lf_shared));",
                         "if (true && lf_cached1) {",
-                        "*reinterpret_cast<const lf_vec<float>*>(lf_cache1 + lf_rb)",
+                        "= lf_reg1[lf_k];",
                         "lf_true_divide(",
                         "*reinterpret_cast<lf_vec<float>*>(out0 + ",
                         "} else {",
                         "in0 + ",
                         "lf_exp("});
-  // The cached version of the last loop neither reads the input nor computes exp.
-  const auto from = src.find("if (true && lf_cached1) {");
-  const auto to = src.find("} else {", from);
-  ASSERT_NE(to, std::string::npos);
-  const std::string cached = src.substr(from, to - from);
-  EXPECT_EQ(cached.find("lf_exp("), std::string::npos) << cached;
-  EXPECT_EQ(cached.find("in0"), std::string::npos) << cached;
+
+  const std::size_t trip = src.find("for (int lf_k = 0;"), cached = src.find("lf_reg0[lf_k] = lf_l");
+  ASSERT_LT(trip, cached);
+  EXPECT_EQ(src.substr(trip, cached - trip).find("if ("), std::string::npos) << "a test between the trips' loads";
+  auto other = random_array({300, 1000}, DType::Float32);
+  auto oe = exp(other - max(other, 1, true));
+  EXPECT_EQ(lowered_last(oe / sum(oe, 1, true)).ir.register_row_vectors, 0) << "rows of 1000: not whole trips";
+
+  auto wide = random_array({300, 10000}, DType::Float32);
+  auto we = exp(wide - max(wide, 1, true));
+  auto wide_softmax = lowered_last(we / sum(we, 1, true));
+  ASSERT_EQ(wide_softmax.ir.register_row_vectors, 0) << "rows of 10000 do not fit";
+  const std::string shared = codegen::render_cuda(wide_softmax.ir);
+  EXPECT_EQ(shared.find("lf_reg"), std::string::npos);
+  expect_in_order(shared, {"__launch_bounds__(256) ",
+                           "extern __shared__",
+                           "lf_row_cache[]",
+                           "%%dynamic_smem_size",
+                           "lf_cache0 = ",
+                           "lf_cache1 = ",
+                           "lf_cache_row * 4 <= lf_cache_bytes",
+                           "lf_cached0 = lf_vector0 && lf_cache_fits",
+                           "*reinterpret_cast<const lf_vec<float>*>(in0 + ",
+                           "if (lf_cached0) *reinterpret_cast<lf_vec<float>*>(lf_cache0 + lf_rb) = lf_l",
+                           "lf_st0 = lf_block_reduce(lf_st0, reinterpret_cast<lf_loop0*>(lf_shared));",
+                           "lf_cached1 = lf_vector1 && lf_cache_fits",
+                           "if (true && lf_cached0) {",
+                           "*reinterpret_cast<const lf_vec<float>*>(lf_cache0 + lf_rb)",
+                           "lf_exp(",
+                           "if (lf_cached1) *reinterpret_cast<lf_vec<float>*>(lf_cache1 + lf_rb) = lf_w",
+                           "lf_st1 = lf_block_reduce(lf_st1, reinterpret_cast<lf_loop1*>(lf_shared));",
+                           "if (true && lf_cached1) {",
+                           "*reinterpret_cast<const lf_vec<float>*>(lf_cache1 + lf_rb)",
+                           "lf_true_divide(",
+                           "*reinterpret_cast<lf_vec<float>*>(out0 + ",
+                           "} else {",
+                           "in0 + ",
+                           "lf_exp("});
+  // The cached versions of the last loop neither read the input nor compute exp in their whole trips.
+  for (const std::string* text : {&src, &shared}) {
+    const auto from = text->find("if (true && lf_cached1) {");
+    const auto to = text->find("} else {", from);
+    ASSERT_NE(to, std::string::npos);
+    const std::string cached = text->substr(from, to - from);
+    EXPECT_EQ(cached.find("lf_exp("), std::string::npos) << cached;
+    EXPECT_EQ(cached.find("in0"), std::string::npos) << cached;
+  }
 
   auto rowvar = lowered_last(mean(m * m, 1) - square(mean(m, 1)));
   EXPECT_EQ(rowvar.ir.row_cache.bytes_per_element(), 0);
   const std::string one_loop = codegen::render_cuda(rowvar.ir);
   EXPECT_EQ(one_loop.find("lf_row_cache"), std::string::npos);
+  // Only kernels holding rows in registers ask for fewer resident blocks (ptxas keeps the row in registers).
+  EXPECT_NE(one_loop.find("__launch_bounds__(256) "), std::string::npos);
   expect_in_order(one_loop, {"lf_vector0 = ", "*reinterpret_cast<const lf_vec<float>*>(in0 + ", "} else {", "in0[",
                              // both sums combined over the block together, by the one tree
                              "lf_st0.a0 = lf_acc0_v;", "lf_st0.a1 = lf_acc1_v;",
@@ -112,14 +158,21 @@ TEST(Codegen, RowLoopsReadInVectorsAndCacheWhatLaterLoopsNeed) {
   EXPECT_EQ(one_loop.find("lf_block_reduce(", one_loop.find("lf_block_reduce(lf_st0") + 1), std::string::npos)
       << "one block reduction for the loop's two accumulators";
 
-  // Two inputs read again by the output loop, of two types: both cached, the wider first.
-  auto d = random_array({300, 64}, DType::Float64);
-  auto mixed = lowered_last((m - max(m, 1, true)) * d / sum(m * d, 1, true));
+  // Two inputs read again by the output loop, of two types: both cached; in shared memory (rows of 3000 at 12
+  // bytes an element do not fit in registers) the wider first, in registers an array of each type.
+  auto f = random_array({300, 3000}, DType::Float32), d = random_array({300, 3000}, DType::Float64);
+  auto mixed = lowered_last((f - max(f, 1, true)) * d / sum(f * d, 1, true));
   EXPECT_EQ(mixed.ir.row_cache.bytes_per_element(), 12);
+  EXPECT_EQ(mixed.ir.register_row_vectors, 0);
   expect_in_order(codegen::render_cuda(mixed.ir),
                   {"float* const lf_cache0 = reinterpret_cast<float*>(lf_row_cache + lf_cache_row * 8)",
                    "double* const lf_cache1 = reinterpret_cast<double*>(lf_row_cache + lf_cache_row * 0)",
                    "lf_cache_row * 12 <= lf_cache_bytes"});
+  auto fs = random_array({300, 2048}, DType::Float32), ds = random_array({300, 2048}, DType::Float64);
+  auto mixed_short = lowered_last((fs - max(fs, 1, true)) * ds / sum(fs * ds, 1, true));
+  EXPECT_EQ(mixed_short.ir.register_row_vectors, 2);
+  expect_in_order(codegen::render_cuda(mixed_short.ir),
+                  {"__launch_bounds__(256, 3)", "lf_vec<float> lf_reg0[2];", "lf_vec<double> lf_reg1[2];"});
 }
 
 TEST(Codegen, ChainRendersVectorLoadsAndNoIncludes) {

@@ -109,6 +109,12 @@ std::vector<GoldenCase> golden_cases() {
          auto e = exp(m - max(m, 1, true));
          return e / sum(e, 1, true);
        }},
+      {"softmax_rows_in_registers", // a whole number of the block's vectors: the row cache in registers
+       [] {
+         auto m = input({300, 2048}, DType::Float32);
+         auto e = exp(m - max(m, 1, true));
+         return e / sum(e, 1, true);
+       }},
       {"layer_norm",
        [] {
          auto m = input({400, 48}, DType::Float32);

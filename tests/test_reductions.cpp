@@ -601,12 +601,12 @@ TEST(ReductionFused, LayerNorm) {
   }
 }
 
-// Rows that the CUDA printer reads in vectors, aligned or not, with or without its row cache: rows of a multiple of 4
-// elements (vectors, softmax cached), of 4097 (only even rows aligned: vectors and a scalar tail, or scalar), the
-// longest a thread block could hold in registers (8192 float32, 4096 float64: session 26's register path, on main
-// once it has run on a GPU) and just past them (8193, 10000 float32 and 4100 float64), of 13000 float32 and 7000
-// float64 (more than the cache's 48 KiB: read again), short rows, and views starting one element into each row.
-// Every row kernel here has at least 256 rows (the Row schedule).
+// Rows that the CUDA printer reads in vectors, aligned or not, with the row in registers, in its shared-memory row
+// cache or in neither: rows of a multiple of 4 elements (vectors, softmax cached), of 4097 (only even rows aligned:
+// vectors and a scalar tail, or scalar), the register path's longest rows (8192 float32, 4096 float64) and just past
+// them (8193, 10000 float32 and 4100 float64: the shared-memory cache), of 13000 float32 and 7000 float64 (more
+// than the cache's 48 KiB: read again), short rows, and views starting one element into each row. Every row kernel
+// here has at least 256 rows (the Row schedule).
 TEST(ReductionFused, RowKernelsInVectorsWithAndWithoutTheRowCache) {
   SEEDED(seed);
   struct Case {
@@ -666,8 +666,9 @@ TEST(ReductionFused, RowKernelsInVectorsWithAndWithoutTheRowCache) {
   }
 }
 
-// The same rows, aligned (the CUDA printer's vector paths, with the row cache) and starting one element later (odd
-// rows unaligned: element by element), give the same bits: every path sums in the one order.
+// The same rows, aligned (the CUDA printer's vector paths: the row in registers up to 8192 float32 and 4096 float64
+// elements, else in shared memory) and starting one element later (odd rows unaligned: element by element), give
+// the same bits: every path sums in the one order.
 TEST(ReductionDeterminism, RowKernelBitsDoNotDependOnWhereTheRowsStart) {
   SEEDED(seed);
   const std::pair<DType, i64> cases[] = {

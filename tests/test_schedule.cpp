@@ -204,18 +204,46 @@ TEST(Schedule, TransposedKernelsLaunchABlockPerUnitOfTiles) {
 }
 
 TEST(Schedule, RowLaunchHasABlockPerRowAndItsRowCache) {
-  for (std::int64_t cols : {64, 1000, 4096}) { // 300 rows: not split, so softmax is one kernel
+  // 300 rows: not split, so softmax is one kernel. Rows of a whole number of the block's vectors, up to 8192 float32,
+  // are held in registers (no shared memory), that many vectors per thread. Rows of other lengths are cached in
+  // shared memory.
+  // The kernels ask for as many resident blocks as hold those registers (codegen::register_row_min_blocks).
+  struct Case {
+    std::int64_t cols;
+    int vectors, blocks;
+  };
+  const Case cases[] = {{64, 0, 0},   {1000, 0, 0}, {1024, 1, 5},   {1025, 0, 0},   {2048, 2, 4}, {3072, 3, 4},
+                        {4096, 4, 3}, {4097, 0, 0}, {7168, 7, 2}, {8192, 8, 2}, {8193, 0, 0}, {10000, 0, 0}};
+  for (auto [cols, vectors, blocks] : cases) {
     auto m = input({300, cols});
     auto e = exp(m - max(m, 1, true));
     auto k = last_kernel(e / sum(e, 1, true)); // softmax: reads each row three times
     ASSERT_EQ(k.ir.schedule, Schedule::Row);
     const auto facts = codegen::launch_facts(k.ir);
     ASSERT_EQ(facts.row_cache_bytes_per_element, 4) << "a float32 row";
+    EXPECT_EQ(k.ir.register_row_vectors, vectors) << cols;
+    EXPECT_EQ(codegen::register_row_min_blocks(k.ir), blocks) << cols;
+    EXPECT_EQ(facts.register_row_elements, vectors * codegen::kBlockSize * codegen::kElementsPerThread);
     const LaunchShape s = shape_of(k);
     EXPECT_EQ(s.grid, 300);
-    EXPECT_EQ(s.shared_bytes, unsigned(4 * codegen::row_cache_elements(cols))) << cols;
+    EXPECT_EQ(s.shared_bytes, vectors > 0 ? 0u : unsigned(4 * codegen::row_cache_elements(cols))) << cols;
     EXPECT_EQ(s.splits, 0);
   }
+  // float64 rows: at most 16 per thread, 4096 per block.
+  auto d = input({300, 4096}, DType::Float64);
+  auto ed = exp(d - max(d, 1, true));
+  EXPECT_EQ(last_kernel(ed / sum(ed, 1, true)).ir.register_row_vectors, 4);
+  auto d2 = input({300, 5000}, DType::Float64);
+  auto ed2 = exp(d2 - max(d2, 1, true));
+  auto kd2 = last_kernel(ed2 / sum(ed2, 1, true));
+  EXPECT_EQ(kd2.ir.register_row_vectors, 0);
+  EXPECT_EQ(shape_of(kd2).shared_bytes, 8u * 5000);
+  // Kernels without a row cache have no register path; the lengths' kernels differ (their hashes too).
+  EXPECT_EQ(last_kernel(sum(input({300, 4096}), 1)).ir.register_row_vectors, 0);
+  auto a = input({300, 1024}), b = input({300, 2048});
+  EXPECT_NE(last_kernel(a / sum(a, 1, true)).ir.hash, last_kernel(b / sum(b, 1, true)).ir.hash);
+  auto c = input({300, 1000}), d3 = input({300, 3000});
+  EXPECT_EQ(last_kernel(c / sum(c, 1, true)).ir.hash, last_kernel(d3 / sum(d3, 1, true)).ir.hash);
   // A row of 12289 floats needs 49,168 bytes: more than a block gets without opting in, so no cache.
   auto m = input({300, 12289});
   auto e = exp(m - max(m, 1, true));
@@ -238,13 +266,13 @@ TEST(Schedule, RowLaunchHasABlockPerRowAndItsRowCache) {
   auto e4 = exp(m4 - max(m4, 1, true));
   EXPECT_EQ(shape_of(last_kernel(e4 / sum(e4, 1, true)), with_static).shared_bytes, 48000u);
   // A device with less shared memory per block gets no cache where the reference device does.
-  auto m2 = input({300, 4096});
+  auto m2 = input({300, 9000});
   auto e2 = exp(m2 - max(m2, 1, true));
   auto k2 = last_kernel(e2 / sum(e2, 1, true));
   DeviceCaps small = DeviceCaps::reference();
   small.shared_bytes_per_block = 8 * 1024;
   EXPECT_EQ(shape_of(k2, small).shared_bytes, 0u);
-  EXPECT_EQ(shape_of(k2).shared_bytes, 4u * 4096);
+  EXPECT_EQ(shape_of(k2).shared_bytes, 4u * 9000);
 }
 
 TEST(Schedule, ColumnLaunchHasAThreadPerColumn) {

@@ -212,7 +212,7 @@ TEST(Schedule, RowLaunchHasABlockPerRowAndItsRowCache) {
     std::int64_t cols;
     int vectors, blocks;
   };
-  const Case cases[] = {{64, 0, 0},   {1000, 0, 0}, {1024, 1, 5},   {1025, 0, 0},   {2048, 2, 4}, {3072, 3, 4},
+  const Case cases[] = {{64, 0, 0},   {1000, 0, 0}, {1024, 1, 5}, {1025, 0, 0}, {2048, 2, 4}, {3072, 3, 4},
                         {4096, 4, 3}, {4097, 0, 0}, {7168, 7, 2}, {8192, 8, 2}, {8193, 0, 0}, {10000, 0, 0}};
   for (auto [cols, vectors, blocks] : cases) {
     auto m = input({300, cols});

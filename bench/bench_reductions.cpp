@@ -38,8 +38,8 @@ void BM_Softmax(benchmark::State& state) {
       eager ? 5 : 1, 2.0 * 4.0 * double(kRows * kCols));
 }
 
-// Softmax over 2^26 float32 in rows of `cols`: rows an attention's (1024, 2048), the longest that session 26's
-// register path holds (8192) and longer ones (10240).
+// Softmax over about 2^26 float32 in rows of `cols`: rows an attention's (1024, 2048), rows ending inside a block's
+// trip of 1024 (768, 1536, 5000), the longest that the register path holds (8192) and longer ones (10240).
 void BM_SoftmaxWidth(benchmark::State& state) {
   if (!has_gpu(state)) return;
   const std::int64_t cols = state.range(0), rows = (std::int64_t(1) << 26) / cols;
@@ -107,8 +107,11 @@ BENCHMARK(BM_SumSq)->ArgName("eager")->Arg(0)->Arg(1)->UseManualTime()->Iteratio
 BENCHMARK(BM_Softmax)->ArgName("eager")->Arg(0)->Arg(1)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SoftmaxWidth)
     ->ArgName("cols")
+    ->Arg(768)
     ->Arg(1024)
+    ->Arg(1536)
     ->Arg(2048)
+    ->Arg(5000)
     ->Arg(8192)
     ->Arg(10240)
     ->UseManualTime()

@@ -189,7 +189,8 @@ namespace {
 // rounding the value, hashing a spec, allocating its shape and comparing structures: the last few fills this thread
 // built or found, held weakly, by the arguments they were asked for with. A live fill is the only node of its
 // structure (the table interns it), so the one found here is the one the table would return.
-thread_local bool t_recent_fills_gone = false; // trivially destructible: still readable once RecentFills is gone
+// Trivially destructible, so that it needs no flag beside it saying it is gone (a static Array may die after its
+// thread's thread-locals), which would be a second thread-local read: in a shared library each read is a call.
 struct RecentFills {
   struct Entry {
     WeakNodePtr node;
@@ -199,18 +200,17 @@ struct RecentFills {
   };
   std::array<Entry, 4> entries;
   std::size_t next = 0;
-  ~RecentFills() { t_recent_fills_gone = true; }
 };
-thread_local RecentFills t_recent_fills;
+static_assert(std::is_trivially_destructible_v<RecentFills>);
+constinit thread_local RecentFills t_recent_fills;
 } // namespace
 
 NodePtr make_fill(const Shape& shape, DType type, double f, std::int64_t i, double imag) {
   const auto f_bits = std::bit_cast<std::uint64_t>(f), imag_bits = std::bit_cast<std::uint64_t>(imag);
-  RecentFills* recent = t_recent_fills_gone ? nullptr : &t_recent_fills;
-  if (recent)
-    for (const auto& e : recent->entries)
-      if (e.type == type && e.real_bits == f_bits && e.integer == i && e.imag_bits == imag_bits)
-        if (NodePtr n = e.node.lock(); n && n->shape == shape) return n;
+  RecentFills& recent = t_recent_fills;
+  for (const auto& e : recent.entries)
+    if (e.type == type && e.real_bits == f_bits && e.integer == i && e.imag_bits == imag_bits)
+      if (NodePtr n = e.node.lock(); n && n->shape == shape) return n;
   for (auto d : shape)
     if (d < 0) throw ShapeError("full: negative dimensions are not allowed: shape " + format_shape(shape));
   // The value as the type holds it: floats (and complex parts) rounded to the type, integers wrapped to its width
@@ -230,8 +230,7 @@ NodePtr make_fill(const Shape& shape, DType type, double f, std::int64_t i, doub
   n.fimag = imaginary;
   n.ivalue = integer;
   NodePtr node = intern(std::move(n), {});
-  if (recent)
-    recent->entries[recent->next++ % recent->entries.size()] = {WeakNodePtr(*node), type, f_bits, imag_bits, i};
+  recent.entries[recent.next++ % recent.entries.size()] = {WeakNodePtr(*node), type, f_bits, imag_bits, i};
   return node;
 }
 

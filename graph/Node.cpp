@@ -9,6 +9,8 @@
 #include <cstring>
 #include <new>
 #include <sstream>
+#include <type_traits>
+#include <utility>
 
 #include <sys/mman.h>
 
@@ -139,6 +141,38 @@ std::uint64_t summarize(const Node& n) {
   return s;
 }
 
+struct FreeBlock {
+  FreeBlock* next;
+};
+
+// What this thread keeps for recording and releasing nodes: its free node blocks (BlockPool), the shapes of dead
+// nodes (copy_shape), its release in progress. One thread-local of a trivially destructible type, and functions
+// that record or release take its address once: in a shared library every thread-local read is a call of
+// __tls_get_addr, and with a variable each there were 17 a node recorded and released (8% of the instructions).
+// TLS descriptors (-mtls-dialect=gnu2) would make each read cheap, but glibc before 2.39 clobbers vector registers
+// in their slow path, taken by a library opened with dlopen (glibc bug 31372): a silent error in the caller. What
+// needs freeing at the thread's end is freed by ThreadCacheOwner, after which the state says kGone, still readable (a
+// static Array may die after its thread's thread-locals).
+struct ThreadCache {
+  FreeBlock* free_nodes = nullptr; // node blocks this thread freed, kept for its next nodes
+  std::size_t kept_nodes = 0;
+  std::vector<Shape>* shapes = nullptr; // dead nodes' shapes, for copy_shape; made at the first
+  ReleaseBatch* release = nullptr;      // this thread's release in progress (release_in_batch)
+  enum State : std::uint8_t { kNew, kOwned, kGone };
+  State state = kNew; // kOwned once ThreadCacheOwner is constructed, kGone once it is destroyed
+};
+static_assert(std::is_trivially_destructible_v<ThreadCache>);
+constinit thread_local ThreadCache t_cache;
+
+ThreadCache* own_thread_cache(ThreadCache* cache);
+// This thread's cache, or null once its thread-locals are being destroyed.
+inline ThreadCache* thread_cache() {
+  ThreadCache* cache = &t_cache;
+  if (cache->state != ThreadCache::kOwned) [[unlikely]]
+    return own_thread_cache(cache);
+  return cache;
+}
+
 // Memory for nodes. Recording and dropping a chain allocates and frees thousands of these blocks in bursts; through
 // malloc, freeing a burst gave the top of the heap back to the system and the next burst took it again (18,000 brk
 // calls in bench_host's BM_RecordMany). Freed blocks are kept instead: up to 4 MiB in a list of the freeing thread,
@@ -153,32 +187,38 @@ std::uint64_t summarize(const Node& n) {
 // 16 MiB kept.
 template <std::size_t Bytes> class BlockPool {
 public:
-  static void* allocate() {
-    if (Local* local = Local::get())
-      if (FreeBlock* b = local->free) {
-        local->free = b->next;
-        --local->kept;
+  // `local`: this thread's cache (null once it is gone), whose list holds blocks of this pool's size.
+  static void* allocate(ThreadCache* local) {
+    if (local)
+      if (FreeBlock* b = local->free_nodes) {
+        local->free_nodes = b->next;
+        --local->kept_nodes;
         return b;
       }
     return Shared::instance().allocate();
   }
-  static void deallocate(void* p) {
+  static void deallocate(ThreadCache* local, void* p) {
     if constexpr (kMaxKept > 0) {
-      if (Local* local = Local::get(); local && local->kept < kMaxKeptLocally) {
+      if (local && local->kept_nodes < kMaxKeptLocally) {
         auto* b = static_cast<FreeBlock*>(p);
-        b->next = local->free;
-        local->free = b;
-        ++local->kept;
+        b->next = local->free_nodes;
+        local->free_nodes = b;
+        ++local->kept_nodes;
         return;
       }
     }
     Shared::instance().deallocate(p);
   }
+  // At a thread's end: its kept blocks go to the list every thread shares.
+  static void give_back(ThreadCache& local) {
+    while (FreeBlock* b = local.free_nodes) {
+      local.free_nodes = b->next;
+      Shared::instance().deallocate(b);
+    }
+    local.kept_nodes = 0;
+  }
 
 private:
-  struct FreeBlock {
-    FreeBlock* next;
-  };
   static_assert(Bytes >= sizeof(FreeBlock));
 #ifdef LAZYFUSE_NODE_POOL_ASAN
   static constexpr std::size_t kMaxKept = 0; // every freed node goes to ASan, which catches a use after free
@@ -267,27 +307,34 @@ private:
     std::size_t committed_ = 0;
     bool region_failed_ = false;
   };
-
-  // A thread's list. When the thread ends, its blocks go to the shared list; nodes freed later on that thread (a
-  // static Array's) go there directly: `gone` is trivially destructible, so it stays readable.
-  struct Local {
-    FreeBlock* free = nullptr;
-    std::size_t kept = 0;
-    ~Local() {
-      gone = true;
-      while (FreeBlock* b = free) {
-        free = b->next;
-        Shared::instance().deallocate(b);
-      }
-    }
-    static Local* get() {
-      thread_local Local local;
-      return gone ? nullptr : &local;
-    }
-    static thread_local bool gone;
-  };
 };
-template <std::size_t Bytes> thread_local bool BlockPool<Bytes>::Local::gone = false;
+
+// At a thread's end: its node blocks go to the shared list and its shapes are freed; the cache is then gone.
+struct ThreadCacheOwner {
+  ~ThreadCacheOwner() {
+    ThreadCache& cache = t_cache;
+    cache.state = ThreadCache::kGone;
+    BlockPool<sizeof(Node)>::give_back(cache);
+    delete std::exchange(cache.shapes, nullptr);
+  }
+};
+// thread_cache()'s first call on a thread, and its calls once the cache is gone. Out of line: the common path
+// keeps the cache's address in a register.
+[[gnu::noinline]] ThreadCache* own_thread_cache(ThreadCache* cache) {
+  if (cache->state == ThreadCache::kGone) return nullptr;
+  thread_local ThreadCacheOwner owner; // constructed here, once a thread; destroyed at the thread's end
+  (void)owner;
+  cache->shapes = new std::vector<Shape>;
+  cache->state = ThreadCache::kOwned;
+  return cache;
+}
+
+// The cache for a release: this thread's if it has one. A release never makes one (it may run while the thread's
+// thread-locals are destroyed, where none may be made).
+ThreadCache* releasing_cache() {
+  ThreadCache* cache = &t_cache;
+  return cache->state == ThreadCache::kOwned ? cache : nullptr;
+}
 
 // References being dropped by a release in progress: a node whose last reference goes parks its sources here, and
 // the outermost release drops them in a loop, so a chain of a million nodes is freed without a million nested
@@ -322,8 +369,8 @@ private:
 // node drops its sources at once (a lookup never reads them: it compares the sources' serial numbers) but keeps the
 // fields that lookups compare, and stays in the intern table, where lookups skip it (Node::try_reference fails at a
 // count of 0), until the batch leaves the table together under one lock and is then destroyed: a released chain
-// of 2,000 nodes takes the lock 4 times, not 2,000 (issue 19: host cost). (The pointer is the only thread-local: an
-// object with a destructor could be gone when a static Array dies after the thread's end.)
+// of 2,000 nodes takes the lock 4 times, not 2,000 (issue 19: host cost). A thread finds its batch through
+// ThreadCache::release, readable also once the cache is gone (a static Array may die after the thread's end).
 class ReleaseBatch {
 public:
   // Bounds how long other threads wait for the table's lock, and how long dead nodes' fields outlive them.
@@ -355,34 +402,27 @@ private:
   std::size_t dead_count_ = 0;
 };
 namespace {
-thread_local ReleaseBatch* t_release = nullptr;
-
 // Runs `start` (which drops references into the batch) in this thread's release in progress, or in a new one that
-// it then runs to the end.
+// it then runs to the end. (t_cache.release is read also once the cache is gone.)
 template <class Start> void release_in_batch(Start&& start) noexcept {
-  if (ReleaseBatch* outer = t_release) {
+  ThreadCache& cache = t_cache;
+  if (ReleaseBatch* outer = cache.release) {
     start(*outer);
     return;
   }
   ReleaseBatch batch;
-  t_release = &batch;
+  cache.release = &batch;
   start(batch);
   batch.run();
-  t_release = nullptr;
+  cache.release = nullptr;
 }
 
 // Shapes of dead nodes, kept for copy_shape (up to 4,096 a thread, each of at most 8 axes' storage).
-thread_local bool t_shape_bin_gone = false; // trivially destructible: still readable once the bin is gone
-struct ShapeBin {
-  std::vector<Shape> shapes;
-  ~ShapeBin() { t_shape_bin_gone = true; }
-};
-thread_local ShapeBin t_shape_bin;
 constexpr std::size_t kShapesKept = 4096, kShapeCapacityKept = 8;
 
-void recycle_shape(Shape&& shape) {
-  if (t_shape_bin_gone || shape.capacity() == 0 || shape.capacity() > kShapeCapacityKept) return;
-  auto& bin = t_shape_bin.shapes;
+void recycle_shape(ThreadCache* cache, Shape&& shape) {
+  if (!cache || shape.capacity() == 0 || shape.capacity() > kShapeCapacityKept) return;
+  auto& bin = *cache->shapes;
   if (bin.size() < kShapesKept) bin.push_back(std::move(shape));
 }
 
@@ -493,16 +533,17 @@ void ReleaseBatch::free_dead() noexcept {
       LAZYFUSE_ASSERT(erased, "a dead node missing from the intern table");
     }
   }
+  ThreadCache* cache = releasing_cache();
   while (Node* n = dead) {
     dead = n->next_dead_;
+    recycle_shape(cache, std::move(n->shape));
     n->~Node();
-    BlockPool<sizeof(Node)>::deallocate(n);
+    BlockPool<sizeof(Node)>::deallocate(cache, n);
   }
 }
 
 Node::~Node() {
   LAZYFUSE_ASSERT(srcs_.empty(), "a node destroyed outside a release batch");
-  recycle_shape(std::move(shape));
 }
 
 namespace {
@@ -590,6 +631,7 @@ NodePtr intern(NodeSpec&& spec, SourceList&& srcs, std::shared_ptr<const BufferV
   const std::uint64_t hash = structural_hash(spec, srcs.span(), buffer.get());
   const PinnedEstimate pinned = estimate_pinned(srcs);
 
+  ThreadCache* cache = thread_cache();
   auto& t = table();
   std::lock_guard guard(t.lock);
   NodePtr alive;
@@ -599,16 +641,16 @@ NodePtr intern(NodeSpec&& spec, SourceList&& srcs, std::shared_ptr<const BufferV
     return alive != nullptr;
   });
   if (alive) {
-    recycle_shape(std::move(spec.shape));
+    recycle_shape(cache, std::move(spec.shape));
     return alive;
   }
   static_assert(alignof(Node) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__, "node blocks come from plain operator new");
-  void* block = BlockPool<sizeof(Node)>::allocate();
+  void* block = BlockPool<sizeof(Node)>::allocate(cache);
   // The entry first: its growth may throw, and a node destroyed now would wait for the lock this thread holds.
   try {
     t.nodes.insert(hash, static_cast<Node*>(block));
   } catch (...) {
-    BlockPool<sizeof(Node)>::deallocate(block);
+    BlockPool<sizeof(Node)>::deallocate(cache, block);
     throw;
   }
   NodePtr node = NodePtr::adopt(::new (block) Node(Node::Key(), std::move(spec), std::move(srcs), std::move(buffer)));
@@ -627,9 +669,10 @@ NodePtr intern(NodeSpec&& spec, SourceList&& srcs, std::shared_ptr<const BufferV
 }
 
 Shape recycled_shape() {
-  if (t_shape_bin_gone || t_shape_bin.shapes.empty()) return {};
-  Shape shape = std::move(t_shape_bin.shapes.back());
-  t_shape_bin.shapes.pop_back();
+  ThreadCache* cache = thread_cache();
+  if (!cache || cache->shapes->empty()) return {};
+  Shape shape = std::move(cache->shapes->back());
+  cache->shapes->pop_back();
   shape.clear();
   return shape;
 }

@@ -9,6 +9,7 @@
 // CI builds this file under ThreadSanitizer and runs it on 2 cores (`ctest -R threads`). Size knobs:
 // LAZYFUSE_TEST_THREAD_ITERS (iterations per thread, default 20), LAZYFUSE_TEST_THREAD_COUNT (threads, default 6),
 // LAZYFUSE_TEST_SEED (random seed; printed on failure). On the CUDA backend every thread uses its own Stream.
+#include "graph/Node.h"
 #include "tests/test_util.h"
 
 #include <lazyfuse/lazyfuse.hpp>
@@ -392,6 +393,35 @@ TEST(Threads, LargeArrayUsesTheBackendsOwnThreadsFromSeveralHostThreads) {
             std::max(big[std::size_t(i * 256 + j)] * (t + 1), 0.0) + big[std::size_t(j * 256 + i)];
     EXPECT_TRUE(Matches<double>(e, r, {256, 256}));
   });
+}
+
+// Nodes outlive the threads that recorded them: a thread's cache of node blocks and shapes (graph/Node.cpp) is
+// handed back when it ends, and threads that never recorded a node release them through the shared pool. Every
+// value is right and every node is freed.
+TEST(Threads, NodesOutliveTheThreadsThatRecordedThem) {
+  constexpr int kThreads = 4;
+  const std::size_t live_before = lf::graph::live_node_count();
+  for (int round = 0; round < 3; ++round) {
+    std::vector<Array> made(kThreads);
+    std::vector<std::thread> recorders, releasers;
+    for (int t = 0; t < kThreads; ++t)
+      recorders.emplace_back([&made, t] {
+        Array x = lf::asarray(std::vector<float>{1, 2, 3, 4});
+        for (int k = 0; k < 1000; ++k) x = x * 0.5f + float(t); // converges to 2t exactly
+        made[std::size_t(t)] = x;
+      });
+    for (auto& r : recorders) r.join();
+    std::vector<std::vector<float>> got(kThreads);
+    for (int t = 0; t < kThreads; ++t)
+      releasers.emplace_back([&made, &got, t] {
+        got[std::size_t(t)] = made[std::size_t(t)].get<float>().to_vector();
+        made[std::size_t(t)] = Array();
+      });
+    for (auto& r : releasers) r.join();
+    for (int t = 0; t < kThreads; ++t)
+      EXPECT_EQ(got[std::size_t(t)], std::vector<float>(4, 2.0f * float(t))) << "round " << round << ", thread " << t;
+  }
+  EXPECT_EQ(lf::graph::live_node_count(), live_before);
 }
 
 } // namespace

@@ -1419,8 +1419,17 @@ private:
       const Instr& bi = ir_.code[b];
       if (row && !row->varies[b] && pure_index(b)) continue; // hoisted
       if (cached && !row->live[b]) continue;
-      if (bi.op == IrOp::Accumulate) {
-        accumulate(bi);
+      if (bi.op == IrOp::Accumulate || (masked_ && bi.op == IrOp::StoreAt && !(vec && row->base[b] != -1))) {
+        // A masked trip (register_loops) computes its clamped duplicate elements but neither adds nor stores them.
+        if (masked_) w_.line("if (lf_live) {");
+        {
+          auto in = w_.indent(masked_ ? 2 : 0);
+          if (bi.op == IrOp::Accumulate)
+            accumulate(bi);
+          else
+            statement(b);
+        }
+        if (masked_) w_.line("}");
         continue;
       }
       if (cached && row->reads[b] >= 0) {
@@ -1515,18 +1524,37 @@ private:
     w_.line("}");
   }
 
-  // The register path (rows of exactly register_row_vectors * blockDim.x * V elements, which the launch checks):
-  // trip k of thread t at element (t + k * blockDim.x) * V adds into accumulator k % unroll, as trip k of
-  // vector_loops does. Every trip is whole, so no test stands between the trips' loads: all are in flight at once.
-  // (A test per trip, for shorter rows, held each load until the trip before had used its own: on the H100 the
-  // layer norm of rows of 8192 took 0.317 ms against 0.191 ms with the shared-memory cache.)
+  // The register path (rows of register_row_vectors trips of blockDim.x * V elements, or of whole vectors ending in
+  // the last trip: the launch checks): trip k of thread t at element (t + k * blockDim.x) * V adds into accumulator
+  // k % unroll, as trip k of vector_loops does. No test stands between the trips' loads, so all are in flight at
+  // once. (A test per trip held each load until the trip before had used its own: on the H100 the layer norm of
+  // rows of 8192 took 0.317 ms against 0.191 ms with the shared-memory cache.) A partial last trip therefore loads
+  // too, from a start clamped into the row (the row's last vector, which some thread also loads), and masks what it
+  // adds and stores with lf_live.
   void register_loops(const Loop& L, bool cached) {
     const std::string V = std::to_string(kElementsPerThread);
-    w_.directive("#pragma unroll");
-    auto trips = w_.block("for (int lf_k = 0; lf_k < ", registers_, "; ++lf_k)");
-    w_.line("const int lf_u = lf_k % ", L.unroll, ";");
-    w_.line("const idx_t lf_rb = ((idx_t)threadIdx.x + (idx_t)lf_k * blockDim.x) * ", V, ";");
-    vector_trip(L, cached, true);
+    const int whole = ir_.register_row_partial ? registers_ - 1 : registers_;
+    if (whole > 0) {
+      w_.directive("#pragma unroll");
+      auto trips = w_.block("for (int lf_k = 0; lf_k < ", whole, "; ++lf_k)");
+      w_.line("const int lf_u = lf_k % ", L.unroll, ";");
+      w_.line("const idx_t lf_rb = ((idx_t)threadIdx.x + (idx_t)lf_k * blockDim.x) * ", V, ";");
+      vector_trip(L, cached, true);
+    }
+    if (!ir_.register_row_partial) return;
+    w_.line("{");
+    {
+      auto in = w_.indent();
+      w_.line("const int lf_k = ", registers_ - 1, ";");
+      w_.line("const int lf_u = lf_k % ", L.unroll, ";");
+      w_.line("const idx_t lf_rt = ((idx_t)threadIdx.x + (idx_t)lf_k * blockDim.x) * ", V, ";");
+      w_.line("const bool lf_live = lf_rt < ", L.len, ";");
+      w_.line("const idx_t lf_rb = lf_live ? lf_rt : ", L.len, " - ", V, ";");
+      masked_ = true;
+      vector_trip(L, cached, true);
+      masked_ = false;
+    }
+    w_.line("}");
   }
 
   // Whole trips first, with no test between their vector loads (so all are in flight at once), then the last,
@@ -1593,7 +1621,8 @@ private:
     for (std::size_t b = L.begin + 1; b < L.end; ++b) {
       const Instr& bi = ir_.code[b];
       if (row->base[b] != -1 && bi.op == IrOp::StoreAt)
-        w_.line("*reinterpret_cast<", vector_type(b), "*>(", vector_address(L, b), ") = lf_s", b, ";");
+        w_.line(masked_ ? "if (lf_live) " : "", "*reinterpret_cast<", vector_type(b), "*>(", vector_address(L, b),
+                ") = lf_s", b, ";");
       const char* value = bi.op == IrOp::Load && row->base[b] != -1 ? "lf_l" : "lf_w";
       if (row->writes[b] >= 0 && registers) // (this path is taken only where lf_cached<g> is true)
         w_.line("lf_reg", row->writes[b], "[lf_k] = ", value, b, ";");
@@ -1835,6 +1864,7 @@ private:
   const std::int64_t partial_bytes_; // of one partial (split schedules)
   const RowCache& cache_;
   const int registers_;               // KernelIR::register_row_vectors
+  bool masked_ = false;               // printing the register path's partial last trip (lf_live masks it)
   const std::vector<bool> dependent_; // data_dependent_indices
   CodeWriter w_;
   std::vector<bool> after_reduction_; // split kernels: instructions that wait for the last block

@@ -207,6 +207,9 @@ struct KernelIR {
   /// (codegen/Schedule.h, choose_register_row_vectors), or 0: the row cache is in shared memory only. Chosen for the
   /// lowered row length, so kernels for rows of other lengths may differ in it.
   int register_row_vectors = 0;
+  /// With register_row_vectors: the rows end inside the last trip (codegen/Schedule.h, register_rows_partial), whose
+  /// start each thread clamps into the row and whose accumulations and stores it masks.
+  bool register_row_partial = false;
   /// Structural hash of everything above: the in-process kernel cache key.
   std::uint64_t hash = 0;
   /// "lf_k<16 hex digits of hash>": the same structure gets the same name in every process.

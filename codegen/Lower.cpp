@@ -847,6 +847,7 @@ LoweredKernel lower(const fusion::KernelPlan& plan) {
   // A schedule choice that needs the analyses (the row cache's size) and changes the kernel's text: part of its
   // structure, so hashed with it.
   k.ir.register_row_vectors = choose_register_row_vectors(k.ir, k.args.reduced);
+  k.ir.register_row_partial = k.ir.register_row_vectors > 0 && register_rows_partial(k.args.reduced);
   k.ir.finalize();
   if (config::log_enabled("lower")) config::log("lower", to_string(k.ir));
   return k;

@@ -82,6 +82,7 @@ KernelLaunchFacts launch_facts(const KernelIR& ir) {
       f.resident_grid = ir.code[k].op == IrOp::Load && !reads_broadcast_operand(ir, k);
   f.row_cache_bytes_per_element = ir.row_cache.bytes_per_element();
   f.register_row_elements = std::int64_t(ir.register_row_vectors) * kBlockSize * kElementsPerThread;
+  f.register_row_partial = ir.register_row_partial;
   f.accumulators =
       std::count_if(ir.code.begin(), ir.code.end(), [](const Instr& in) { return in.op == IrOp::Accumulate; });
   f.partial_bytes = partial_bytes_of(ir);
@@ -149,7 +150,12 @@ LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const Devic
     // A kernel with a register path holds its rows there (it was lowered for rows it holds): no shared memory.
     // Otherwise the row cache takes only what needs no opt-in: static and dynamic shared memory together within
     // the per-block limit. The kernel reads its inputs again where it gets none.
-    LAZYFUSE_ASSERT(facts.register_row_elements == 0 || args.reduced == facts.register_row_elements,
+    LAZYFUSE_ASSERT(facts.register_row_elements == 0 ||
+                        (facts.register_row_partial
+                             ? register_rows_partial(args.reduced) &&
+                                   args.reduced > facts.register_row_elements - kBlockSize * kElementsPerThread &&
+                                   args.reduced < facts.register_row_elements
+                             : args.reduced == facts.register_row_elements),
                     "a kernel holding rows in registers launched for rows of another length");
     const std::int64_t cache = facts.row_cache_bytes_per_element * row_cache_elements(args.reduced);
     if (facts.register_row_elements == 0 &&
@@ -225,9 +231,14 @@ int choose_register_row_vectors(const KernelIR& ir, std::int64_t reduced) {
   if (ir.schedule != Schedule::Row || bytes == 0) return 0;
   const std::int64_t most = kRegisterRowBytes / (bytes * kElementsPerThread);
   const std::int64_t trip = std::int64_t(kBlockSize) * kElementsPerThread;
-  if (reduced <= 0 || reduced % trip != 0) return 0;
-  const std::int64_t k = reduced / trip;
+  if (reduced <= 0 || reduced % kElementsPerThread != 0) return 0;
+  const std::int64_t k = ceil_div(reduced, trip);
   return k <= most ? int(k) : 0;
+}
+
+bool register_rows_partial(std::int64_t reduced) {
+  return reduced > 0 && reduced % kElementsPerThread == 0 &&
+         reduced % (std::int64_t(kBlockSize) * kElementsPerThread) != 0;
 }
 
 int register_row_min_blocks(const KernelIR& ir) {

@@ -191,14 +191,20 @@ bool streams_stores(const KernelIR& ir);
 bool streams_vector_loads(const KernelIR& ir);
 
 /// Vectors of kElementsPerThread elements of each cached group a thread of the Row kernel `ir` keeps in registers
-/// for rows of `reduced` elements (KernelIR::register_row_vectors): K = reduced / (kBlockSize * kElementsPerThread)
-/// where that divides exactly and the row cache's K vectors take at most kRegisterRowBytes; else 0 (kernels without a
-/// row cache, other lengths: the shared-memory cache). Only whole trips, because a test per trip kept each trip's
-/// loads waiting on the trip before (measured on the H100, docs/performance.md, twenty-seventh session). The
-/// register path walks trips k = 0 .. K - 1 at elements (threadIdx.x + k * blockDim.x) * kElementsPerThread, the
-/// trips and accumulators of the strided vector loops (trip k adds into accumulator k % unroll), so that a row's
-/// bits do not depend on the path. Needs the analyses (KernelIR::row_cache).
+/// for rows of `reduced` elements (KernelIR::register_row_vectors): the trips that cover the row, K = ceil(reduced /
+/// (kBlockSize * kElementsPerThread)), where the row is a whole number of vectors and the row cache's K vectors take
+/// at most kRegisterRowBytes; else 0 (kernels without a row cache, other lengths: the shared-memory cache). No test
+/// stands between the trips' loads, because a test per trip kept each trip's loads waiting on the trip before
+/// (measured on the H100, docs/performance.md, twenty-seventh session): trips 0 .. K - 2 are whole, and the last,
+/// where the row ends inside it (register_rows_partial), loads from a start clamped into the row and masks what it
+/// adds and stores. The register path walks trips k = 0 .. K - 1 at elements (threadIdx.x + k * blockDim.x) *
+/// kElementsPerThread, the trips and accumulators of the strided vector loops (trip k adds into accumulator k %
+/// unroll), so that a row's bits do not depend on the path. Needs the analyses (KernelIR::row_cache).
 int choose_register_row_vectors(const KernelIR& ir, std::int64_t reduced);
+
+/// Whether rows of `reduced` elements end inside the last of the register path's trips
+/// (KernelIR::register_row_partial).
+bool register_rows_partial(std::int64_t reduced);
 
 /// Blocks per SM the __launch_bounds__ of a kernel with a register path asks for (ptxas then keeps its registers
 /// within 65536 / (blocks * kBlockSize)), or 0 for other kernels: the most that hold the row's registers without
@@ -232,9 +238,11 @@ struct KernelLaunchFacts {
   /// (reads_broadcast_operand), which streams like a contiguous kernel.
   bool resident_grid = false;
   std::int64_t row_cache_bytes_per_element = 0; ///< KernelIR::row_cache.bytes_per_element()
-  /// The row length the register path holds (KernelIR::register_row_vectors * kBlockSize * kElementsPerThread), the
-  /// only one such a kernel is launched for, with no dynamic shared memory; 0 without a register path.
+  /// The longest row the register path holds (KernelIR::register_row_vectors * kBlockSize * kElementsPerThread), with
+  /// no dynamic shared memory; 0 without a register path. Such a kernel is launched only for rows of that length, or,
+  /// with a partial last trip (KernelIR::register_row_partial), for rows of whole vectors ending inside that trip.
   std::int64_t register_row_elements = 0;
+  bool register_row_partial = false;          ///< KernelIR::register_row_partial
   std::int64_t accumulators = 0;              ///< split kernels: one partial per accumulator
   std::int64_t partial_bytes = kPartialBytes; ///< split kernels: bytes of one partial (partial_bytes_of)
   /// Elementwise kernels with staged loads: the parameter slots of the tiles' two axes' extents, else -1.

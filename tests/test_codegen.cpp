@@ -100,9 +100,26 @@ TEST(Codegen, RowLoopsReadInVectorsAndCacheWhatLaterLoopsNeed) {
   const std::size_t trip = src.find("for (int lf_k = 0;"), cached = src.find("lf_reg0[lf_k] = lf_l");
   ASSERT_LT(trip, cached);
   EXPECT_EQ(src.substr(trip, cached - trip).find("if ("), std::string::npos) << "a test between the trips' loads";
-  auto other = random_array({300, 1000}, DType::Float32);
+  // Rows ending inside the last trip: that trip loads from a start clamped into the row with no test before the
+  // load either, and masks what it adds and stores.
+  auto part = random_array({300, 1536}, DType::Float32);
+  auto pe = exp(part - max(part, 1, true));
+  auto partial = lowered_last(pe / sum(pe, 1, true));
+  ASSERT_EQ(partial.ir.register_row_vectors, 2);
+  ASSERT_TRUE(partial.ir.register_row_partial);
+  const std::string psrc = codegen::render_cuda(partial.ir);
+  expect_in_order(psrc, {"for (int lf_k = 0; lf_k < 1; ++lf_k)", "const int lf_k = 1;", "const bool lf_live = lf_rt < ",
+                         "const idx_t lf_rb = lf_live ? lf_rt : ", "*reinterpret_cast<const lf_vec<float>*>(in0 + ",
+                         "if (lf_live) {", "lf_acc0[lf_u] = lf_max_combine(", "lf_reg0[lf_k] = lf_l", "lf_true_divide(",
+                         "if (lf_live) *reinterpret_cast<lf_vec<float>*>(out0 + "});
+  const std::size_t first_trip = psrc.find("for (int lf_k = 0;"),
+                    last_load = psrc.find("*reinterpret_cast<const lf_vec<float>*>(in0 + ", psrc.find("lf_k = 1;"));
+  ASSERT_LT(first_trip, last_load);
+  EXPECT_EQ(psrc.substr(first_trip, last_load - first_trip).find("if ("), std::string::npos)
+      << "a test before the last trip's load";
+  auto other = random_array({300, 1002}, DType::Float32);
   auto oe = exp(other - max(other, 1, true));
-  EXPECT_EQ(lowered_last(oe / sum(oe, 1, true)).ir.register_row_vectors, 0) << "rows of 1000: not whole trips";
+  EXPECT_EQ(lowered_last(oe / sum(oe, 1, true)).ir.register_row_vectors, 0) << "rows of 1002: not whole vectors";
 
   auto wide = random_array({300, 10000}, DType::Float32);
   auto we = exp(wide - max(wide, 1, true));

@@ -604,9 +604,10 @@ TEST(ReductionFused, LayerNorm) {
 // Rows that the CUDA printer reads in vectors, aligned or not, with the row in registers, in its shared-memory row
 // cache or in neither: rows of a multiple of 4 elements (vectors, softmax cached), of 4097 (only even rows aligned:
 // vectors and a scalar tail, or scalar), the register path's longest rows (8192 float32, 4096 float64) and just past
-// them (8193, 10000 float32 and 4100 float64: the shared-memory cache), of 13000 float32 and 7000 float64 (more
-// than the cache's 48 KiB: read again), short rows, and views starting one element into each row. Every row kernel
-// here has at least 256 rows (the Row schedule).
+// them (8193, 10000 float32 and 4100 float64: the shared-memory cache), rows ending inside the register path's last
+// trip (8, 1000, 7680 float32, 1000 and 3000 float64), of 13000 float32 and 7000 float64 (more than the cache's 48
+// KiB: read again), short rows, and views starting one element into each row. Every row kernel here has at least
+// 256 rows (the Row schedule).
 TEST(ReductionFused, RowKernelsInVectorsWithAndWithoutTheRowCache) {
   SEEDED(seed);
   struct Case {
@@ -620,7 +621,9 @@ TEST(ReductionFused, RowKernelsInVectorsWithAndWithoutTheRowCache) {
                         {DType::Float32, {300, 1025}, true},   {DType::Float32, {256, 8192}, false},
                         {DType::Float32, {256, 8193}, true},   {DType::Float32, {256, 8193}, false},
                         {DType::Float32, {256, 10000}, false}, {DType::Float64, {256, 4096}, false},
-                        {DType::Float64, {256, 4100}, false}};
+                        {DType::Float64, {256, 4100}, false},  {DType::Float32, {300, 8}, false},
+                        {DType::Float32, {300, 1000}, false},  {DType::Float32, {256, 7680}, false},
+                        {DType::Float64, {256, 3000}, false}};
   for (const Case& c : cases) {
     const i64 rows = c.shape[0], all_cols = c.shape[1], skip = c.shifted ? 1 : 0, cols = all_cols - skip;
     const auto v = uniform(std::size_t(rows * all_cols), -4, 4, seed.rng, c.t);
@@ -667,8 +670,8 @@ TEST(ReductionFused, RowKernelsInVectorsWithAndWithoutTheRowCache) {
 }
 
 // The same rows, aligned (the CUDA printer's vector paths: the row in registers up to 8192 float32 and 4096 float64
-// elements, else in shared memory) and starting one element later (odd rows unaligned: element by element), give
-// the same bits: every path sums in the one order.
+// elements, 5000 with a partial last trip, else in shared memory) and starting one element later (odd rows unaligned:
+// element by element), give the same bits: every path sums in the one order.
 TEST(ReductionDeterminism, RowKernelBitsDoNotDependOnWhereTheRowsStart) {
   SEEDED(seed);
   const std::pair<DType, i64> cases[] = {

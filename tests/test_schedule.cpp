@@ -204,17 +204,20 @@ TEST(Schedule, TransposedKernelsLaunchABlockPerUnitOfTiles) {
 }
 
 TEST(Schedule, RowLaunchHasABlockPerRowAndItsRowCache) {
-  // 300 rows: not split, so softmax is one kernel. Rows of a whole number of the block's vectors, up to 8192 float32,
-  // are held in registers (no shared memory), that many vectors per thread. Rows of other lengths are cached in
-  // shared memory.
+  // 300 rows: not split, so softmax is one kernel. Rows of whole vectors, up to 8192 float32, are held in registers
+  // (no shared memory): as many of the block's trips per thread as cover the row, the last partial where the row
+  // ends inside it. Rows of other lengths are cached in shared memory.
   // The kernels ask for as many resident blocks as hold those registers (codegen::register_row_min_blocks).
   struct Case {
     std::int64_t cols;
     int vectors, blocks;
+    bool partial;
   };
-  const Case cases[] = {{64, 0, 0},   {1000, 0, 0}, {1024, 1, 5}, {1025, 0, 0}, {2048, 2, 4}, {3072, 3, 4},
-                        {4096, 4, 3}, {4097, 0, 0}, {7168, 7, 2}, {8192, 8, 2}, {8193, 0, 0}, {10000, 0, 0}};
-  for (auto [cols, vectors, blocks] : cases) {
+  const Case cases[] = {{64, 1, 5, true},    {1000, 1, 5, true},  {1024, 1, 5, false}, {1025, 0, 0, false},
+                        {1536, 2, 4, true},  {2048, 2, 4, false}, {3072, 3, 4, false}, {4096, 4, 3, false},
+                        {4097, 0, 0, false}, {7168, 7, 2, false}, {8000, 8, 2, true},  {8192, 8, 2, false},
+                        {8193, 0, 0, false}, {8196, 0, 0, false}, {10000, 0, 0, false}};
+  for (auto [cols, vectors, blocks, partial] : cases) {
     auto m = input({300, cols});
     auto e = exp(m - max(m, 1, true));
     auto k = last_kernel(e / sum(e, 1, true)); // softmax: reads each row three times
@@ -222,6 +225,7 @@ TEST(Schedule, RowLaunchHasABlockPerRowAndItsRowCache) {
     const auto facts = codegen::launch_facts(k.ir);
     ASSERT_EQ(facts.row_cache_bytes_per_element, 4) << "a float32 row";
     EXPECT_EQ(k.ir.register_row_vectors, vectors) << cols;
+    EXPECT_EQ(k.ir.register_row_partial, partial) << cols;
     EXPECT_EQ(codegen::register_row_min_blocks(k.ir), blocks) << cols;
     EXPECT_EQ(facts.register_row_elements, vectors * codegen::kBlockSize * codegen::kElementsPerThread);
     const LaunchShape s = shape_of(k);
@@ -242,8 +246,12 @@ TEST(Schedule, RowLaunchHasABlockPerRowAndItsRowCache) {
   EXPECT_EQ(last_kernel(sum(input({300, 4096}), 1)).ir.register_row_vectors, 0);
   auto a = input({300, 1024}), b = input({300, 2048});
   EXPECT_NE(last_kernel(a / sum(a, 1, true)).ir.hash, last_kernel(b / sum(b, 1, true)).ir.hash);
-  auto c = input({300, 1000}), d3 = input({300, 3000});
-  EXPECT_EQ(last_kernel(c / sum(c, 1, true)).ir.hash, last_kernel(d3 / sum(d3, 1, true)).ir.hash);
+  // One kernel serves the lengths a partial last trip covers, and one the lengths cached in shared memory.
+  auto c = input({300, 1000}), c2 = input({300, 1020}), c3 = input({300, 1024});
+  EXPECT_EQ(last_kernel(c / sum(c, 1, true)).ir.hash, last_kernel(c2 / sum(c2, 1, true)).ir.hash);
+  EXPECT_NE(last_kernel(c / sum(c, 1, true)).ir.hash, last_kernel(c3 / sum(c3, 1, true)).ir.hash);
+  auto u = input({300, 1025}), u3 = input({300, 3001});
+  EXPECT_EQ(last_kernel(u / sum(u, 1, true)).ir.hash, last_kernel(u3 / sum(u3, 1, true)).ir.hash);
   // A row of 12289 floats needs 49,168 bytes: more than a block gets without opting in, so no cache.
   auto m = input({300, 12289});
   auto e = exp(m - max(m, 1, true));

@@ -565,11 +565,21 @@ private:
   // threads first read the staged loads' elements with the lanes walking the staged axis (the loads' unit step) into
   // shared memory, then compute the tile's elements with the lanes walking the last axis (the output's and the other
   // loads' unit step), reading the staged values back across. Else the chunk loop, the staged loads read in place.
-  static constexpr int kPasses = kTransposeTile * kTransposeTile / kBlockSize;
-  static_assert(kTransposeTile % kWarpSize == 0 && kPasses * kBlockSize == kTransposeTile * kTransposeTile,
+  // A tile spans kTransposeTile elements of the staged axis and tile_last_ of the last (kTransposeTileWide with
+  // KernelIR::transpose_tiles_wide, whose planes pair no tiles); each phase covers it in passes_ passes.
+  static_assert(kTransposeTile % kWarpSize == 0 && kTransposeTileWide % kTransposeTile == 0 &&
+                    kTransposeTile * kTransposeTile % kBlockSize == 0 && kBlockSize % kTransposeTileWide == 0,
                 "a tile row is whole warps; the block covers a tile in whole passes");
 
   std::string tile_param(int axis) const { return param(ir_.unravels[std::size_t(tiles_.group)][std::size_t(axis)]); }
+  // A phase whose lanes walk `lanes_axis`: its lane, and its row in pass e. kTransposeTile lanes walk the staged
+  // axis, tile_last_ the last.
+  std::string lane(int lanes_axis) const { return wide_ && lanes_axis != tiles_.axis ? "lf_wlane" : "lf_lane"; }
+  std::string row(int lanes_axis) const {
+    const bool along_last = wide_ && lanes_axis != tiles_.axis;
+    return std::string(along_last ? "lf_wrow" : "lf_row") + " + " +
+           std::to_string(kBlockSize / (along_last ? tile_last_ : kTransposeTile)) + " * e";
+  }
   int tile_rank() const { return int(ir_.unravels[std::size_t(tiles_.group)].size()); }
 
   void tiled_or_chunks() {
@@ -589,27 +599,52 @@ private:
   }
 
   void tiled() {
-    const int rank = tile_rank(), last = rank - 1, axis = tiles_.axis;
+    const int last = tile_rank() - 1;
     for (std::size_t k = 0; k < ir_.code.size(); ++k) {
       if (!tiles_.staged[k]) continue;
       const std::string t = cuda_type(ir_.code[k].dtype);
       // Raw bytes: the half and complex kernel types have constructors, which __shared__ variables may not run.
-      w_.line("__shared__ __align__(16) unsigned char lf_tb", k, "[", kTransposeTile * (kTransposeTile + 1),
-              " * sizeof(", t, ")];");
+      w_.line("__shared__ __align__(16) unsigned char lf_tb", k, "[", tile_last_ * (kTransposeTile + 1), " * sizeof(",
+              t, ")];");
       w_.line(t, " (*const lf_t", k, ")[", kTransposeTile + 1, "] = reinterpret_cast<", t, " (*)[", kTransposeTile + 1,
               "]>(lf_tb", k, ");");
     }
     w_.line("const idx_t lf_na = (lf_da + ", kTransposeTile - 1, ") / ", kTransposeTile, ", lf_nb = (lf_db + ",
-            kTransposeTile - 1, ") / ", kTransposeTile, ";");
-    w_.line("const bool lf_pairs = lf_na == lf_nb;");
-    w_.line("const idx_t lf_per_plane = lf_pairs ? lf_na * (lf_na + 1) / 2 : lf_na * lf_nb;");
+            tile_last_ - 1, ") / ", tile_last_, ";");
+    if (wide_) {
+      w_.line("const idx_t lf_per_plane = lf_na * lf_nb;");
+    } else {
+      w_.line("const bool lf_pairs = lf_na == lf_nb;");
+      w_.line("const idx_t lf_per_plane = lf_pairs ? lf_na * (lf_na + 1) / 2 : lf_na * lf_nb;");
+    }
     w_.line("const idx_t lf_units = n / (lf_da * lf_db) * lf_per_plane;");
     // C-order strides of the tiles' group: the linear index of a tile element from its coordinates.
     w_.line("const idx_t lf_st", last, " = 1;");
     for (int j = last; j-- > 0;) w_.line("const idx_t lf_st", j, " = lf_st", j + 1, " * ", tile_param(j + 1), ";");
     w_.line("const int lf_lane = threadIdx.x % ", kTransposeTile, ", lf_row = threadIdx.x / ", kTransposeTile, ";");
+    if (wide_)
+      w_.line("const int lf_wlane = threadIdx.x % ", tile_last_, ", lf_wrow = threadIdx.x / ", tile_last_, ";");
     auto units = w_.block("for (idx_t lf_unit = blockIdx.x; lf_unit < lf_units; lf_unit += gridDim.x)");
     w_.line("const idx_t lf_plane = lf_unit / lf_per_plane, lf_q = lf_unit % lf_per_plane;");
+    if (wide_)
+      w_.line("const idx_t lf_r = lf_q / lf_nb, lf_c = lf_q % lf_nb;");
+    else
+      pair_or_tile();
+    plane_base();
+    if (wide_) {
+      w_.line("const idx_t lf_a0 = lf_r * ", kTransposeTile, ", lf_b0 = lf_c * ", tile_last_, ";");
+      tile_body();
+      return;
+    }
+    w_.line("const int lf_tiles = lf_pairs && lf_r != lf_c ? 2 : 1;");
+    auto tiles = w_.block("for (int lf_s = 0; lf_s < lf_tiles; ++lf_s)");
+    w_.line("const idx_t lf_a0 = (lf_s == 0 ? lf_r : lf_c) * ", kTransposeTile,
+            ", lf_b0 = (lf_s == 0 ? lf_c : lf_r) * ", kTransposeTile, ";");
+    tile_body();
+  }
+
+  // The unit's tiles: a pair (r, c), (c, r) in a square plane of tiles, else tile (r, c).
+  void pair_or_tile() {
     // A pair's number q = c (c + 1) / 2 + r with r <= c: c from a floating-point root, corrected in integers.
     w_.line("idx_t lf_r, lf_c;");
     w_.line("if (lf_pairs) {");
@@ -627,7 +662,11 @@ private:
       w_.line("lf_c = lf_q % lf_nb;");
     }
     w_.line("}");
-    // The plane's coordinates on the other axes, and its first element.
+  }
+
+  // The plane's coordinates on the other axes, and its first element.
+  void plane_base() {
+    const int rank = tile_rank(), last = rank - 1, axis = tiles_.axis;
     std::string base = "(idx_t)0";
     if (rank > 2) w_.line("idx_t lf_rest = lf_plane;");
     for (int j = last; j-- > 0;) {
@@ -637,10 +676,10 @@ private:
       base += " + lf_tc" + std::to_string(j) + " * lf_st" + std::to_string(j);
     }
     w_.line("const idx_t lf_base = ", base, ";");
-    w_.line("const int lf_tiles = lf_pairs && lf_r != lf_c ? 2 : 1;");
-    auto tiles = w_.block("for (int lf_s = 0; lf_s < lf_tiles; ++lf_s)");
-    w_.line("const idx_t lf_a0 = (lf_s == 0 ? lf_r : lf_c) * ", kTransposeTile,
-            ", lf_b0 = (lf_s == 0 ? lf_c : lf_r) * ", kTransposeTile, ";");
+  }
+
+  // One tile from (lf_a0, lf_b0): staged, then computed.
+  void tile_body() {
     stage_tile();
     w_.line("__syncthreads();");
     compute_tile();
@@ -653,9 +692,9 @@ private:
   void tile_element(int lanes_axis) {
     const int last = tile_rank() - 1, axis = tiles_.axis;
     const int rows_axis = lanes_axis == axis ? last : axis;
-    w_.line("const idx_t lf_tc", lanes_axis, " = lf_", lanes_axis == axis ? "a0" : "b0", " + lf_lane;");
-    w_.line("const idx_t lf_tc", rows_axis, " = lf_", rows_axis == axis ? "a0" : "b0", " + lf_row + ",
-            kBlockSize / kTransposeTile, " * e;");
+    w_.line("const idx_t lf_tc", lanes_axis, " = lf_", lanes_axis == axis ? "a0" : "b0", " + ", lane(lanes_axis),
+            ";");
+    w_.line("const idx_t lf_tc", rows_axis, " = lf_", rows_axis == axis ? "a0" : "b0", " + ", row(lanes_axis), ";");
     w_.line("const bool lf_in = lf_tc", axis, " < lf_da && lf_tc", last, " < lf_db;");
     w_.line("const idx_t i = lf_base + lf_tc", axis, " * lf_st", axis, " + lf_tc", last, ";");
   }
@@ -666,17 +705,16 @@ private:
     for (std::size_t k = 0; k < ir_.code.size(); ++k)
       if (tiles_.staged[k] || tiles_.early[k]) {
         std::string zeros;
-        for (int e = 0; e < kPasses; ++e) zeros += (e ? ", " : "") + zero_of(ir_.code[k].dtype);
-        w_.line(cuda_type(ir_.code[k].dtype), tiles_.staged[k] ? " lf_sv" : " lf_pv", k, "[", kPasses, "] = {", zeros,
+        for (int e = 0; e < passes_; ++e) zeros += (e ? ", " : "") + zero_of(ir_.code[k].dtype);
+        w_.line(cuda_type(ir_.code[k].dtype), tiles_.staged[k] ? " lf_sv" : " lf_pv", k, "[", passes_, "] = {", zeros,
                 "};");
       }
     load_passes(tiles_.axis, tiles_.staged, "lf_sv");
     load_passes(tile_rank() - 1, tiles_.early, "lf_pv");
     w_.directive("#pragma unroll");
-    auto passes = w_.block("for (int e = 0; e < ", kPasses, "; ++e)");
+    auto passes = w_.block("for (int e = 0; e < ", passes_, "; ++e)");
     for (std::size_t k = 0; k < ir_.code.size(); ++k)
-      if (tiles_.staged[k])
-        w_.line("lf_t", k, "[lf_row + ", kBlockSize / kTransposeTile, " * e][lf_lane] = lf_sv", k, "[e];");
+      if (tiles_.staged[k]) w_.line("lf_t", k, "[", row(tiles_.axis), "][lf_lane] = lf_sv", k, "[e];");
   }
 
   // The loads `which` of the tile's elements, lanes along `lanes_axis`, into <prefix><instruction>[e].
@@ -690,7 +728,7 @@ private:
         if (a >= 0) needed[std::size_t(a)] = true;
     }
     w_.directive("#pragma unroll");
-    auto passes = w_.block("for (int e = 0; e < ", kPasses, "; ++e)");
+    auto passes = w_.block("for (int e = 0; e < ", passes_, "; ++e)");
     tile_element(lanes_axis);
     auto inside = w_.block("if (lf_in)");
     for (std::size_t n = 0; n < ir_.code.size(); ++n)
@@ -710,13 +748,13 @@ private:
   // The tile's elements, lanes along the last axis: the whole body, the staged loads read from the tiles.
   void compute_tile() {
     w_.directive("#pragma unroll");
-    auto passes = w_.block("for (int e = 0; e < ", kPasses, "; ++e)");
+    auto passes = w_.block("for (int e = 0; e < ", passes_, "; ++e)");
     tile_element(tile_rank() - 1);
     auto inside = w_.block("if (lf_in)");
     for (std::size_t n = 0; n < ir_.code.size(); ++n) {
       if (tiles_.staged[n])
-        w_.line("const ", cuda_type(ir_.code[n].dtype), " ", v(int(n)), " = lf_t", n, "[lf_lane][lf_row + ",
-                kBlockSize / kTransposeTile, " * e];");
+        w_.line("const ", cuda_type(ir_.code[n].dtype), " ", v(int(n)), " = lf_t", n, "[",
+                lane(tile_rank() - 1), "][", row(tile_rank() - 1), "];");
       else if (tiles_.early[n])
         w_.line("const ", cuda_type(ir_.code[n].dtype), " ", v(int(n)), " = lf_pv", n, "[e];");
       else
@@ -1169,6 +1207,9 @@ private:
   bool any_gathered_ = false;
   bool any_grouped_elsewhere_ = false; // a grouped Random read at another index than the kernel's own
   const TransposeTiles& tiles_ = ir_.transpose_tiles;
+  const bool wide_ = ir_.transpose_tiles_wide;
+  const int tile_last_ = wide_ ? kTransposeTileWide : kTransposeTile; // a tile's extent along the last axis
+  const int passes_ = kTransposeTile * tile_last_ / kBlockSize;       // of each phase over a tile
   const RepeatedSteps& steps_ = ir_.repeated_steps;
 };
 

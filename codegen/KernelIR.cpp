@@ -90,6 +90,7 @@ void KernelIR::finalize() {
   h.add(index32);
   if (register_row_vectors > 0) h.add(std::uint64_t(register_row_vectors)); // (other kernels keep their names)
   if (register_row_partial) h.add(std::uint64_t(1));
+  if (transpose_tiles_wide) h.add(std::uint64_t(2));
   hash = h.h;
   char buf[32];
   std::snprintf(buf, sizeof buf, "lf_k%016llx", static_cast<unsigned long long>(hash));
@@ -142,6 +143,7 @@ std::string to_string(const KernelIR& k) {
   if (k.register_row_vectors > 0)
     os << ", rows in registers: " << k.register_row_vectors << " vectors a thread"
        << (k.register_row_partial ? ", the last partial" : "");
+  if (k.transpose_tiles_wide) os << ", wide tiles";
   os << ")\n";
   for (std::size_t n = 0; n < k.code.size(); ++n) {
     const Instr& i = k.code[n];

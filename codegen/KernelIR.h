@@ -210,6 +210,9 @@ struct KernelIR {
   /// With register_row_vectors: the rows end inside the last trip (codegen/Schedule.h, register_rows_partial), whose
   /// start each thread clamps into the row and whose accumulations and stores it masks.
   bool register_row_partial = false;
+  /// Elementwise with staged loads: their tiles span kTransposeTileWide elements of the last axis, with no mirrored
+  /// pairs (codegen/Schedule.h, choose_wide_transpose_tiles). Chosen for the lowered shape, like the row path above.
+  bool transpose_tiles_wide = false;
   /// Structural hash of everything above: the in-process kernel cache key.
   std::uint64_t hash = 0;
   /// "lf_k<16 hex digits of hash>": the same structure gets the same name in every process.

@@ -844,10 +844,11 @@ LoweredKernel lower(const fusion::KernelPlan& plan) {
   LAZYFUSE_ASSERT(!plan.outputs.empty(), "a kernel plan without outputs");
   LoweredKernel k = Lowerer(plan).run();
   analyze(k.ir);
-  // A schedule choice that needs the analyses (the row cache's size) and changes the kernel's text: part of its
-  // structure, so hashed with it.
+  // Schedule choices that need the analyses (the row cache's size, the staged loads) and change the kernel's text:
+  // part of its structure, so hashed with it.
   k.ir.register_row_vectors = choose_register_row_vectors(k.ir, k.args.reduced);
   k.ir.register_row_partial = k.ir.register_row_vectors > 0 && register_rows_partial(k.args.reduced);
+  k.ir.transpose_tiles_wide = choose_wide_transpose_tiles(k.ir, k.args);
   k.ir.finalize();
   if (config::log_enabled("lower")) config::log("lower", to_string(k.ir));
   return k;

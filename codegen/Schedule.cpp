@@ -90,6 +90,7 @@ KernelLaunchFacts launch_facts(const KernelIR& ir) {
     const auto& dims = ir.unravels[std::size_t(ir.transpose_tiles.group)];
     f.tile_axis_slot = ir.code[std::size_t(dims[std::size_t(ir.transpose_tiles.axis)])].slot;
     f.tile_last_slot = ir.code[std::size_t(dims.back())].slot;
+    f.tile_wide = ir.transpose_tiles_wide;
   }
   return f;
 }
@@ -108,11 +109,30 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
 
 } // namespace
 
-std::int64_t transpose_tile_units(std::int64_t n, std::int64_t a, std::int64_t b) {
+std::int64_t transpose_tile_units(std::int64_t n, std::int64_t a, std::int64_t b, bool wide) {
   if (a < kTransposeTileMinExtent || b < kTransposeTileMinExtent) return 0;
-  const std::int64_t ta = ceil_div(a, kTransposeTile), tb = ceil_div(b, kTransposeTile);
-  const std::int64_t per_plane = ta == tb ? ta * (ta + 1) / 2 : ta * tb;
+  const std::int64_t ta = ceil_div(a, kTransposeTile), tb = ceil_div(b, wide ? kTransposeTileWide : kTransposeTile);
+  const std::int64_t per_plane = !wide && ta == tb ? ta * (ta + 1) / 2 : ta * tb;
   return n / (a * b) * per_plane;
+}
+
+bool choose_wide_transpose_tiles(const KernelIR& ir, const KernelArgs& args) {
+  const TransposeTiles& tiles = ir.transpose_tiles;
+  if (!tiles.any()) return false;
+  const auto& dims = ir.unravels[std::size_t(tiles.group)];
+  const std::int64_t a = args.params[std::size_t(ir.code[std::size_t(dims[std::size_t(tiles.axis)])].slot)].i;
+  const std::int64_t b = args.params[std::size_t(ir.code[std::size_t(dims.back())].slot)].i;
+  if (a < kTransposeTileMinExtent || b < kTransposeTileMinExtent) return false;
+  if (ceil_div(a, kTransposeTile) == ceil_div(b, kTransposeTile)) return false; // mirrored pairs
+  const bool rows_off_sectors = std::any_of(ir.outputs.begin(), ir.outputs.end(), [&](DType t) {
+    return b * std::int64_t(itemsize(t)) % kSectorBytes != 0;
+  });
+  if (!rows_off_sectors) return false;
+  std::int64_t bytes = 0;
+  for (std::size_t k = 0; k < ir.code.size(); ++k)
+    if (tiles.staged[k])
+      bytes += std::int64_t(kTransposeTileWide) * (kTransposeTile + 1) * std::int64_t(itemsize(ir.code[k].dtype));
+  return bytes <= kMaxTransposeTileBytes;
 }
 
 LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const DeviceCaps& caps,
@@ -130,7 +150,8 @@ LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const Devic
     if (facts.tile_axis_slot >= 0) {
       // A block per unit of tiles, where the axes are long enough for tiles.
       const std::int64_t units = transpose_tile_units(args.n, args.params[std::size_t(facts.tile_axis_slot)].i,
-                                                      args.params[std::size_t(facts.tile_last_slot)].i);
+                                                      args.params[std::size_t(facts.tile_last_slot)].i,
+                                                      facts.tile_wide);
       if (units > 0) {
         s.grid = std::min(units, caps.max_grid_blocks);
         break;

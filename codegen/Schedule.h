@@ -57,6 +57,11 @@ inline std::int64_t row_cache_elements(std::int64_t reduced) {
 /// H200 (2026-12-03, float32, medians of 3, docs/results/2026-12-03d run 2): 64 against 32, a + b.T of 8192^2 0.196 vs
 /// 0.206 ms, the (2, 1, 0) permute of 256 x 1024 x 1024 0.556 vs 0.730 ms, of 255 x 1000 x 1001 0.805 vs 0.766 ms.
 inline constexpr int kTransposeTile = 64;
+/// Elements of the last axis in a wide tile (KernelIR::transpose_tiles_wide): a tile of kTransposeTile elements of
+/// the staged axis by kTransposeTileWide of the last, whose rows are four warps' contiguous run on the output's side.
+inline constexpr int kTransposeTileWide = 128;
+/// Bytes of the memory system's write unit (an L2 sector) that output rows are compared with to choose wide tiles.
+inline constexpr std::int64_t kSectorBytes = 32;
 /// Shortest extent of either tile axis for which a launch takes the tiled path (the kernel's other path reads the
 /// staged operands element by element): below it most of each tile's threads would idle.
 inline constexpr std::int64_t kTransposeTileMinExtent = 16;
@@ -228,7 +233,21 @@ int reduction_unroll(const KernelIR& ir, const RowLoop* loop);
 /// kTransposeTileMinExtent). A unit is one tile, or, where the tiles of a plane form a square, the pair of tiles
 /// (r, c) and (c, r) (one tile on the diagonal): one block then reads both tiles of the pair, and `x + x.T` reads
 /// each part of x from memory once. The printed kernel enumerates the same units.
-std::int64_t transpose_tile_units(std::int64_t n, std::int64_t a, std::int64_t b);
+/// With `wide` (KernelIR::transpose_tiles_wide) the tiles span kTransposeTileWide elements of the last axis and a
+/// unit is always one tile.
+std::int64_t transpose_tile_units(std::int64_t n, std::int64_t a, std::int64_t b, bool wide = false);
+
+/// Whether the staged loads of `ir`, lowered for `args`, go through wide tiles (KernelIR::transpose_tiles_wide):
+/// where the output's rows along the last axis do not start on kSectorBytes (some output's row is not a whole number
+/// of sectors), the tiles of a plane are not square (no mirrored pairs to keep) and the wide tiles of the staged
+/// loads fit kMaxTransposeTileBytes. Each tile row then writes 512 bytes of float32 instead of 256, and a row of the
+/// output is split between fewer blocks, whose writes share its sectors at the splits. Measured on the H100
+/// (2026-12-06, docs/results/2026-12-06c: permute_experiment.cu, a replica of the printed tiles): the (2, 1, 0)
+/// permute of 255 x 1000 x 1001 float32 0.889 ms against 1.050 ms (77% of copy against 65%); with rows padded to
+/// sectors the square tiles took 0.820 ms; on sector-aligned rows wide tiles gained nothing (256 x 1024 x 1024: 0.762
+/// against 0.763 ms) or lost (rows of 1000: 0.764 against 0.698 ms). Chosen for the lowered shape; any launch of
+/// the kernel enumerates the tiles it prints (transpose_tile_units with the flag).
+bool choose_wide_transpose_tiles(const KernelIR& ir, const KernelArgs& args);
 
 /// Facts of a kernel's IR that its launches need, found once per kernel (runtime/KernelCache.h) rather than at
 /// every launch.
@@ -247,6 +266,7 @@ struct KernelLaunchFacts {
   std::int64_t partial_bytes = kPartialBytes; ///< split kernels: bytes of one partial (partial_bytes_of)
   /// Elementwise kernels with staged loads: the parameter slots of the tiles' two axes' extents, else -1.
   std::int32_t tile_axis_slot = -1, tile_last_slot = -1;
+  bool tile_wide = false; ///< KernelIR::transpose_tiles_wide
 };
 
 /// Bytes of one partial of `ir`'s split reductions: kPartialBytes, or kWidePartialBytes when an accumulator's value

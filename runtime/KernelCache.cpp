@@ -40,7 +40,8 @@ Cache& cache() {
 bool same_structure(const codegen::KernelIR& a, const codegen::KernelIR& b) {
   return a.schedule == b.schedule && a.code == b.code && a.inputs == b.inputs && a.outputs == b.outputs &&
          a.params == b.params && a.unravels == b.unravels && a.index32 == b.index32 &&
-         a.register_row_vectors == b.register_row_vectors && a.register_row_partial == b.register_row_partial;
+         a.register_row_vectors == b.register_row_vectors && a.register_row_partial == b.register_row_partial &&
+         a.transpose_tiles_wide == b.transpose_tiles_wide;
 }
 
 std::shared_ptr<const LoadedKernel> find(std::uint64_t key, const codegen::KernelIR& ir) {

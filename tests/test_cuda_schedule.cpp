@@ -143,7 +143,8 @@ std::vector<double> small_integers(std::int64_t count, std::uint64_t seed) {
 } // namespace
 
 // Elementwise kernels with a transposed operand stage it through tiles of shared memory (codegen/TransposeTiles.h):
-// edges of partial tiles, shapes too narrow for tiles (the untiled path), square planes (pairs of tiles), x + x.T
+// edges of partial tiles, shapes too narrow for tiles (the untiled path), square planes (pairs of tiles), wide tiles
+// (output rows off 32-byte sectors: 1001, 255, 301, 70 int8 and 16-bit elements ...), x + x.T
 // (both tiles of a pair from one buffer), 3-d permutes, every width of staged element, staged loads under a
 // predicate (a join) and sliced transposed views. Fresh values, exact comparison.
 TEST(CudaSchedule, TransposedOperandsThroughTilesAreExact) {
@@ -159,7 +160,9 @@ TEST(CudaSchedule, TransposedOperandsThroughTilesAreExact) {
                                                                               {31, 4096},
                                                                               {97, 97},
                                                                               {1, 500},
-                                                                              {500, 1}}) {
+                                                                              {500, 1},
+                                                                              {300, 1001},
+                                                                              {2000, 255}}) {
     const auto ha = random_values(std::size_t(rows * cols), ++seed),
                hb = random_values(std::size_t(rows * cols), ++seed);
     auto a = asarray(ha, {rows, cols}), b = asarray(hb, {cols, rows});
@@ -178,7 +181,7 @@ TEST(CudaSchedule, TransposedOperandsThroughTilesAreExact) {
         [&](const C& c) { return double(hx[std::size_t(c[0] * side + c[1])] + hx[std::size_t(c[1] * side + c[0])]); },
         "x + x.T of side " + std::to_string(side));
   }
-  for (Shape shape : {Shape{5, 67, 45}, Shape{3, 40, 33}, Shape{2, 16, 300}}) {
+  for (Shape shape : {Shape{5, 67, 45}, Shape{3, 40, 33}, Shape{2, 16, 300}, Shape{255, 7, 301}}) {
     const auto hx = small_integers(shape[0] * shape[1] * shape[2], ++seed);
     auto x = asarray(hx, shape);
     auto at = [&](std::int64_t i, std::int64_t j, std::int64_t k) {

@@ -194,13 +194,42 @@ TEST(Schedule, TransposedKernelsLaunchABlockPerUnitOfTiles) {
   ASSERT_TRUE(k.ir.transpose_tiles.any());
   EXPECT_GE(codegen::launch_facts(k.ir).tile_axis_slot, 0);
   EXPECT_EQ(shape_of(k).grid, tiles(2048) * (tiles(2048) + 1) / 2);
-  EXPECT_EQ(shape_of(last_kernel(input({100, 3000}).T() + input({3000, 100}))).grid, tiles(3000) * tiles(100));
+  EXPECT_EQ(shape_of(last_kernel(input({96, 3000}).T() + input({3000, 96}))).grid, tiles(3000) * tiles(96));
   EXPECT_EQ(shape_of(last_kernel(ascontiguousarray(input({5, 200, 70}).transpose({0, 2, 1})))).grid,
             5 * tiles(70) * tiles(200));
   // Too narrow for tiles: the chunks of the untiled path, over the resident blocks at most.
   auto narrow = last_kernel(input({1000, 8}).T() + 1.0f);
   ASSERT_TRUE(narrow.ir.transpose_tiles.any());
   EXPECT_EQ(shape_of(narrow).grid, 4) << "8000 elements in chunks of 2048";
+
+  // Wide tiles (KernelIR::transpose_tiles_wide): kTransposeTileWide elements of the last axis, never pairs.
+  constexpr std::int64_t W = codegen::kTransposeTileWide;
+  EXPECT_EQ(codegen::transpose_tile_units(4 * T * T, 2 * T, 2 * T, true), 2 * 1);
+  EXPECT_EQ(codegen::transpose_tile_units(5 * a * b, a, b, true), 5 * 3 * 1);
+  EXPECT_EQ(codegen::transpose_tile_units(3 * 1000 * (W + 1), 1000, W + 1, true), 3 * tiles(1000) * 2);
+  EXPECT_EQ(codegen::transpose_tile_units(15 * 1000, 15, 1000, true), 0);
+  auto permute = last_kernel(ascontiguousarray(input({255, 10, 1001}).transpose({2, 1, 0})));
+  ASSERT_TRUE(permute.ir.transpose_tiles_wide);
+  EXPECT_TRUE(codegen::launch_facts(permute.ir).tile_wide);
+  EXPECT_EQ(shape_of(permute).grid, 10 * tiles(1001) * 2);
+}
+
+// Wide tiles where the output's rows along the last axis are not whole 32-byte sectors and the plane's tiles are not
+// square (codegen::choose_wide_transpose_tiles): each output row is then split between fewer blocks.
+TEST(Schedule, WideTilesWhereOutputRowsAreOffSectors) {
+  auto wide = [](const Array& y) { return last_kernel(y).ir.transpose_tiles_wide; };
+  EXPECT_TRUE(wide(ascontiguousarray(input({255, 10, 1001}).transpose({2, 1, 0})))) << "rows of 255 float32";
+  EXPECT_TRUE(wide(input({70, 300}).T() + 1.0f)) << "rows of 70 float32";
+  EXPECT_FALSE(wide(ascontiguousarray(input({256, 10, 1024}).transpose({2, 1, 0})))) << "rows of 256 float32";
+  EXPECT_FALSE(wide(input({72, 300}).T() + 1.0f)) << "rows of 72 float32: whole sectors";
+  EXPECT_FALSE(wide(input({1001, 1001}).T() + 1.0f)) << "16 x 16 tiles: mirrored pairs";
+  EXPECT_FALSE(wide(input({70, 300}, DType::Float64).T() + 1.0)) << "a wide float64 tile takes 65 KiB";
+  EXPECT_FALSE(wide(input({70, 300}).T() + input({70, 300}).T())) << "two wide float32 tiles take 65 KiB";
+  EXPECT_TRUE(wide(input({72, 300}).T().astype(DType::Int8))) << "rows of 72 int8";
+  EXPECT_FALSE(wide(input({8, 1000}).T() + 1.0f)) << "too narrow for tiles";
+  EXPECT_FALSE(wide(input({70, 300}) + 1.0f)) << "no staged load";
+  // The choice is the lowered shape's, so it names the kernel: the same code for rows of 64 has another name.
+  EXPECT_NE(last_kernel(input({70, 300}).T() + 1.0f).ir.name, last_kernel(input({64, 300}).T() + 1.0f).ir.name);
 }
 
 TEST(Schedule, RowLaunchHasABlockPerRowAndItsRowCache) {

@@ -27,9 +27,10 @@ struct Geometry {
   int order;             // 0: units (j, a-tile, b-tile) as generated; 1: (j, b-tile, a-tile); 2: (a-tile, j, b-tile)
 };
 
-template <int TA, int TB>
+template <int TA, int TB, bool STREAM = false>
 __global__ void __launch_bounds__(256) tiled(const float* __restrict__ x, float* __restrict__ y, Geometry g) {
-  __shared__ float tile[TB][TA + 1];
+  extern __shared__ float tile_storage[];
+  float(*tile)[TA + 1] = reinterpret_cast<float(*)[TA + 1]>(tile_storage);
   const int na = (g.A + TA - 1) / TA, nb = (g.B + TB - 1) / TB;
   const long units = (long)g.J * na * nb;
   for (long u = blockIdx.x; u < units; u += gridDim.x) {
@@ -54,7 +55,10 @@ __global__ void __launch_bounds__(256) tiled(const float* __restrict__ x, float*
 #pragma unroll
     for (int e = 0; e < WN; ++e) {
       const int a = a0 + wa + WSTEP * e, b = b0 + wb;
-      if (a < g.A && b < g.B) y[a * g.sya + j * g.syj + b] = tile[wb][wa + WSTEP * e];
+      if (a < g.A && b < g.B) {
+        if (STREAM) __stcs(&y[a * g.sya + j * g.syj + b], tile[wb][wa + WSTEP * e]);
+        else y[a * g.sya + j * g.syj + b] = tile[wb][wa + WSTEP * e];
+      }
     }
     __syncthreads();
   }
@@ -78,7 +82,10 @@ __global__ void check(const float* x, const float* y, Geometry g, unsigned long 
 
 using Kernel = void (*)(const float*, float*, Geometry);
 
-struct Variant { const char* name; Kernel k; int ta, tb; bool pad_x, pad_y; int order; int A, J, B; };
+struct Variant {
+  const char* name; Kernel k; int ta, tb; bool pad_x, pad_y; int order; int A, J, B;
+  bool planes_outer = false;  // (0, 2, 1): x (J, B, A) -> y (J, A, B), j the outer plane on both sides
+};
 
 template <class F> float median_ms(F launch) {
   cudaEvent_t e0, e1;
@@ -101,16 +108,22 @@ int main(int argc, char** argv) {
   const bool ncu = argc > 1 && !std::strcmp(argv[1], "--ncu");
   const Variant variants[] = {
       {"odd 64x64 order0 (as generated)", tiled<64, 64>, 64, 64, false, false, 0, 1001, 1000, 255},
-      {"odd 64x64 order1", tiled<64, 64>, 64, 64, false, false, 1, 1001, 1000, 255},
-      {"odd 64x64 order2", tiled<64, 64>, 64, 64, false, false, 2, 1001, 1000, 255},
-      {"odd 32x32 order0", tiled<32, 32>, 32, 32, false, false, 0, 1001, 1000, 255},
-      {"odd 64a x 128b order0", tiled<64, 128>, 64, 128, false, false, 0, 1001, 1000, 255},
-      {"odd 128a x 64b order0", tiled<128, 64>, 128, 64, false, false, 0, 1001, 1000, 255},
+      {"odd 64a x 128b", tiled<64, 128>, 64, 128, false, false, 0, 1001, 1000, 255},
+      {"odd 64a x 256b", tiled<64, 256>, 64, 256, false, false, 0, 1001, 1000, 255},
+      {"odd 32a x 128b", tiled<32, 128>, 32, 128, false, false, 0, 1001, 1000, 255},
+      {"odd 32a x 256b", tiled<32, 256>, 32, 256, false, false, 0, 1001, 1000, 255},
+      {"odd 128a x 128b", tiled<128, 128>, 128, 128, false, false, 0, 1001, 1000, 255},
+      {"odd 64x64 streaming stores", tiled<64, 64, true>, 64, 64, false, false, 0, 1001, 1000, 255},
+      {"odd 64a x 128b streaming stores", tiled<64, 128, true>, 64, 128, false, false, 0, 1001, 1000, 255},
+      {"odd 64a x 128b y rows padded to 256", tiled<64, 128>, 64, 128, false, true, 0, 1001, 1000, 255},
       {"odd 64x64 y rows padded to 256", tiled<64, 64>, 64, 64, false, true, 0, 1001, 1000, 255},
-      {"odd 64x64 x rows padded to 1024", tiled<64, 64>, 64, 64, true, false, 0, 1001, 1000, 255},
-      {"odd 64x64 both padded", tiled<64, 64>, 64, 64, true, true, 0, 1001, 1000, 255},
       {"pow2 256x1024x1024 64x64 order0", tiled<64, 64>, 64, 64, false, false, 0, 1024, 1024, 256},
       {"pow2 256x1024x1024 64a x 128b", tiled<64, 128>, 64, 128, false, false, 0, 1024, 1024, 256},
+      {"pow2 256x1024x1024 64a x 256b", tiled<64, 256>, 64, 256, false, false, 0, 1024, 1024, 256},
+      {"odd (0,2,1) 64x64", tiled<64, 64>, 64, 64, false, false, 0, 1001, 255, 1000, true},
+      {"odd (0,2,1) 64a x 128b", tiled<64, 128>, 64, 128, false, false, 0, 1001, 255, 1000, true},
+      {"odd (2,1,0) repeat 64x64", tiled<64, 64>, 64, 64, false, false, 0, 1001, 1000, 255},
+      {"odd (2,1,0) repeat 64a x 128b", tiled<64, 128>, 64, 128, false, false, 0, 1001, 1000, 255},
   };
   const long cap = 1024L * 1024 * 256;  // elements: the largest padded array
   float *x, *y, *c0, *c1;
@@ -127,11 +140,14 @@ int main(int argc, char** argv) {
     Geometry g{v.A, v.J, v.B, 0, 0, 0, 0, v.order};
     const long xa = v.pad_x ? 1024 : v.A, yb = v.pad_y ? 256 : v.B;
     g.sxj = xa; g.sxb = xa * v.J; g.syj = yb; g.sya = yb * v.J;
+    if (v.planes_outer) { g.sxb = v.A; g.sxj = (long)v.A * v.B; g.sya = v.B; g.syj = (long)v.A * v.B; }
     fill<<<4096, 256>>>(x, (long)v.B * v.J * xa, 11);
     CHECK(cudaMemset(y, 0xff, (long)v.A * v.J * yb * 4));  // poison: NaN
     const long units = (long)v.J * ((v.A + v.ta - 1) / v.ta) * ((v.B + v.tb - 1) / v.tb);
     const int grid = int(std::min<long>(units, 2147483647L));
-    auto launch = [&] { v.k<<<grid, 256>>>(x, y, g); };
+    const int smem = v.tb * (v.ta + 1) * 4;
+    CHECK(cudaFuncSetAttribute(v.k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    auto launch = [&] { v.k<<<grid, 256, smem>>>(x, y, g); };
     if (ncu) { launch(); CHECK(cudaDeviceSynchronize()); continue; }
     const float ms = median_ms(launch);
     CHECK(cudaMemset(bad, 0, 8));

@@ -692,8 +692,7 @@ private:
   void tile_element(int lanes_axis) {
     const int last = tile_rank() - 1, axis = tiles_.axis;
     const int rows_axis = lanes_axis == axis ? last : axis;
-    w_.line("const idx_t lf_tc", lanes_axis, " = lf_", lanes_axis == axis ? "a0" : "b0", " + ", lane(lanes_axis),
-            ";");
+    w_.line("const idx_t lf_tc", lanes_axis, " = lf_", lanes_axis == axis ? "a0" : "b0", " + ", lane(lanes_axis), ";");
     w_.line("const idx_t lf_tc", rows_axis, " = lf_", rows_axis == axis ? "a0" : "b0", " + ", row(lanes_axis), ";");
     w_.line("const bool lf_in = lf_tc", axis, " < lf_da && lf_tc", last, " < lf_db;");
     w_.line("const idx_t i = lf_base + lf_tc", axis, " * lf_st", axis, " + lf_tc", last, ";");
@@ -753,8 +752,8 @@ private:
     auto inside = w_.block("if (lf_in)");
     for (std::size_t n = 0; n < ir_.code.size(); ++n) {
       if (tiles_.staged[n])
-        w_.line("const ", cuda_type(ir_.code[n].dtype), " ", v(int(n)), " = lf_t", n, "[",
-                lane(tile_rank() - 1), "][", row(tile_rank() - 1), "];");
+        w_.line("const ", cuda_type(ir_.code[n].dtype), " ", v(int(n)), " = lf_t", n, "[", lane(tile_rank() - 1), "][",
+                row(tile_rank() - 1), "];");
       else if (tiles_.early[n])
         w_.line("const ", cuda_type(ir_.code[n].dtype), " ", v(int(n)), " = lf_pv", n, "[e];");
       else

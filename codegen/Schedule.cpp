@@ -124,9 +124,8 @@ bool choose_wide_transpose_tiles(const KernelIR& ir, const KernelArgs& args) {
   const std::int64_t b = args.params[std::size_t(ir.code[std::size_t(dims.back())].slot)].i;
   if (a < kTransposeTileMinExtent || b < kTransposeTileMinExtent) return false;
   if (ceil_div(a, kTransposeTile) == ceil_div(b, kTransposeTile)) return false; // mirrored pairs
-  const bool rows_off_sectors = std::any_of(ir.outputs.begin(), ir.outputs.end(), [&](DType t) {
-    return b * std::int64_t(itemsize(t)) % kSectorBytes != 0;
-  });
+  const bool rows_off_sectors = std::any_of(ir.outputs.begin(), ir.outputs.end(),
+                                            [&](DType t) { return b * std::int64_t(itemsize(t)) % kSectorBytes != 0; });
   if (!rows_off_sectors) return false;
   std::int64_t bytes = 0;
   for (std::size_t k = 0; k < ir.code.size(); ++k)
@@ -149,9 +148,9 @@ LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const Devic
   case Schedule::Elementwise: {
     if (facts.tile_axis_slot >= 0) {
       // A block per unit of tiles, where the axes are long enough for tiles.
-      const std::int64_t units = transpose_tile_units(args.n, args.params[std::size_t(facts.tile_axis_slot)].i,
-                                                      args.params[std::size_t(facts.tile_last_slot)].i,
-                                                      facts.tile_wide);
+      const std::int64_t units =
+          transpose_tile_units(args.n, args.params[std::size_t(facts.tile_axis_slot)].i,
+                               args.params[std::size_t(facts.tile_last_slot)].i, facts.tile_wide);
       if (units > 0) {
         s.grid = std::min(units, caps.max_grid_blocks);
         break;

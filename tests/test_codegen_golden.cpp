@@ -94,7 +94,9 @@ std::vector<GoldenCase> golden_cases() {
          return m(slice(0, 64)).T() + m(slice(32, none));
        }},
       {"transposed_wide_tiles", // output rows of 70 float32, off 32-byte sectors: tiles of 64 x 128
-       [] { return input({70, 300}, DType::Float32).T() * 0.5f + input({300, 70}, DType::Float32); }},
+       [] {
+         return input({70, 300}, DType::Float32).T() * 0.5f + input({300, 70}, DType::Float32);
+       }},
       {"roll_pad_concatenate",
        [] {
          auto x = input({50}, DType::Float64);

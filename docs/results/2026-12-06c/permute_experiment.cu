@@ -27,8 +27,9 @@ struct Geometry {
   int order;             // 0: units (j, a-tile, b-tile) as generated; 1: (j, b-tile, a-tile); 2: (a-tile, j, b-tile)
 };
 
-template <int TA, int TB, bool STREAM = false>
-__global__ void __launch_bounds__(256) tiled(const float* __restrict__ x, float* __restrict__ y, Geometry g) {
+// MIN_BLOCKS: __launch_bounds__'s minimum of resident blocks (registers a thread then at most 65536 / (256 x it)).
+template <int TA, int TB, bool STREAM = false, int MIN_BLOCKS = 1>
+__global__ void __launch_bounds__(256, MIN_BLOCKS) tiled(const float* __restrict__ x, float* __restrict__ y, Geometry g) {
   extern __shared__ float tile_storage[];
   float(*tile)[TA + 1] = reinterpret_cast<float(*)[TA + 1]>(tile_storage);
   const int na = (g.A + TA - 1) / TA, nb = (g.B + TB - 1) / TB;
@@ -124,6 +125,9 @@ int main(int argc, char** argv) {
       {"odd (0,2,1) 64a x 128b", tiled<64, 128>, 64, 128, false, false, 0, 1001, 255, 1000, true},
       {"odd (2,1,0) repeat 64x64", tiled<64, 64>, 64, 64, false, false, 0, 1001, 1000, 255},
       {"odd (2,1,0) repeat 64a x 128b", tiled<64, 128>, 64, 128, false, false, 0, 1001, 1000, 255},
+      // Occupancy (session 30's lead): the library's wide kernel takes 48 registers (5 blocks an SM).
+      {"odd 64a x 128b at least 5 blocks", tiled<64, 128, false, 5>, 64, 128, false, false, 0, 1001, 1000, 255},
+      {"odd 64a x 128b at least 6 blocks", tiled<64, 128, false, 6>, 64, 128, false, false, 0, 1001, 1000, 255},
   };
   const long cap = 1024L * 1024 * 256;  // elements: the largest padded array
   float *x, *y, *c0, *c1;

@@ -143,7 +143,9 @@ std::string to_string(const KernelIR& k) {
   if (k.register_row_vectors > 0)
     os << ", rows in registers: " << k.register_row_vectors << " vectors a thread"
        << (k.register_row_partial ? ", the last partial" : "");
-  if (k.transpose_tiles_wide) os << ", wide tiles";
+  if (k.transpose_tiles.any())
+    os << ", tiles across axis " << k.transpose_tiles.axis << " of unravel group " << k.transpose_tiles.group
+       << (k.transpose_tiles_wide ? " (wide)" : "");
   os << ")\n";
   for (std::size_t n = 0; n < k.code.size(); ++n) {
     const Instr& i = k.code[n];

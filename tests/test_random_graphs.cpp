@@ -2127,6 +2127,13 @@ bool Case::random_op(bool reductions) {
 void Case::plain_program() {
   const int leaves = int(uni(1, 4));
   for (int k = 0; k < leaves; ++k) leaf(rand_shape(), rand_dtype());
+  if (chance(0.1)) {
+    // The transpose of a matrix whose axes are long enough for the GPU's tiles (16 elements), of any row length, for
+    // the ops below to read: square tiles, mirrored pairs and wide tiles, partial at the edges.
+    leaf(Shape{uni(16, 150), uni(16, 150)}, rand_dtype());
+    const Val x = pool_.back();
+    add(x.a.T(), ref_transpose(x.r, {}), x.name + ".T()", x.name + ".T");
+  }
   const int ops = int(uni(3, 25));
   for (int k = 0; k < ops; ++k) random_op(false);
   // Results: the newest value and up to two others, one at a time or together.

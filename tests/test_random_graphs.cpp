@@ -8,7 +8,8 @@
 // Each case makes 1-4 random leaves (float32, float64, int32, int64, bool, float16, bfloat16, complex64,
 // complex128; rank 0-4; sometimes large so the CPU backend's chunking and threading run), then either
 //  * (an "elementwise/view" program) applies 3-25 random operations: elementwise ops with broadcasting and weak
-//    C++ scalars, astype, views, concatenate / stack / pad / at().set, eval() of intermediates; or
+//    C++ scalars, astype, views, concatenate / stack / pad / at().set, eval() of intermediates; a tenth of them
+//    start from the transpose of a matrix with both axes of 16-150 elements (the GPU's transposed tiles); or
 //  * (a reduction program) a few random operations, then 2-4 reductions (sum, prod, min, max, mean, var, std with
 //    ddof 0 or 1, argmin, argmax, any, all, count_nonzero; over all axes, some, one, or none, with and without
 //    keepdims), each consumed in the shapes users write around reductions: through views (index, slices,

@@ -316,9 +316,11 @@ void print_header(std::ostringstream& os, const KernelIR& ir) {
        << ", \"the host packs the steps' parameters in this layout\");\n\n";
   }
   // A row held in registers needs them: with fewer resident blocks asked for, ptxas keeps it there instead of
-  // spilling to reach full occupancy.
+  // spilling to reach full occupancy. A scan asks for more blocks than ptxas would give it (its tiles wait on
+  // each other, so more of them at once hide the waits).
   os << "extern \"C\" __global__ void __launch_bounds__(" << kBlockSize;
-  if (const int blocks = register_row_min_blocks(ir)) os << ", " << blocks;
+  if (const int blocks = ir.schedule == Schedule::Scan ? scan_min_blocks(ir) : register_row_min_blocks(ir))
+    os << ", " << blocks;
   os << ") " << ir.name << "(";
   const char* separator = "";
   for_each_abi_param(ir, [&](const AbiParam& p) {
@@ -1918,9 +1920,9 @@ private:
 // ---- Scan kernels (Schedule::Scan) ----
 // codegen/Schedule.h's scan order, as CUDA. Tiled (a contiguous scan axis of at least kScanTileMinLength): a block per
 // tile, numbered by a counter (lf_tickets[0]) in the order the blocks start, so that a tile waits only on tiles held by
-// running blocks; each tile publishes its aggregate (flag 1) and then its inclusive value (flag 2) in lf_partials and
-// the flags lf_tickets[2 + t], and the last block to finish (lf_tickets[1] counts them) zeroes the tickets again.
-// Otherwise a thread per line walks the scan axis.
+// running blocks; each tile publishes its aggregate (flag 1) and a group's last tile then its group's inclusive value
+// (flag 2), and the last block to finish (lf_tickets[1] counts them) zeroes the tickets again. Otherwise a thread per
+// line walks the scan axis.
 constexpr const char* kScanHelpers = R"(// Any type up to 16 bytes, 32 bits at a time.
 template <class T> __device__ __forceinline__ T lf_scan_shfl_up(T v, int off) {
   unsigned int w[(sizeof(T) + 3) / 4] = {};
@@ -1956,8 +1958,126 @@ template <class T> __device__ __forceinline__ T lf_scan_value(unsigned long long
   memcpy(&v, &bits, sizeof(T));
   return v;
 }
+template <class T> __device__ __forceinline__ T lf_scan_shfl_from(T v, int lane) {
+  unsigned int w[(sizeof(T) + 3) / 4] = {};
+  memcpy(w, &v, sizeof(T));
+  for (int k = 0; k < (int)((sizeof(T) + 3) / 4); ++k) w[k] = __shfl_sync(0xffffffffu, w[k], lane);
+  memcpy(&v, w, sizeof(T));
+  return v;
+}
+// Kogge-Stone over the warp's lanes (offsets 1, 2, 4, 8, 16): lane l's value depends on lanes 0 ... l only.
+template <class T, class F> __device__ __forceinline__ T lf_scan_warp(T v, int lane, F combine) {
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    const T y = lf_scan_shfl_up(v, off);
+    if (lane >= off) v = combine(y, v);
+  }
+  return v;
+}
+// A tiled scan's tile status: flag 1 with the tile's aggregate, then (a group's last tile) flag 2 with the group's
+// inclusive value. Values of at most 4 bytes: one 64-bit word per tile in the tickets, flag and value stored and
+// loaded whole, so no fence orders the value before its flag.
+template <class T> struct lf_scan_words {
+  volatile unsigned long long* words;
+  typedef unsigned long long raw;
+  __device__ raw load(long long t) const { return words[t]; }
+  static __device__ unsigned int flag(raw r) { return (unsigned int)(r >> 32); }
+  __device__ void acquire() const {}
+  __device__ T value(long long, raw r) const { return lf_scan_value<T>(r); }
+  __device__ void publish(long long t, unsigned int f, T v) const { words[t] = lf_scan_word(f, v); }
+};
+// Wider values: the flags in the tickets, the values in the partials (32 bytes a tile: the aggregate, then the
+// group's inclusive value), each written before its flag with a fence between, and read after one.
+template <class T> struct lf_scan_slots {
+  volatile unsigned int* flags;
+  unsigned char* values;
+  typedef unsigned int raw;
+  __device__ raw load(long long t) const { return flags[t]; }
+  static __device__ unsigned int flag(raw r) { return r; }
+  __device__ void acquire() const { __threadfence(); }
+  __device__ T value(long long t, raw r) const {
+    return lf_scan_read<T>(values + (size_t)t * 32 + (r == 2u ? 16 : 0));
+  }
+  __device__ void publish(long long t, unsigned int f, T v) const {
+    lf_scan_publish(values + (size_t)t * 32 + (f == 2u ? 16 : 0), v);
+    __threadfence();
+    flags[t] = f;
+  }
+};
+// Waits until tile t has published, pausing between reads: polling without a pause loads the L2 slices that hold the
+// status, and with them every tile's publishing (CUB's scan waits likewise).
+template <class S> __device__ __forceinline__ typename S::raw lf_scan_wait(const S& s, long long t, int poll_ns) {
+  typename S::raw r = s.load(t);
+  while (S::flag(r) == 0u) {
+    __nanosleep(poll_ns);
+    r = s.load(t);
+  }
+  return r;
+}
+// The whole group of 32 tiles from `first`, read by the warp (a tile a lane): its sum pre(g, 31), or, where its last
+// tile has published it, its inclusive value (*inclusive).
+template <class T, class S, class F>
+__device__ __forceinline__ T lf_scan_group(const S& s, long long first, int lane, F combine, int poll_ns,
+                                           bool* inclusive) {
+  const typename S::raw r = lf_scan_wait(s, first + lane, poll_ns);
+  s.acquire();
+  const T own = s.value(first + lane, r);
+  const T sum = lf_scan_warp(own, lane, combine);
+  *inclusive = __shfl_sync(0xffffffffu, S::flag(r), 31) == 2u;
+  return lf_scan_shfl_from(*inclusive ? own : sum, 31);
+}
+// The look-back of tile t, the tr-th of its row, by the tile's warp 0 once its aggregate is known (codegen/Schedule.h,
+// "The scan order"): publishes the aggregate and, for a group's last tile, the group's inclusive value; returns the
+// tile's prefix E in every lane (for tr > 0). The group's earlier tiles' aggregates and the tile's own go through one
+// Kogge-Stone; GI(g-1) is the nearest inclusive value a group's last tile has published (or group 0's sum), walking
+// back a group at a time, with the sums of the groups after it folded forward. The first kSaved sums the walk passes
+// stay in `saved` (shared memory); a walk longer than that reads the rest again.
+template <int kSaved, class T, class S, class F>
+__device__ T lf_scan_look_back(const S& s, long long t, long long tr, T agg, int lane, F combine, T* saved,
+                               int first_ns, int poll_ns) {
+  if (lane == 0) s.publish(t, 1u, agg);
+  if (tr == 0) return agg;
+  __nanosleep(first_ns);
+  const long long row0 = t - tr, g = tr / 32;
+  const int gl = (int)(tr % 32);
+  T v = agg;
+  if (lane < gl) {
+    const typename S::raw r = lf_scan_wait(s, row0 + g * 32 + lane, poll_ns);
+    s.acquire();
+    v = s.value(row0 + g * 32 + lane, r);
+  }
+  v = lf_scan_warp(v, lane, combine);
+  const T before = lf_scan_shfl_from(v, gl > 0 ? gl - 1 : 0), upto = lf_scan_shfl_from(v, gl);
+  T prefix = before, inclusive = upto;
+  if (g > 0) {
+    long long d = 0; // the walk is at group g - 1 - d
+    bool found = false;
+    T p;
+    for (;; ++d) {
+      p = lf_scan_group<T>(s, row0 + (g - 1 - d) * 32, lane, combine, poll_ns, &found);
+      if (found || d == g - 1) break;
+      if (d < kSaved && lane == 0) saved[d] = p;
+    }
+    __syncwarp();
+    for (--d; d >= 0; --d) {
+      if (d < kSaved) {
+        p = combine(p, saved[d]);
+      } else {
+        const T sum = lf_scan_group<T>(s, row0 + (g - 1 - d) * 32, lane, combine, poll_ns, &found);
+        p = found ? sum : combine(p, sum);
+      }
+    }
+    prefix = gl > 0 ? combine(p, before) : p;
+    inclusive = combine(p, upto);
+  }
+  if (gl == 31 && lane == 0) s.publish(t, 2u, inclusive);
+  return prefix;
+}
 
 )";
+
+static_assert(kScanStatusBytes == 32 && kScanGroupTiles == 32 && kWarpSize == 32,
+              "kScanHelpers is written for groups of 32 tiles (a warp's lanes) and 32 bytes of status a tile");
 
 class ScanPrinter {
 public:
@@ -1990,18 +2110,13 @@ public:
 
 private:
   static constexpr int kWarps = kBlockSize / kWarpSize, E = kElementsPerThread;
-  // The packed look-back: each lane of warp 0 reads kWords consecutive status words, so one round trip examines a
-  // window of kWarpSize * kWords predecessors; the first kSavedWindows windows searched are kept in shared memory
-  // for the fold (the rest are read again).
-  static constexpr int kWords = 4, kWindow = kWarpSize * kWords, kSavedWindows = 3;
-  // Nanoseconds the packed look-back sleeps after publishing the tile's aggregate, before it first reads its
-  // predecessors' words, and between two reads of a word not yet published: spinning without a pause slows the L2
-  // slices that hold the words, and with them every tile's publishing (CUB's scan waits likewise). Measured on the
-  // H200 (docs/performance.md): 2^25 float32, cumsum(x * x + 1) 0.200 -> 0.189 ms, rows of 8192 0.114 -> 0.100 ms;
-  // a 32-tile window (instead of 128) was slower, 0.250 ms.
+  // Nanoseconds the look-back sleeps after publishing the tile's aggregate, before it first reads its predecessors'
+  // status, and between two reads of a status not yet published. Measured with the grouped order on an H100
+  // (docs/results/2026-12-06d): 2^25 float32 0.132 ms against 0.150 (300 ns first) and 0.191 (no first pause).
   static constexpr int kFirstLookNs = 700, kPollNs = 300;
-  // Status words the packed look-back's fold loads at once.
-  static constexpr int kFoldBatch = 8;
+  // Group sums the look-back keeps in shared memory: a walk back over more groups (a lag of 2,048 tiles, more than
+  // an H200 holds at once) reads the rest again.
+  static constexpr int kSavedGroups = 64;
 
   bool contiguous() const { return ir_.code[std::size_t(st_.c)].op == IrOp::IndexConst; }
   std::string combine(const std::string& a, const std::string& b) const {
@@ -2043,18 +2158,12 @@ private:
     w_.line("__shared__ __align__(16) unsigned char lf_incl_sm[", kBlockSize, " * sizeof(", T, ")];");
     w_.line("__shared__ __align__(16) unsigned char lf_warp_sm[", kWarps, " * sizeof(", T, ")];");
     w_.line("__shared__ __align__(16) unsigned char lf_prefix_sm[sizeof(", T, ")];");
-    if (packed_) {
-      w_.line("__shared__ unsigned long long lf_seen[", (kSavedWindows + 1) * kWindow, "];");
-      w_.line("__shared__ __align__(16) unsigned char lf_vals_sm[", kWindow, " * sizeof(", T, ")];");
-      w_.line(T, "* lf_vals = reinterpret_cast<", T, "*>(lf_vals_sm);");
-    } else
-      w_.line("__shared__ __align__(16) unsigned char lf_window_sm[", kWarpSize, " * sizeof(", T, ")];");
+    w_.line("__shared__ __align__(16) unsigned char lf_saved_sm[", kSavedGroups, " * sizeof(", T, ")];");
     w_.line("__shared__ unsigned int lf_tile_sm;");
     w_.line("__shared__ int lf_last_sm;");
     w_.line(T, "* lf_incl = reinterpret_cast<", T, "*>(lf_incl_sm);");
     w_.line(T, "* lf_warps = reinterpret_cast<", T, "*>(lf_warp_sm);");
     w_.line(T, "* lf_prefix = reinterpret_cast<", T, "*>(lf_prefix_sm);");
-    if (!packed_) w_.line(T, "* lf_window = reinterpret_cast<", T, "*>(lf_window_sm);");
     w_.line("const idx_t lf_tiles_per_row = (lf_len + ", kTile - 1, ") / ", kTile, ";");
     w_.line("const idx_t lf_tiles = n / lf_len * lf_tiles_per_row;");
     w_.line("if (threadIdx.x == 0) lf_tile_sm = atomicAdd(lf_tickets, 1u);");
@@ -2138,10 +2247,7 @@ private:
     w_.line("__syncthreads();");
     w_.line("lf_incl[threadIdx.x] = lf_warp > 0 ? ", combine("lf_warps[lf_warp - 1]", "lf_w"), " : lf_w;");
     w_.line("__syncthreads();");
-    if (packed_)
-      look_back_packed();
-    else
-      look_back();
+    look_back();
     w_.line("__syncthreads();");
     w_.line("const ", T, " lf_excl = threadIdx.x > 0 ? lf_incl[threadIdx.x - 1] : lf_w;");
     w_.line("const ", T, " lf_pre = lf_tr > 0 ? *lf_prefix : lf_w;");
@@ -2179,173 +2285,22 @@ private:
             "; lf_q += blockDim.x) lf_tickets[lf_q] = 0u;");
   }
 
-  // Values of at most 4 bytes: a tile's status is one 64-bit word in the tickets, flag and value together (1: its
-  // aggregate, 2: its inclusive value), stored and loaded whole, so no fence orders a value before its flag and the
-  // search reads the values it finds. Warp 0 publishes the aggregate, then searches back in windows of kWindow
-  // predecessors (each lane loads kWords words at once, spinning on those not yet published) until a window holds
-  // an inclusive value. The fold is FORWARD from the last inclusive value of that window, inc(j) + agg(j+1) + ...
-  // + agg(t-1), lane 0 combining the values in order from each window's last inclusive value (a window read again
-  // may hold newer ones; restarting there changes no bit: every published inclusive value is the one the scan order
-  // defines), so the result is inc(t-1) bit for bit whichever words it reads.
-  void look_back_packed() {
-    const std::string T = t_;
-    auto lead = w_.block("if (lf_warp == 0)");
-    w_.line("const ", T, " lf_agg = lf_incl[(lf_count - 1) / ", I, "];");
-    w_.line("volatile unsigned long long* lf_words = reinterpret_cast<volatile unsigned long long*>(lf_tickets + 2);");
-    {
-      auto first = w_.block("if (lf_tr == 0)");
-      w_.line("if (lf_lane == 0) lf_words[lf_t] = lf_scan_word(2u, lf_agg);");
-    }
-    {
-      auto later = w_.block("else");
-      w_.line("if (lf_lane == 0) lf_words[lf_t] = lf_scan_word(1u, lf_agg);");
-      w_.line("__nanosleep(", kFirstLookNs, ");");
-      w_.line("const idx_t lf_row0 = lf_t - lf_tr;");
-      // Window m holds the tiles [t - (m + 1) * kWindow, t - m * kWindow); lane l its words l*kWords ... .
-      w_.line("int lf_m = 0, lf_from = 0;");
-      {
-        auto search = w_.block("for (;; ++lf_m)");
-        w_.line("const idx_t lf_q0 = lf_t - (idx_t)(lf_m + 1) * ", kWindow, " + lf_lane * ", kWords, ";");
-        w_.line("unsigned long long lf_x[", kWords, "];");
-        w_.directive("#pragma unroll");
-        w_.line("for (int lf_k = 0; lf_k < ", kWords, "; ++lf_k) lf_x[lf_k] = lf_q0 + lf_k >= lf_row0 ? ",
-                "lf_words[lf_q0 + lf_k] : 0ull;");
-        w_.line("int lf_last = -1;");
-        {
-          w_.directive("#pragma unroll");
-          auto loop = w_.block("for (int lf_k = 0; lf_k < ", kWords, "; ++lf_k)");
-          w_.line("if (lf_q0 + lf_k >= lf_row0) while ((lf_x[lf_k] >> 32) == 0ull) { __nanosleep(", kPollNs,
-                  "); lf_x[lf_k] = lf_words[lf_q0 + lf_k]; }");
-          w_.line("if ((lf_x[lf_k] >> 32) == 2ull) lf_last = lf_k;");
-          w_.line("if (lf_m < ", kSavedWindows, ") lf_seen[lf_m * ", kWindow, " + lf_lane * ", kWords,
-                  " + lf_k] = lf_x[lf_k];");
-        }
-        w_.line("const unsigned int lf_inc = __ballot_sync(0xffffffffu, lf_last >= 0);");
-        auto found = w_.block("if (lf_inc != 0u)");
-        w_.line("const int lf_l = 31 - __clz((int)lf_inc);");
-        w_.line("lf_from = lf_l * ", kWords, " + __shfl_sync(0xffffffffu, lf_last, lf_l);");
-        w_.line("break;");
-      }
-      w_.line(T, " lf_p = ", zero_of(st_.dtype), ";");
-      {
-        auto fold = w_.block("for (; lf_m >= 0; --lf_m, lf_from = 0)");
-        w_.line("unsigned long long* lf_ws = lf_seen + (lf_m < ", kSavedWindows, " ? lf_m : ", kSavedWindows, ") * ",
-                kWindow, ";");
-        {
-          auto again = w_.block("if (lf_m >= ", kSavedWindows, ")");
-          w_.line("const idx_t lf_q0 = lf_t - (idx_t)(lf_m + 1) * ", kWindow, " + lf_lane * ", kWords, ";");
-          w_.directive("#pragma unroll");
-          w_.line("for (int lf_k = 0; lf_k < ", kWords, "; ++lf_k) lf_ws[lf_lane * ", kWords,
-                  " + lf_k] = lf_q0 + lf_k >= lf_row0 ? lf_words[lf_q0 + lf_k] : 0ull;");
-        }
-        w_.line("__syncwarp();");
-        // Every tile's inclusive value waits on this chain of combines: the scan's critical path is one combine per
-        // tile, so lane 0's loop must be nothing but them. The warp first unpacks the window's values (lf_vals) and
-        // finds its last inclusive value at or after lf_from (a ballot), where the fold restarts.
-        w_.line("int lf_mine = -1;");
-        {
-          w_.directive("#pragma unroll");
-          auto unpack = w_.block("for (int lf_k = 0; lf_k < ", kWords, "; ++lf_k)");
-          w_.line("const int lf_q = lf_lane * ", kWords, " + lf_k;");
-          w_.line("const unsigned long long lf_y = lf_ws[lf_q];");
-          w_.line("lf_vals[lf_q] = lf_scan_value<", T, ">(lf_y);");
-          w_.line("if (lf_q >= lf_from && (lf_y >> 32) == 2ull) lf_mine = lf_q;");
-        }
-        w_.line("const unsigned int lf_incs = __ballot_sync(0xffffffffu, lf_mine >= 0);");
-        w_.line("const int lf_restart = lf_incs != 0u ? __shfl_sync(0xffffffffu, lf_mine, 31 - __clz((int)lf_incs)) "
-                ": -1;");
-        w_.line("__syncwarp();");
-        {
-          // The values are read kFoldBatch at a time ahead of their combines; batches before the start are skipped.
-          auto lane0 = w_.block("if (lf_lane == 0)");
-          w_.line("if (lf_restart >= 0) lf_p = lf_vals[lf_restart];");
-          w_.line("const int lf_lo = lf_restart >= 0 ? lf_restart + 1 : lf_from;");
-          w_.directive("#pragma unroll 1");
-          auto walk = w_.block("for (int lf_c = lf_lo / ", kFoldBatch, " * ", kFoldBatch, "; lf_c < ", kWindow,
-                               "; lf_c += ", kFoldBatch, ")");
-          w_.line(T, " lf_y[", kFoldBatch, "];");
-          w_.directive("#pragma unroll");
-          w_.line("for (int lf_k = 0; lf_k < ", kFoldBatch, "; ++lf_k) lf_y[lf_k] = lf_vals[lf_c + lf_k];");
-          w_.directive("#pragma unroll");
-          w_.line("for (int lf_k = 0; lf_k < ", kFoldBatch,
-                  "; ++lf_k) if (lf_c + lf_k >= lf_lo) lf_p = ", combine("lf_p", "lf_y[lf_k]"), ";");
-        }
-        w_.line("__syncwarp();");
-      }
-      auto lane0 = w_.block("if (lf_lane == 0)");
-      w_.line("*lf_prefix = lf_p;");
-      w_.line("lf_words[lf_t] = lf_scan_word(2u, ", combine("lf_p", "lf_agg"), ");");
-    }
-    // Counted done after its last read of the words, and (the fence) after its own word is visible, so the last
-    // block's zeroing comes after every other access.
-    auto lane0 = w_.block("if (lf_lane == 0)");
-    w_.line("__threadfence();");
-    w_.line("lf_last_sm = atomicAdd(lf_tickets + 1, 1u) == (unsigned int)(lf_tiles - 1);");
-  }
-
-  // Values wider than 4 bytes: warp 0 publishes the tile's aggregate, finds the inclusive value of the tile before
-  // and publishes the tile's own, then counts the tile done. The search reads 32 predecessors' flags at once (one lane
-  // each, spinning until its tile has published) and stops at the nearest with an inclusive value, j; the fold is then
-  // FORWARD from it, inc(j) + agg(j+1) + ... + agg(t-1), the lanes reading 32 aggregates at once into shared memory and
-  // lane 0 combining them in order: inc(t-1) bit for bit, whichever j the search found.
+  // Warp 0 publishes the tile's status and finds its prefix (lf_scan_look_back), then counts the tile done: after its
+  // last read of the status and (the fence) after its own is visible, so the last block's zeroing comes after every
+  // other access.
   void look_back() {
     const std::string T = t_;
-    const std::string status = std::to_string(kScanStatusBytes);
     auto lead = w_.block("if (lf_warp == 0)");
     w_.line("const ", T, " lf_agg = lf_incl[(lf_count - 1) / ", I, "];");
-    w_.line("volatile unsigned int* lf_flags = lf_tickets + 2;");
-    w_.line("unsigned char* lf_status = lf_partials + (size_t)lf_t * ", status, ";");
-    {
-      auto first = w_.block("if (lf_tr == 0)");
-      auto lane0 = w_.block("if (lf_lane == 0)");
-      w_.line("lf_scan_publish(lf_status + 16, lf_agg);");
-      w_.line("__threadfence();");
-      w_.line("lf_flags[lf_t] = 2u;");
-    }
-    {
-      auto later = w_.block("else");
-      {
-        auto lane0 = w_.block("if (lf_lane == 0)");
-        w_.line("lf_scan_publish(lf_status, lf_agg);");
-        w_.line("__threadfence();");
-        w_.line("lf_flags[lf_t] = 1u;");
-      }
-      w_.line("const idx_t lf_row0 = lf_t - lf_tr;");
-      w_.line("idx_t lf_hi = lf_t;");
-      w_.line("idx_t lf_j = lf_row0;");
-      {
-        auto search = w_.block("for (;;)");
-        w_.line("const idx_t lf_q = lf_hi - ", kWarpSize, " + lf_lane;");
-        w_.line("unsigned int lf_f = 0u;");
-        w_.line("if (lf_q >= lf_row0) while ((lf_f = lf_flags[lf_q]) == 0u) {}");
-        w_.line("const unsigned int lf_inc = __ballot_sync(0xffffffffu, lf_q >= lf_row0 && lf_f == 2u);");
-        {
-          auto found = w_.block("if (lf_inc != 0u)");
-          w_.line("lf_j = lf_hi - ", kWarpSize, " + (31 - __clz((int)lf_inc));");
-          w_.line("break;");
-        }
-        w_.line("lf_hi -= ", kWarpSize, ";");
-      }
-      w_.line("__threadfence();");
-      w_.line(T, " lf_p = lf_scan_read<", T, ">(lf_partials + (size_t)lf_j * ", status, " + 16);");
-      {
-        auto fold = w_.block("for (idx_t lf_m0 = lf_j + 1; lf_m0 < lf_t; lf_m0 += ", kWarpSize, ")");
-        w_.line("const idx_t lf_m = lf_m0 + lf_lane;");
-        w_.line("if (lf_m < lf_t) lf_window[lf_lane] = lf_scan_read<", T, ">(lf_partials + (size_t)lf_m * ", status,
-                ");");
-        w_.line("__syncwarp();");
-        w_.line("const int lf_c = lf_t - lf_m0 < ", kWarpSize, " ? (int)(lf_t - lf_m0) : ", kWarpSize, ";");
-        w_.line("if (lf_lane == 0) for (int lf_k = 0; lf_k < lf_c; ++lf_k) lf_p = ", combine("lf_p", "lf_window[lf_k]"),
-                ";");
-        w_.line("__syncwarp();");
-      }
-      auto lane0 = w_.block("if (lf_lane == 0)");
-      w_.line("*lf_prefix = lf_p;");
-      w_.line("lf_scan_publish(lf_status + 16, ", combine("lf_p", "lf_agg"), ");");
-      w_.line("__threadfence();");
-      w_.line("lf_flags[lf_t] = 2u;");
-    }
+    const std::string status =
+        packed_ ? "lf_scan_words<" + T + ">{reinterpret_cast<volatile unsigned long long*>(lf_tickets + 2)}"
+                : "lf_scan_slots<" + T + ">{lf_tickets + 2, lf_partials}";
+    w_.line("const ", T, " lf_p = lf_scan_look_back<", kSavedGroups, ">(", status,
+            ", (long long)lf_t, (long long)lf_tr, lf_agg, lf_lane, [](", T, " lf_a, ", T, " lf_b) { return ",
+            combine("lf_a", "lf_b"), "; }, reinterpret_cast<", T, "*>(lf_saved_sm), ", kFirstLookNs, ", ", kPollNs,
+            ");");
     auto lane0 = w_.block("if (lf_lane == 0)");
+    w_.line("*lf_prefix = lf_p;");
     w_.line("__threadfence();");
     w_.line("lf_last_sm = atomicAdd(lf_tickets + 1, 1u) == (unsigned int)(lf_tiles - 1);");
   }

@@ -96,11 +96,17 @@ inline constexpr std::int64_t kWidePartialBytes = 32;
 //    s. Kogge-Stone over the 32 T of each warp (for offsets 1, 2, 4, 8, 16 at once: w_l = w_{l-off} (+) w_l where
 //    l >= off) gives w_j; Kogge-Stone over the 8 warps' last w (offsets 1, 2, 4) gives P_q; incl_j = P_{q-1} (+) w_j
 //    for the thread's warp q > 0, else w_j. The tile's local value of element k of thread j is incl_{j-1} (+) s_k
-//    (j > 0), else s_k; its aggregate agg is incl of the thread holding its last element. Across the tiles of a row:
-//    inc_0 = agg_0, inc_t = inc_{t-1} (+) agg_t, and a result is inc_{t-1} (+) local (t > 0), else local. On the GPU
-//    a tile finds inc_{t-1} by a decoupled look-back that folds FORWARD from a predecessor that published its
-//    inclusive value (inc_j (+) agg_{j+1} (+) ... (+) agg_{t-1}, left to right), which is inc_{t-1} bit for bit
-//    whichever j it finds: the result does not depend on timing.
+//    (j > 0), else s_k; its aggregate agg is incl of the thread holding its last element.
+//    Across the tiles of a row, in groups of kScanGroupTiles (32) consecutive tiles (group g: tiles 32g ... 32g+31):
+//    pre(g, l) is lane l's value after Kogge-Stone over the group's aggregates (lane l holding tile 32g+l's; offsets
+//    1, 2, 4, 8, 16 as above; lane l's value depends on lanes 0 ... l only); a whole group's sum is pre(g, 31), and
+//    the groups' inclusive values chain: GI(0) = pre(0, 31), GI(g) = GI(g-1) (+) pre(g, 31). Tile 32g+l's prefix is
+//    E = pre(0, l-1) in group 0 (none for tile 0), GI(g-1) for l == 0, else GI(g-1) (+) pre(g, l-1), and a result
+//    is E (+) local (local alone in the row's first tile). On the GPU a tile waits only for aggregates: it finds
+//    GI(g-1) by walking back over whole groups to the nearest whose last tile has published its inclusive value (or
+//    to group 0) and folding the later groups' sums FORWARD from it, which is GI(g-1) bit for bit wherever the walk
+//    stops, so the result does not depend on timing, and a tile's look-back combines once per group it passes, not
+//    once per tile (docs/design.md, "Scans").
 //  - Columns (any other scan): one element after another along the axis.
 
 /// Bytes of scan values each thread of a tiled scan owns: four 16-byte vectors of 4-byte values, all loaded before
@@ -115,8 +121,11 @@ constexpr int scan_items(std::size_t itemsize) {
 }
 /// Shortest contiguous scan axis scanned in tiles; shorter rows are walked by a thread each.
 inline constexpr std::int64_t kScanTileMinLength = 128;
-/// Bytes of a tile's status values in a tiled scan's partials: its aggregate, then its inclusive value, 16 bytes each
-/// (scan values wider than kScanPackedBytes; narrower ones keep their status in the tickets, see ScanGeometry).
+/// Tiles of a tiled scan's group (a lane of the look-back's warp each): see "The scan order".
+inline constexpr int kScanGroupTiles = kWarpSize;
+/// Bytes of a tile's status values in a tiled scan's partials: its aggregate, then (a group's last tile) the group's
+/// inclusive value, 16 bytes each (scan values wider than kScanPackedBytes; narrower ones keep their status in the
+/// tickets, see ScanGeometry).
 inline constexpr std::int64_t kScanStatusBytes = 32;
 /// Widest scan value whose tile status is one 64-bit word: the value's bits and its flag, written with one store and
 /// read with one load, so the look-back finds and reads a predecessor's value in one round trip.
@@ -220,6 +229,13 @@ bool register_rows_partial(std::int64_t reduced);
 /// K = 4 2 (110); the rule asks for 5, 4, 3, 2 and 2. With no minimum ptxas aimed at high occupancy and spilled in
 /// six of the nine.
 int register_row_min_blocks(const KernelIR& ir);
+
+/// Blocks per SM the __launch_bounds__ of a scan kernel asks for, or 0 for other kernels: 5 (ptxas then keeps a
+/// thread within 48 registers, where it takes 64 unasked) when the scan's values and every input take at most
+/// kScanPackedBytes, else none. Measured on an H100 (docs/results/2026-12-06d): 2^25 float32 0.139 -> 0.132 ms; ptxas
+/// (sm_90, 2026-12-06) spills nothing for float32 scans of fused prologues up to exp, sin, tanh and erf, 4 bytes for an
+/// int32 scan of a float32 cast; a float64 input staged beside the float32 tile spilled 308 bytes, so it asks none.
+int scan_min_blocks(const KernelIR& ir);
 
 /// Iterations per trip (and independent accumulators) of the reduction loop `loop` of `ir`: kUnroll; twice that in
 /// column kernels (one element per thread and row); in a split kernel's loop with a vector path, enough for

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
 #include <vector>
 
 namespace lazyfuse::runtime {
@@ -64,7 +65,8 @@ template <class T, class Combine> T tile_scan(T* x, int count, int items, Combin
 template <class T, class Combine>
 void scan_tiles(T* out, const codegen::ScanGeometry& g, std::int64_t n, int threads, Combine combine) {
   const std::int64_t rows = n / g.len;
-  std::vector<T> agg(std::size_t(g.tiles));
+  // Not std::vector: vector<bool> packs bits, which neither data() nor the parallel writes below allow.
+  const auto agg = std::make_unique<T[]>(std::size_t(g.tiles));
   auto tile_span = [&](std::int64_t t, std::int64_t& first, int& count) {
     const std::int64_t row = t / g.tiles_per_row, tr = t % g.tiles_per_row;
     first = row * g.len + tr * g.tile;
@@ -80,20 +82,35 @@ void scan_tiles(T* out, const codegen::ScanGeometry& g, std::int64_t n, int thre
       agg[std::size_t(t)] = tile_scan(out + first, count, g.items, combine);
     }
   });
-  // The inclusive values, one tile after another: agg becomes inc.
-  for (std::int64_t row = 0; row < rows; ++row)
-    for (std::int64_t tr = 1; tr < g.tiles_per_row; ++tr) {
-      const auto t = std::size_t(row * g.tiles_per_row + tr);
-      agg[t] = combine(agg[t - 1], agg[t]);
+  // The tiles' prefixes (codegen/Schedule.h, "The scan order"): in each row, Kogge-Stone over each group of
+  // kScanGroupTiles aggregates, the groups' inclusive values one after another.
+  const auto prefix = std::make_unique<T[]>(std::size_t(g.tiles));
+  for (std::int64_t row = 0; row < rows; ++row) {
+    const std::int64_t t0 = row * g.tiles_per_row;
+    T group_inclusive{};
+    for (std::int64_t g0 = 0; g0 < g.tiles_per_row; g0 += codegen::kScanGroupTiles) {
+      const int lanes = int(std::min<std::int64_t>(codegen::kScanGroupTiles, g.tiles_per_row - g0));
+      T* pre = agg.get() + t0 + g0;
+      kogge_stone(pre, lanes, codegen::kScanGroupTiles, combine);
+      for (int l = 0; l < lanes; ++l) {
+        T& e = prefix[std::size_t(t0 + g0 + l)];
+        if (g0 == 0)
+          e = l > 0 ? pre[l - 1] : T{};
+        else
+          e = l > 0 ? combine(group_inclusive, pre[l - 1]) : group_inclusive;
+      }
+      if (lanes == codegen::kScanGroupTiles)
+        group_inclusive = g0 == 0 ? pre[lanes - 1] : combine(group_inclusive, pre[lanes - 1]);
     }
+  }
   pool.parallel_for(g.tiles, grain, threads, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t t = b; t < e; ++t) {
       if (t % g.tiles_per_row == 0) continue;
       std::int64_t first;
       int count;
       tile_span(t, first, count);
-      const T prefix = agg[std::size_t(t - 1)];
-      for (int k = 0; k < count; ++k) out[first + k] = combine(prefix, out[first + k]);
+      const T p = prefix[std::size_t(t)];
+      for (int k = 0; k < count; ++k) out[first + k] = combine(p, out[first + k]);
     }
   });
 }

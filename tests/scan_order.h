@@ -10,6 +10,8 @@
 namespace lazyfuse_test {
 
 inline constexpr int kScanTileThreads = 256, kScanWarp = 32, kScanTileMinLength = 128;
+// Tiles of a group: the lanes of a warp, each holding one tile's aggregate.
+inline constexpr int kScanGroupTiles = kScanWarp;
 
 // Elements each thread of a tile owns: 64 bytes of them, at least 4 and at most 16 (16 float32, 8 double).
 template <class T> constexpr int scan_tile_items() {
@@ -24,7 +26,7 @@ template <class T> void scan_order_line(T* x, std::int64_t len) {
   }
   constexpr int kScanTileItems = scan_tile_items<T>();
   const std::int64_t tile = kScanTileThreads * kScanTileItems;
-  T inc_before{};
+  std::vector<T> aggs; // each tile's aggregate, in order
   for (std::int64_t t0 = 0; t0 < len; t0 += tile) {
     const int count = int(std::min(tile, len - t0));
     T* e = x + t0;
@@ -62,10 +64,32 @@ template <class T> void scan_order_line(T* x, std::int64_t len) {
       if (holds[std::size_t(j)]) agg = incl[std::size_t(j)];
     for (int at = 0; at < count; ++at) {
       const int j = at / kScanTileItems;
-      T local = j > 0 ? incl[std::size_t(j - 1)] + e[at] : e[at];
-      e[at] = t0 > 0 ? inc_before + local : local;
+      e[at] = j > 0 ? incl[std::size_t(j - 1)] + e[at] : e[at];
     }
-    inc_before = t0 > 0 ? inc_before + agg : agg;
+    aggs.push_back(agg);
+  }
+  // Across tiles: Kogge-Stone over each group of 32 tiles' aggregates (a lane per tile), the groups' inclusive
+  // values one after another, and each tile's prefix from both.
+  const auto tiles = std::int64_t(aggs.size());
+  T group_inclusive{};
+  for (std::int64_t g0 = 0; g0 < tiles; g0 += kScanGroupTiles) {
+    const int lanes = int(std::min<std::int64_t>(kScanGroupTiles, tiles - g0));
+    std::vector<T> pre(aggs.begin() + g0, aggs.begin() + g0 + lanes);
+    for (int off = 1; off < kScanGroupTiles; off *= 2) {
+      std::vector<T> prev = pre;
+      for (int l = off; l < lanes; ++l) pre[std::size_t(l)] = prev[std::size_t(l - off)] + prev[std::size_t(l)];
+    }
+    for (int l = 0; l < lanes; ++l) {
+      const std::int64_t t = g0 + l;
+      if (t == 0) continue;
+      const T prefix = g0 == 0 ? pre[std::size_t(l - 1)]
+                       : l == 0 ? group_inclusive
+                                : group_inclusive + pre[std::size_t(l - 1)];
+      T* e = x + t * tile;
+      const std::int64_t count = std::min(tile, len - t * tile);
+      for (std::int64_t at = 0; at < count; ++at) e[at] = prefix + e[at];
+    }
+    if (lanes == kScanGroupTiles) group_inclusive = g0 == 0 ? pre.back() : group_inclusive + pre.back();
   }
 }
 

@@ -411,13 +411,22 @@ TEST(Scan, OfAReduction) {
 // Equal bits to the scan order of codegen/Schedule.h (tests/scan_order.h), on either backend: so the CPU backend
 // and the GPU give the same bits. Lengths around the tile size and the tiling threshold, rows, columns.
 TEST(Scan, FollowsTheDocumentedOrderBitForBit) {
-  for (std::int64_t len : {1, 2, 127, 128, 1023, 1024, 1025, 4095, 4096, 4097, 8193, 100000}) {
+  // 131072 is one whole group of 32 tiles, 131073 starts the second, 700001 has five groups and part of a sixth.
+  for (std::int64_t len : {1, 2, 127, 128, 1023, 1024, 1025, 4095, 4096, 4097, 8193, 100000, 131072, 131073, 700001}) {
     std::vector<float> h = random_floats(std::size_t(len), std::uint64_t(len));
     const Array x = asarray(h);
     auto got = cumsum(x).get<float>();
     lazyfuse_test::scan_order_line(h.data(), len);
     for (std::int64_t i = 0; i < len; ++i)
       ASSERT_EQ(got.data()[i], h[std::size_t(i)]) << "length " << len << ", element " << i;
+  }
+  // float64 (tiles of 2,048): 147 tiles, four whole groups and part of a fifth.
+  {
+    std::mt19937_64 rng(lazyfuse_test::seed() ^ 11);
+    std::vector<double> d = lazyfuse_test::uniform_values<double>(rng, 300001, -1.0, 1.0);
+    auto got = cumsum(asarray(d)).get<double>();
+    lazyfuse_test::scan_order_line(d.data(), std::int64_t(d.size()));
+    for (std::size_t i = 0; i < d.size(); ++i) ASSERT_EQ(got.data()[i], d[i]) << "float64, element " << i;
   }
   // Rows of a matrix: each row scanned on its own.
   std::vector<double> h(3 * 5000);
@@ -509,8 +518,8 @@ TEST(Scan, PrintedKernelsCompile) {
       const bool tiled = k.axis == int(k.shape.size()) - 1;
       EXPECT_EQ(source.find("lf_tiles_per_row") != std::string::npos, tiled);
       const bool packed = itemsize(lowered.ir.code.back().dtype) <= codegen::kScanPackedBytes;
-      EXPECT_EQ(source.find("lf_scan_word(2u") != std::string::npos, tiled && packed);
-      EXPECT_EQ(source.find("lf_scan_publish(lf_status") != std::string::npos, tiled && !packed);
+      EXPECT_EQ(source.find("lf_scan_look_back<64>(lf_scan_words<") != std::string::npos, tiled && packed);
+      EXPECT_EQ(source.find("lf_scan_look_back<64>(lf_scan_slots<") != std::string::npos, tiled && !packed);
     }
     EXPECT_EQ(scans, 1);
   }

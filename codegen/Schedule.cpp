@@ -267,6 +267,14 @@ int register_row_min_blocks(const KernelIR& ir) {
   return int(std::max<std::int64_t>(1, 65536 / kBlockSize / (44 + 3 * words / 2)));
 }
 
+int scan_min_blocks(const KernelIR& ir) {
+  if (ir.schedule != Schedule::Scan) return 0;
+  if (itemsize(ir.code.back().dtype) > kScanPackedBytes) return 0;
+  for (const auto& input : ir.inputs)
+    if (itemsize(input.dtype) > kScanPackedBytes) return 0;
+  return 5;
+}
+
 int reduction_unroll(const KernelIR& ir, const RowLoop* loop) {
   if (is_column(ir.schedule)) return 2 * kUnroll;
   if (ir.schedule != Schedule::Split || !loop || !loop->vector) return kUnroll;

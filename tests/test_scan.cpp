@@ -444,8 +444,9 @@ TEST(Scan, FollowsTheDocumentedOrderBitForBit) {
 }
 
 // float32 cumsum of 2^20 elements against float64: the error of element i stays within its depth in the scan order
-// (its tile's tree: the thread's own items, 5 + 3 Kogge-Stone steps and 3 combines; plus one per tile before it)
-// times float32's unit roundoff times the sum of magnitudes so far.
+// (its tile's tree: the thread's own items, 5 + 3 Kogge-Stone steps and 3 combines; the group's 5 Kogge-Stone steps
+// and the two combines of the prefix; one per group before its own) times float32's unit roundoff times the sum of
+// magnitudes so far.
 TEST(Scan, Float32ErrorAgainstFloat64) {
   const std::size_t n = std::size_t(1) << 20;
   std::mt19937_64 rng(lazyfuse_test::seed() ^ 4);
@@ -457,7 +458,8 @@ TEST(Scan, Float32ErrorAgainstFloat64) {
     const double err = std::fabs(double(got.data()[i]) - exact);
     worst_rel = std::max(worst_rel, err / exact);
     const int items = codegen::scan_items(sizeof(float));
-    const double depth = double(std::int64_t(i) / (codegen::kBlockSize * items)) + items + 11;
+    const std::int64_t tile = std::int64_t(i) / (codegen::kBlockSize * items);
+    const double depth = double(tile / codegen::kScanGroupTiles) + items + 11 + 5 + 2;
     worst_ratio = std::max(worst_ratio, err / (depth * std::ldexp(1.0, -24) * exact));
   }
   std::printf("[ info     ] float32 cumsum of 2^20 uniform [0, 1): largest relative error %.3g, %.3g of the bound\n",

@@ -2124,6 +2124,10 @@ private:
     const char* f = graph::ReduceOp(st_.fn) == graph::ReduceOp::Prod ? "lf_multiply" : "lf_add";
     return std::string(f) + "(" + a + ", " + b + ")";
   }
+  // The combining function as a lambda, for the helpers (kScanHelpers).
+  std::string combiner() const {
+    return "[](" + t_ + " lf_a, " + t_ + " lf_b) { return " + combine("lf_a", "lf_b") + "; }";
+  }
   // The kernel's instructions for the element at `i`, the scan's input value going to `sink` ("<sink> = value;").
   // `vectors`: inside the tile loop over lf_k, where a whole vector's contiguous inputs (LoadLinear) were read at once.
   void element(const std::function<void(const std::string&)>& sink, bool vectors = false) {
@@ -2226,12 +2230,7 @@ private:
       w_.line("if (lf_k > 0) lf_s[lf_k] = ", combine("lf_s[lf_k - 1]", "lf_s[lf_k]"), ";");
       w_.line("lf_w = lf_s[lf_k];");
     }
-    {
-      w_.directive("#pragma unroll");
-      auto loop = w_.block("for (int lf_off = 1; lf_off < ", kWarpSize, "; lf_off <<= 1)");
-      w_.line("const ", T, " lf_y = lf_scan_shfl_up(lf_w, lf_off);");
-      w_.line("if (lf_lane >= lf_off) lf_w = ", combine("lf_y", "lf_w"), ";");
-    }
+    w_.line("lf_w = lf_scan_warp(lf_w, lf_lane, ", combiner(), ");");
     w_.line("if (lf_lane == ", kWarpSize - 1, ") lf_warps[lf_warp] = lf_w;");
     w_.line("__syncthreads();");
     {
@@ -2297,9 +2296,8 @@ private:
         packed_ ? "lf_scan_words<" + T + ">{reinterpret_cast<volatile unsigned long long*>(lf_tickets + 2)}"
                 : "lf_scan_slots<" + T + ">{lf_tickets + 2, lf_partials}";
     w_.line("const ", T, " lf_p = lf_scan_look_back<", kSavedGroups, ">(", status,
-            ", (long long)lf_t, (long long)lf_tr, lf_agg, lf_lane, [](", T, " lf_a, ", T, " lf_b) { return ",
-            combine("lf_a", "lf_b"), "; }, reinterpret_cast<", T, "*>(lf_saved_sm), ", kFirstLookNs, ", ", kPollNs,
-            ");");
+            ", (long long)lf_t, (long long)lf_tr, lf_agg, lf_lane, ", combiner(), ", reinterpret_cast<", T,
+            "*>(lf_saved_sm), ", kFirstLookNs, ", ", kPollNs, ");");
     auto lane0 = w_.block("if (lf_lane == 0)");
     w_.line("*lf_prefix = lf_p;");
     w_.line("__threadfence();");

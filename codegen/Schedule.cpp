@@ -5,6 +5,7 @@
 #include "graph/Assert.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace lazyfuse::codegen {
 
@@ -75,6 +76,17 @@ bool reads_broadcast_operand(const KernelIR& ir, std::size_t load) {
   });
 }
 
+namespace {
+
+// The parameter slots of the tiled transpose's two axes: the tile axis and the last axis of its unravel group.
+std::pair<int, int> transpose_tile_slots(const KernelIR& ir) {
+  const auto& dims = ir.unravels[std::size_t(ir.transpose_tiles.group)];
+  return {ir.code[std::size_t(dims[std::size_t(ir.transpose_tiles.axis)])].slot,
+          ir.code[std::size_t(dims.back())].slot};
+}
+
+} // namespace
+
 KernelLaunchFacts launch_facts(const KernelIR& ir) {
   KernelLaunchFacts f;
   if (ir.schedule == Schedule::Elementwise)
@@ -87,9 +99,7 @@ KernelLaunchFacts launch_facts(const KernelIR& ir) {
       std::count_if(ir.code.begin(), ir.code.end(), [](const Instr& in) { return in.op == IrOp::Accumulate; });
   f.partial_bytes = partial_bytes_of(ir);
   if (ir.transpose_tiles.any()) {
-    const auto& dims = ir.unravels[std::size_t(ir.transpose_tiles.group)];
-    f.tile_axis_slot = ir.code[std::size_t(dims[std::size_t(ir.transpose_tiles.axis)])].slot;
-    f.tile_last_slot = ir.code[std::size_t(dims.back())].slot;
+    std::tie(f.tile_axis_slot, f.tile_last_slot) = transpose_tile_slots(ir);
     f.tile_wide = ir.transpose_tiles_wide;
   }
   return f;
@@ -119,9 +129,8 @@ std::int64_t transpose_tile_units(std::int64_t n, std::int64_t a, std::int64_t b
 bool choose_wide_transpose_tiles(const KernelIR& ir, const KernelArgs& args) {
   const TransposeTiles& tiles = ir.transpose_tiles;
   if (!tiles.any()) return false;
-  const auto& dims = ir.unravels[std::size_t(tiles.group)];
-  const std::int64_t a = args.params[std::size_t(ir.code[std::size_t(dims[std::size_t(tiles.axis)])].slot)].i;
-  const std::int64_t b = args.params[std::size_t(ir.code[std::size_t(dims.back())].slot)].i;
+  const auto [axis_slot, last_slot] = transpose_tile_slots(ir);
+  const std::int64_t a = args.params[std::size_t(axis_slot)].i, b = args.params[std::size_t(last_slot)].i;
   if (a < kTransposeTileMinExtent || b < kTransposeTileMinExtent) return false;
   if (ceil_div(a, kTransposeTile) == ceil_div(b, kTransposeTile)) return false; // mirrored pairs
   const bool rows_off_sectors = std::any_of(ir.outputs.begin(), ir.outputs.end(),

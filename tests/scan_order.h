@@ -82,7 +82,7 @@ template <class T> void scan_order_line(T* x, std::int64_t len) {
     for (int l = 0; l < lanes; ++l) {
       const std::int64_t t = g0 + l;
       if (t == 0) continue;
-      const T prefix = g0 == 0 ? pre[std::size_t(l - 1)]
+      const T prefix = g0 == 0  ? pre[std::size_t(l - 1)]
                        : l == 0 ? group_inclusive
                                 : group_inclusive + pre[std::size_t(l - 1)];
       T* e = x + t * tile;

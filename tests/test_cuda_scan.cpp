@@ -55,7 +55,8 @@ TEST(CudaScan, FollowsTheDocumentedOrder) {
   LAZYFUSE_SKIP_WITHOUT_GPU();
   // Launches of different tile counts back to back, unsynchronized: each must find the tickets zero.
   // 131072 and 135168: 32 and 33 tiles of 4,096, one whole group and the first tile of the next.
-  std::vector<std::int64_t> lengths = {5000, 1, 300000, 2, 1024, 70001, 127, 128, 131072, 135168, std::int64_t(1) << 22};
+  std::vector<std::int64_t> lengths = {
+      5000, 1, 300000, 2, 1024, 70001, 127, 128, 131072, 135168, std::int64_t(1) << 22};
   std::vector<std::vector<float>> inputs;
   std::vector<Array> results;
   for (std::size_t k = 0; k < lengths.size(); ++k) {

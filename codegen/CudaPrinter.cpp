@@ -2111,9 +2111,9 @@ public:
 private:
   static constexpr int kWarps = kBlockSize / kWarpSize, E = kElementsPerThread;
   // Nanoseconds the look-back sleeps after publishing the tile's aggregate, before it first reads its predecessors'
-  // status, and between two reads of a status not yet published. Measured on an H100 for 2^25 float32
-  // (docs/results/2026-12-06d, the grouped order reading 4 groups a round trip): 0.154 ms, with 300 ns first 0.163,
-  // with no first pause 0.191; at 5 blocks per SM 0.142 against 0.150 (300 ns first).
+  // status, and between two reads of a status not yet published. Measured on an H100 for 2^25 float32 in a replica
+  // of this kernel (docs/results/2026-12-06d, call 5): 0.1295 ms; first pause 400 ns 0.1396, 1000 ns 0.1316; polls of
+  // 150 ns 0.1315 (and, reading 4 groups a round trip, no first pause 0.191 against 0.154).
   static constexpr int kFirstLookNs = 700, kPollNs = 300;
   // Group sums the look-back keeps in shared memory: a walk back over more groups (a lag of 2,048 tiles, more than
   // an H200 holds at once) reads the rest again.

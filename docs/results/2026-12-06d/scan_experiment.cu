@@ -603,6 +603,160 @@ void grouped_reference(const float* x, float* y, int len) {
   }
 }
 
+// ---- Tile shapes (session 31, for the next session): the grouped order and the library's look-back with THREADS
+// threads of ITEMS values a tile (the library: 256 x 16; CUB's sm90 float scan: 128 x 24, more blocks an SM).
+template <int THREADS, int ITEMS>
+__device__ __forceinline__ float shaped_block_scan(float (&s)[ITEMS], int items, float* incl, float* warps, int lane,
+                                                   int warp) {
+  constexpr int kWarpsT = THREADS / 32;
+  float w = 0.f;
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k)
+    if (k < items) {
+      if (k > 0) s[k] = s[k - 1] + s[k];
+      w = s[k];
+    }
+  w = warp_inclusive(w, lane, [](float a, float b) { return a + b; });
+  if (lane == 31) warps[warp] = w;
+  __syncthreads();
+  if (warp == 0) {
+    float p = lane < kWarpsT ? warps[lane] : w;
+#pragma unroll
+    for (int off = 1; off < kWarpsT; off <<= 1) {
+      const float y = __shfl_up_sync(0xffffffffu, p, off);
+      if (lane >= off) p = y + p;
+    }
+    if (lane < kWarpsT) warps[lane] = p;
+  }
+  __syncthreads();
+  incl[threadIdx.x] = warp > 0 ? warps[warp - 1] + w : w;
+  __syncthreads();
+  return w;
+}
+
+template <int THREADS, int ITEMS, int MINB>
+__global__ void __launch_bounds__(THREADS, MINB)
+    shaped(const float* __restrict__ in0, float* __restrict__ out0, int n, int len, unsigned* __restrict__ tickets) {
+  constexpr int kT = THREADS * ITEMS, kW = 32 * ITEMS; // a tile, a warp's part of it
+  static_assert(ITEMS % 4 == 0, "whole float4 vectors a thread");
+  __shared__ float incl[THREADS], warps[THREADS / 32], prefix;
+  __shared__ float saved[kSavedGroups];
+  __shared__ unsigned tile_sm;
+  __shared__ int last_sm;
+  __shared__ __align__(16) float xp[kT + kT / 32];
+  const int tiles_per_row = (len + kT - 1) / kT, tiles = n / len * tiles_per_row;
+  if (threadIdx.x == 0) tile_sm = atomicAdd(tickets, 1u);
+  __syncthreads();
+  const int t = (int)tile_sm, tr = t % tiles_per_row, base = t / tiles_per_row * len + tr * kT;
+  const int count = min(len - tr * kT, kT), first = (int)threadIdx.x * ITEMS, items = count - first;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const bool whole = count - warp * kW >= kW && base % 4 == 0;
+  const int xw = warp * kW;
+  float s[ITEMS];
+  if (whole) {
+#pragma unroll
+    for (int u = 0; u < ITEMS / 4; ++u) {
+      const int o = xw + (u * 32 + lane) * 4;
+      const float4 g = *reinterpret_cast<const float4*>(in0 + base + o);
+      xp[o + o / 32] = g.x;
+      xp[o + 1 + (o + 1) / 32] = g.y;
+      xp[o + 2 + (o + 2) / 32] = g.z;
+      xp[o + 3 + (o + 3) / 32] = g.w;
+    }
+    __syncwarp();
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) s[j] = xp[(first + j) + (first + j) / 32];
+    __syncwarp();
+  } else {
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) s[k] = k < items ? in0[base + first + k] : 0.f;
+  }
+  const float w = shaped_block_scan<THREADS, ITEMS>(s, items, incl, warps, lane, warp);
+  if (warp == 0) {
+    const float agg = incl[(count - 1) / ITEMS];
+    const Words words{reinterpret_cast<volatile unsigned long long*>(tickets + 2)};
+    const float p = library_look_back<700, 300, false>(words, t, tr, agg, lane, [](float a, float b) { return a + b; },
+                                                       saved);
+    if (lane == 0) {
+      prefix = p;
+      __threadfence();
+      last_sm = atomicAdd(tickets + 1, 1u) == (unsigned)(tiles - 1);
+    }
+  }
+  __syncthreads();
+  const float excl = threadIdx.x > 0 ? incl[threadIdx.x - 1] : w;
+  const float pre = tr > 0 ? prefix : w;
+  float r[ITEMS];
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    r[k] = threadIdx.x > 0 ? excl + s[k] : s[k];
+    if (tr > 0) r[k] = pre + r[k];
+    if (!whole && k < items) out0[base + first + k] = r[k];
+  }
+  if (whole) {
+#pragma unroll
+    for (int j = 0; j < ITEMS; ++j) xp[(first + j) + (first + j) / 32] = r[j];
+    __syncwarp();
+#pragma unroll
+    for (int u = 0; u < ITEMS / 4; ++u) {
+      const int o = xw + (u * 32 + lane) * 4;
+      float4 g;
+      g.x = xp[o + o / 32];
+      g.y = xp[o + 1 + (o + 1) / 32];
+      g.z = xp[o + 2 + (o + 2) / 32];
+      g.w = xp[o + 3 + (o + 3) / 32];
+      *reinterpret_cast<float4*>(out0 + base + o) = g;
+    }
+  }
+  if (last_sm)
+    for (int q = threadIdx.x; q < 2 * tiles + 2; q += blockDim.x) tickets[q] = 0u;
+}
+
+// The grouped order on the host for tiles of THREADS x ITEMS.
+template <int THREADS, int ITEMS> void shaped_reference(const float* x, float* y, int len) {
+  constexpr int kT = THREADS * ITEMS, kWarpsT = THREADS / 32;
+  const int tiles = (len + kT - 1) / kT;
+  std::vector<float> agg(tiles);
+  for (int t = 0; t < tiles; ++t) {
+    const int count = std::min(kT, len - t * kT);
+    float* e = y + size_t(t) * kT;
+    std::memcpy(e, x + size_t(t) * kT, size_t(count) * 4);
+    const int threads = (count + ITEMS - 1) / ITEMS;
+    std::vector<float> w(THREADS), incl(THREADS);
+    for (int j = 0; j < threads; ++j) {
+      const int own = std::min(ITEMS, count - j * ITEMS);
+      for (int k = 1; k < own; ++k) e[j * ITEMS + k] = e[j * ITEMS + k - 1] + e[j * ITEMS + k];
+      w[j] = e[j * ITEMS + own - 1];
+    }
+    for (int off = 1; off < 32; off *= 2)
+      for (int l = threads - 1; l >= 0; --l)
+        if (l % 32 >= off) w[l] = w[l - off] + w[l];
+    std::vector<float> p(kWarpsT);
+    const int warps = (threads - 1) / 32;
+    for (int q = 0; q < warps; ++q) p[q] = w[q * 32 + 31];
+    for (int off = 1; off < kWarpsT; off *= 2)
+      for (int q = warps - 1; q >= off; --q) p[q] = p[q - off] + p[q];
+    for (int j = 0; j < threads; ++j) incl[j] = j / 32 > 0 ? p[j / 32 - 1] + w[j] : w[j];
+    for (int j = 1; j < threads; ++j)
+      for (int k = 0; k < std::min(ITEMS, count - j * ITEMS); ++k) e[j * ITEMS + k] = incl[j - 1] + e[j * ITEMS + k];
+    agg[t] = incl[threads - 1];
+  }
+  float gi = 0.f;
+  for (int g0 = 0; g0 < tiles; g0 += 32) {
+    std::vector<float> pre(agg.begin() + g0, agg.begin() + std::min(tiles, g0 + 32));
+    for (int off = 1; off < 32; off *= 2)
+      for (int l = int(pre.size()) - 1; l >= off; --l) pre[l] = pre[l - off] + pre[l];
+    for (int l = 0; l < int(pre.size()); ++l) {
+      const int t = g0 + l;
+      if (t == 0) continue;
+      const float e = g0 == 0 ? pre[l - 1] : l == 0 ? gi : gi + pre[l - 1];
+      float* o = y + size_t(t) * kT;
+      for (int k = 0; k < std::min(kT, len - t * kT); ++k) o[k] = e + o[k];
+    }
+    if (pre.size() == 32) gi = g0 == 0 ? pre[31] : gi + pre[31];
+  }
+}
+
 __global__ void copy4(const float4* __restrict__ a, float4* __restrict__ b, int n4) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += gridDim.x * blockDim.x) b[i] = a[i];
 }
@@ -643,8 +797,8 @@ int main() {
   CHECK(cudaMalloc(&in, n * 4));
   CHECK(cudaMalloc(&out, n * 4));
   CHECK(cudaMalloc(&out2, n * 4));
-  CHECK(cudaMalloc(&tickets, (2 * (n / kTile + 16) + 8) * 4));
-  CHECK(cudaMemset(tickets, 0, (2 * (n / kTile + 16) + 8) * 4));
+  CHECK(cudaMalloc(&tickets, (2 * (n / 1024) + 64) * 4));
+  CHECK(cudaMemset(tickets, 0, (2 * (n / 1024) + 64) * 4));
   CHECK(cudaMemcpy(in, h.data(), n * 4, cudaMemcpyHostToDevice));
   const double bytes = 2.0 * n * 4;
   const float copy = time_ms([&] { copy4<<<sms * 8, 256>>>((const float4*)in, (float4*)out, n / 4); });
@@ -739,6 +893,34 @@ int main() {
       GROUPED_T("library, tile = blockIdx.x (no ticket)", 700, 300, -1, 5, 1);
       GROUPED_T("library, loads before the ticket", 700, 300, -1, 5, 2);
     }
+
+    // Tile shapes: each against its own host reference, bit for bit.
+#define SHAPED(THREADS, ITEMS, MINB)                                                                                 \
+  {                                                                                                                  \
+    constexpr int kT = THREADS * ITEMS;                                                                              \
+    const int shaped_tiles = n / len * ((len + kT - 1) / kT);                                                        \
+    std::vector<float> sref(n);                                                                                      \
+    for (int r0 = 0; r0 < n; r0 += len) shaped_reference<THREADS, ITEMS>(h.data() + r0, sref.data() + r0, len);      \
+    auto k = shaped<THREADS, ITEMS, MINB>;                                                                           \
+    int per_sm = 0;                                                                                                  \
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, THREADS, 0));                                    \
+    CHECK(cudaMemset(out2, 0xff, n * 4));                                                                            \
+    const float ms = time_ms([&] { k<<<shaped_tiles, THREADS>>>(in, out2, n, len, tickets); });                      \
+    CHECK(cudaMemcpy(got.data(), out2, n * 4, cudaMemcpyDeviceToHost));                                             \
+    const bool same = std::memcmp(got.data(), sref.data(), size_t(n) * 4) == 0;                                      \
+    char label[96];                                                                                                  \
+    std::snprintf(label, sizeof label, "tiles of %d x %d, >= %d blocks (%d/SM)", THREADS, ITEMS, MINB, per_sm);      \
+    std::printf("%-44s %.4f ms  %5.1f%% of copy kernel  regs %3d  %s\n", label, ms, 100.0 * copy / ms,              \
+                regs_of((const void*)k), same ? "bits equal its order's" : "BITS DIFFER from its order");             \
+  }
+    SHAPED(256, 16, 5);
+    SHAPED(128, 16, 1);
+    SHAPED(128, 24, 1);
+    SHAPED(128, 32, 1);
+    SHAPED(256, 8, 1);
+    SHAPED(256, 24, 1);
+    SHAPED(384, 16, 1);
+    SHAPED(512, 16, 1);
     REPLICA("replica (as generated)", true, 700, 300, 1);
     REPLICA("replica, no look-back (bound, wrong)", false, 700, 300, 1);
     REPLICA("replica, >= 5 blocks/SM", true, 700, 300, 5);

@@ -1924,12 +1924,15 @@ private:
 // (flag 2), and the last block to finish (lf_tickets[1] counts them) zeroes the tickets again. Otherwise a thread per
 // line walks the scan axis.
 constexpr const char* kScanHelpers = R"(// Any type up to 16 bytes, 32 bits at a time.
-template <class T> __device__ __forceinline__ T lf_scan_shfl_up(T v, int off) {
+template <class T, class S> __device__ __forceinline__ T lf_scan_shuffle(T v, S shuffle_word) {
   unsigned int w[(sizeof(T) + 3) / 4] = {};
   memcpy(w, &v, sizeof(T));
-  for (int k = 0; k < (int)((sizeof(T) + 3) / 4); ++k) w[k] = __shfl_up_sync(0xffffffffu, w[k], off);
+  for (int k = 0; k < (int)((sizeof(T) + 3) / 4); ++k) w[k] = shuffle_word(w[k]);
   memcpy(&v, w, sizeof(T));
   return v;
+}
+template <class T> __device__ __forceinline__ T lf_scan_shfl_up(T v, int off) {
+  return lf_scan_shuffle(v, [off](unsigned int w) { return __shfl_up_sync(0xffffffffu, w, off); });
 }
 // A tile's status value for other blocks: written to and read from L2, never a stale L1 line.
 template <class T> __device__ __forceinline__ void lf_scan_publish(unsigned char* p, T v) {
@@ -1959,11 +1962,7 @@ template <class T> __device__ __forceinline__ T lf_scan_value(unsigned long long
   return v;
 }
 template <class T> __device__ __forceinline__ T lf_scan_shfl_from(T v, int lane) {
-  unsigned int w[(sizeof(T) + 3) / 4] = {};
-  memcpy(w, &v, sizeof(T));
-  for (int k = 0; k < (int)((sizeof(T) + 3) / 4); ++k) w[k] = __shfl_sync(0xffffffffu, w[k], lane);
-  memcpy(&v, w, sizeof(T));
-  return v;
+  return lf_scan_shuffle(v, [lane](unsigned int w) { return __shfl_sync(0xffffffffu, w, lane); });
 }
 // Kogge-Stone over the warp's lanes (offsets 1, 2, 4, 8, 16): lane l's value depends on lanes 0 ... l only.
 template <class T, class F> __device__ __forceinline__ T lf_scan_warp(T v, int lane, F combine) {

@@ -5,6 +5,7 @@
 #include "runtime/DeviceCount.h"
 #include "runtime/Executor.h"
 #include "runtime/FixedPointSum.h"
+#include "runtime/HostSlots.h"
 #include "runtime/Materialize.h"
 #include "runtime/Streams.h"
 #include "runtime/ThreadPool.h"
@@ -19,6 +20,7 @@
 #include <array>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -95,26 +97,25 @@ std::string bincount_paths() {
 
 namespace {
 
-// Counts the n elements of `dtype` of `input` into `bins` counters at `storage`'s start, followed by the range's two
-// order keys when `with_range` (DeviceCount.h), on the backend in use. Returns the storage, which a device without
-// the CUB kernels' code replaces by an upload.
+// Counts the n elements of `dtype` of `input` into `bins` counters at `storage`'s start, on the backend in use.
+// Returns the storage, which a device without the CUB kernels' code replaces by an upload. With `range_keys`, also
+// the range's two order keys (DeviceCount.h), which are there once the current stream has been waited for: host
+// memory every device maps (runtime/HostSlots.h) on the CUDA backend.
 std::shared_ptr<graph::Storage> count_elements(DType dtype, const graph::BufferView& input, std::int64_t n,
-                                               std::int64_t bins, bool with_range) {
+                                               std::int64_t bins, std::uint64_t* range_keys) {
   Executor& ex = executor();
   const std::size_t width = itemsize(dtype);
-  const std::size_t slots = std::size_t(bins) + (with_range ? 2 : 0);
+  // The device's range words follow the counts (cleared with them).
+  const bool device_range = range_keys && ex.kind() == Backend::Cuda;
+  const std::size_t slots = std::size_t(bins) + (device_range ? device_count::kRangeWords : 0);
   auto storage = ex.allocate(slots * sizeof(std::int64_t));
   const auto* x = static_cast<const std::byte*>(input.storage->data) + std::size_t(input.offset) * width;
   const auto count_on_host = [&](const std::byte* values, std::int64_t* counts) {
     std::int64_t range[2];
     visit_countable(dtype, [&]<class U>() {
-      host_bincount(reinterpret_cast<const U*>(values), n, bins, counts, with_range ? range : nullptr);
+      host_bincount(reinterpret_cast<const U*>(values), n, bins, counts, range_keys ? range : nullptr);
     });
-    if (with_range) {
-      std::uint64_t keys[2];
-      device_count::encode_range(range[0], range[1], keys);
-      std::memcpy(counts + bins, keys, sizeof keys);
-    }
+    if (range_keys) device_count::encode_range(range[0], range[1], range_keys);
   };
   if (ex.kind() == Backend::Cpu) {
     count_on_host(x, static_cast<std::int64_t*>(storage->data));
@@ -136,7 +137,10 @@ std::shared_ptr<graph::Storage> count_elements(DType dtype, const graph::BufferV
   c.n = n;
   c.bins = bins;
   c.counts = static_cast<std::int64_t*>(storage->data);
-  if (with_range) c.range = reinterpret_cast<std::uint64_t*>(c.counts + bins);
+  if (device_range) {
+    c.range = reinterpret_cast<std::uint64_t*>(c.counts + bins);
+    c.range_to_host = range_keys;
+  }
   const device_count::Report report = device_count::run(c, current_stream());
   counters().kernels_launched += std::uint64_t(report.kernels);
   if (config::log_enabled("launch"))
@@ -265,7 +269,7 @@ std::shared_ptr<graph::BufferView> run_bincount(const graph::Node& count, const 
   auto out = std::make_shared<graph::BufferView>();
   out->strides = graph::contiguous_strides(count.shape);
   out->storage = weights ? sum_weights(count, input, *weights)
-                         : count_elements(src.dtype, input, src.size(), count.shape[0], false);
+                         : count_elements(src.dtype, input, src.size(), count.shape[0], nullptr);
   return out;
 }
 
@@ -274,10 +278,17 @@ CountsAndRange count_with_range(const graph::NodePtr& x, std::int64_t bins) {
   LAZYFUSE_ASSERT(x->dtype == DType::Bool || is_integer(x->dtype), "count_with_range of a type that is not an integer");
   std::lock_guard lock(evaluation_mutex());
   const std::shared_ptr<const graph::BufferView> input = contiguous_buffer(x);
-  if (executor().kind() != Backend::Cpu) cuda::require_context("bincount");
-  auto storage = count_elements(x->dtype, *input, x->size(), bins, true);
+  const bool on_device = executor().kind() != Backend::Cpu;
+  if (on_device) cuda::require_context("bincount");
+  // The range is the one answer the host waits for: on the device it lands in mapped host memory, no copy queued.
+  std::optional<HostSlot> slot;
   std::uint64_t keys[2];
-  executor().download(*storage, std::size_t(bins) * sizeof(std::int64_t), keys, sizeof keys);
+  if (on_device) slot.emplace();
+  auto storage = count_elements(x->dtype, *input, x->size(), bins, slot ? slot->as<std::uint64_t>() : keys);
+  if (slot) {
+    LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+    std::memcpy(keys, slot->data(), sizeof keys);
+  }
   CountsAndRange out;
   out.smallest = device_count::decode_smallest(keys);
   out.largest = device_count::decode_largest(keys);

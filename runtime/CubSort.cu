@@ -150,22 +150,15 @@ template <class K, class I> struct Runner {
     });
   }
 
-  // Queues the NaN check of the sorted keys; nan_flag() reads its answer.
-  unsigned* check_nans(const K* sorted) {
-    unsigned* flag = take<unsigned>(1);
-    lf_sort_nan_ends<K><<<1, 1, 0, stream>>>(reinterpret_cast<const B*>(sorted), n, flag);
+  // Queues the NaN check of the sorted keys, waits for the stream and reads its answer (Sort::nan_answer).
+  bool has_nans(const K* sorted) {
+    auto* answer = static_cast<volatile unsigned*>(s.nan_answer);
+    lf_sort_nan_ends<K><<<1, 1, 0, stream>>>(reinterpret_cast<const B*>(sorted), n, const_cast<unsigned*>(answer));
     check_launch();
     report.kernels++;
     note("nan check");
-    return flag;
-  }
-
-  // (a wait for the stream)
-  bool nan_flag(const unsigned* flag) {
-    unsigned host = 0;
-    LAZYFUSE_CUDA_CHECK(cudaMemcpyAsync(&host, flag, sizeof host, cudaMemcpyDeviceToHost, stream));
     LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return host != 0;
+    return *answer != 0;
   }
 
   // SortPairs of (key, flat position) over all elements, the keys either the input or its canonical-NaN copy; then
@@ -231,14 +224,14 @@ template <class K, class I> struct Runner {
     if (!s.indices && s.outer * s.inner == 1) {
       sort_keys(static_cast<const K*>(s.in), static_cast<K*>(s.out));
       if constexpr (kFloatKey<K>)
-        if (nan_flag(check_nans(static_cast<const K*>(s.out)))) sort_and_place(true);
+        if (has_nans(static_cast<const K*>(s.out))) sort_and_place(true);
       return;
     }
     // The first sort's keys stay in their scratch buffer: the NaN check reads them after the final kernel is queued,
     // so that the common case (no NaNs) waits once, at the end. With NaNs the whole sort runs again on canonical keys.
     const K* sorted = sort_and_place(false);
     if constexpr (kFloatKey<K>) {
-      if (nan_flag(check_nans(sorted))) sort_and_place(true);
+      if (has_nans(sorted)) sort_and_place(true);
     } else {
       (void)sorted;
     }
@@ -269,6 +262,7 @@ Report run(const Sort& s, const Scratch& scratch, cudaStream_t stream) {
                 ", " + std::to_string(s.len) + ", " + std::to_string(s.inner) + "])");
   const std::int64_t n = s.outer * s.len * s.inner;
   if (n == 0) return {};
+  if (is_floating(s.dtype) && !s.nan_answer) throw Error("cub_sort: a floating-point sort needs Sort::nan_answer");
   switch (s.dtype) {
   case DType::Bool:
   case DType::UInt8: return run_key<std::uint8_t>(s, scratch, stream, n);

@@ -35,6 +35,9 @@ struct Sort {
   const void* in = nullptr;
   void* out = nullptr;
   std::int64_t outer = 1, len = 0, inner = 1;
+  /// For a floating-point type: host memory every device maps (runtime/HostSlots.h), at least 4 bytes, where the NaN
+  /// check writes its answer for the host to read after waiting for the stream (no copy queued).
+  void* nan_answer = nullptr;
 };
 
 /// Whether `dtype` is compiled in: bool and every integer and floating-point type; not the complex types (their

@@ -3,6 +3,7 @@
 #include "graph/Config.h"
 #include "runtime/CudaApi.h"
 #include "runtime/Executor.h"
+#include "runtime/HostSlots.h"
 #include "runtime/KernelCache.h"
 #include "runtime/MemoryPool.h"
 #include "runtime/Streams.h"
@@ -13,7 +14,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -113,46 +116,6 @@ private:
   };
   std::mutex mutex_;
   std::vector<Entry> entries_;
-};
-
-// The error words of kernels with bounds checks, in pinned host memory that every device maps: a kernel ors its
-// failed checks straight into host memory (one atomic per thread that failed, codegen/CudaPrinter.cpp), so a launch
-// needs neither a copy that zeroes its word nor one that reads it back, only the wait for its stream. Measured on
-// the H200 against the two copies: see docs/performance.md (gathers). A word is taken for one launch and given back
-// after the wait; the pages live as long as the executor.
-class ErrorWords {
-public:
-  ErrorWords() = default;
-  ErrorWords(const ErrorWords&) = delete;
-  ErrorWords& operator=(const ErrorWords&) = delete;
-  ~ErrorWords() {
-    // The runtime may already be shutting down at exit: nothing to report then.
-    for (void* page : pages_) (void)cudaFreeHost(page);
-  }
-
-  std::uint32_t* take() {
-    std::lock_guard lock(mutex_);
-    if (free_.empty()) {
-      void* page = nullptr;
-      LAZYFUSE_CUDA_CHECK(cudaHostAlloc(&page, kPageBytes, cudaHostAllocMapped | cudaHostAllocPortable));
-      pages_.push_back(page);
-      for (std::size_t k = 0; k < kPageBytes / sizeof(std::uint32_t); ++k)
-        free_.push_back(static_cast<std::uint32_t*>(page) + k);
-    }
-    std::uint32_t* word = free_.back();
-    free_.pop_back();
-    return word;
-  }
-  void give_back(std::uint32_t* word) {
-    std::lock_guard lock(mutex_);
-    free_.push_back(word);
-  }
-
-private:
-  static constexpr std::size_t kPageBytes = 4096;
-  std::mutex mutex_;
-  std::vector<void*> pages_;
-  std::vector<std::uint32_t*> free_;
 };
 
 // A kernel launch ready to queue: the loaded kernel, its launch shape and its packed arguments, and the scratch of
@@ -280,8 +243,15 @@ public:
     if (!bytes) return;
     use_on_current_stream(storage);
     cudaStream_t s = current_stream();
-    LAZYFUSE_CUDA_CHECK(
-        cudaMemcpyAsync(host, static_cast<const char*>(storage.data) + off, bytes, cudaMemcpyDeviceToHost, s));
+    const void* from = static_cast<const char*>(storage.data) + off;
+    if (bytes <= HostSlot::kBytes) { // a scalar's item(), a count: a copy into pinned memory, no staging
+      const HostSlot slot;
+      LAZYFUSE_CUDA_CHECK(cudaMemcpyAsync(slot.data(), from, bytes, cudaMemcpyDeviceToHost, s));
+      LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(s));
+      std::memcpy(host, slot.data(), bytes);
+      return;
+    }
+    LAZYFUSE_CUDA_CHECK(cudaMemcpyAsync(host, from, bytes, cudaMemcpyDeviceToHost, s));
     LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(s));
   }
 
@@ -319,14 +289,11 @@ public:
 
   std::uint32_t run_checked(codegen::LoweredKernel& k, const std::vector<void*>& outputs) override {
     cuda::require_context("running a kernel");
-    std::uint32_t* word = error_words_.take();
-    struct Lease {
-      ErrorWords& words;
-      std::uint32_t* word;
-      ~Lease() { words.give_back(word); }
-    } lease{error_words_, word};
+    // The kernel ors its failed checks straight into host memory (one atomic per thread that failed,
+    // codegen/CudaPrinter.cpp): no copy zeroes the word or reads it back, only the wait for the stream.
+    const HostSlot slot;
+    std::uint32_t* word = slot.as<std::uint32_t>();
     std::atomic_ref<std::uint32_t>(*word).store(0, std::memory_order_release);
-    // 64-bit CUDA maps pinned memory at the same address on every device (unified addressing).
     run_with_error_word(k, outputs, word);
     LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
     return std::atomic_ref<std::uint32_t>(*word).load(std::memory_order_acquire);
@@ -335,8 +302,8 @@ public:
   void run_passing_checks(codegen::LoweredKernel& k, const std::vector<void*>& outputs) override {
     cuda::require_context("running a kernel");
     // One word for every such launch, never read: no check of theirs can fail, so none writes it.
-    std::call_once(unread_word_once_, [&] { unread_word_ = error_words_.take(); });
-    run_with_error_word(k, outputs, unread_word_);
+    std::call_once(unread_word_once_, [&] { unread_word_.emplace(); });
+    run_with_error_word(k, outputs, unread_word_->as<std::uint32_t>());
   }
 
   void synchronize() override {
@@ -364,9 +331,8 @@ private:
   }
 
   TicketBuffers tickets_;
-  ErrorWords error_words_;
   std::once_flag unread_word_once_;
-  std::uint32_t* unread_word_ = nullptr;
+  std::optional<HostSlot> unread_word_;
 };
 
 } // namespace

@@ -78,11 +78,26 @@ template <class U> __device__ void add_range(const Seen<U>& seen, unsigned long 
   }
 }
 
+// The last block to finish copies the range into host memory (BinCount::range_to_host) and clears the count of
+// finished blocks (range[2]) for the next launch over the same range. The fence orders each block's atomicMax before
+// its arrival; the last block reads the range at L2, where the atomics were made.
+__device__ void copy_range_to_host(unsigned long long* range, unsigned long long* to_host) {
+  if (threadIdx.x != 0) return;
+  __threadfence();
+  if (atomicAdd(range + 2, 1ull) != gridDim.x - 1) return;
+  range[2] = 0;
+  volatile unsigned long long* host = to_host;
+  host[0] = atomicAdd(range, 0ull);
+  host[1] = atomicAdd(range + 1, 0ull);
+  __threadfence_system();
+}
+
 // Counts x[0, n). kShared: per-block counters in dynamic shared memory, added into `counts` at the end; otherwise
 // global atomics. kVector: x is 16-byte aligned and read 16 bytes per load. kRange: also x's range into `range`.
 template <class U, bool kShared, bool kVector, bool kRange>
-__global__ void __launch_bounds__(kThreads) lf_bincount(const U* __restrict__ x, std::int64_t n, std::uint64_t bins,
-                                                        unsigned long long* counts, unsigned long long* range) {
+__global__ void __launch_bounds__(kThreads)
+    lf_bincount(const U* __restrict__ x, std::int64_t n, std::uint64_t bins, unsigned long long* counts,
+                unsigned long long* range, unsigned long long* range_to_host) {
   extern __shared__ unsigned int local[];
   if constexpr (kShared) {
     for (std::uint64_t b = threadIdx.x; b < bins; b += blockDim.x) local[b] = 0;
@@ -128,7 +143,10 @@ __global__ void __launch_bounds__(kThreads) lf_bincount(const U* __restrict__ x,
     for (std::uint64_t b = threadIdx.x; b < bins; b += blockDim.x)
       if (const unsigned int c = local[b]; c != 0) atomicAdd(counts + b, static_cast<unsigned long long>(c));
   }
-  if constexpr (kRange) add_range(seen, range);
+  if constexpr (kRange) {
+    add_range(seen, range);
+    if (range_to_host) copy_range_to_host(range, range_to_host);
+  }
 }
 
 template <class U, bool kShared, bool kRange> auto kernel_for(bool vector) {
@@ -171,7 +189,8 @@ template <class U> Report run_typed(const BinCount& c, cudaStream_t stream) {
                                                   std::int64_t(sms) * std::max(per_sm, 1)));
     largest_grid = std::max(largest_grid, grid);
     kernel<<<grid, kThreads, dynamic_shared, stream>>>(static_cast<const U*>(c.x) + first, n, std::uint64_t(c.bins),
-                                                       counts, reinterpret_cast<unsigned long long*>(c.range));
+                                                       counts, reinterpret_cast<unsigned long long*>(c.range),
+                                                       reinterpret_cast<unsigned long long*>(c.range_to_host));
     LAZYFUSE_CUDA_CHECK(cudaGetLastError());
     ++report.kernels;
   }
@@ -438,9 +457,10 @@ Report run(const BinCount& c, cudaStream_t stream) {
                 " elements and " + std::to_string(c.bins) + " bins");
   // A range stored right after the counts is cleared with them.
   const bool range_follows = c.range == reinterpret_cast<std::uint64_t*>(c.counts + c.bins);
-  LAZYFUSE_CUDA_CHECK(
-      cudaMemsetAsync(c.counts, 0, std::size_t(c.bins + (range_follows ? 2 : 0)) * sizeof(std::int64_t), stream));
-  if (c.range && !range_follows) LAZYFUSE_CUDA_CHECK(cudaMemsetAsync(c.range, 0, 2 * sizeof(std::uint64_t), stream));
+  LAZYFUSE_CUDA_CHECK(cudaMemsetAsync(
+      c.counts, 0, std::size_t(c.bins + (range_follows ? kRangeWords : 0)) * sizeof(std::int64_t), stream));
+  if (c.range && !range_follows)
+    LAZYFUSE_CUDA_CHECK(cudaMemsetAsync(c.range, 0, kRangeWords * sizeof(std::uint64_t), stream));
   return visit_elements(c.width, c.is_signed, [&]<class U>() { return run_typed<U>(c, stream); });
 }
 

@@ -27,9 +27,16 @@ struct BinCount {
   std::int64_t* counts = nullptr;
   /// Optional: two order keys of x's range, found in the same pass: range[0] = the largest ~key(e), range[1] = the
   /// largest key(e) over the elements e as int64, key(v) = v ^ 2^63 (an unsigned number in v's order), so that a
-  /// zeroed start is below every key. decode_smallest and decode_largest read them.
+  /// zeroed start is below every key. decode_smallest and decode_largest read them. A third word after them counts
+  /// the blocks that are done (kRangeWords in all, cleared with the counts when they follow them).
   std::uint64_t* range = nullptr;
+  /// Optional, with `range`: host memory every device maps (runtime/HostSlots.h) into which the last block to finish
+  /// copies range[0] and range[1], so that the host reads them after waiting for the stream, with no copy queued.
+  std::uint64_t* range_to_host = nullptr;
 };
+
+/// The words of BinCount::range.
+inline constexpr int kRangeWords = 3;
 
 /// sums[b] = the sum of weights[i] over the elements x[i] equal to b, for b in [0, bins) (the additive identity where
 /// none is: 0, or -0.0 for floats; graph/Count.h): x as in BinCount, `weights` n values of `weight_type`

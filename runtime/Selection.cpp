@@ -7,6 +7,7 @@
 #include "runtime/CubSelection.h"
 #include "runtime/CudaApi.h"
 #include "runtime/Executor.h"
+#include "runtime/HostSlots.h"
 #include "runtime/Materialize.h"
 #include "runtime/Streams.h"
 
@@ -67,17 +68,17 @@ const void* mask_flags(const graph::BufferView& mask) {
 // The number of true bytes among the n flags on the device (cub::DeviceReduce), read back: the synchronization.
 std::int64_t count_on_device(Executor& ex, const void* flags, std::int64_t n, cudaStream_t stream, int& kernels) {
   const cub_kernels::Requirements need = cub_kernels::count_requirements(n);
-  const auto total = ex.allocate(sizeof(std::int64_t));
+  const HostSlot total; // CUB writes the count straight into host memory: no copy to queue and wait for
   // Scratch goes back to the pool on this stream as soon as it is released: stream order keeps it for CUB.
   const auto temp = ex.allocate(need.temp_bytes);
-  cub_kernels::run_count(flags, n, static_cast<std::int64_t*>(total->data), temp->data, need.temp_bytes, stream);
+  cub_kernels::run_count(flags, n, total.as<std::int64_t>(), temp->data, need.temp_bytes, stream);
   counters().kernels_launched += std::uint64_t(need.kernels);
   kernels += need.kernels;
   if (config::log_enabled("launch"))
     config::log("launch",
                 "cub::DeviceReduce (mask count) n=" + std::to_string(n) + " kernels=" + std::to_string(need.kernels));
-  std::int64_t count = 0;
-  ex.download(*total, 0, &count, sizeof count);
+  LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const auto count = total.read<std::int64_t>();
   LAZYFUSE_ASSERT(count >= 0 && count <= n, "a mask count outside [0, size]");
   return count;
 }
@@ -230,12 +231,12 @@ graph::NodePtr select_on_device(Executor& ex, const graph::BufferView& input, DT
   const cudaStream_t stream = current_stream();
   use_on_current_stream(*input.storage);
   auto out = ex.allocate(std::size_t(n) * std::size_t(width));
-  const auto selected = ex.allocate(sizeof(std::int64_t));
+  const HostSlot selected; // CUB writes the count straight into host memory: no copy to queue and wait for
   const auto temp = ex.allocate(need.temp_bytes);
-  run(in, out->data, static_cast<std::int64_t*>(selected->data), temp->data, stream);
+  run(in, out->data, selected.as<std::int64_t>(), temp->data, stream);
   counters().kernels_launched += std::uint64_t(need.kernels);
-  std::int64_t count = 0;
-  ex.download(*selected, 0, &count, sizeof count);
+  LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const auto count = selected.read<std::int64_t>();
   LAZYFUSE_ASSERT(count >= 0 && count <= n, "a selected count outside [0, size]");
   if (config::log_enabled("launch"))
     config::log("launch", what + " (" + std::to_string(width) + " bytes each) n=" + std::to_string(n) +

@@ -3,6 +3,7 @@
 #include "runtime/CubReductions.h"
 #include "runtime/CubSort.h"
 #include "runtime/Executor.h"
+#include "runtime/HostSlots.h"
 #include "runtime/Streams.h"
 #include "runtime/ThreadPool.h"
 
@@ -70,6 +71,8 @@ std::shared_ptr<graph::BufferView> device_sort(const graph::Node& sort, const gr
   s.outer = outer;
   s.len = len;
   s.inner = inner;
+  const HostSlot nan_answer;
+  s.nan_answer = nan_answer.data();
   use_on_current_stream(*input.storage);
   // Scratch goes back to the pool when this returns, stream-ordered: the queued sort keeps it until it is done.
   std::vector<std::shared_ptr<graph::Storage>> scratch;

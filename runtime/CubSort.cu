@@ -150,15 +150,20 @@ template <class K, class I> struct Runner {
     });
   }
 
-  // Queues the NaN check of the sorted keys, waits for the stream and reads its answer (Sort::nan_answer).
-  bool has_nans(const K* sorted) {
-    auto* answer = static_cast<volatile unsigned*>(s.nan_answer);
-    lf_sort_nan_ends<K><<<1, 1, 0, stream>>>(reinterpret_cast<const B*>(sorted), n, const_cast<unsigned*>(answer));
+  // Queues the NaN check of the sorted keys (its answer into Sort::nan_answer).
+  void check_nans(const K* sorted) {
+    lf_sort_nan_ends<K>
+        <<<1, 1, 0, stream>>>(reinterpret_cast<const B*>(sorted), n, static_cast<unsigned*>(s.nan_answer));
     check_launch();
     report.kernels++;
     note("nan check");
+  }
+
+  // Queues the NaN check, waits for the stream and reads the answer.
+  bool has_nans(const K* sorted) {
+    check_nans(sorted);
     LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return *answer != 0;
+    return *static_cast<volatile unsigned*>(s.nan_answer) != 0;
   }
 
   // SortPairs of (key, flat position) over all elements, the keys either the input or its canonical-NaN copy; then
@@ -222,11 +227,22 @@ template <class K, class I> struct Runner {
   void run() {
     // One line of values: keys only, straight into the output, which is the answer unless there are NaNs.
     if (!s.indices && s.outer * s.inner == 1) {
+      if constexpr (kFloatKey<K>) {
+        if (s.nans == Sort::Nans::Present) {
+          sort_and_place(true);
+          return;
+        }
+      }
       sort_keys(static_cast<const K*>(s.in), static_cast<K*>(s.out));
-      if constexpr (kFloatKey<K>)
-        if (has_nans(static_cast<const K*>(s.out))) sort_and_place(true);
+      if constexpr (kFloatKey<K>) {
+        if (s.nans == Sort::Nans::CheckLater)
+          check_nans(static_cast<const K*>(s.out));
+        else if (has_nans(static_cast<const K*>(s.out)))
+          sort_and_place(true);
+      }
       return;
     }
+    if (s.nans != Sort::Nans::Check) throw Error("cub_sort: only a 1-D values sort takes Sort::nans other than Check");
     // The first sort's keys stay in their scratch buffer: the NaN check reads them after the final kernel is queued,
     // so that the common case (no NaNs) waits once, at the end. With NaNs the whole sort runs again on canonical keys.
     const K* sorted = sort_and_place(false);

@@ -38,6 +38,11 @@ struct Sort {
   /// For a floating-point type: host memory every device maps (runtime/HostSlots.h), at least 4 bytes, where the NaN
   /// check writes its answer for the host to read after waiting for the stream (no copy queued).
   void* nan_answer = nullptr;
+  /// What to do about NaNs (floating-point types; only a 1-D values sort takes other than Check): Check as above;
+  /// CheckLater queues the keys sort and the NaN check and returns without waiting (the caller waits, reads
+  /// nan_answer, and when it is non-zero runs the sort again with Present); Present sorts on canonical NaN keys at
+  /// once.
+  enum class Nans { Check, CheckLater, Present } nans = Nans::Check;
 };
 
 /// Whether `dtype` is compiled in: bool and every integer and floating-point type; not the complex types (their
@@ -63,8 +68,8 @@ struct Report {
 
 /// Queues `s` on `stream`, with scratch from `scratch`. For a floating-point type it then reads one flag back from the
 /// device (a wait for the stream, after every step is queued), and when the input had NaNs queues the sort again on
-/// canonical NaN keys. Needs a supported dtype and len >= 1; nothing runs for an empty array. Throws BackendError when
-/// CUDA fails.
+/// canonical NaN keys (unless Sort::nans says otherwise). Needs a supported dtype and len >= 1; nothing runs for an
+/// empty array. Throws BackendError when CUDA fails.
 Report run(const Sort& s, const Scratch& scratch, cudaStream_t stream);
 
 } // namespace lazyfuse::runtime::cub_sort

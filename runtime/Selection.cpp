@@ -9,6 +9,7 @@
 #include "runtime/Executor.h"
 #include "runtime/HostSlots.h"
 #include "runtime/Materialize.h"
+#include "runtime/Sorting.h"
 #include "runtime/Streams.h"
 
 #include <algorithm>
@@ -219,39 +220,59 @@ std::optional<ScalarComparison> comparison_with_scalar(const graph::NodePtr& val
   return c;
 }
 
-// A CUB selection of at most `n` elements of `dtype` from `input` (a device buffer): run(in, out, selected, temp)
-// queues it into a buffer of the worst case's size, then its count is read back (the synchronization) and the result
-// right-sized. `what` names it in the launch log.
+// A CUB selection queued into a buffer of the worst case's size, its count on the way into host memory.
+struct QueuedSelection {
+  std::shared_ptr<graph::Storage> out;
+  HostSlot selected; // CUB writes the count straight into host memory: no copy to queue and wait for
+  DType dtype;
+  std::int64_t n;
+  int kernels;
+  std::string what;
+};
+
+// Queues a CUB selection of at most `n` elements of `dtype` from `input` (a device buffer): run(in, out, selected,
+// temp). `what` names it in the launch log.
 template <class Run>
-graph::NodePtr select_on_device(Executor& ex, const graph::BufferView& input, DType dtype, std::int64_t n,
-                                const cub_kernels::Requirements& need, const std::string& what, Run&& run) {
+QueuedSelection queue_selection(Executor& ex, const graph::BufferView& input, DType dtype, std::int64_t n,
+                                const cub_kernels::Requirements& need, std::string what, Run&& run) {
   const int width = int(itemsize(dtype));
   const void* in =
       static_cast<const std::uint8_t*>(input.storage->data) + std::size_t(input.offset) * std::size_t(width);
-  const cudaStream_t stream = current_stream();
   use_on_current_stream(*input.storage);
-  auto out = ex.allocate(std::size_t(n) * std::size_t(width));
-  const HostSlot selected; // CUB writes the count straight into host memory: no copy to queue and wait for
+  QueuedSelection q{
+      ex.allocate(std::size_t(n) * std::size_t(width)), HostSlot(), dtype, n, need.kernels, std::move(what)};
   const auto temp = ex.allocate(need.temp_bytes);
-  run(in, out->data, selected.as<std::int64_t>(), temp->data, stream);
+  run(in, q.out->data, q.selected.as<std::int64_t>(), temp->data, current_stream());
   counters().kernels_launched += std::uint64_t(need.kernels);
-  LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const auto count = selected.read<std::int64_t>();
-  LAZYFUSE_ASSERT(count >= 0 && count <= n, "a selected count outside [0, size]");
+  return q;
+}
+
+// After a wait for the current stream: the selection, right-sized.
+graph::NodePtr finish_selection(Executor& ex, QueuedSelection& q) {
+  const auto count = q.selected.read<std::int64_t>();
+  LAZYFUSE_ASSERT(count >= 0 && count <= q.n, "a selected count outside [0, size]");
+  const int width = int(itemsize(q.dtype));
   if (config::log_enabled("launch"))
-    config::log("launch", what + " (" + std::to_string(width) + " bytes each) n=" + std::to_string(n) +
-                              " selected=" + std::to_string(count) + " kernels=" + std::to_string(need.kernels));
-  return vector_node(right_sized(ex, std::move(out), count, n, width, stream), dtype, count);
+    config::log("launch", q.what + " (" + std::to_string(width) + " bytes each) n=" + std::to_string(q.n) +
+                              " selected=" + std::to_string(count) + " kernels=" + std::to_string(q.kernels));
+  return vector_node(right_sized(ex, std::move(q.out), count, q.n, width, current_stream()), q.dtype, count);
+}
+
+// The selection once its count is read back (the synchronization), right-sized.
+graph::NodePtr wait_and_finish(Executor& ex, QueuedSelection q) {
+  LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+  return finish_selection(ex, q);
 }
 
 graph::NodePtr compared_on_device(Executor& ex, const graph::BufferView& values, DType dtype, std::int64_t n,
                                   const ScalarComparison& c) {
   const cub_kernels::Requirements need = cub_kernels::select_compared_requirements(c.type, n);
-  return select_on_device(ex, values, dtype, n, need, "cub::DeviceSelect::If (x[x op scalar])",
+  return wait_and_finish(
+      ex, queue_selection(ex, values, dtype, n, need, "cub::DeviceSelect::If (x[x op scalar])",
                           [&](const void* in, void* out, std::int64_t* selected, void* temp, cudaStream_t stream) {
                             cub_kernels::run_select_compared(c.type, c.comparison, c.threshold, in, n, out, selected,
                                                              temp, need.temp_bytes, stream);
-                          });
+                          }));
 }
 
 // How neighbours of `dtype` are compared (unique_sorted).
@@ -296,14 +317,31 @@ std::vector<std::uint8_t> unique_on_host(const std::uint8_t* data, std::int64_t 
   return out;
 }
 
-graph::NodePtr unique_on_device(Executor& ex, const graph::BufferView& sorted, DType dtype, std::int64_t n) {
+QueuedSelection queue_unique(Executor& ex, const graph::BufferView& sorted, DType dtype, std::int64_t n) {
   const int width = int(itemsize(dtype));
   const cub_kernels::UniqueEquality eq = unique_equality(dtype);
   const cub_kernels::Requirements need = cub_kernels::unique_requirements(width, eq, n);
-  return select_on_device(ex, sorted, dtype, n, need, "cub::DeviceSelect::Unique",
-                          [&](const void* in, void* out, std::int64_t* selected, void* temp, cudaStream_t stream) {
-                            cub_kernels::run_unique(width, eq, in, n, out, selected, temp, need.temp_bytes, stream);
-                          });
+  return queue_selection(ex, sorted, dtype, n, need, "cub::DeviceSelect::Unique",
+                         [&](const void* in, void* out, std::int64_t* selected, void* temp, cudaStream_t stream) {
+                           cub_kernels::run_unique(width, eq, in, n, out, selected, temp, need.temp_bytes, stream);
+                         });
+}
+
+// The unique values of a lazy 1-D floating-point sort with one wait: the sort's NaN check and the unique's count are
+// read together. Without NaNs (the common case) the keys-only sort was the answer and so is its unique; with NaNs
+// the sort runs again on canonical NaN keys and std::nullopt sends the caller to the usual path. std::nullopt also
+// for a sort queue_sort_unchecked does not take.
+std::optional<graph::NodePtr> unique_of_unchecked_sort(Executor& ex, const graph::NodePtr& sorted) {
+  if (sorted->materialized() || sorted->kind != graph::NodeKind::Sort) return std::nullopt;
+  const std::shared_ptr<const graph::BufferView> input = contiguous_buffer(sorted->sources()[0]);
+  std::optional<PendingSort> pending = queue_sort_unchecked(*sorted, *input);
+  if (!pending) return std::nullopt;
+  QueuedSelection unique = queue_unique(ex, *pending->value, sorted->dtype, sorted->size());
+  LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+  const bool had_nans = pending->nan_answer.read<std::uint32_t>() != 0;
+  sorted->set_buffer(finish_sort(*pending, *sorted, *input));
+  if (had_nans) return std::nullopt;
+  return finish_selection(ex, unique);
 }
 
 } // namespace
@@ -353,8 +391,8 @@ graph::NodePtr unique_sorted(const graph::NodePtr& sorted) {
   const std::int64_t n = sorted->size();
   const DType dtype = sorted->dtype;
   Executor& ex = executor();
-  const std::shared_ptr<const graph::BufferView> data = contiguous_buffer(sorted);
   if (ex.kind() != Backend::Cuda || !cub_kernels::usable_on_current_device()) {
+    const std::shared_ptr<const graph::BufferView> data = contiguous_buffer(sorted);
     const std::size_t width = itemsize(dtype);
     std::vector<std::uint8_t> copy;
     const std::uint8_t* values = host_elements(ex, *data, width, n, copy);
@@ -370,7 +408,8 @@ graph::NodePtr unique_sorted(const graph::NodePtr& sorted) {
   }
   cuda::require_context("unique");
   try {
-    return unique_on_device(ex, *data, dtype, n);
+    if (std::optional<graph::NodePtr> unique = unique_of_unchecked_sort(ex, sorted)) return *unique;
+    return wait_and_finish(ex, queue_unique(ex, *contiguous_buffer(sorted), dtype, n));
   } catch (const BackendError& e) {
     throw BackendError("unique of " + graph::describe("an array", *sorted) + " on the device: " + e.what());
   }

@@ -17,6 +17,7 @@
 #include <complex>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -55,9 +56,11 @@ template <class T> bool numpy_less(const T& a, const T& b) {
   }
 }
 
-// The CUDA backend's sort: cub::DeviceRadixSort (runtime/CubSort.h) from `input` into a new device buffer.
+// The CUDA backend's sort: cub::DeviceRadixSort (runtime/CubSort.h) from `input` into a new device buffer; the NaN
+// check's answer goes to `nan_answer`.
 std::shared_ptr<graph::BufferView> device_sort(const graph::Node& sort, const graph::BufferView& input,
-                                               std::int64_t outer, std::int64_t len, std::int64_t inner) {
+                                               std::int64_t outer, std::int64_t len, std::int64_t inner,
+                                               cub_sort::Sort::Nans nans, const HostSlot& nan_answer) {
   Executor& ex = executor();
   const graph::Node& src = *sort.sources_unlocked()[0];
   auto out = std::make_shared<graph::BufferView>();
@@ -71,8 +74,8 @@ std::shared_ptr<graph::BufferView> device_sort(const graph::Node& sort, const gr
   s.outer = outer;
   s.len = len;
   s.inner = inner;
-  const HostSlot nan_answer;
   s.nan_answer = nan_answer.data();
+  s.nans = nans;
   use_on_current_stream(*input.storage);
   // Scratch goes back to the pool when this returns, stream-ordered: the queued sort keeps it until it is done.
   std::vector<std::shared_ptr<graph::Storage>> scratch;
@@ -145,7 +148,7 @@ std::shared_ptr<graph::BufferView> run_sort(const graph::Node& sort, const graph
   const bool host = ex.kind() == Backend::Cpu;
   // CUB's sorts and reductions are one object library, built for the same devices: one probe answers for both.
   if (!host && cub_sort::supported(src.dtype) && cub_kernels::usable_on_current_device())
-    return device_sort(sort, input, outer, len, inner);
+    return device_sort(sort, input, outer, len, inner, cub_sort::Sort::Nans::Check, HostSlot());
   auto out = std::make_shared<graph::BufferView>();
   out->strides = graph::contiguous_strides(sort.shape);
   std::vector<std::byte> in_copy, out_copy;
@@ -165,6 +168,24 @@ std::shared_ptr<graph::BufferView> run_sort(const graph::Node& sort, const graph
   host_sort(src.dtype, indices, in, result, outer, len, inner);
   if (!host) out->storage = ex.upload(out_copy.data(), out_copy.size());
   return out;
+}
+
+std::optional<PendingSort> queue_sort_unchecked(const graph::Node& sort, const graph::BufferView& input) {
+  LAZYFUSE_ASSERT(sort.kind == graph::NodeKind::Sort, "queue_sort_unchecked of a node that is not a sort");
+  const graph::Node& src = *sort.sources_unlocked()[0];
+  if (executor().kind() != Backend::Cuda || src.ndim() != 1 || src.size() < 1 || !is_floating(src.dtype) ||
+      graph::SortResult(sort.op) != graph::SortResult::Values || !cub_sort::supported(src.dtype) ||
+      !cub_kernels::usable_on_current_device())
+    return std::nullopt;
+  PendingSort p;
+  p.value = device_sort(sort, input, 1, src.size(), 1, cub_sort::Sort::Nans::CheckLater, p.nan_answer);
+  return p;
+}
+
+std::shared_ptr<graph::BufferView> finish_sort(PendingSort& pending, const graph::Node& sort,
+                                               const graph::BufferView& input) {
+  if (pending.nan_answer.read<std::uint32_t>() == 0) return std::move(pending.value);
+  return device_sort(sort, input, 1, sort.size(), 1, cub_sort::Sort::Nans::Present, pending.nan_answer);
 }
 
 } // namespace lazyfuse::runtime

@@ -2,8 +2,10 @@
 #pragma once
 
 #include "graph/Node.h"
+#include "runtime/HostSlots.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace lazyfuse::runtime {
@@ -16,6 +18,23 @@ namespace lazyfuse::runtime {
 /// cannot run on, take the host sort between a download and an upload. Call under the evaluation lock
 /// (runtime/Materialize.h).
 std::shared_ptr<graph::BufferView> run_sort(const graph::Node& sort, const graph::BufferView& input);
+
+/// A values sort queued on the CUDA backend whose NaN check is still to be read (unique's sort: work that reads the
+/// sorted values is queued behind it, and one wait serves both).
+struct PendingSort {
+  std::shared_ptr<graph::BufferView> value; ///< the sorted values, the answer unless the input had NaNs
+  HostSlot nan_answer;                      ///< the check's answer, once the current stream has been waited for
+};
+
+/// For a Sort node of the values of a 1-D floating-point array on the CUDA backend (where one keys-only CUB sort is the
+/// answer unless the input has NaNs): queues that sort of `input` (the source's value, C-contiguous) and its NaN check
+/// without waiting. std::nullopt for any other sort, backend or device. Call under the evaluation lock.
+std::optional<PendingSort> queue_sort_unchecked(const graph::Node& sort, const graph::BufferView& input);
+
+/// After a wait for the current stream: `pending`'s sorted values when the input had no NaNs; else the sort queued
+/// again on canonical NaN keys (NumPy's order), into a new buffer. Call under the evaluation lock.
+std::shared_ptr<graph::BufferView> finish_sort(PendingSort& pending, const graph::Node& sort,
+                                               const graph::BufferView& input);
 
 /// The CPU backend's sort of the C-contiguous [outer, len, inner] array at `in` (host memory, `dtype`) along its
 /// middle axis into `out` (host memory, int64 positions along the axis when `indices`, else `dtype`): what run_sort

@@ -98,9 +98,9 @@ std::string bincount_paths() {
 namespace {
 
 // Counts the n elements of `dtype` of `input` into `bins` counters at `storage`'s start, on the backend in use.
-// Returns the storage, which a device without the CUB kernels' code replaces by an upload. With `range_keys`, also
-// the range's two order keys (DeviceCount.h), which are there once the current stream has been waited for: host
-// memory every device maps (runtime/HostSlots.h) on the CUDA backend.
+// Returns the storage, which a device without the CUB kernels' code replaces by an upload. With `range_keys` (three
+// words: host memory every device maps, runtime/HostSlots.h, on the CUDA backend), also the range's two order keys
+// (DeviceCount.h) and then 1 in the third word, written by the device or here.
 std::shared_ptr<graph::Storage> count_elements(DType dtype, const graph::BufferView& input, std::int64_t n,
                                                std::int64_t bins, std::uint64_t* range_keys) {
   Executor& ex = executor();
@@ -115,7 +115,10 @@ std::shared_ptr<graph::Storage> count_elements(DType dtype, const graph::BufferV
     visit_countable(dtype, [&]<class U>() {
       host_bincount(reinterpret_cast<const U*>(values), n, bins, counts, range_keys ? range : nullptr);
     });
-    if (range_keys) device_count::encode_range(range[0], range[1], range_keys);
+    if (range_keys) {
+      device_count::encode_range(range[0], range[1], range_keys);
+      range_keys[2] = 1;
+    }
   };
   if (ex.kind() == Backend::Cpu) {
     count_on_host(x, static_cast<std::int64_t*>(storage->data));
@@ -280,14 +283,18 @@ CountsAndRange count_with_range(const graph::NodePtr& x, std::int64_t bins) {
   const std::shared_ptr<const graph::BufferView> input = contiguous_buffer(x);
   const bool on_device = executor().kind() != Backend::Cpu;
   if (on_device) cuda::require_context("bincount");
-  // The range is the one answer the host waits for: on the device it lands in mapped host memory, no copy queued.
+  // The range is the one answer the host waits for: on the device it lands in mapped host memory, no copy queued,
+  // and the host polls the word written after it.
   std::optional<HostSlot> slot;
-  std::uint64_t keys[2];
-  if (on_device) slot.emplace();
+  std::uint64_t keys[3];
+  if (on_device) {
+    slot.emplace();
+    slot->expect(std::uint64_t(0), 2 * sizeof(std::uint64_t));
+  }
   auto storage = count_elements(x->dtype, *input, x->size(), bins, slot ? slot->as<std::uint64_t>() : keys);
   if (slot) {
-    LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
-    std::memcpy(keys, slot->data(), sizeof keys);
+    (void)slot->wait_until_written(std::uint64_t(0), current_stream(), 2 * sizeof(std::uint64_t));
+    std::memcpy(keys, slot->data(), 2 * sizeof(std::uint64_t));
   }
   CountsAndRange out;
   out.smallest = device_count::decode_smallest(keys);

@@ -150,20 +150,19 @@ template <class K, class I> struct Runner {
     });
   }
 
-  // Queues the NaN check of the sorted keys (its answer into Sort::nan_answer).
+  // Queues the NaN check of the sorted keys (its answer into Sort::nan_answer, which holds kNanUnwritten until then).
   void check_nans(const K* sorted) {
-    lf_sort_nan_ends<K>
-        <<<1, 1, 0, stream>>>(reinterpret_cast<const B*>(sorted), n, static_cast<unsigned*>(s.nan_answer));
+    s.nan_answer->expect(kNanUnwritten);
+    lf_sort_nan_ends<K><<<1, 1, 0, stream>>>(reinterpret_cast<const B*>(sorted), n, s.nan_answer->as<unsigned>());
     check_launch();
     report.kernels++;
     note("nan check");
   }
 
-  // Queues the NaN check, waits for the stream and reads the answer.
+  // Queues the NaN check and polls for its answer.
   bool has_nans(const K* sorted) {
     check_nans(sorted);
-    LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return *static_cast<volatile unsigned*>(s.nan_answer) != 0;
+    return s.nan_answer->wait_until_written(kNanUnwritten, stream) != 0;
   }
 
   // SortPairs of (key, flat position) over all elements, the keys either the input or its canonical-NaN copy; then

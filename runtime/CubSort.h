@@ -16,6 +16,8 @@
 //    a last kernel writes the positions along the axis (argsort) or gathers the elements (sort) into place.
 #pragma once
 
+#include "runtime/HostSlots.h"
+
 #include <lazyfuse/dtype.hpp>
 
 #include <cuda_runtime_api.h>
@@ -35,15 +37,18 @@ struct Sort {
   const void* in = nullptr;
   void* out = nullptr;
   std::int64_t outer = 1, len = 0, inner = 1;
-  /// For a floating-point type: host memory every device maps (runtime/HostSlots.h), at least 4 bytes, where the NaN
-  /// check writes its answer for the host to read after waiting for the stream (no copy queued).
-  void* nan_answer = nullptr;
+  /// For a floating-point type: where the NaN check writes its answer (a 32-bit word: 1 when the input has NaNs, else
+  /// 0) for the host to read with no copy queued.
+  const HostSlot* nan_answer = nullptr;
   /// What to do about NaNs (floating-point types; only a 1-D values sort takes other than Check): Check as above;
   /// CheckLater queues the keys sort and the NaN check and returns without waiting (the caller waits, reads
   /// nan_answer, and when it is non-zero runs the sort again with Present); Present sorts on canonical NaN keys at
   /// once.
   enum class Nans { Check, CheckLater, Present } nans = Nans::Check;
 };
+
+/// Sort::nan_answer's word until the NaN check writes it.
+inline constexpr unsigned kNanUnwritten = ~0u;
 
 /// Whether `dtype` is compiled in: bool and every integer and floating-point type; not the complex types (their
 /// order is two keys with NumPy's NaN rules: runtime/Sorting.cpp sorts them on the host).

@@ -78,8 +78,8 @@ template <class U> __device__ void add_range(const Seen<U>& seen, unsigned long 
   }
 }
 
-// The last block to finish copies the range into host memory (BinCount::range_to_host) and clears the count of
-// finished blocks (range[2]) for the next launch over the same range. The fence orders each block's atomicMax before
+// The last block to finish copies the range into host memory (BinCount::range_to_host), then sets the word after it,
+// and clears the count of finished blocks (range[2]). The fence orders each block's atomicMax before
 // its arrival; the last block reads the range at L2, where the atomics were made.
 __device__ void copy_range_to_host(unsigned long long* range, unsigned long long* to_host) {
   if (threadIdx.x != 0) return;
@@ -89,7 +89,8 @@ __device__ void copy_range_to_host(unsigned long long* range, unsigned long long
   volatile unsigned long long* host = to_host;
   host[0] = atomicAdd(range, 0ull);
   host[1] = atomicAdd(range + 1, 0ull);
-  __threadfence_system();
+  __threadfence_system(); // the keys before the word the host polls
+  host[2] = 1;
 }
 
 // Counts x[0, n). kShared: per-block counters in dynamic shared memory, added into `counts` at the end; otherwise
@@ -188,9 +189,12 @@ template <class U> Report run_typed(const BinCount& c, cudaStream_t stream) {
     const int grid = int(std::clamp<std::int64_t>((n + kThreads * per_thread - 1) / (kThreads * per_thread), 1,
                                                   std::int64_t(sms) * std::max(per_sm, 1)));
     largest_grid = std::max(largest_grid, grid);
+    // Only the last launch's range is the whole one.
+    const bool last = first + n == c.n;
     kernel<<<grid, kThreads, dynamic_shared, stream>>>(static_cast<const U*>(c.x) + first, n, std::uint64_t(c.bins),
                                                        counts, reinterpret_cast<unsigned long long*>(c.range),
-                                                       reinterpret_cast<unsigned long long*>(c.range_to_host));
+                                                       last ? reinterpret_cast<unsigned long long*>(c.range_to_host)
+                                                            : nullptr);
     LAZYFUSE_CUDA_CHECK(cudaGetLastError());
     ++report.kernels;
   }

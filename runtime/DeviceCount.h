@@ -30,8 +30,9 @@ struct BinCount {
   /// zeroed start is below every key. decode_smallest and decode_largest read them. A third word after them counts
   /// the blocks that are done (kRangeWords in all, cleared with the counts when they follow them).
   std::uint64_t* range = nullptr;
-  /// Optional, with `range`: host memory every device maps (runtime/HostSlots.h) into which the last block to finish
-  /// copies range[0] and range[1], so that the host reads them after waiting for the stream, with no copy queued.
+  /// Optional, with `range`: three words of host memory every device maps (runtime/HostSlots.h). The last block of
+  /// the last launch copies range[0] and range[1] into the first two, then writes 1 into the third, so that the host
+  /// polls that word and reads the range with no copy queued.
   std::uint64_t* range_to_host = nullptr;
 };
 

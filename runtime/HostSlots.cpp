@@ -2,6 +2,9 @@
 
 #include "runtime/CudaApi.h"
 
+#include "graph/Assert.h"
+
+#include <atomic>
 #include <exception>
 #include <mutex>
 #include <vector>
@@ -43,6 +46,39 @@ SlotPool& pool() {
 }
 
 } // namespace
+
+namespace {
+
+// Polls `word` (written by a device) until it is not `unwritten`; every kQueryEvery polls asks the stream whether it
+// failed (throws) or finished without writing the word (a bug).
+template <class U> U poll(const void* at, cudaStream_t stream, U unwritten) {
+  constexpr int kQueryEvery = 256;
+  const auto* word = static_cast<const volatile U*>(at);
+  for (int polls = 1;; ++polls) {
+    const U seen = *word;
+    if (seen != unwritten) {
+      std::atomic_thread_fence(std::memory_order_acquire);
+      return seen;
+    }
+    if (polls % kQueryEvery == 0) {
+      const cudaError_t state = cudaStreamQuery(stream);
+      if (state == cudaErrorNotReady) continue;
+      LAZYFUSE_CUDA_CHECK(state);
+      const U last = *word; // the stream is done: its writes are all visible now
+      LAZYFUSE_ASSERT(last != unwritten, "a stream finished without writing the answer its host slot waits for");
+      return last;
+    }
+  }
+}
+
+} // namespace
+
+std::uint32_t HostSlot::poll32(std::size_t offset, cudaStream_t stream, std::uint32_t unwritten) const {
+  return poll(static_cast<const unsigned char*>(data_) + offset, stream, unwritten);
+}
+std::uint64_t HostSlot::poll64(std::size_t offset, cudaStream_t stream, std::uint64_t unwritten) const {
+  return poll(static_cast<const unsigned char*>(data_) + offset, stream, unwritten);
+}
 
 HostSlot::HostSlot() : data_(pool().take()), unwinding_(std::uncaught_exceptions()) {}
 

@@ -1,11 +1,17 @@
 // Small answers a device writes for the host (a kernel's failed checks, a count, a range, a flag): slots of pinned
 // host memory that every device maps. A kernel or a CUB call writes its answer straight into host memory, so that
-// reading it back queues no copy (and clearing it, where it must start at zero, is a host store): the reader waits
-// for its stream and reads. On an H100 a bincount-like call of 2^25 elements took 0.0686 ms with the copy into
-// pageable memory this replaced and 0.0642 ms with a slot (docs/performance.md, "Thirty-second session"); the
-// gathers' error words saved 21-26 us a call, the two copies they replaced.
+// reading it back queues no copy (and clearing it, where it must start at zero, is a host store). The reader either
+// waits for its stream or, where the answer's last word is written after everything else the host needs (a count, a
+// flag, a range with its arrival word), polls that word until it leaves a value the device never writes, which
+// returns about 2 us sooner than the stream's wait. Measured on an H100 against the copy into pageable memory that
+// these replaced (docs/results/2026-12-06e/sync_experiment.cu, docs/performance.md, "Thirty-second session"): 4.4 us
+// less a call with the stream's wait, 6.0 us with the poll; the gathers' error words, 21-26 us less per call for the
+// two copies they replaced.
 #pragma once
 
+#include <cuda_runtime_api.h>
+
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -19,7 +25,7 @@ namespace lazyfuse::runtime {
 /// the process ends.
 class HostSlot {
 public:
-  static constexpr std::size_t kBytes = 16;
+  static constexpr std::size_t kBytes = 32;
 
   HostSlot();
   ~HostSlot();
@@ -31,18 +37,40 @@ public:
   /// Where a kernel, a CUB call or a copy writes the answer (a host address every device may use).
   void* data() const { return data_; }
   template <class T> T* as() const {
-    static_assert(sizeof(T) <= kBytes, "a host slot holds 16 bytes");
+    static_assert(sizeof(T) <= kBytes, "a host slot holds 32 bytes");
     return static_cast<T*>(data_);
   }
   /// The answer, read once the stream that writes it has been waited for.
   template <class T> T read() const {
-    static_assert(sizeof(T) <= kBytes, "a host slot holds 16 bytes");
+    static_assert(sizeof(T) <= kBytes, "a host slot holds 32 bytes");
     T value;
     std::memcpy(&value, const_cast<const void*>(static_cast<volatile void*>(data_)), sizeof value);
     return value;
   }
 
+  /// Before the work that answers is queued: the word at `offset` (bytes) holds `unwritten`, a value the device never
+  /// writes there.
+  template <class T> void expect(T unwritten, std::size_t offset = 0) const {
+    std::memcpy(static_cast<unsigned char*>(data_) + offset, &unwritten, sizeof unwritten);
+  }
+  /// Polls the word at `offset` until it holds something else than `unwritten` (expect's) and returns it, with every
+  /// write the device made before it. Asks `stream` now and then: a failure there throws BackendError, and a stream
+  /// that finished without writing the word is a bug in lazyfuse (an assert).
+  template <class T> T wait_until_written(T unwritten, cudaStream_t stream, std::size_t offset = 0) const {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "a polled word is 4 or 8 bytes");
+    const auto bits = [&] {
+      if constexpr (sizeof(T) == 4)
+        return poll32(offset, stream, std::bit_cast<std::uint32_t>(unwritten));
+      else
+        return poll64(offset, stream, std::bit_cast<std::uint64_t>(unwritten));
+    }();
+    return std::bit_cast<T>(bits);
+  }
+
 private:
+  std::uint32_t poll32(std::size_t offset, cudaStream_t stream, std::uint32_t unwritten) const;
+  std::uint64_t poll64(std::size_t offset, cudaStream_t stream, std::uint64_t unwritten) const;
+
   void* data_;
   int unwinding_; // std::uncaught_exceptions() when taken
 };

@@ -66,10 +66,14 @@ const void* mask_flags(const graph::BufferView& mask) {
   return static_cast<const std::uint8_t*>(mask.storage->data) + mask.offset;
 }
 
+// A count's host slot until CUB writes it.
+constexpr std::int64_t kCountUnwritten = -1;
+
 // The number of true bytes among the n flags on the device (cub::DeviceReduce), read back: the synchronization.
 std::int64_t count_on_device(Executor& ex, const void* flags, std::int64_t n, cudaStream_t stream, int& kernels) {
   const cub_kernels::Requirements need = cub_kernels::count_requirements(n);
   const HostSlot total; // CUB writes the count straight into host memory: no copy to queue and wait for
+  total.expect(kCountUnwritten);
   // Scratch goes back to the pool on this stream as soon as it is released: stream order keeps it for CUB.
   const auto temp = ex.allocate(need.temp_bytes);
   cub_kernels::run_count(flags, n, total.as<std::int64_t>(), temp->data, need.temp_bytes, stream);
@@ -78,8 +82,7 @@ std::int64_t count_on_device(Executor& ex, const void* flags, std::int64_t n, cu
   if (config::log_enabled("launch"))
     config::log("launch",
                 "cub::DeviceReduce (mask count) n=" + std::to_string(n) + " kernels=" + std::to_string(need.kernels));
-  LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const auto count = total.read<std::int64_t>();
+  const auto count = total.wait_until_written(kCountUnwritten, stream);
   LAZYFUSE_ASSERT(count >= 0 && count <= n, "a mask count outside [0, size]");
   return count;
 }
@@ -228,6 +231,13 @@ struct QueuedSelection {
   std::int64_t n;
   int kernels;
   std::string what;
+
+  // Polls for the count (the synchronization).
+  std::int64_t count() const {
+    const std::int64_t c = selected.wait_until_written(kCountUnwritten, current_stream());
+    LAZYFUSE_ASSERT(c >= 0 && c <= n, "a selected count outside [0, size]");
+    return c;
+  }
 };
 
 // Queues a CUB selection of at most `n` elements of `dtype` from `input` (a device buffer): run(in, out, selected,
@@ -241,16 +251,16 @@ QueuedSelection queue_selection(Executor& ex, const graph::BufferView& input, DT
   use_on_current_stream(*input.storage);
   QueuedSelection q{
       ex.allocate(std::size_t(n) * std::size_t(width)), HostSlot(), dtype, n, need.kernels, std::move(what)};
+  q.selected.expect(kCountUnwritten);
   const auto temp = ex.allocate(need.temp_bytes);
   run(in, q.out->data, q.selected.as<std::int64_t>(), temp->data, current_stream());
   counters().kernels_launched += std::uint64_t(need.kernels);
   return q;
 }
 
-// After a wait for the current stream: the selection, right-sized.
-graph::NodePtr finish_selection(Executor& ex, QueuedSelection& q) {
-  const auto count = q.selected.read<std::int64_t>();
-  LAZYFUSE_ASSERT(count >= 0 && count <= q.n, "a selected count outside [0, size]");
+// The selection once its count is read back, right-sized.
+graph::NodePtr finish_selection(Executor& ex, QueuedSelection q) {
+  const std::int64_t count = q.count();
   const int width = int(itemsize(q.dtype));
   if (config::log_enabled("launch"))
     config::log("launch", q.what + " (" + std::to_string(width) + " bytes each) n=" + std::to_string(q.n) +
@@ -258,16 +268,10 @@ graph::NodePtr finish_selection(Executor& ex, QueuedSelection& q) {
   return vector_node(right_sized(ex, std::move(q.out), count, q.n, width, current_stream()), q.dtype, count);
 }
 
-// The selection once its count is read back (the synchronization), right-sized.
-graph::NodePtr wait_and_finish(Executor& ex, QueuedSelection q) {
-  LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
-  return finish_selection(ex, q);
-}
-
 graph::NodePtr compared_on_device(Executor& ex, const graph::BufferView& values, DType dtype, std::int64_t n,
                                   const ScalarComparison& c) {
   const cub_kernels::Requirements need = cub_kernels::select_compared_requirements(c.type, n);
-  return wait_and_finish(
+  return finish_selection(
       ex, queue_selection(ex, values, dtype, n, need, "cub::DeviceSelect::If (x[x op scalar])",
                           [&](const void* in, void* out, std::int64_t* selected, void* temp, cudaStream_t stream) {
                             cub_kernels::run_select_compared(c.type, c.comparison, c.threshold, in, n, out, selected,
@@ -337,11 +341,11 @@ std::optional<graph::NodePtr> unique_of_unchecked_sort(Executor& ex, const graph
   std::optional<PendingSort> pending = queue_sort_unchecked(*sorted, *input);
   if (!pending) return std::nullopt;
   QueuedSelection unique = queue_unique(ex, *pending->value, sorted->dtype, sorted->size());
-  LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
-  const bool had_nans = pending->nan_answer.read<std::uint32_t>() != 0;
+  const bool had_nans = pending->had_nans();
   sorted->set_buffer(finish_sort(*pending, *sorted, *input));
-  if (had_nans) return std::nullopt;
-  return finish_selection(ex, unique);
+  if (!had_nans) return finish_selection(ex, std::move(unique));
+  (void)unique.count(); // the dropped pass's count must land before its slot goes back
+  return std::nullopt;
 }
 
 } // namespace
@@ -409,7 +413,7 @@ graph::NodePtr unique_sorted(const graph::NodePtr& sorted) {
   cuda::require_context("unique");
   try {
     if (std::optional<graph::NodePtr> unique = unique_of_unchecked_sort(ex, sorted)) return *unique;
-    return wait_and_finish(ex, queue_unique(ex, *contiguous_buffer(sorted), dtype, n));
+    return finish_selection(ex, queue_unique(ex, *contiguous_buffer(sorted), dtype, n));
   } catch (const BackendError& e) {
     throw BackendError("unique of " + graph::describe("an array", *sorted) + " on the device: " + e.what());
   }

@@ -74,7 +74,7 @@ std::shared_ptr<graph::BufferView> device_sort(const graph::Node& sort, const gr
   s.outer = outer;
   s.len = len;
   s.inner = inner;
-  s.nan_answer = nan_answer.data();
+  s.nan_answer = &nan_answer;
   s.nans = nans;
   use_on_current_stream(*input.storage);
   // Scratch goes back to the pool when this returns, stream-ordered: the queued sort keeps it until it is done.
@@ -170,6 +170,10 @@ std::shared_ptr<graph::BufferView> run_sort(const graph::Node& sort, const graph
   return out;
 }
 
+bool PendingSort::had_nans() const {
+  return nan_answer.wait_until_written(cub_sort::kNanUnwritten, current_stream()) != 0;
+}
+
 std::optional<PendingSort> queue_sort_unchecked(const graph::Node& sort, const graph::BufferView& input) {
   LAZYFUSE_ASSERT(sort.kind == graph::NodeKind::Sort, "queue_sort_unchecked of a node that is not a sort");
   const graph::Node& src = *sort.sources_unlocked()[0];
@@ -184,7 +188,7 @@ std::optional<PendingSort> queue_sort_unchecked(const graph::Node& sort, const g
 
 std::shared_ptr<graph::BufferView> finish_sort(PendingSort& pending, const graph::Node& sort,
                                                const graph::BufferView& input) {
-  if (pending.nan_answer.read<std::uint32_t>() == 0) return std::move(pending.value);
+  if (!pending.had_nans()) return std::move(pending.value);
   return device_sort(sort, input, 1, sort.size(), 1, cub_sort::Sort::Nans::Present, pending.nan_answer);
 }
 

@@ -23,7 +23,10 @@ std::shared_ptr<graph::BufferView> run_sort(const graph::Node& sort, const graph
 /// sorted values is queued behind it, and one wait serves both).
 struct PendingSort {
   std::shared_ptr<graph::BufferView> value; ///< the sorted values, the answer unless the input had NaNs
-  HostSlot nan_answer;                      ///< the check's answer, once the current stream has been waited for
+  HostSlot nan_answer;                      ///< the check's answer (cub_sort::Sort::nan_answer)
+
+  /// Polls for the NaN check's answer (the current stream's work up to it done).
+  bool had_nans() const;
 };
 
 /// For a Sort node of the values of a 1-D floating-point array on the CUDA backend (where one keys-only CUB sort is the
@@ -31,8 +34,8 @@ struct PendingSort {
 /// without waiting. std::nullopt for any other sort, backend or device. Call under the evaluation lock.
 std::optional<PendingSort> queue_sort_unchecked(const graph::Node& sort, const graph::BufferView& input);
 
-/// After a wait for the current stream: `pending`'s sorted values when the input had no NaNs; else the sort queued
-/// again on canonical NaN keys (NumPy's order), into a new buffer. Call under the evaluation lock.
+/// Waits for `pending`'s NaN check: its sorted values when the input had no NaNs; else the sort queued again on
+/// canonical NaN keys (NumPy's order), into a new buffer. Call under the evaluation lock.
 std::shared_ptr<graph::BufferView> finish_sort(PendingSort& pending, const graph::Node& sort,
                                                const graph::BufferView& input);
 

@@ -1,12 +1,13 @@
 // Small answers a device writes for the host (a kernel's failed checks, a count, a range, a flag): slots of pinned
 // host memory that every device maps. A kernel or a CUB call writes its answer straight into host memory, so that
 // reading it back queues no copy (and clearing it, where it must start at zero, is a host store). The reader either
-// waits for its stream or, where the answer's last word is written after everything else the host needs (a count, a
-// flag, a range with its arrival word), polls that word until it leaves a value the device never writes, which
-// returns about 2 us sooner than the stream's wait. Measured on an H100 against the copy into pageable memory that
-// these replaced (docs/results/2026-12-06e/sync_experiment.cu, docs/performance.md, "Thirty-second session"): 4.4 us
-// less a call with the stream's wait, 6.0 us with the poll; the gathers' error words, 21-26 us less per call for the
-// two copies they replaced.
+// waits for its stream or, where one write of the device's own kernel comes after everything else the host needs
+// (the sort's NaN flag, the count's range with its arrival word), polls that word until it leaves a value the device
+// never writes there, which returns about 2 us sooner than the stream's wait. (CUB's counts are waited for: CUB's
+// first kernel writes a 0 into the count before its last writes the count.) Measured on an H100 against the copy into
+// pageable memory that these replaced (docs/results/2026-12-06e/sync_experiment.cu, docs/performance.md, "Thirty-second
+// session"): 4.4 us less a call with the stream's wait, 6.0 us with the poll; the gathers' error words, 21-26 us less
+// per call for the two copies they replaced.
 #pragma once
 
 #include <cuda_runtime_api.h>

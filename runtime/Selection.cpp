@@ -66,14 +66,10 @@ const void* mask_flags(const graph::BufferView& mask) {
   return static_cast<const std::uint8_t*>(mask.storage->data) + mask.offset;
 }
 
-// A count's host slot until CUB writes it.
-constexpr std::int64_t kCountUnwritten = -1;
-
 // The number of true bytes among the n flags on the device (cub::DeviceReduce), read back: the synchronization.
 std::int64_t count_on_device(Executor& ex, const void* flags, std::int64_t n, cudaStream_t stream, int& kernels) {
   const cub_kernels::Requirements need = cub_kernels::count_requirements(n);
-  const HostSlot total; // CUB writes the count straight into host memory: no copy to queue and wait for
-  total.expect(kCountUnwritten);
+  const HostSlot total; // CUB writes the count straight into host memory: no copy to queue
   // Scratch goes back to the pool on this stream as soon as it is released: stream order keeps it for CUB.
   const auto temp = ex.allocate(need.temp_bytes);
   cub_kernels::run_count(flags, n, total.as<std::int64_t>(), temp->data, need.temp_bytes, stream);
@@ -82,7 +78,8 @@ std::int64_t count_on_device(Executor& ex, const void* flags, std::int64_t n, cu
   if (config::log_enabled("launch"))
     config::log("launch",
                 "cub::DeviceReduce (mask count) n=" + std::to_string(n) + " kernels=" + std::to_string(need.kernels));
-  const auto count = total.wait_until_written(kCountUnwritten, stream);
+  LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(stream)); // CUB's first kernel writes a 0 there: no word to poll
+  const auto count = total.read<std::int64_t>();
   LAZYFUSE_ASSERT(count >= 0 && count <= n, "a mask count outside [0, size]");
   return count;
 }
@@ -232,9 +229,11 @@ struct QueuedSelection {
   int kernels;
   std::string what;
 
-  // Polls for the count (the synchronization).
+  // Waits for the stream and reads the count (the synchronization). No polling: CUB's first kernel writes a 0 there
+  // (DeviceCompactInitKernel), so no value of the word says the count is final.
   std::int64_t count() const {
-    const std::int64_t c = selected.wait_until_written(kCountUnwritten, current_stream());
+    LAZYFUSE_CUDA_CHECK(cudaStreamSynchronize(current_stream()));
+    const auto c = selected.read<std::int64_t>();
     LAZYFUSE_ASSERT(c >= 0 && c <= n, "a selected count outside [0, size]");
     return c;
   }
@@ -251,7 +250,6 @@ QueuedSelection queue_selection(Executor& ex, const graph::BufferView& input, DT
   use_on_current_stream(*input.storage);
   QueuedSelection q{
       ex.allocate(std::size_t(n) * std::size_t(width)), HostSlot(), dtype, n, need.kernels, std::move(what)};
-  q.selected.expect(kCountUnwritten);
   const auto temp = ex.allocate(need.temp_bytes);
   run(in, q.out->data, q.selected.as<std::int64_t>(), temp->data, current_stream());
   counters().kernels_launched += std::uint64_t(need.kernels);

@@ -43,18 +43,32 @@ void BM_MaskSelect(benchmark::State& state) {
       state, [&] { x(x > 0.0f).eval(); }, kernels, double(n) * (4.0 + 0.5 * 4.0));
 }
 
-// x.at(idx).add(v): 2^23 float32 values added into 2^20 float32 elements at uniform random int64 indices (NumPy's
-// add.at; torch's index_add). Kernels: the positions (a gather of an int32 arange), the fixed-point count's three
-// (each element's scale, the values' terms by int64 atomics, the rounding) and x plus the sums. Minimal bytes: the
-// indices and values read once, x read and the result written.
-void BM_ScatterAdd(benchmark::State& state) {
+// x.at(idx).add(v): 2^23 float32 values added into 2^20 float32 elements at int64 indices (NumPy's add.at; torch's
+// index_add), uniform at random or (skewed) a third of them into one range of 2,000 elements. Kernels: the positions
+// (a gather of an int32 arange), the bucketed fixed-point count's four (a block per bucket of 4,096 elements summing
+// in shared memory after CUB's radix pass over the positions' top 8 bits, one library call; then the long runs' three,
+// which return at once for uniform indices and take the skewed range's values by global atomics) and x plus the sums.
+// Minimal bytes: the indices and values read once, x read and the result written.
+void scatter_add(benchmark::State& state, bool skewed) {
   if (!has_gpu(state)) return;
   const std::int64_t n = std::int64_t(1) << 20, m = std::int64_t(1) << 23;
   auto x = random_f32(n, -1, 1, 4).eval();
   auto idx = random::integers(0, n, {m}, DType::Int64).eval();
+  if (skewed) {
+    const auto crowded = (random::integers(0, 2000, {m}, DType::Int64) + 300000);
+    idx = where(random::uniform(0, 1, {m}) < 1.0 / 3.0, crowded, idx).eval();
+  }
   auto v = random_f32(m, -1, 1, 5).eval();
   measure(
-      state, [&] { x.at(idx).add(v).eval(); }, 5, double(m) * (8.0 + 4.0) + double(n) * 2.0 * 4.0);
+      state, [&] { x.at(idx).add(v).eval(); }, 6, double(m) * (8.0 + 4.0) + double(n) * 2.0 * 4.0, 1);
+}
+
+void BM_ScatterAdd(benchmark::State& state) {
+  scatter_add(state, false);
+}
+
+void BM_ScatterAddSkewed(benchmark::State& state) {
+  scatter_add(state, true);
 }
 
 } // namespace
@@ -64,5 +78,6 @@ BENCHMARK(BM_RandomGather)->UseManualTime()->Iterations(1)->Unit(benchmark::kMil
 BENCHMARK(BM_EmbeddingGather)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MaskSelect)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ScatterAdd)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ScatterAddSkewed)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

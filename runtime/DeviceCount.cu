@@ -14,6 +14,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -373,9 +374,279 @@ __global__ void lf_fixed_finish(const std::uint32_t* __restrict__ words, const u
         fixed_sum::finish(static_cast<std::int64_t>(sums[b]), words[b], fraction, FloatFormat<W>::format));
 }
 
+// ---- fixed-point sums over many bins: bucketed by a radix pass, summed in shared memory ----
+//
+// Over 2^20 bins the kernels above spend two L2 atomics a value, each behind a read of its bin's word (design.md,
+// "Counting"). Here CUB's radix sort of the (bin, value) pairs over the bin's bits [low, end) puts each bucket of 2^low
+// bins in one run, and a block per bucket keeps its bins' words and sums in shared memory (12 bytes a bin) and writes
+// each finished sum once. The sums are the same integers whatever the grouping, so the bits are the ones the global
+// kernels (and the CPU backend) give. A run far longer than the average (skewed indices) would keep one block busy
+// while the others wait: its block clears the bucket's global words and sums, marks it long and leaves its values to
+// three kernels that spread them over many blocks with global atomics, as above.
+
+constexpr int kBucketThreads = 1024;
+// Fewest bits of a bin for the bucketed path: 2^18 bins and more (below, the global atomics spread well enough and
+// the sort's fixed costs weigh more; not measured in between).
+constexpr int kMinBucketedBits = 19;
+// A bucket holds at least 2^kMinBucketBits bins, and as many more as keep the sort to one 8-bit pass and fit shared
+// memory.
+constexpr int kMinBucketBits = 11;
+constexpr int kRadixPassBits = 8;
+// Values per block in the long runs' kernels.
+constexpr std::int64_t kLongChunk = 16384;
+constexpr int kLongThreads = 256;
+
+constexpr std::size_t bucket_shared_bytes(int low) {
+  return (std::size_t(1) << low) * (sizeof(std::uint64_t) + sizeof(std::uint32_t));
+}
+
+__device__ __forceinline__ std::uint64_t digit_of(std::uint32_t key, int low, std::uint32_t mask) {
+  return (key >> low) & mask;
+}
+
+// The first position of keys[0, n) whose digit is at least d, the keys being sorted by their digits: a warp probes 32
+// positions a round. Every lane returns it.
+__device__ std::int64_t warp_lower_bound(const std::uint32_t* __restrict__ keys, std::int64_t n, std::uint64_t d,
+                                         int low, std::uint32_t mask) {
+  const int lane = int(threadIdx.x % 32);
+  std::int64_t lo = 0, hi = n; // the answer is in [lo, hi]; hi == n or keys[hi]'s digit is at least d
+  while (hi - lo > 32) {
+    const std::int64_t step = (hi - lo + 31) / 32;
+    const auto probe = [&](int l) { return min(lo + (l + 1) * step - 1, hi - 1); };
+    const unsigned at_least = __ballot_sync(0xFFFFFFFFu, digit_of(keys[probe(lane)], low, mask) >= d);
+    if (at_least == 0) return hi; // every probe below d, the last at hi - 1
+    const int first = __ffs(int(at_least)) - 1;
+    const std::int64_t below = first == 0 ? lo : probe(first - 1) + 1;
+    hi = probe(first);
+    lo = below;
+  }
+  const bool at_least = lo + lane < hi && digit_of(keys[lo + lane], low, mask) >= d;
+  const unsigned found = __ballot_sync(0xFFFFFFFFu, at_least);
+  return found == 0 ? hi : lo + __ffs(int(found)) - 1;
+}
+
+// Calls f(bin, weight) for each pair of sorted keys and values in [first, last) whose key, as U, is in [0, bins): the
+// block's threads stride over the run with kLoadsInFlight pairs loaded before any is used. kLastRead: the pairs are
+// not read again (loaded as streaming, first evicted from L2); a block's first pass over its run leaves them in L2 for
+// its second.
+template <class U, bool kLastRead = true, class W, class F>
+__device__ __forceinline__ void for_each_in_run(const std::uint32_t* __restrict__ keys, const W* __restrict__ values,
+                                                std::int64_t first, std::int64_t last, std::uint64_t bins, F&& f) {
+  const std::int64_t stride = blockDim.x;
+  for (std::int64_t i = first + threadIdx.x; i < last; i += kLoadsInFlight * stride) {
+    std::uint32_t key[kLoadsInFlight];
+    W weight[kLoadsInFlight];
+#pragma unroll
+    for (int l = 0; l < kLoadsInFlight; ++l) {
+      const std::int64_t j = i + l * stride;
+      if constexpr (kLastRead) {
+        key[l] = j < last ? __ldcs(keys + j) : 0;
+        if (j < last) weight[l] = __ldcs(values + j);
+      } else {
+        key[l] = j < last ? __ldg(keys + j) : 0;
+        if (j < last) weight[l] = __ldg(values + j);
+      }
+    }
+#pragma unroll
+    for (int l = 0; l < kLoadsInFlight; ++l)
+      if (i + l * stride < last && static_cast<std::uint64_t>(static_cast<U>(key[l])) < bins) f(key[l], weight[l]);
+  }
+}
+
+// One block per bucket d (bins d 2^low ... (d + 1) 2^low - 1): its run found by two warps' searches; the words by
+// shared atomicMax (a scale) or atomicOr (an infinity's or a NaN's flag), then the terms by shared int64 atomicAdd,
+// then each bin's sum rounded once into `out`. A run longer than long_run: the bucket's global words and sums cleared,
+// and long_buckets[d] = 1 for the kernels below (else 0).
+template <class U, class W>
+__global__ void __launch_bounds__(kBucketThreads)
+    lf_fixed_buckets(const std::uint32_t* __restrict__ keys, const W* __restrict__ values, std::int64_t n,
+                     std::uint64_t bins, int low, std::uint32_t mask, std::int64_t long_run, int fraction,
+                     W* __restrict__ out, std::uint32_t* __restrict__ words, unsigned long long* __restrict__ sums,
+                     std::uint32_t* __restrict__ long_buckets) {
+  extern __shared__ unsigned long long bucket_sums[];
+  __shared__ std::int64_t run[2];
+  const std::uint64_t d = blockIdx.x, first_bin = d << low;
+  const std::uint32_t bucket_bins = 1u << low;
+  auto* bucket_words = reinterpret_cast<std::uint32_t*>(bucket_sums + bucket_bins);
+  if (threadIdx.x < 64) {
+    const std::int64_t at = warp_lower_bound(keys, n, d + threadIdx.x / 32, low, mask);
+    if (threadIdx.x % 32 == 0) run[threadIdx.x / 32] = at;
+  }
+  for (std::uint32_t b = threadIdx.x; b < bucket_bins; b += blockDim.x) {
+    bucket_sums[b] = 0;
+    bucket_words[b] = 0;
+  }
+  __syncthreads();
+  const std::int64_t first = run[0], last = run[1];
+  if (last - first > long_run) {
+    for (std::uint32_t b = threadIdx.x; b < bucket_bins && first_bin + b < bins; b += blockDim.x) {
+      words[first_bin + b] = 0;
+      sums[first_bin + b] = 0;
+    }
+    if (threadIdx.x == 0) long_buckets[d] = 1;
+    return;
+  }
+  if (threadIdx.x == 0) long_buckets[d] = 0;
+  const std::uint32_t local_mask = bucket_bins - 1;
+  for_each_in_run<U, false>(keys, values, first, last, bins, [&](std::uint32_t key, W weight) {
+    const float v = to_float(weight);
+    if (const std::uint32_t code = fixed_sum::scale_code(v); code != fixed_sum::kNothing)
+      atomicMax(bucket_words + (key & local_mask), code);
+    else
+      atomicOr(bucket_words + (key & local_mask), fixed_sum::special_flag(v));
+  });
+  __syncthreads();
+  for_each_in_run<U>(keys, values, first, last, bins, [&](std::uint32_t key, W weight) {
+    const float v = to_float(weight);
+    if (fixed_sum::special_flag(v) != 0) return;
+    if (const std::int64_t t = fixed_sum::term(v, bucket_words[key & local_mask], fraction); t != 0)
+      atomicAdd(bucket_sums + (key & local_mask), static_cast<unsigned long long>(t));
+  });
+  __syncthreads();
+  for (std::uint32_t b = threadIdx.x; b < bucket_bins && first_bin + b < bins; b += blockDim.x)
+    out[first_bin + b] = FloatFormat<W>::from(fixed_sum::finish(static_cast<std::int64_t>(bucket_sums[b]),
+                                                                bucket_words[b], fraction, FloatFormat<W>::format));
+}
+
+// Whether the block's chunk of sorted pairs, [first, last), holds values of a long bucket (the chunk's buckets are
+// those between its first and last keys').
+__device__ bool chunk_meets_long_run(const std::uint32_t* __restrict__ keys, std::int64_t first, std::int64_t last,
+                                     int low, std::uint32_t mask, std::uint64_t buckets,
+                                     const std::uint32_t* __restrict__ long_buckets) {
+  const std::uint64_t from = digit_of(keys[first], low, mask), to = digit_of(keys[last - 1], low, mask);
+  bool meets = false;
+  for (std::uint64_t d = from + threadIdx.x; d <= to && d < buckets; d += blockDim.x) meets |= long_buckets[d] != 0;
+  return __syncthreads_or(meets) != 0;
+}
+
+// The long buckets' words, over chunks of kLongChunk sorted pairs: global atomics, as lf_fixed_scales.
+template <class U, class W>
+__global__ void lf_fixed_long_scales(const std::uint32_t* __restrict__ keys, const W* __restrict__ values,
+                                     std::int64_t n, std::uint64_t bins, int low, std::uint32_t mask,
+                                     std::uint64_t buckets, const std::uint32_t* __restrict__ long_buckets,
+                                     std::uint32_t* __restrict__ words) {
+  const std::int64_t first = std::int64_t(blockIdx.x) * kLongChunk, last = min(n, first + kLongChunk);
+  if (!chunk_meets_long_run(keys, first, last, low, mask, buckets, long_buckets)) return;
+  for_each_in_run<U>(keys, values, first, last, bins, [&](std::uint32_t key, W weight) {
+    if (long_buckets[digit_of(key, low, mask)] == 0) return;
+    const float v = to_float(weight);
+    if (const std::uint32_t code = fixed_sum::scale_code(v); code != fixed_sum::kNothing)
+      atomicMax(words + key, code);
+    else
+      atomicOr(words + key, fixed_sum::special_flag(v));
+  });
+}
+
+// The long buckets' terms: global int64 atomics, as lf_fixed_terms (the words are final here).
+template <class U, class W>
+__global__ void lf_fixed_long_terms(const std::uint32_t* __restrict__ keys, const W* __restrict__ values,
+                                    std::int64_t n, std::uint64_t bins, int low, std::uint32_t mask,
+                                    std::uint64_t buckets, const std::uint32_t* __restrict__ long_buckets,
+                                    int fraction, const std::uint32_t* __restrict__ words,
+                                    unsigned long long* __restrict__ sums) {
+  const std::int64_t first = std::int64_t(blockIdx.x) * kLongChunk, last = min(n, first + kLongChunk);
+  if (!chunk_meets_long_run(keys, first, last, low, mask, buckets, long_buckets)) return;
+  for_each_in_run<U>(keys, values, first, last, bins, [&](std::uint32_t key, W weight) {
+    if (long_buckets[digit_of(key, low, mask)] == 0) return;
+    const float v = to_float(weight);
+    if (fixed_sum::special_flag(v) != 0) return;
+    if (const std::int64_t t = fixed_sum::term(v, words[key], fraction); t != 0)
+      atomicAdd(sums + key, static_cast<unsigned long long>(t));
+  });
+}
+
+// The long buckets' sums rounded once, a block per bucket (the others return at once).
+template <class W>
+__global__ void lf_fixed_long_finish(const std::uint32_t* __restrict__ words,
+                                     const unsigned long long* __restrict__ sums, std::uint64_t bins, int low,
+                                     const std::uint32_t* __restrict__ long_buckets, int fraction,
+                                     W* __restrict__ out) {
+  if (long_buckets[blockIdx.x] == 0) return;
+  const std::uint64_t first_bin = std::uint64_t(blockIdx.x) << low;
+  for (std::uint64_t b = first_bin + threadIdx.x; b < first_bin + (std::uint64_t(1) << low) && b < bins;
+       b += blockDim.x)
+    out[b] = FloatFormat<W>::from(
+        fixed_sum::finish(static_cast<std::int64_t>(sums[b]), words[b], fraction, FloatFormat<W>::format));
+}
+
+// The bucketed path for 4-byte bins and float16, bfloat16 or float32 values, or std::nullopt where it does not apply
+// (fewer bins than 2^18, or not one bucket's shared memory next to a block on this device).
+template <class U, class W>
+std::optional<Report> run_bucketed(const WeightedBinCount& c, const Scratch& scratch, cudaStream_t stream) {
+  static_assert(sizeof(U) == sizeof(std::uint32_t), "bucketed bins are 4-byte keys");
+  const int end = std::bit_width(std::uint64_t(c.bins - 1));
+  if (end < kMinBucketedBits) return std::nullopt;
+  int device = 0, shared_optin = 0;
+  LAZYFUSE_CUDA_CHECK(cudaGetDevice(&device));
+  LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  int low = std::max(end - kRadixPassBits, kMinBucketBits);
+  // The block's own static shared memory (the run's two ends) beside the bucket's.
+  const std::size_t shared_limit = std::size_t(shared_optin) - 64;
+  while (low > kMinBucketBits && bucket_shared_bytes(low) > shared_limit) --low;
+  const std::size_t shared_bytes = bucket_shared_bytes(low);
+  if (shared_bytes > shared_limit) return std::nullopt;
+  const auto buckets_kernel = lf_fixed_buckets<U, W>;
+  LAZYFUSE_CUDA_CHECK(
+      cudaFuncSetAttribute(buckets_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)));
+  int per_sm = 0;
+  LAZYFUSE_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, buckets_kernel, kBucketThreads, shared_bytes));
+  if (per_sm == 0) return std::nullopt;
+
+  const std::int64_t n = c.n;
+  const std::uint64_t bins = std::uint64_t(c.bins), buckets = ((bins - 1) >> low) + 1;
+  const auto mask = std::uint32_t((std::uint64_t(1) << (end - low)) - 1);
+  // A run of a few times the average keeps its block's time near the others'; short ones are cheap whatever the mean.
+  const std::int64_t long_run = std::max<std::int64_t>(4 * ((n + std::int64_t(buckets) - 1) / std::int64_t(buckets)),
+                                                       std::int64_t(1) << 16);
+  const int fraction = fixed_sum::fraction_bits(n);
+  using Bits = std::conditional_t<sizeof(W) == 2, std::uint16_t, std::uint32_t>;
+  const auto take = [&]<class T>(std::uint64_t count) {
+    return static_cast<T*>(scratch(cub_sort::scratch_bytes(sizeof(T) * std::size_t(count))));
+  };
+  auto* sorted_keys = take.template operator()<std::uint32_t>(std::uint64_t(n));
+  auto* sorted_values = take.template operator()<Bits>(std::uint64_t(n));
+  auto* words = take.template operator()<std::uint32_t>(bins);
+  auto* sums = take.template operator()<unsigned long long>(bins);
+  auto* long_buckets = take.template operator()<std::uint32_t>(buckets);
+  Report report;
+  std::size_t bytes = 0;
+  const auto sort = [&](void* temp) {
+    return ::cub::DeviceRadixSort::SortPairs(temp, bytes, static_cast<const std::uint32_t*>(c.x), sorted_keys,
+                                             static_cast<const Bits*>(c.weights), sorted_values, n, low, end, stream);
+  };
+  LAZYFUSE_CUDA_CHECK(sort(nullptr));
+  LAZYFUSE_CUDA_CHECK(sort(scratch(cub_sort::scratch_bytes(bytes))));
+  ++report.library_calls;
+  const auto* keys = sorted_keys;
+  const auto* values = reinterpret_cast<const W*>(sorted_values);
+  auto* out = static_cast<W*>(c.sums);
+  buckets_kernel<<<unsigned(buckets), kBucketThreads, shared_bytes, stream>>>(
+      keys, values, n, bins, low, mask, long_run, fraction, out, words, sums, long_buckets);
+  LAZYFUSE_CUDA_CHECK(cudaGetLastError());
+  const auto chunks = unsigned((n + kLongChunk - 1) / kLongChunk);
+  lf_fixed_long_scales<U, W>
+      <<<chunks, kLongThreads, 0, stream>>>(keys, values, n, bins, low, mask, buckets, long_buckets, words);
+  LAZYFUSE_CUDA_CHECK(cudaGetLastError());
+  lf_fixed_long_terms<U, W><<<chunks, kLongThreads, 0, stream>>>(keys, values, n, bins, low, mask, buckets,
+                                                                  long_buckets, fraction, words, sums);
+  LAZYFUSE_CUDA_CHECK(cudaGetLastError());
+  lf_fixed_long_finish<W>
+      <<<unsigned(buckets), kLongThreads, 0, stream>>>(words, sums, bins, low, long_buckets, fraction, out);
+  LAZYFUSE_CUDA_CHECK(cudaGetLastError());
+  report.kernels = 4;
+  report.steps = "fixed point, bucketed: SortPairs over bits [" + std::to_string(low) + ", " + std::to_string(end) +
+                 "), " + std::to_string(buckets) + " buckets of " + std::to_string(1 << low) +
+                 " bins summed in shared memory (runs over " + std::to_string(long_run) +
+                 " values by global atomics), " + std::to_string(fraction) + " bits below the scale";
+  return report;
+}
+
 template <class U, class W>
 Report run_fixed_point(const WeightedBinCount& c, const Scratch& scratch, cudaStream_t stream) {
   constexpr int kThreadsPerBlock = 256;
+  if constexpr (sizeof(U) == sizeof(std::uint32_t))
+    if (std::optional<Report> bucketed = run_bucketed<U, W>(c, scratch, stream)) return *bucketed;
   auto* words = static_cast<std::uint32_t*>(scratch(cub_sort::scratch_bytes(sizeof(std::uint32_t) * c.bins)));
   auto* sums = static_cast<unsigned long long*>(scratch(cub_sort::scratch_bytes(sizeof(std::uint64_t) * c.bins)));
   LAZYFUSE_CUDA_CHECK(cudaMemsetAsync(words, 0, sizeof(std::uint32_t) * c.bins, stream));

@@ -88,7 +88,10 @@ struct Report {
 Report run(const BinCount& c, cudaStream_t stream);
 
 /// Queues the weighted count on `stream`. Float16, bfloat16, float32: three kernels (each bin's scale by atomicMax; the
-/// values' terms by int64 atomicAdd; each sum rounded once) over 12 bytes of scratch a bin. Integers: one kernel of
+/// values' terms by int64 atomicAdd; each sum rounded once) over 12 bytes of scratch a bin; with 4-byte x and more than
+/// 2^18 bins, bucketed instead: cub::DeviceRadixSort::SortPairs of (x, weight) over the bins' top bits, then a block
+/// per bucket of 2^11 to 2^14 bins summing in shared memory, and three kernels for the buckets written far more than
+/// the average (the same bits either way). Integers: one kernel of
 /// int64 atomics into the cleared `sums`. Float64: a key per element (its bin, or `bins` for one outside [0, bins))
 /// and `sums` set to -0.0, in one kernel; cub::DeviceRadixSort::SortPairs of (key, weight) over the key's bits;
 /// cub::DeviceReduce::ReduceByKey over the sorted pairs; each bin's sum written into `sums`. Needs n >= 1, 1 <= bins <

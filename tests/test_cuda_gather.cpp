@@ -271,6 +271,32 @@ TEST(CudaGather, ScatterAddKernelCounts) {
   }
 }
 
+// Over more than 2^18 elements float values take the bucketed path: CUB's radix pass over the positions' top bits (one
+// library call), the buckets' kernel, the long runs' three (which return at once here, where no bucket is written far
+// more than the average), besides the positions and x plus the sums.
+TEST(CudaGather, ScatterAddIntoManyElementsIsBucketed) {
+  LAZYFUSE_SKIP_WITHOUT_GPU();
+  const std::int64_t n = std::int64_t(1) << 20, m = std::int64_t(1) << 22;
+  const Array idx = random::integers(0, n, {m}, DType::Int64).eval();
+  const Array x = random::uniform(-100, 100, {n}).eval(), v = random::uniform(-100, 100, {m}).eval();
+  const auto before = kernel_cache_stats();
+  const Array y = x.at(idx).add(v).eval();
+  const auto after = kernel_cache_stats();
+  EXPECT_EQ(after.kernels_launched - before.kernels_launched, 6u);
+  EXPECT_EQ(after.library_calls - before.library_calls, 1u);
+  const std::vector<std::int64_t> positions = as_int64(idx.get<std::int64_t>());
+  const HostArray<double> xs = x.astype(DType::Float64).get<double>(), vs = v.astype(DType::Float64).get<double>();
+  std::vector<double> reference(xs.data(), xs.data() + n);
+  for (std::int64_t k = 0; k < m; ++k) reference[std::size_t(positions[std::size_t(k)])] += vs.data()[k];
+  const HostArray<double> got = y.astype(DType::Float64).get<double>();
+  double error = 0, norm = 0;
+  for (std::int64_t k = 0; k < n; ++k) {
+    error += (got.data()[k] - reference[std::size_t(k)]) * (got.data()[k] - reference[std::size_t(k)]);
+    norm += reference[std::size_t(k)] * reference[std::size_t(k)];
+  }
+  EXPECT_LE(std::sqrt(error / norm), 1e-6);
+}
+
 // x[x > 0] over a materialized x: the mask kernel, CUB's count, the 8-byte count read back and CUB's select copying
 // the selected values (nothing left to run when the result is read). Over a lazy x: the same with the select writing
 // the positions, and the gather computing the selected elements when the result is read. No library call: CUB's

@@ -608,6 +608,89 @@ TEST(Gather, AddThroughIndexArraysSumsInFixedPoint) {
   EXPECT_TRUE(special[9] == 0.0f && std::signbit(special[9])) << "no write keeps x's -0.0";
 }
 
+// The same promise over a million elements with skewed writes: on the GPU, more than 2^18 elements take the bucketed
+// path (runtime/DeviceCount.cu: a radix pass groups the writes by bucket, a block sums a bucket in shared memory), and a
+// bucket written far more than the average (a range of 2,000 elements taking a tenth of the writes, one element a
+// twentieth) goes to the global atomics. Every element's bits against the C library's fixed-point sum, special values
+// in short and long buckets, the last, partial bucket, int32 and int64 indices; the half types in any order of writes.
+TEST(Gather, AddIntoMillionsOfElementsSumsInFixedPointWhateverTheSpread) {
+  const std::int64_t n = 1000003, writes = std::int64_t(1) << 21;
+  std::mt19937_64 rng(lazyfuse_test::seed());
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  const float magnitudes[] = {1e-30f, 1.0f, 3e30f, 1e-42f};
+  std::vector<std::int64_t> index(static_cast<std::size_t>(writes));
+  std::vector<float> value(index.size()), unit(index.size());
+  for (std::size_t k = 0; k < index.size(); ++k) {
+    const std::uint64_t pick = rng() % 100;
+    index[k] = pick < 10   ? 500000 + std::int64_t(rng() % 2000)
+               : pick < 15 ? 777777
+               : pick < 16 ? n - 1 - std::int64_t(rng() % 500)
+                           : 16 + std::int64_t(rng() % std::uint64_t(n - 16));
+    unit[k] = uniform(rng);
+    value[k] = unit[k] * magnitudes[index[k] % 4];
+  }
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  // Elements 0 to 15 get only these (short buckets), 500001 and 777777 (long ones) also an infinity and a NaN.
+  const std::vector<std::pair<std::int64_t, float>> specials{{5, inf},        {6, nan},        {9, inf},
+                                                             {9, -inf},       {13, -0.0f},     {13, -0.0f},
+                                                             {14, 2.5f},      {500001, inf},   {777777, nan},
+                                                             {777777, 1.0f}};
+  for (std::size_t s = 0; s < specials.size(); ++s) {
+    index[s] = specials[s].first;
+    value[s] = unit[s] = specials[s].second;
+  }
+  std::vector<std::vector<float>> meeting(static_cast<std::size_t>(n));
+  for (std::size_t k = 0; k < index.size(); ++k) meeting[std::size_t(index[k])].push_back(value[k]);
+  for (const DType index_type : {DType::Int64, DType::Int32}) {
+    SCOPED_TRACE(std::string(dtype_name(index_type)) + " indices, " + lazyfuse_test::seed_note());
+    const Array at = asarray(index, {writes}).astype(index_type);
+    const std::vector<float> got =
+        values_of(zeros({n}, DType::Float32).at(at).add(asarray(value, {writes})));
+    EXPECT_EQ(got[5], inf);
+    EXPECT_TRUE(std::isnan(got[6]));
+    EXPECT_TRUE(std::isnan(got[9])) << "inf + -inf";
+    EXPECT_TRUE(got[13] == 0.0f && !std::signbit(got[13])) << "0.0 + -0.0 + -0.0";
+    EXPECT_EQ(got[14], 2.5f);
+    EXPECT_EQ(got[500001], inf);
+    EXPECT_TRUE(std::isnan(got[777777]));
+    for (std::int64_t k = 16; k < n; ++k) {
+      if (k == 500001 || k == 777777) continue;
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(got[std::size_t(k)]),
+                std::bit_cast<std::uint32_t>(0.0f + fixed_point_sum(meeting[std::size_t(k)], writes)))
+          << "element " << k << " of " << meeting[std::size_t(k)].size() << " writes";
+    }
+  }
+  // The half types: the same bits whatever the order of the writes, and near the float64 sums.
+  std::vector<std::size_t> order(index.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<std::int64_t> shuffled_index(order.size());
+  std::vector<float> shuffled_unit(order.size());
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    shuffled_index[k] = index[order[k]];
+    shuffled_unit[k] = unit[order[k]];
+  }
+  for (const DType t : {DType::Float16, DType::BFloat16}) {
+    SCOPED_TRACE(std::string(dtype_name(t)));
+    const auto sums = [&](const std::vector<std::int64_t>& at, const std::vector<float>& v) {
+      return values_of(zeros({n}, t).at(asarray(at, {writes})).add(asarray(v, {writes}).astype(t)).astype(DType::Float32));
+    };
+    const std::vector<float> got = sums(index, unit), reordered = sums(shuffled_index, shuffled_unit);
+    for (std::size_t k = 0; k < got.size(); ++k) // bits: the NaNs too
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(got[k]), std::bit_cast<std::uint32_t>(reordered[k])) << "element " << k;
+    const HostArray<double> halves = asarray(unit, {writes}).astype(t).astype(DType::Float64).get<double>();
+    std::vector<double> exact(static_cast<std::size_t>(n), 0.0);
+    for (std::size_t k = 0; k < index.size(); ++k) exact[std::size_t(index[k])] += halves.data()[k];
+    double error = 0, norm = 0;
+    for (std::int64_t k = 16; k < n; ++k) {
+      if (k == 500001 || k == 777777) continue;
+      error += (got[std::size_t(k)] - exact[std::size_t(k)]) * (got[std::size_t(k)] - exact[std::size_t(k)]);
+      norm += exact[std::size_t(k)] * exact[std::size_t(k)];
+    }
+    EXPECT_LT(std::sqrt(error / norm), t == DType::Float16 ? 1e-3 : 1e-2);
+  }
+}
+
 // fixed_sum::finish against rounding written with long double: the exact value sum 2^(e - F) (exact in 64 digits),
 // divided by its type's step at that magnitude (2^(exponent - digits), or the subnormal step below the normal range),
 // rounded by nearbyintl (to nearest, ties to even) and multiplied back; past the largest finite number, infinity.

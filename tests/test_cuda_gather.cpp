@@ -278,7 +278,8 @@ TEST(CudaGather, ScatterAddIntoManyElementsIsBucketed) {
   LAZYFUSE_SKIP_WITHOUT_GPU();
   const std::int64_t n = std::int64_t(1) << 20, m = std::int64_t(1) << 22;
   const Array idx = random::integers(0, n, {m}, DType::Int64).eval();
-  const Array x = random::uniform(-100, 100, {n}).eval(), v = random::uniform(-100, 100, {m}).eval();
+  const Array x = random::uniform(-100, 100, {n}).astype(DType::Float32).eval(),
+              v = random::uniform(-100, 100, {m}).astype(DType::Float32).eval();
   const auto before = kernel_cache_stats();
   const Array y = x.at(idx).add(v).eval();
   const auto after = kernel_cache_stats();

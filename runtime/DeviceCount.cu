@@ -404,12 +404,12 @@ __device__ __forceinline__ std::uint64_t digit_of(std::uint32_t key, int low, st
   return (key >> low) & mask;
 }
 
-// The first position of keys[0, n) whose digit is at least d, the keys being sorted by their digits: a warp probes 32
-// positions a round. Every lane returns it.
-__device__ std::int64_t warp_lower_bound(const std::uint32_t* __restrict__ keys, std::int64_t n, std::uint64_t d,
-                                         int low, std::uint32_t mask) {
+// The first position of keys[lo, hi) whose digit is at least d (hi where none is), the keys being sorted by their
+// digits: a warp probes 32 positions a round. Every lane returns it.
+__device__ std::int64_t warp_lower_bound(const std::uint32_t* __restrict__ keys, std::int64_t lo, std::int64_t hi,
+                                         std::uint64_t d, int low, std::uint32_t mask) {
   const int lane = int(threadIdx.x % 32);
-  std::int64_t lo = 0, hi = n; // the answer is in [lo, hi]; hi == n or keys[hi]'s digit is at least d
+  // The answer is in [lo, hi]: hi is the end, or a position whose digit is at least d.
   while (hi - lo > 32) {
     const std::int64_t step = (hi - lo + 31) / 32;
     const auto probe = [&](int l) { return min(lo + (l + 1) * step - 1, hi - 1); };
@@ -423,6 +423,26 @@ __device__ std::int64_t warp_lower_bound(const std::uint32_t* __restrict__ keys,
   const bool at_least = lo + lane < hi && digit_of(keys[lo + lane], low, mask) >= d;
   const unsigned found = __ballot_sync(0xFFFFFFFFu, at_least);
   return found == 0 ? hi : lo + __ffs(int(found)) - 1;
+}
+
+// Warps 0 and 1 find the positions in [lo, hi) where digits d and d + 1 begin, into run[0] and run[1]; the caller
+// synchronizes the block before reading them.
+__device__ void find_run(const std::uint32_t* __restrict__ keys, std::int64_t lo, std::int64_t hi, std::uint64_t d,
+                         int low, std::uint32_t mask, std::int64_t* run) {
+  if (threadIdx.x < 64) {
+    const std::int64_t at = warp_lower_bound(keys, lo, hi, d + threadIdx.x / 32, low, mask);
+    if (threadIdx.x % 32 == 0) run[threadIdx.x / 32] = at;
+  }
+}
+
+// A value into its bin's word: its scale code by atomicMax, or an infinity's or a NaN's flag by atomicOr (shared or
+// global memory). A flagged word's scale may stay below its values' (atomicMax compares the whole word, flags and
+// all): harmless, since fixed_sum::finish ignores the sum of a flagged bin.
+__device__ __forceinline__ void add_to_word(std::uint32_t* word, float v) {
+  if (const std::uint32_t code = fixed_sum::scale_code(v); code != fixed_sum::kNothing)
+    atomicMax(word, code);
+  else
+    atomicOr(word, fixed_sum::special_flag(v));
 }
 
 // Calls f(bin, weight) for each pair of sorted keys and values in [first, last) whose key, as U, is in [0, bins): the
@@ -468,10 +488,7 @@ __global__ void __launch_bounds__(kBucketThreads)
   const std::uint64_t d = blockIdx.x, first_bin = d << low;
   const std::uint32_t bucket_bins = 1u << low;
   auto* bucket_words = reinterpret_cast<std::uint32_t*>(bucket_sums + bucket_bins);
-  if (threadIdx.x < 64) {
-    const std::int64_t at = warp_lower_bound(keys, n, d + threadIdx.x / 32, low, mask);
-    if (threadIdx.x % 32 == 0) run[threadIdx.x / 32] = at;
-  }
+  find_run(keys, 0, n, d, low, mask, run);
   for (std::uint32_t b = threadIdx.x; b < bucket_bins; b += blockDim.x) {
     bucket_sums[b] = 0;
     bucket_words[b] = 0;
@@ -489,11 +506,7 @@ __global__ void __launch_bounds__(kBucketThreads)
   if (threadIdx.x == 0) long_buckets[d] = 0;
   const std::uint32_t local_mask = bucket_bins - 1;
   for_each_in_run<U, false>(keys, values, first, last, bins, [&](std::uint32_t key, W weight) {
-    const float v = to_float(weight);
-    if (const std::uint32_t code = fixed_sum::scale_code(v); code != fixed_sum::kNothing)
-      atomicMax(bucket_words + (key & local_mask), code);
-    else
-      atomicOr(bucket_words + (key & local_mask), fixed_sum::special_flag(v));
+    add_to_word(bucket_words + (key & local_mask), to_float(weight));
   });
   __syncthreads();
   for_each_in_run<U>(keys, values, first, last, bins, [&](std::uint32_t key, W weight) {
@@ -508,50 +521,80 @@ __global__ void __launch_bounds__(kBucketThreads)
                                                                 bucket_words[b], fraction, FloatFormat<W>::format));
 }
 
-// Whether the block's chunk of sorted pairs, [first, last), holds values of a long bucket (the chunk's buckets are
-// those between its first and last keys').
-__device__ bool chunk_meets_long_run(const std::uint32_t* __restrict__ keys, std::int64_t first, std::int64_t last,
-                                     int low, std::uint32_t mask, std::uint64_t buckets,
-                                     const std::uint32_t* __restrict__ long_buckets) {
+// Calls f(d, first, last) for each long bucket d with pairs in the block's chunk of kLongChunk sorted pairs, [first,
+// last) its pairs there; the block synchronized before each call (its shared memory free) and after the last.
+template <class F>
+__device__ void for_each_long_segment(const std::uint32_t* __restrict__ keys, std::int64_t n, int low,
+                                      std::uint32_t mask, std::uint64_t buckets,
+                                      const std::uint32_t* __restrict__ long_buckets, F&& f) {
+  __shared__ std::int64_t run[2];
+  const std::int64_t first = std::int64_t(blockIdx.x) * kLongChunk, last = min(n, first + kLongChunk);
   const std::uint64_t from = digit_of(keys[first], low, mask), to = digit_of(keys[last - 1], low, mask);
-  bool meets = false;
-  for (std::uint64_t d = from + threadIdx.x; d <= to && d < buckets; d += blockDim.x) meets |= long_buckets[d] != 0;
-  return __syncthreads_or(meets) != 0;
+  for (std::uint64_t d = from; d <= to && d < buckets; ++d) {
+    if (long_buckets[d] == 0) continue; // the same load in every thread: the block agrees
+    find_run(keys, first, last, d, low, mask, run);
+    __syncthreads();
+    const std::int64_t segment_first = run[0], segment_last = run[1];
+    __syncthreads();
+    f(d, segment_first, segment_last);
+    __syncthreads();
+  }
 }
 
-// The long buckets' words, over chunks of kLongChunk sorted pairs: global atomics, as lf_fixed_scales.
+// The long buckets' words, over chunks of kLongChunk sorted pairs: each chunk's part of a long bucket gathered in
+// shared words (2^low of them), then added into the bucket's global words, one atomic a bin the chunk wrote.
 template <class U, class W>
-__global__ void lf_fixed_long_scales(const std::uint32_t* __restrict__ keys, const W* __restrict__ values,
-                                     std::int64_t n, std::uint64_t bins, int low, std::uint32_t mask,
-                                     std::uint64_t buckets, const std::uint32_t* __restrict__ long_buckets,
-                                     std::uint32_t* __restrict__ words) {
-  const std::int64_t first = std::int64_t(blockIdx.x) * kLongChunk, last = min(n, first + kLongChunk);
-  if (!chunk_meets_long_run(keys, first, last, low, mask, buckets, long_buckets)) return;
-  for_each_in_run<U>(keys, values, first, last, bins, [&](std::uint32_t key, W weight) {
-    if (long_buckets[digit_of(key, low, mask)] == 0) return;
-    const float v = to_float(weight);
-    if (const std::uint32_t code = fixed_sum::scale_code(v); code != fixed_sum::kNothing)
-      atomicMax(words + key, code);
-    else
-      atomicOr(words + key, fixed_sum::special_flag(v));
+__global__ void __launch_bounds__(kBucketThreads)
+    lf_fixed_long_scales(const std::uint32_t* __restrict__ keys, const W* __restrict__ values, std::int64_t n,
+                         std::uint64_t bins, int low, std::uint32_t mask, std::uint64_t buckets,
+                         const std::uint32_t* __restrict__ long_buckets, std::uint32_t* __restrict__ words) {
+  extern __shared__ std::uint32_t chunk_words[];
+  const std::uint32_t bucket_bins = 1u << low, local_mask = bucket_bins - 1;
+  for_each_long_segment(keys, n, low, mask, buckets, long_buckets, [&](std::uint64_t d, std::int64_t first,
+                                                                          std::int64_t last) {
+    for (std::uint32_t b = threadIdx.x; b < bucket_bins; b += blockDim.x) chunk_words[b] = 0;
+    __syncthreads();
+    for_each_in_run<U>(keys, values, first, last, bins, [&](std::uint32_t key, W weight) {
+      add_to_word(chunk_words + (key & local_mask), to_float(weight));
+    });
+    __syncthreads();
+    const std::uint64_t first_bin = d << low;
+    for (std::uint32_t b = threadIdx.x; b < bucket_bins; b += blockDim.x)
+      if (const std::uint32_t w = chunk_words[b]; w != 0) {
+        if (const std::uint32_t scale = w & fixed_sum::kScaleMask; scale != 0) atomicMax(words + first_bin + b, scale);
+        if (const std::uint32_t flags = w & ~fixed_sum::kScaleMask; flags != 0) atomicOr(words + first_bin + b, flags);
+      }
   });
 }
 
-// The long buckets' terms: global int64 atomics, as lf_fixed_terms (the words are final here).
+// The long buckets' terms (their words final now), gathered per chunk in shared sums, then added into the global
+// sums, one int64 atomic a bin the chunk wrote.
 template <class U, class W>
-__global__ void lf_fixed_long_terms(const std::uint32_t* __restrict__ keys, const W* __restrict__ values,
-                                    std::int64_t n, std::uint64_t bins, int low, std::uint32_t mask,
-                                    std::uint64_t buckets, const std::uint32_t* __restrict__ long_buckets,
-                                    int fraction, const std::uint32_t* __restrict__ words,
-                                    unsigned long long* __restrict__ sums) {
-  const std::int64_t first = std::int64_t(blockIdx.x) * kLongChunk, last = min(n, first + kLongChunk);
-  if (!chunk_meets_long_run(keys, first, last, low, mask, buckets, long_buckets)) return;
-  for_each_in_run<U>(keys, values, first, last, bins, [&](std::uint32_t key, W weight) {
-    if (long_buckets[digit_of(key, low, mask)] == 0) return;
-    const float v = to_float(weight);
-    if (fixed_sum::special_flag(v) != 0) return;
-    if (const std::int64_t t = fixed_sum::term(v, words[key], fraction); t != 0)
-      atomicAdd(sums + key, static_cast<unsigned long long>(t));
+__global__ void __launch_bounds__(kBucketThreads)
+    lf_fixed_long_terms(const std::uint32_t* __restrict__ keys, const W* __restrict__ values, std::int64_t n,
+                        std::uint64_t bins, int low, std::uint32_t mask, std::uint64_t buckets,
+                        const std::uint32_t* __restrict__ long_buckets, int fraction,
+                        const std::uint32_t* __restrict__ words, unsigned long long* __restrict__ sums) {
+  extern __shared__ unsigned long long chunk_sums[];
+  const std::uint32_t bucket_bins = 1u << low, local_mask = bucket_bins - 1;
+  auto* chunk_words = reinterpret_cast<std::uint32_t*>(chunk_sums + bucket_bins);
+  for_each_long_segment(keys, n, low, mask, buckets, long_buckets, [&](std::uint64_t d, std::int64_t first,
+                                                                          std::int64_t last) {
+    const std::uint64_t first_bin = d << low;
+    for (std::uint32_t b = threadIdx.x; b < bucket_bins; b += blockDim.x) {
+      chunk_sums[b] = 0;
+      chunk_words[b] = first_bin + b < bins ? words[first_bin + b] : 0;
+    }
+    __syncthreads();
+    for_each_in_run<U>(keys, values, first, last, bins, [&](std::uint32_t key, W weight) {
+      const float v = to_float(weight);
+      if (fixed_sum::special_flag(v) != 0) return;
+      if (const std::int64_t t = fixed_sum::term(v, chunk_words[key & local_mask], fraction); t != 0)
+        atomicAdd(chunk_sums + (key & local_mask), static_cast<unsigned long long>(t));
+    });
+    __syncthreads();
+    for (std::uint32_t b = threadIdx.x; b < bucket_bins; b += blockDim.x)
+      if (const unsigned long long t = chunk_sums[b]; t != 0) atomicAdd(sums + first_bin + b, t);
   });
 }
 
@@ -586,8 +629,10 @@ std::optional<Report> run_bucketed(const WeightedBinCount& c, const Scratch& scr
   const std::size_t shared_bytes = bucket_shared_bytes(low);
   if (shared_bytes > shared_limit) return std::nullopt;
   const auto buckets_kernel = lf_fixed_buckets<U, W>;
-  LAZYFUSE_CUDA_CHECK(
-      cudaFuncSetAttribute(buckets_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)));
+  for (const void* kernel : {reinterpret_cast<const void*>(buckets_kernel),
+                             reinterpret_cast<const void*>(lf_fixed_long_scales<U, W>),
+                             reinterpret_cast<const void*>(lf_fixed_long_terms<U, W>)})
+    LAZYFUSE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)));
   int per_sm = 0;
   LAZYFUSE_CUDA_CHECK(
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, buckets_kernel, kBucketThreads, shared_bytes));
@@ -625,11 +670,12 @@ std::optional<Report> run_bucketed(const WeightedBinCount& c, const Scratch& scr
       keys, values, n, bins, low, mask, long_run, fraction, out, words, sums, long_buckets);
   LAZYFUSE_CUDA_CHECK(cudaGetLastError());
   const auto chunks = unsigned((n + kLongChunk - 1) / kLongChunk);
-  lf_fixed_long_scales<U, W>
-      <<<chunks, kLongThreads, 0, stream>>>(keys, values, n, bins, low, mask, buckets, long_buckets, words);
+  lf_fixed_long_scales<U, W><<<chunks, kBucketThreads, shared_bytes, stream>>>(keys, values, n, bins, low, mask,
+                                                                               buckets, long_buckets, words);
   LAZYFUSE_CUDA_CHECK(cudaGetLastError());
-  lf_fixed_long_terms<U, W><<<chunks, kLongThreads, 0, stream>>>(keys, values, n, bins, low, mask, buckets,
-                                                                  long_buckets, fraction, words, sums);
+  lf_fixed_long_terms<U, W><<<chunks, kBucketThreads, shared_bytes, stream>>>(keys, values, n, bins, low, mask,
+                                                                              buckets, long_buckets, fraction, words,
+                                                                              sums);
   LAZYFUSE_CUDA_CHECK(cudaGetLastError());
   lf_fixed_long_finish<W>
       <<<unsigned(buckets), kLongThreads, 0, stream>>>(words, sums, bins, low, long_buckets, fraction, out);

@@ -550,21 +550,23 @@ __global__ void __launch_bounds__(kBucketThreads)
                          const std::uint32_t* __restrict__ long_buckets, std::uint32_t* __restrict__ words) {
   extern __shared__ std::uint32_t chunk_words[];
   const std::uint32_t bucket_bins = 1u << low, local_mask = bucket_bins - 1;
-  for_each_long_segment(keys, n, low, mask, buckets, long_buckets, [&](std::uint64_t d, std::int64_t first,
-                                                                          std::int64_t last) {
-    for (std::uint32_t b = threadIdx.x; b < bucket_bins; b += blockDim.x) chunk_words[b] = 0;
-    __syncthreads();
-    for_each_in_run<U>(keys, values, first, last, bins, [&](std::uint32_t key, W weight) {
-      add_to_word(chunk_words + (key & local_mask), to_float(weight));
-    });
-    __syncthreads();
-    const std::uint64_t first_bin = d << low;
-    for (std::uint32_t b = threadIdx.x; b < bucket_bins; b += blockDim.x)
-      if (const std::uint32_t w = chunk_words[b]; w != 0) {
-        if (const std::uint32_t scale = w & fixed_sum::kScaleMask; scale != 0) atomicMax(words + first_bin + b, scale);
-        if (const std::uint32_t flags = w & ~fixed_sum::kScaleMask; flags != 0) atomicOr(words + first_bin + b, flags);
-      }
-  });
+  for_each_long_segment(keys, n, low, mask, buckets, long_buckets,
+                        [&](std::uint64_t d, std::int64_t first, std::int64_t last) {
+                          for (std::uint32_t b = threadIdx.x; b < bucket_bins; b += blockDim.x) chunk_words[b] = 0;
+                          __syncthreads();
+                          for_each_in_run<U>(keys, values, first, last, bins, [&](std::uint32_t key, W weight) {
+                            add_to_word(chunk_words + (key & local_mask), to_float(weight));
+                          });
+                          __syncthreads();
+                          const std::uint64_t first_bin = d << low;
+                          for (std::uint32_t b = threadIdx.x; b < bucket_bins; b += blockDim.x)
+                            if (const std::uint32_t w = chunk_words[b]; w != 0) {
+                              if (const std::uint32_t scale = w & fixed_sum::kScaleMask; scale != 0)
+                                atomicMax(words + first_bin + b, scale);
+                              if (const std::uint32_t flags = w & ~fixed_sum::kScaleMask; flags != 0)
+                                atomicOr(words + first_bin + b, flags);
+                            }
+                        });
 }
 
 // The long buckets' terms (their words final now), gathered per chunk in shared sums, then added into the global
@@ -578,24 +580,24 @@ __global__ void __launch_bounds__(kBucketThreads)
   extern __shared__ unsigned long long chunk_sums[];
   const std::uint32_t bucket_bins = 1u << low, local_mask = bucket_bins - 1;
   auto* chunk_words = reinterpret_cast<std::uint32_t*>(chunk_sums + bucket_bins);
-  for_each_long_segment(keys, n, low, mask, buckets, long_buckets, [&](std::uint64_t d, std::int64_t first,
-                                                                          std::int64_t last) {
-    const std::uint64_t first_bin = d << low;
-    for (std::uint32_t b = threadIdx.x; b < bucket_bins; b += blockDim.x) {
-      chunk_sums[b] = 0;
-      chunk_words[b] = first_bin + b < bins ? words[first_bin + b] : 0;
-    }
-    __syncthreads();
-    for_each_in_run<U>(keys, values, first, last, bins, [&](std::uint32_t key, W weight) {
-      const float v = to_float(weight);
-      if (fixed_sum::special_flag(v) != 0) return;
-      if (const std::int64_t t = fixed_sum::term(v, chunk_words[key & local_mask], fraction); t != 0)
-        atomicAdd(chunk_sums + (key & local_mask), static_cast<unsigned long long>(t));
-    });
-    __syncthreads();
-    for (std::uint32_t b = threadIdx.x; b < bucket_bins; b += blockDim.x)
-      if (const unsigned long long t = chunk_sums[b]; t != 0) atomicAdd(sums + first_bin + b, t);
-  });
+  for_each_long_segment(
+      keys, n, low, mask, buckets, long_buckets, [&](std::uint64_t d, std::int64_t first, std::int64_t last) {
+        const std::uint64_t first_bin = d << low;
+        for (std::uint32_t b = threadIdx.x; b < bucket_bins; b += blockDim.x) {
+          chunk_sums[b] = 0;
+          chunk_words[b] = first_bin + b < bins ? words[first_bin + b] : 0;
+        }
+        __syncthreads();
+        for_each_in_run<U>(keys, values, first, last, bins, [&](std::uint32_t key, W weight) {
+          const float v = to_float(weight);
+          if (fixed_sum::special_flag(v) != 0) return;
+          if (const std::int64_t t = fixed_sum::term(v, chunk_words[key & local_mask], fraction); t != 0)
+            atomicAdd(chunk_sums + (key & local_mask), static_cast<unsigned long long>(t));
+        });
+        __syncthreads();
+        for (std::uint32_t b = threadIdx.x; b < bucket_bins; b += blockDim.x)
+          if (const unsigned long long t = chunk_sums[b]; t != 0) atomicAdd(sums + first_bin + b, t);
+      });
 }
 
 // The long buckets' sums rounded once, a block per bucket (the others return at once).
@@ -629,9 +631,9 @@ std::optional<Report> run_bucketed(const WeightedBinCount& c, const Scratch& scr
   const std::size_t shared_bytes = bucket_shared_bytes(low);
   if (shared_bytes > shared_limit) return std::nullopt;
   const auto buckets_kernel = lf_fixed_buckets<U, W>;
-  for (const void* kernel : {reinterpret_cast<const void*>(buckets_kernel),
-                             reinterpret_cast<const void*>(lf_fixed_long_scales<U, W>),
-                             reinterpret_cast<const void*>(lf_fixed_long_terms<U, W>)})
+  for (const void* kernel :
+       {reinterpret_cast<const void*>(buckets_kernel), reinterpret_cast<const void*>(lf_fixed_long_scales<U, W>),
+        reinterpret_cast<const void*>(lf_fixed_long_terms<U, W>)})
     LAZYFUSE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)));
   int per_sm = 0;
   LAZYFUSE_CUDA_CHECK(
@@ -642,8 +644,8 @@ std::optional<Report> run_bucketed(const WeightedBinCount& c, const Scratch& scr
   const std::uint64_t bins = std::uint64_t(c.bins), buckets = ((bins - 1) >> low) + 1;
   const auto mask = std::uint32_t((std::uint64_t(1) << (end - low)) - 1);
   // A run of a few times the average keeps its block's time near the others'; short ones are cheap whatever the mean.
-  const std::int64_t long_run = std::max<std::int64_t>(4 * ((n + std::int64_t(buckets) - 1) / std::int64_t(buckets)),
-                                                       std::int64_t(1) << 16);
+  const std::int64_t long_run =
+      std::max<std::int64_t>(4 * ((n + std::int64_t(buckets) - 1) / std::int64_t(buckets)), std::int64_t(1) << 16);
   const int fraction = fixed_sum::fraction_bits(n);
   using Bits = std::conditional_t<sizeof(W) == 2, std::uint16_t, std::uint32_t>;
   const auto take = [&]<class T>(std::uint64_t count) {
@@ -673,9 +675,8 @@ std::optional<Report> run_bucketed(const WeightedBinCount& c, const Scratch& scr
   lf_fixed_long_scales<U, W><<<chunks, kBucketThreads, shared_bytes, stream>>>(keys, values, n, bins, low, mask,
                                                                                buckets, long_buckets, words);
   LAZYFUSE_CUDA_CHECK(cudaGetLastError());
-  lf_fixed_long_terms<U, W><<<chunks, kBucketThreads, shared_bytes, stream>>>(keys, values, n, bins, low, mask,
-                                                                              buckets, long_buckets, fraction, words,
-                                                                              sums);
+  lf_fixed_long_terms<U, W><<<chunks, kBucketThreads, shared_bytes, stream>>>(keys, values, n, bins, low, mask, buckets,
+                                                                              long_buckets, fraction, words, sums);
   LAZYFUSE_CUDA_CHECK(cudaGetLastError());
   lf_fixed_long_finish<W>
       <<<unsigned(buckets), kLongThreads, 0, stream>>>(words, sums, bins, low, long_buckets, fraction, out);

@@ -609,8 +609,8 @@ TEST(Gather, AddThroughIndexArraysSumsInFixedPoint) {
 }
 
 // The same promise over a million elements with skewed writes: on the GPU, more than 2^18 elements take the bucketed
-// path (runtime/DeviceCount.cu: a radix pass groups the writes by bucket, a block sums a bucket in shared memory), and a
-// bucket written far more than the average (a range of 2,000 elements taking a tenth of the writes, one element a
+// path (runtime/DeviceCount.cu: a radix pass groups the writes by bucket, a block sums a bucket in shared memory), and
+// a bucket written far more than the average (a range of 2,000 elements taking a tenth of the writes, one element a
 // twentieth) goes to the global atomics. Every element's bits against the C library's fixed-point sum, special values
 // in short and long buckets, the last, partial bucket, int32 and int64 indices; the half types in any order of writes.
 TEST(Gather, AddIntoMillionsOfElementsSumsInFixedPointWhateverTheSpread) {
@@ -631,10 +631,9 @@ TEST(Gather, AddIntoMillionsOfElementsSumsInFixedPointWhateverTheSpread) {
   }
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   // Elements 0 to 15 get only these (short buckets), 500001 and 777777 (long ones) also an infinity and a NaN.
-  const std::vector<std::pair<std::int64_t, float>> specials{{5, inf},        {6, nan},        {9, inf},
-                                                             {9, -inf},       {13, -0.0f},     {13, -0.0f},
-                                                             {14, 2.5f},      {500001, inf},   {777777, nan},
-                                                             {777777, 1.0f}};
+  const std::vector<std::pair<std::int64_t, float>> specials{{5, inf},      {6, nan},      {9, inf},   {9, -inf},
+                                                             {13, -0.0f},   {13, -0.0f},   {14, 2.5f}, {500001, inf},
+                                                             {777777, nan}, {777777, 1.0f}};
   for (std::size_t s = 0; s < specials.size(); ++s) {
     index[s] = specials[s].first;
     value[s] = unit[s] = specials[s].second;
@@ -644,8 +643,7 @@ TEST(Gather, AddIntoMillionsOfElementsSumsInFixedPointWhateverTheSpread) {
   for (const DType index_type : {DType::Int64, DType::Int32}) {
     SCOPED_TRACE(std::string(dtype_name(index_type)) + " indices, " + lazyfuse_test::seed_note());
     const Array at = asarray(index, {writes}).astype(index_type);
-    const std::vector<float> got =
-        values_of(zeros({n}, DType::Float32).at(at).add(asarray(value, {writes})));
+    const std::vector<float> got = values_of(zeros({n}, DType::Float32).at(at).add(asarray(value, {writes})));
     EXPECT_EQ(got[5], inf);
     EXPECT_TRUE(std::isnan(got[6]));
     EXPECT_TRUE(std::isnan(got[9])) << "inf + -inf";
@@ -673,7 +671,8 @@ TEST(Gather, AddIntoMillionsOfElementsSumsInFixedPointWhateverTheSpread) {
   for (const DType t : {DType::Float16, DType::BFloat16}) {
     SCOPED_TRACE(std::string(dtype_name(t)));
     const auto sums = [&](const std::vector<std::int64_t>& at, const std::vector<float>& v) {
-      return values_of(zeros({n}, t).at(asarray(at, {writes})).add(asarray(v, {writes}).astype(t)).astype(DType::Float32));
+      return values_of(
+          zeros({n}, t).at(asarray(at, {writes})).add(asarray(v, {writes}).astype(t)).astype(DType::Float32));
     };
     const std::vector<float> got = sums(index, unit), reordered = sums(shuffled_index, shuffled_unit);
     for (std::size_t k = 0; k < got.size(); ++k) // bits: the NaNs too

@@ -31,7 +31,7 @@ LAZYFUSE_POOL=none timeout 90 compute-sanitizer --tool memcheck --error-exitcode
   --gtest_filter='*Millions*' > $W/logs/memcheck-millions.txt 2>&1
 stage memcheck-millions $?
 LOG_DIR=$W/logs/compare BENCH_COMPARE_HEAD=$1 BENCH_ONLY="bench_gather" BENCH_FILTER='ScatterAdd|CopyReference' \
-  ROUNDS=3 timeout $((585 - SECONDS + T0)) scripts/gpu-bench-compare.sh > $W/logs/compare.txt 2>&1
+  ROUNDS=3 timeout $((465 - SECONDS + T0)) scripts/gpu-bench-compare.sh > $W/logs/compare.txt 2>&1
 stage compare $?
 cat $W/logs/gpu.txt $W/logs/times.txt; grep -E "tests passed|\(Failed\)" $W/logs/tests.txt
 for f in BM_ScatterAdd BM_ScatterAddSkewed; do echo "== $f"; paste - - < $W/logs/ncu-$f.txt | sed -E 's/ +/ /g; s/\(int, int, int\)//' | cut -c1-150 | sed -n 1,13p; done

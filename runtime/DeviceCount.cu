@@ -473,6 +473,21 @@ __device__ __forceinline__ void for_each_in_run(const std::uint32_t* __restrict_
   }
 }
 
+// The terms of the pairs in [first, last) of one bucket (2^low bins, local_mask = 2^low - 1) into its sums in shared
+// memory, from its final words (shared too): fixed_sum::term of each finite value by shared int64 atomicAdd.
+template <class U, class W>
+__device__ __forceinline__ void add_terms(const std::uint32_t* __restrict__ keys, const W* __restrict__ values,
+                                          std::int64_t first, std::int64_t last, std::uint64_t bins,
+                                          const std::uint32_t* bucket_words, unsigned long long* bucket_sums,
+                                          std::uint32_t local_mask, int fraction) {
+  for_each_in_run<U>(keys, values, first, last, bins, [&](std::uint32_t key, W weight) {
+    const float v = to_float(weight);
+    if (fixed_sum::special_flag(v) != 0) return;
+    if (const std::int64_t t = fixed_sum::term(v, bucket_words[key & local_mask], fraction); t != 0)
+      atomicAdd(bucket_sums + (key & local_mask), static_cast<unsigned long long>(t));
+  });
+}
+
 // One block per bucket d (bins d 2^low ... (d + 1) 2^low - 1): its run found by two warps' searches; the words by
 // shared atomicMax (a scale) or atomicOr (an infinity's or a NaN's flag), then the terms by shared int64 atomicAdd,
 // then each bin's sum rounded once into `out`. A run longer than long_run: the bucket's global words and sums cleared,
@@ -509,12 +524,7 @@ __global__ void __launch_bounds__(kBucketThreads)
     add_to_word(bucket_words + (key & local_mask), to_float(weight));
   });
   __syncthreads();
-  for_each_in_run<U>(keys, values, first, last, bins, [&](std::uint32_t key, W weight) {
-    const float v = to_float(weight);
-    if (fixed_sum::special_flag(v) != 0) return;
-    if (const std::int64_t t = fixed_sum::term(v, bucket_words[key & local_mask], fraction); t != 0)
-      atomicAdd(bucket_sums + (key & local_mask), static_cast<unsigned long long>(t));
-  });
+  add_terms<U>(keys, values, first, last, bins, bucket_words, bucket_sums, local_mask, fraction);
   __syncthreads();
   for (std::uint32_t b = threadIdx.x; b < bucket_bins && first_bin + b < bins; b += blockDim.x)
     out[first_bin + b] = FloatFormat<W>::from(fixed_sum::finish(static_cast<std::int64_t>(bucket_sums[b]),
@@ -580,24 +590,19 @@ __global__ void __launch_bounds__(kBucketThreads)
   extern __shared__ unsigned long long chunk_sums[];
   const std::uint32_t bucket_bins = 1u << low, local_mask = bucket_bins - 1;
   auto* chunk_words = reinterpret_cast<std::uint32_t*>(chunk_sums + bucket_bins);
-  for_each_long_segment(
-      keys, n, low, mask, buckets, long_buckets, [&](std::uint64_t d, std::int64_t first, std::int64_t last) {
-        const std::uint64_t first_bin = d << low;
-        for (std::uint32_t b = threadIdx.x; b < bucket_bins; b += blockDim.x) {
-          chunk_sums[b] = 0;
-          chunk_words[b] = first_bin + b < bins ? words[first_bin + b] : 0;
-        }
-        __syncthreads();
-        for_each_in_run<U>(keys, values, first, last, bins, [&](std::uint32_t key, W weight) {
-          const float v = to_float(weight);
-          if (fixed_sum::special_flag(v) != 0) return;
-          if (const std::int64_t t = fixed_sum::term(v, chunk_words[key & local_mask], fraction); t != 0)
-            atomicAdd(chunk_sums + (key & local_mask), static_cast<unsigned long long>(t));
-        });
-        __syncthreads();
-        for (std::uint32_t b = threadIdx.x; b < bucket_bins; b += blockDim.x)
-          if (const unsigned long long t = chunk_sums[b]; t != 0) atomicAdd(sums + first_bin + b, t);
-      });
+  for_each_long_segment(keys, n, low, mask, buckets, long_buckets,
+                        [&](std::uint64_t d, std::int64_t first, std::int64_t last) {
+                          const std::uint64_t first_bin = d << low;
+                          for (std::uint32_t b = threadIdx.x; b < bucket_bins; b += blockDim.x) {
+                            chunk_sums[b] = 0;
+                            chunk_words[b] = first_bin + b < bins ? words[first_bin + b] : 0;
+                          }
+                          __syncthreads();
+                          add_terms<U>(keys, values, first, last, bins, chunk_words, chunk_sums, local_mask, fraction);
+                          __syncthreads();
+                          for (std::uint32_t b = threadIdx.x; b < bucket_bins; b += blockDim.x)
+                            if (const unsigned long long t = chunk_sums[b]; t != 0) atomicAdd(sums + first_bin + b, t);
+                        });
 }
 
 // The long buckets' sums rounded once, a block per bucket (the others return at once).

@@ -230,6 +230,27 @@ TEST(CudaMaskSelection, NonzeroArgwhereCompressMatchTheHost) {
     }
 }
 
+// The relative L2 error of y = x.at(positions).add(v) from the sums of x's and v's values in float64; with `exact`,
+// each element must equal its float64 sum (the first that does not is a test failure).
+double index_add_error(const Array& x, const std::vector<std::int64_t>& positions, const Array& v, const Array& y,
+                       bool exact) {
+  const HostArray<double> xs = x.astype(DType::Float64).get<double>(), vs = v.astype(DType::Float64).get<double>();
+  std::vector<double> reference(xs.data(), xs.data() + xs.size());
+  for (std::size_t k = 0; k < positions.size(); ++k) reference[std::size_t(positions[k])] += vs.data()[k];
+  const HostArray<double> got = y.astype(DType::Float64).get<double>();
+  double error = 0, norm = 0;
+  bool differed = false;
+  for (std::size_t k = 0; k < reference.size(); ++k) {
+    if (exact && !differed && got.data()[k] != reference[k]) {
+      differed = true;
+      ADD_FAILURE() << "element " << k << ": " << got.data()[k] << " against " << reference[k];
+    }
+    error += (got.data()[k] - reference[k]) * (got.data()[k] - reference[k]);
+    norm += reference[k] * reference[k];
+  }
+  return std::sqrt(error / norm);
+}
+
 // x.at(idx).add(v) launches, besides x plus the sums and the positions' gather: for float16, bfloat16 and float32
 // values the fixed-point count's three kernels (scales, terms, rounding), no library call; for integers one kernel of
 // int64 atomics (after the values' cast to int64); for float64 the keys, CUB's sort and reduce-by-key (two library
@@ -255,19 +276,8 @@ TEST(CudaGather, ScatterAddKernelCounts) {
     const auto after = kernel_cache_stats();
     EXPECT_EQ(after.kernels_launched - before.kernels_launched, c.kernels);
     EXPECT_EQ(after.library_calls - before.library_calls, c.library_calls);
-    const HostArray<double> xs = x.astype(DType::Float64).get<double>(), vs = v.astype(DType::Float64).get<double>();
-    std::vector<double> reference(xs.data(), xs.data() + n);
-    for (std::int64_t k = 0; k < m; ++k) reference[std::size_t(positions[std::size_t(k)])] += vs.data()[k];
-    const HostArray<double> got = y.astype(DType::Float64).get<double>();
-    double error = 0, norm = 0;
-    for (std::int64_t k = 0; k < n; ++k) {
-      if (c.tolerance == 0) { // int32: wrapped exactly (the sums stay far inside int32 here)
-        ASSERT_EQ(got.data()[k], reference[std::size_t(k)]) << "element " << k;
-      }
-      error += (got.data()[k] - reference[std::size_t(k)]) * (got.data()[k] - reference[std::size_t(k)]);
-      norm += reference[std::size_t(k)] * reference[std::size_t(k)];
-    }
-    EXPECT_LE(std::sqrt(error / norm), c.tolerance);
+    // int32: wrapped exactly (the sums stay far inside int32 here)
+    EXPECT_LE(index_add_error(x, positions, v, y, c.tolerance == 0), c.tolerance);
   }
 }
 
@@ -285,17 +295,7 @@ TEST(CudaGather, ScatterAddIntoManyElementsIsBucketed) {
   const auto after = kernel_cache_stats();
   EXPECT_EQ(after.kernels_launched - before.kernels_launched, 6u);
   EXPECT_EQ(after.library_calls - before.library_calls, 1u);
-  const std::vector<std::int64_t> positions = as_int64(idx.get<std::int64_t>());
-  const HostArray<double> xs = x.astype(DType::Float64).get<double>(), vs = v.astype(DType::Float64).get<double>();
-  std::vector<double> reference(xs.data(), xs.data() + n);
-  for (std::int64_t k = 0; k < m; ++k) reference[std::size_t(positions[std::size_t(k)])] += vs.data()[k];
-  const HostArray<double> got = y.astype(DType::Float64).get<double>();
-  double error = 0, norm = 0;
-  for (std::int64_t k = 0; k < n; ++k) {
-    error += (got.data()[k] - reference[std::size_t(k)]) * (got.data()[k] - reference[std::size_t(k)]);
-    norm += reference[std::size_t(k)] * reference[std::size_t(k)];
-  }
-  EXPECT_LE(std::sqrt(error / norm), 1e-6);
+  EXPECT_LE(index_add_error(x, as_int64(idx.get<std::int64_t>()), v, y, false), 1e-6);
 }
 
 // x[x > 0] over a materialized x: the mask kernel, CUB's count, the 8-byte count read back and CUB's select copying

@@ -376,23 +376,24 @@ __global__ void lf_fixed_finish(const std::uint32_t* __restrict__ words, const u
 
 // ---- fixed-point sums over many bins: bucketed by a radix pass, summed in shared memory ----
 //
-// Over 2^20 bins the kernels above spend two L2 atomics a value, each behind a read of its bin's word (design.md,
+// With many bins the kernels above spend two L2 atomics a value, each behind a read of its bin's word (design.md,
 // "Counting"). Here CUB's radix sort of the (bin, value) pairs over the bin's bits [low, end) puts each bucket of 2^low
 // bins in one run, and a block per bucket keeps its bins' words and sums in shared memory (12 bytes a bin) and writes
 // each finished sum once. The sums are the same integers whatever the grouping, so the bits are the ones the global
 // kernels (and the CPU backend) give. A run far longer than the average (skewed indices) would keep one block busy
 // while the others wait: its block clears the bucket's global words and sums, marks it long and leaves its values to
-// three kernels that spread them over many blocks with global atomics, as above.
+// three kernels that spread them over chunks of sorted pairs, each chunk's part summed in shared memory and added
+// into the global words and sums with one atomic a bin.
 
 constexpr int kBucketThreads = 1024;
-// Fewest bits of a bin for the bucketed path: 2^18 bins and more (below, the global atomics spread well enough and
-// the sort's fixed costs weigh more; not measured in between).
+// Fewest bits of the largest bin for the bucketed path: more than 2^18 bins (with fewer, the global atomics spread
+// well enough and the sort's fixed costs weigh more; not measured between 2^16 and 2^20).
 constexpr int kMinBucketedBits = 19;
 // A bucket holds at least 2^kMinBucketBits bins, and as many more as keep the sort to one 8-bit pass and fit shared
 // memory.
 constexpr int kMinBucketBits = 11;
 constexpr int kRadixPassBits = 8;
-// Values per block in the long runs' kernels.
+// Sorted pairs per block in the long runs' kernels; threads of their rounding kernel.
 constexpr std::int64_t kLongChunk = 16384;
 constexpr int kLongThreads = 256;
 
@@ -620,7 +621,7 @@ __global__ void lf_fixed_long_finish(const std::uint32_t* __restrict__ words,
 }
 
 // The bucketed path for 4-byte bins and float16, bfloat16 or float32 values, or std::nullopt where it does not apply
-// (fewer bins than 2^18, or not one bucket's shared memory next to a block on this device).
+// (at most 2^18 bins, or not one bucket's shared memory next to a block on this device).
 template <class U, class W>
 std::optional<Report> run_bucketed(const WeightedBinCount& c, const Scratch& scratch, cudaStream_t stream) {
   static_assert(sizeof(U) == sizeof(std::uint32_t), "bucketed bins are 4-byte keys");

@@ -29,7 +29,8 @@ std::uint64_t launched() {
 // docs/semantics.md's float32 sum of at().add's values meeting at one element, written with the C library: each value
 // v as the integer nearest v 2^(F - e) (ties to even), 2^e the smallest power of two above every |value| of the
 // element, F = 62 - bit_width(the number of values of the whole at().add); those integers summed exactly; the sum
-// times 2^(e - F) rounded once to float32. For finite values, not all zeros.
+// times 2^(e - F) rounded once to float32. Zeros alone sum to -0.0 if every one is -0.0, else to +0.0. For finite
+// values.
 float fixed_point_sum(const std::vector<float>& values, std::int64_t total) {
   if (values.empty()) return -0.0f;
   int scale = std::numeric_limits<int>::min();
@@ -39,6 +40,8 @@ float fixed_point_sum(const std::vector<float>& values, std::int64_t total) {
       std::frexp(v, &e);
       scale = std::max(scale, e);
     }
+  if (scale == std::numeric_limits<int>::min())
+    return std::all_of(values.begin(), values.end(), [](float v) { return std::signbit(v); }) ? -0.0f : 0.0f;
   const int fraction = 62 - std::bit_width(std::uint64_t(total));
   std::int64_t sum = 0;
   for (const float v : values) sum += std::llrint(std::ldexp(double(v), fraction - scale));

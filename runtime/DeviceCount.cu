@@ -318,6 +318,12 @@ template <> struct FloatFormat<__nv_bfloat16> {
   __device__ static __nv_bfloat16 from(float v) { return __float2bfloat16_rn(v); }
 };
 
+// A bin's sum, rounded once to W from its integer sum and its word (the same in every kernel that finishes bins).
+template <class W> __device__ __forceinline__ W rounded_sum(unsigned long long sum, std::uint32_t word, int fraction) {
+  return FloatFormat<W>::from(
+      fixed_sum::finish(static_cast<std::int64_t>(sum), word, fraction, FloatFormat<W>::format));
+}
+
 // Calls f(bin, weight) for each element of x in [0, bins), in a grid-stride loop that loads kLoadsInFlight elements
 // and weights before it uses them: the atomics after the loads do not wait for one another, the loads do.
 template <class U, class W, class F>
@@ -370,8 +376,7 @@ __global__ void lf_fixed_finish(const std::uint32_t* __restrict__ words, const u
                                 std::int64_t bins, int fraction, W* __restrict__ out) {
   for (std::int64_t b = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; b < bins;
        b += std::int64_t(gridDim.x) * blockDim.x)
-    out[b] = FloatFormat<W>::from(
-        fixed_sum::finish(static_cast<std::int64_t>(sums[b]), words[b], fraction, FloatFormat<W>::format));
+    out[b] = rounded_sum<W>(sums[b], words[b], fraction);
 }
 
 // ---- fixed-point sums over many bins: bucketed by a radix pass, summed in shared memory ----
@@ -396,6 +401,7 @@ constexpr int kRadixPassBits = 8;
 // Sorted pairs per block in the long runs' kernels; threads of their rounding kernel.
 constexpr std::int64_t kLongChunk = 16384;
 constexpr int kLongThreads = 256;
+static_assert((1 << kMinBucketBits) % kLongThreads == 0, "a rounding block within one bucket");
 
 constexpr std::size_t bucket_shared_bytes(int low) {
   return (std::size_t(1) << low) * (sizeof(std::uint64_t) + sizeof(std::uint32_t));
@@ -474,8 +480,20 @@ __device__ __forceinline__ void for_each_in_run(const std::uint32_t* __restrict_
   }
 }
 
+// sum += t in shared memory. A shared 64-bit atomicAdd is a compare-and-swap loop on sm_90 (ATOMS.CAST.SPIN.64 in
+// cuobjdump's listing, docs/results/2026-12-06g): two native 32-bit adds instead, the low word's carry going into the
+// high one with the high half of t. Once every add is done, the pair holds the sum mod 2^64, as the 64-bit adds would.
+__device__ __forceinline__ void add_to_shared_sum(unsigned long long* sum, std::int64_t t) {
+  auto* halves = reinterpret_cast<unsigned int*>(sum); // little-endian: the low half first
+  const auto u = static_cast<unsigned long long>(t);
+  const auto low = static_cast<unsigned int>(u), high = static_cast<unsigned int>(u >> 32);
+  const unsigned int before = atomicAdd(halves, low);
+  const unsigned int carried = high + (before + low < before ? 1u : 0u);
+  if (carried != 0) atomicAdd(halves + 1, carried);
+}
+
 // The terms of the pairs in [first, last) of one bucket (2^low bins, local_mask = 2^low - 1) into its sums in shared
-// memory, from its final words (shared too): fixed_sum::term of each finite value by shared int64 atomicAdd.
+// memory, from its final words (shared too): fixed_sum::term of each finite value by add_to_shared_sum.
 template <class U, class W>
 __device__ __forceinline__ void add_terms(const std::uint32_t* __restrict__ keys, const W* __restrict__ values,
                                           std::int64_t first, std::int64_t last, std::uint64_t bins,
@@ -485,12 +503,12 @@ __device__ __forceinline__ void add_terms(const std::uint32_t* __restrict__ keys
     const float v = to_float(weight);
     if (fixed_sum::special_flag(v) != 0) return;
     if (const std::int64_t t = fixed_sum::term(v, bucket_words[key & local_mask], fraction); t != 0)
-      atomicAdd(bucket_sums + (key & local_mask), static_cast<unsigned long long>(t));
+      add_to_shared_sum(bucket_sums + (key & local_mask), t);
   });
 }
 
 // One block per bucket d (bins d 2^low ... (d + 1) 2^low - 1): its run found by two warps' searches; the words by
-// shared atomicMax (a scale) or atomicOr (an infinity's or a NaN's flag), then the terms by shared int64 atomicAdd,
+// shared atomicMax (a scale) or atomicOr (an infinity's or a NaN's flag), then the terms by add_to_shared_sum,
 // then each bin's sum rounded once into `out`. A run longer than long_run: the bucket's global words and sums cleared,
 // and long_buckets[d] = 1 for the kernels below (else 0).
 template <class U, class W>
@@ -528,8 +546,7 @@ __global__ void __launch_bounds__(kBucketThreads)
   add_terms<U>(keys, values, first, last, bins, bucket_words, bucket_sums, local_mask, fraction);
   __syncthreads();
   for (std::uint32_t b = threadIdx.x; b < bucket_bins && first_bin + b < bins; b += blockDim.x)
-    out[first_bin + b] = FloatFormat<W>::from(fixed_sum::finish(static_cast<std::int64_t>(bucket_sums[b]),
-                                                                bucket_words[b], fraction, FloatFormat<W>::format));
+    out[first_bin + b] = rounded_sum<W>(bucket_sums[b], bucket_words[b], fraction);
 }
 
 // Calls f(d, first, last) for each long bucket d with pairs in the block's chunk of kLongChunk sorted pairs, [first,
@@ -539,6 +556,13 @@ __device__ void for_each_long_segment(const std::uint32_t* __restrict__ keys, st
                                       std::uint32_t mask, std::uint64_t buckets,
                                       const std::uint32_t* __restrict__ long_buckets, F&& f) {
   __shared__ std::int64_t run[2];
+  // Most calls have no long bucket: where the flags are few, the block reads them all (from L2) before any key (from
+  // DRAM), and leaves.
+  if (buckets <= 4 * blockDim.x) {
+    bool any = false;
+    for (std::uint64_t d = threadIdx.x; d < buckets; d += blockDim.x) any = any || long_buckets[d] != 0;
+    if (!__syncthreads_or(any)) return;
+  }
   const std::int64_t first = std::int64_t(blockIdx.x) * kLongChunk, last = min(n, first + kLongChunk);
   const std::uint64_t from = digit_of(keys[first], low, mask), to = digit_of(keys[last - 1], low, mask);
   for (std::uint64_t d = from; d <= to && d < buckets; ++d) {
@@ -606,18 +630,16 @@ __global__ void __launch_bounds__(kBucketThreads)
                         });
 }
 
-// The long buckets' sums rounded once, a block per bucket (the others return at once).
+// The long buckets' sums rounded once, a thread a bin (a block's bins in one bucket: kLongThreads divides 2^low;
+// the blocks of the other buckets return at once).
 template <class W>
-__global__ void lf_fixed_long_finish(const std::uint32_t* __restrict__ words,
-                                     const unsigned long long* __restrict__ sums, std::uint64_t bins, int low,
-                                     const std::uint32_t* __restrict__ long_buckets, int fraction,
-                                     W* __restrict__ out) {
-  if (long_buckets[blockIdx.x] == 0) return;
-  const std::uint64_t first_bin = std::uint64_t(blockIdx.x) << low;
-  for (std::uint64_t b = first_bin + threadIdx.x; b < first_bin + (std::uint64_t(1) << low) && b < bins;
-       b += blockDim.x)
-    out[b] = FloatFormat<W>::from(
-        fixed_sum::finish(static_cast<std::int64_t>(sums[b]), words[b], fraction, FloatFormat<W>::format));
+__global__ void __launch_bounds__(kLongThreads)
+    lf_fixed_long_finish(const std::uint32_t* __restrict__ words, const unsigned long long* __restrict__ sums,
+                         std::uint64_t bins, int low, const std::uint32_t* __restrict__ long_buckets, int fraction,
+                         W* __restrict__ out) {
+  const std::uint64_t first_bin = std::uint64_t(blockIdx.x) * kLongThreads, b = first_bin + threadIdx.x;
+  if (long_buckets[first_bin >> low] == 0 || b >= bins) return;
+  out[b] = rounded_sum<W>(sums[b], words[b], fraction);
 }
 
 // The bucketed path for 4-byte bins and float16, bfloat16 or float32 values, or std::nullopt where it does not apply
@@ -684,8 +706,8 @@ std::optional<Report> run_bucketed(const WeightedBinCount& c, const Scratch& scr
   lf_fixed_long_terms<U, W><<<chunks, kBucketThreads, shared_bytes, stream>>>(keys, values, n, bins, low, mask, buckets,
                                                                               long_buckets, fraction, words, sums);
   LAZYFUSE_CUDA_CHECK(cudaGetLastError());
-  lf_fixed_long_finish<W>
-      <<<unsigned(buckets), kLongThreads, 0, stream>>>(words, sums, bins, low, long_buckets, fraction, out);
+  lf_fixed_long_finish<W><<<unsigned((bins + kLongThreads - 1) / kLongThreads), kLongThreads, 0, stream>>>(
+      words, sums, bins, low, long_buckets, fraction, out);
   LAZYFUSE_CUDA_CHECK(cudaGetLastError());
   report.kernels = 4;
   report.steps = "fixed point, bucketed: SortPairs over bits [" + std::to_string(low) + ", " + std::to_string(end) +

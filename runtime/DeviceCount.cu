@@ -706,8 +706,8 @@ std::optional<Report> run_bucketed(const WeightedBinCount& c, const Scratch& scr
   lf_fixed_long_terms<U, W><<<chunks, kBucketThreads, shared_bytes, stream>>>(keys, values, n, bins, low, mask, buckets,
                                                                               long_buckets, fraction, words, sums);
   LAZYFUSE_CUDA_CHECK(cudaGetLastError());
-  lf_fixed_long_finish<W><<<unsigned(buckets), kBucketThreads, 0, stream>>>(
-      words, sums, bins, low, long_buckets, fraction, out);
+  lf_fixed_long_finish<W>
+      <<<unsigned(buckets), kBucketThreads, 0, stream>>>(words, sums, bins, low, long_buckets, fraction, out);
   LAZYFUSE_CUDA_CHECK(cudaGetLastError());
   report.kernels = 4;
   report.steps = "fixed point, bucketed: SortPairs over bits [" + std::to_string(low) + ", " + std::to_string(end) +

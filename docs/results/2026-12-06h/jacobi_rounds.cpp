@@ -29,7 +29,9 @@ Array jacobi_step(const Array& u, const Array& h2f) {
                                    u(in, slice(2, none)) + h2f(in, in)));
 }
 
-double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+double seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
 
 struct Solve {
   double total = 0, record = 0, check = 0;

@@ -139,7 +139,6 @@ class ReplayGraphs final : public ReplayState {
 public:
   struct OnDevice {
     int device = 0;
-    std::size_t first = 0;
     std::vector<std::shared_ptr<const LoadedKernel>> kernels; // keep their modules loaded while a graph names them
     struct Instance {
       cuda::KernelGraph graph;
@@ -205,14 +204,12 @@ public:
     }
   };
 
-  // The graphs of the recipe's chain from its kernel `first` (0, or 1 after a head start) on `device`.
-  OnDevice& on(int device, std::span<const ReplayLaunch> chain, std::size_t first) {
+  OnDevice& on(int device, std::span<const ReplayLaunch> launches) {
     for (OnDevice& d : devices_)
-      if (d.device == device && d.first == first) return d;
+      if (d.device == device) return d;
     OnDevice d;
     d.device = device;
-    d.first = first;
-    for (const ReplayLaunch& l : chain) d.kernels.push_back(get_kernel(l.kernel->ir, device));
+    for (const ReplayLaunch& l : launches) d.kernels.push_back(get_kernel(l.kernel->ir, device));
     devices_.push_back(std::move(d));
     return devices_.back();
   }
@@ -275,28 +272,18 @@ public:
     if (graph_kernels == 0 || launches.size() < std::size_t(graph_kernels))
       return Executor::run_replay(launches, state);
     cuda::require_context("replaying kernels");
-    // A graph starts on the device only once the host has prepared every node and launched it: tens of
-    // microseconds in which an idle stream (a solver's step after the host read its norm) does nothing. So on an
-    // idle stream the first kernel goes ahead on its own and the graph holds the rest, while enough remain for one.
-    std::size_t head = 0;
-    if (launches.size() > std::size_t(graph_kernels) && cudaStreamQuery(current_stream()) == cudaSuccess) {
-      run(*launches[0].kernel, launches[0].outputs);
-      head = 1;
-    }
-    const std::span<ReplayLaunch> chain = launches.subspan(head);
     if (!state) state = std::make_unique<ReplayGraphs>();
     LAZYFUSE_ASSERT(dynamic_cast<ReplayGraphs*>(state.get()) != nullptr, "a replay state of another backend");
-    ReplayGraphs::OnDevice& on = static_cast<ReplayGraphs&>(*state).on(current_device(), chain, head);
+    ReplayGraphs::OnDevice& on = static_cast<ReplayGraphs&>(*state).on(current_device(), launches);
     std::vector<PreparedLaunch> prepared;
-    prepared.reserve(chain.size());
-    for (std::size_t k = 0; k < chain.size(); ++k)
-      prepared.push_back(prepare(*chain[k].kernel, chain[k].outputs, on.kernels[k]));
+    prepared.reserve(launches.size());
+    for (std::size_t k = 0; k < launches.size(); ++k)
+      prepared.push_back(prepare(*launches[k].kernel, launches[k].outputs, on.kernels[k]));
     const std::size_t updated = on.launch(prepared, current_stream());
     if (config::log_enabled("launch"))
-      config::log("launch", "graph of " + std::to_string(prepared.size()) + " kernels" +
-                                (head ? " after the first on its own, " : ", ") + std::to_string(updated) +
+      config::log("launch", "graph of " + std::to_string(prepared.size()) + " kernels, " + std::to_string(updated) +
                                 " node(s) set");
-    counters().kernels_launched += chain.size();
+    counters().kernels_launched += launches.size();
     counters().graph_launches++;
   }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <utility>
 
 namespace lazyfuse::runtime {
 
@@ -133,7 +134,14 @@ void ThreadPool::parallel_for(std::int64_t n, std::int64_t grain, int threads,
   }
   std::unique_lock lock(job->mutex);
   job->all_done.wait(lock, [&] { return job->finished == job->chunks; });
-  if (job->error) std::rethrow_exception(job->error);
+  if (job->error) {
+    // Taken out of the job first: a worker may hold the job's last reference, and the exception must be destroyed
+    // by this thread, which reads it (ThreadSanitizer cannot see libstdc++'s own count of an exception's owners, so
+    // a worker's delete after this thread's read was reported as a race).
+    const std::exception_ptr error = std::exchange(job->error, nullptr);
+    lock.unlock();
+    std::rethrow_exception(error);
+  }
 }
 
 void ThreadPool::shutdown() noexcept {

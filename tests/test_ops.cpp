@@ -737,12 +737,12 @@ TEST(UnaryOps, SpecialValues) {
         "tanh", [](const Array& a) { return lf::tanh(a); }, t, {{kInf, 1}, {-kInf, -1}, {-0.0L, -0.0L}}, true);
     check_specials(
         "erf", [](const Array& a) { return lf::erf(a); }, t, {{kInf, 1}, {-kInf, -1}, {-0.0L, -0.0L}}, true);
-    // GELU's limits: x at +inf, -0 at -inf (not -inf * 0), the sign of zero kept.
+    // GELU's limits: x at +inf, -0 at -inf (not -inf * 0) and where it underflows, the sign of zero kept.
     check_specials(
         "gelu", [](const Array& a) { return lf::gelu(a); }, t, {{kInf, kInf}, {-kInf, -0.0L}, {-0.0L, -0.0L}}, true);
     check_specials(
         "gelu_tanh", [](const Array& a) { return lf::gelu(a, lf::GeluApproximate::Tanh); }, t,
-        {{kInf, kInf}, {-kInf, -0.0L}, {-0.0L, -0.0L}, {kNaN, kNaN}}, true);
+        {{kInf, kInf}, {-kInf, -0.0L}, {-0.0L, -0.0L}, {kNaN, kNaN}, {-2408448, -0.0L}, {-3774873600.0L, -0.0L}}, true);
     // Rounding: -0.0 results, infinities, and rint's ties to even.
     check_specials(
         "floor", [](const Array& a) { return lf::floor(a); }, t,

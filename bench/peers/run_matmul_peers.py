@@ -16,7 +16,8 @@ too. Reported: milliseconds and TFLOP/s (2 m n k batch per second).
 
 Usage:
   python3 bench/peers/run_matmul_peers.py --out-md matmul-peers.md --out-json matmul-peers.json \
-      [--systems torch,torch_compile,jax,cupy] [--quick] [--lazyfuse-json bench_matmul.json] [--timeout 600]
+      [--systems torch,torch_compile,jax,cupy] [--workloads mlp-gelu-bf16,...] [--quick]
+      [--lazyfuse-json bench_matmul.json] [--timeout 600]
 """
 from __future__ import annotations
 
@@ -216,7 +217,7 @@ def worker_main(args) -> int:
         else:
             raise ValueError(f"unknown system {args.worker}")
         result["packages"] = pk
-        for w in WORKLOADS:
+        for w in os.environ["MATMUL_PEERS_WORKLOADS"].split(","):
             try:
                 call, host, to_host = make(w)
                 r = bench(call, sync)
@@ -259,11 +260,12 @@ def lazyfuse_cells(paths: list) -> tuple:
 
 
 def write_markdown(report: dict, path: str) -> None:
+    workloads = report["workloads"]
     cols = [c for c in ["lazyfuse", "limit"] + SYSTEMS + ["cupy_tf32"] if c in report["systems"]]
     label = dict(LABELS, cupy_tf32="CuPy (CUPY_TF32=1)")
     lines = ["| workload | " + " | ".join(label[c] for c in cols) + " |", "|---" * (len(cols) + 1) + "|"]
     notes = []
-    for w in WORKLOADS:
+    for w in workloads:
         row = [w]
         for c in cols:
             s = report["systems"][c]
@@ -292,6 +294,7 @@ def write_markdown(report: dict, path: str) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--systems", default=",".join(SYSTEMS + ["cupy_tf32"]))
+    ap.add_argument("--workloads", default=",".join(WORKLOADS), help="a comma-separated subset of the workloads")
     ap.add_argument("--quick", action="store_true", help="every dimension an eighth")
     ap.add_argument("--lazyfuse-json", action="append", default=[])
     ap.add_argument("--out-md", default="matmul-peers.md")
@@ -302,14 +305,19 @@ def main() -> int:
     args = ap.parse_args()
     if args.worker:
         return worker_main(args)
-    report = {"quick": args.quick, "systems": {}}
+    workloads = [w for w in args.workloads.split(",") if w]
+    unknown = [w for w in workloads if w not in WORKLOADS]
+    if unknown:
+        ap.error(f"unknown workloads {unknown}; known: {', '.join(WORKLOADS)}")
+    report = {"quick": args.quick, "workloads": workloads, "systems": {}}
     if args.lazyfuse_json:
         ours, limit = lazyfuse_cells(args.lazyfuse_json)
         report["systems"]["lazyfuse"] = {"cells": ours}
         report["systems"]["limit"] = {"cells": limit}
     systems = [s for s in args.systems.split(",") if s]
-    tf32 = lambda system: {"CUPY_TF32": "1" if system == "cupy_tf32" else "0"}  # noqa: E731
-    report["systems"].update(run_workers(__file__, systems, args.timeout, args.quick, extra_env=tf32))
+    worker_env = lambda system: {"CUPY_TF32": "1" if system == "cupy_tf32" else "0",  # noqa: E731
+                                 "MATMUL_PEERS_WORKLOADS": ",".join(workloads)}
+    report["systems"].update(run_workers(__file__, systems, args.timeout, args.quick, extra_env=worker_env))
     with open(args.out_json, "w") as f:
         json.dump(report, f, indent=1)
     write_markdown(report, args.out_md)

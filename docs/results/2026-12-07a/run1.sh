@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Call 1 (session 36): the half types' GELU through a fitted erfc with the GPU's approximate reciprocal and power of
-# two (issue 15). The gpu build; the test programs of the ops, their accuracy, the half types and the products with
-# LAZYFUSE_TEST_REQUIRE_GPU=1; memcheck of the GELU tests; ncu's kernels of one BM_Bincount and one BM_BincountFixed
-# call (issue 18: where the 14 us between them go); before (.bench-base) and after, alternately (3 rounds): the GELU
-# by type and the MLP rows; then torch eager, torch.compile and jax.jit on the MLP workloads beside the head's JSON.
+# two, and the float32 GELU's correction through the approximate reciprocal (issue 15). The gpu build; the test
+# programs of the ops, their accuracy, the half types and the products with LAZYFUSE_TEST_REQUIRE_GPU=1; memcheck
+# of the GELU tests; ncu's kernels of one BM_Bincount and one BM_BincountFixed call (issue 18: where the 14 us
+# between them go); before (.bench-base) and after, alternately (3 rounds): the GELU by type and the MLP rows; then
+# torch eager, torch.compile and jax.jit on the MLP workloads beside the head's JSON.
 #   device: docs/results/2026-12-07a/run1.sh <commit>        (carry .bench-base; OUT: the device tool's folder)
 cd "$(dirname "$0")/../../.."
 export PATH=/usr/local/cuda/bin:$PATH

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -370,10 +371,8 @@ TEST(Gelu, MatchesTheFloat64DefinitionAndApproximateChooses) {
   EXPECT_LT(most, 1e-3);
 }
 
-// The half types evaluate the float32 formulas without float32's refinements (graph/OpMath.inc): each result is
-// within one unit in the last place of the half type from the exact value, as any half function's, over the whole
-// range where the result is not zero (bfloat16's reaches x = -14, erfc's float32 underflow), and at the limits.
-// Every value of each half type but NaN: the half GELUs are fitted approximations, which a sample could miss.
+// Every value of each half type but NaN: the half GELUs (graph/OpMath.inc: a fitted erfc, the tanh form in float)
+// are approximations whose error a sample of points could miss.
 template <class Half> Array every_half_value() {
   std::vector<Half> all;
   for (unsigned bits = 0; bits <= 0xffff; ++bits) {
@@ -383,6 +382,8 @@ template <class Half> Array every_half_value() {
   return asarray(all);
 }
 
+// Each result is within one unit in the last place of the half type from the exact value, as any half function's,
+// for every input (bfloat16's results reach x = -14 before they underflow), the limits included.
 TEST(Gelu, HalfTypesAreWithinOneUnitOfTheExactValue) {
   for (DType t : {DType::Float16, DType::BFloat16}) {
     const int mantissa_bits = t == DType::Float16 ? 10 : 7, min_exponent = t == DType::Float16 ? -14 : -126;

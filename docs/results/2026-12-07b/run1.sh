@@ -2,8 +2,8 @@
 # Call 1 (session 37, issue 15): a bias followed by other elementwise work is added by that work's kernel instead of
 # cuBLASLt's BIAS epilogue. The gpu build; the product test programs with LAZYFUSE_TEST_REQUIRE_GPU=1;
 # epilogue_algo.cu (does an epilogue cost through itself or through the heuristic's other algorithm?); before
-# (.bench-base) and after, alternately (3 rounds): bench_matmul's MLP and bias+ReLU rows; torch eager,
-# torch.compile and jax.jit on the MLP and bias+ReLU workloads beside the head's first round.
+# (.bench-base) and after, alternately (3 rounds): bench_matmul's MLP and bias+ReLU rows; all of bench_matmul at the
+# head (3 repetitions); torch eager, torch.compile and jax.jit on every workload of issue 15 beside it.
 #   device: docs/results/2026-12-07b/run1.sh <commit>        (carry .bench-base; OUT: the device tool's folder)
 cd "$(dirname "$0")/../../.."
 export PATH=/usr/local/cuda/bin:$PATH
@@ -24,10 +24,11 @@ LOG_DIR=$W/logs/compare BENCH_COMPARE_HEAD=$1 BENCH_ONLY=bench_matmul BENCH_FILT
   timeout $(left 470) scripts/gpu-bench-compare.sh > $W/logs/compare.txt 2>&1
 stage compare $?
 rm -f $W/logs/compare/bench-compare.tar.gz
-cp build/bench-compare/head-bench_matmul-r1.json $W/logs/ 2>/dev/null
-timeout $(left 570) python3 bench/peers/run_matmul_peers.py --systems torch,torch_compile,jax \
-  --workloads mlp-gemm-bf16,mlp-gelu-bf16,mlp-gemm-tf32,mlp-gelu-tf32,bias-relu-bf16,bias-relu-tf32 --timeout 80 \
-  --lazyfuse-json build/bench-compare/head-bench_matmul-r1.json --out-md $W/logs/matmul-peers.md \
+timeout $(left 400) build/gpu/bench/bench_matmul --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+  --benchmark_out=$W/logs/bench_matmul.json --benchmark_out_format=json > $W/logs/bench_matmul.txt 2>&1
+stage bench_matmul $?
+timeout $(left 575) python3 bench/peers/run_matmul_peers.py --systems torch,torch_compile,jax --timeout 60 \
+  --lazyfuse-json $W/logs/bench_matmul.json --out-md $W/logs/matmul-peers.md \
   --out-json $W/logs/matmul-peers.json > $W/logs/peers.txt 2>&1
 stage peers $?
 cat $W/logs/gpu.txt $W/logs/times.txt; tail -5 $W/logs/tests.txt; cat $W/logs/epilogue_algo.txt

@@ -6,14 +6,27 @@
 //   - each epilogue (DEFAULT, BIAS, RELU_BIAS) with the heuristic's first answer;
 //   - BIAS and RELU_BIAS with the bare product's algorithm, where cublasLtMatmulAlgoCheck accepts it;
 //   - every one of the first 8 answers for RELU_BIAS, with its configuration (tile, stages, split-k, swizzle).
-//   nvcc -O2 -arch=sm_90 epilogue_algo.cu -lcublasLt -o epilogue_algo && ./epilogue_algo
+// Operands are random (uniform in [-1, 1), from a hash of the index) unless the first argument is "constant" (every
+// byte 0x3c, call 1's data: a GEMM on constant data draws less power, and the H100 then holds its clock).
+//   nvcc -O2 -arch=sm_90 epilogue_algo.cu -lcublasLt -o epilogue_algo && ./epilogue_algo [constant]
 #include <cublasLt.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <vector>
+
+template <class T> __global__ void fill_random(T* p, size_t n, unsigned seed) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    unsigned h = unsigned(i) * 2654435761u ^ seed;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    p[i] = T(float(h >> 8) * (1.0f / 8388608.0f) - 1.0f);
+  }
+}
 
 #define CK(x)                                                                                                          \
   do {                                                                                                                 \
@@ -67,7 +80,8 @@ struct Case {
   size_t elem;
 };
 
-int main() {
+int main(int argc, char** argv) {
+  const bool constant = argc > 1 && std::strcmp(argv[1], "constant") == 0;
   const int M = 16384, N = 8192, K = 2048;
   cudaStream_t s;
   cudaStreamCreate(&s);
@@ -83,9 +97,20 @@ int main() {
     cudaMalloc(&w, c.elem * K * N);
     cudaMalloc(&d, c.elem * M * N);
     cudaMalloc(&bias, c.elem * N);
-    cudaMemset(x, 0x3c, c.elem * M * K); // small nonzero values in both types
-    cudaMemset(w, 0x3c, c.elem * K * N);
-    cudaMemset(bias, 0x3c, c.elem * N);
+    if (constant) {
+      cudaMemset(x, 0x3c, c.elem * M * K); // small nonzero values in both types
+      cudaMemset(w, 0x3c, c.elem * K * N);
+      cudaMemset(bias, 0x3c, c.elem * N);
+    } else if (c.elem == 4) {
+      fill_random<<<1024, 256>>>(static_cast<float*>(x), size_t(M) * K, 1u);
+      fill_random<<<1024, 256>>>(static_cast<float*>(w), size_t(K) * N, 2u);
+      fill_random<<<1024, 256>>>(static_cast<float*>(bias), size_t(N), 3u);
+    } else {
+      fill_random<<<1024, 256>>>(static_cast<__nv_bfloat16*>(x), size_t(M) * K, 1u);
+      fill_random<<<1024, 256>>>(static_cast<__nv_bfloat16*>(w), size_t(K) * N, 2u);
+      fill_random<<<1024, 256>>>(static_cast<__nv_bfloat16*>(bias), size_t(N), 3u);
+    }
+    cudaDeviceSynchronize();
     cublasLtMatrixLayout_t la, lb, ld;
     CK(cublasLtMatrixLayoutCreate(&la, c.data, N, K, N)); // w row-major K x N = column-major N x K
     CK(cublasLtMatrixLayoutCreate(&lb, c.data, K, M, K)); // x row-major M x K = column-major K x M
@@ -113,7 +138,7 @@ int main() {
     int nbare = 0;
     cublasLtMatmulDesc_t dbare = desc(CUBLASLT_EPILOGUE_DEFAULT);
     CK(cublasLtMatmulAlgoGetHeuristic(lt, dbare, la, lb, ld, ld, pref, 8, bare, &nbare));
-    std::printf("== %s, %d x %d x %d\n", c.label, M, N, K);
+    std::printf("== %s, %d x %d x %d, %s data\n", c.label, M, N, K, constant ? "constant" : "random");
     for (cublasLtEpilogue_t e : {CUBLASLT_EPILOGUE_DEFAULT, CUBLASLT_EPILOGUE_BIAS, CUBLASLT_EPILOGUE_RELU_BIAS}) {
       cublasLtMatmulDesc_t md = desc(e);
       cublasLtMatmulHeuristicResult_t r[8];

@@ -9,10 +9,10 @@
 // product is also timed as cuBLAS's cublasGemmStridedBatchedEx called directly, the routine lazyfuse uses for it.
 //
 // Epilogues (x 16384 x 2048, w 2048 x 8192, b 8192; TF32 and bfloat16):
-//  - BM_MlpGelu: the MLP block gelu(x @ w + b) with the exact (erf) GELU: one library call (the bare product) and
-//    one kernel (bias and GELU, reading the product once). BM_MlpGelu_cuBLASLt: the product with
-//    CUBLASLT_EPILOGUE_BIAS made directly, plus one device-to-device copy of the output (one read and one write at
-//    copy bandwidth, what the GELU pass must at least cost); issue 15's limit is BM_MlpGemm plus that copy.
+//  - BM_MlpGelu: the MLP block gelu(x @ w + b) with the exact (erf) GELU: one library call (product and bias in
+//    cuBLASLt's BIAS epilogue) and one kernel (the GELU, reading the product once). Its limit,
+//    BM_MlpGelu_cuBLASLt: the same call with CUBLASLT_EPILOGUE_BIAS made directly, plus one device-to-device copy
+//    of the output (one read and one write at copy bandwidth, what the GELU pass must at least cost).
 //  - BM_BiasRelu: maximum(x @ w + b, 0): one library call (RELU_BIAS), no kernel; BM_BiasRelu_cuBLASLt the same
 //    epilogue called directly, and BM_MlpGemm / BM_MlpGemm_cuBLASLt the bare product of the same shape beside them.
 #include "common.h"

@@ -167,18 +167,6 @@ void fold(Subgraph& g, std::size_t k) {
       chain.extend(n);
     }
   }
-  // A bias followed by elementwise work of the product's shape that cuBLASLt has no epilogue for (the erf GELU, say):
-  // that work is a kernel reading the product anyway, which adds the bias row at no cost, while cuBLASLt's BIAS
-  // epilogue took 15% more than the bare product in TF32 on an H100 (docs/performance.md, session 36). The add stays
-  // in the kernel, with the unfused ops' rounding.
-  if (e->bias && e->activation == ProductActivation::None) {
-    const Node* n = chain.next();
-    if (n && n->shape == p.shape && (n->kind == NodeKind::Unary || n->kind == NodeKind::Binary)) {
-      e->bias = nullptr;
-      chain.top = chain.folded.back();
-      chain.folded.pop_back();
-    }
-  }
   const bool operands_folded = e->a != p.sources_unlocked()[0] || e->b != p.sources_unlocked()[1];
   if (chain.folded.empty() && !operands_folded) return;
   for (int j : chain.folded) g.info[std::size_t(j)].folded = true;

@@ -12,8 +12,7 @@ namespace lazyfuse::fusion::steps {
 ///  - scalars multiplying an operand, (x * s) @ w, or the product, s * (a @ b): alpha (a scalar: a Fill node of the
 ///    product's type, or a broadcast of one);
 ///  - an addend of the product's shape and type: c with beta = 1, t * c with beta = t, or subtracted with beta = -1;
-///    or, added, a row of n values broadcast over the other axes: the bias (not for n = 1; a scalar addend never;
-///    not when elementwise work other than the activations below follows it: that work's kernel adds the row);
+///    or, added, a row of n values broadcast over the other axes: the bias (not for n = 1; a scalar addend never);
 ///  - maximum(x, 0) (ReLU) or gelu_tanh(x) on the result.
 /// Every folded node but the product's operands has exactly one consumer and is neither a root nor stored, so no
 /// one else reads a value the library call does not write; a product with nothing to fold is left alone. Eager mode

@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """Fits the erfc of the half types' GELU (graph/OpMath.inc, lf_gelu_for_half) and prints its coefficients.
 
-erfc(a) = t * 2^(Q(t) - a^2 log2(e)) for a >= 0, t = 1 / (1 + a/2): Q, of degree 7, is fitted to
+erfc(a) = t * 2^(Q(t) - a^2 log2(e)) for a >= 0, t = 1 / (1 + a/2): Q, of degree 7 (float16's; bfloat16's is of
+degree 5: `fit_half_gelu.py 5`), is fitted to
 log2(erfc(a) / t) + a^2 log2(e) on [0, 10] (beyond it the GELU of every half type is 0) by iteratively reweighted
 least squares (Lawson's algorithm, which tends to the minimax fit). An error of Q is a relative error of erfc, so the
 largest one printed, times ln 2, is the fit's relative error. Needs NumPy and mpmath:
-    python3 scripts/fit_half_gelu.py
+    python3 scripts/fit_half_gelu.py [degree]
 """
+import sys
+
 import mpmath
 import numpy as np
 
 mpmath.mp.dps = 30
-DEGREE = 7
+DEGREE = int(sys.argv[1]) if len(sys.argv) > 1 else 7
 a = np.linspace(0.0, 10.0, 8001)
 t = 1.0 / (1.0 + 0.5 * a)
 target = np.array([float((mpmath.log(mpmath.erfc(v) * (1 + mpmath.mpf(v) / 2)) + mpmath.mpf(v) ** 2) / mpmath.log(2))

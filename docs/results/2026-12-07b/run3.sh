@@ -4,7 +4,8 @@
 # before (.bench-base) and after, alternately (3 rounds): the GELU by type and the MLP rows; then, as time allows,
 # epilogue_rounds.cu (each cuBLASLt epilogue against the bare product in rotated rounds on random operands, the SM
 # clock and power sampled beside, then each configuration once under ncu), the batched FP32 product (5 repetitions
-# and ncu of lazyfuse's, cuBLAS's and cuBLASLt's calls), and torch.compile and jax.jit on the MLP workloads.
+# and ncu of lazyfuse's and cuBLAS's calls), and torch.compile and jax.jit on the MLP workloads. The device time
+# left (682 s) bounds the call at about 400 s.
 #   device: docs/results/2026-12-07b/run3.sh <commit>        (carry .bench-base; OUT: the device tool's folder)
 cd "$(dirname "$0")/../../.."
 export PATH=/usr/local/cuda/bin:$PATH
@@ -27,19 +28,19 @@ LAZYFUSE_POOL=none timeout 60 compute-sanitizer --tool memcheck --error-exitcode
 stage memcheck-gelu $?
 sample compare
 LOG_DIR=$W/logs/compare BENCH_COMPARE_HEAD=$1 BENCH_ONLY="bench_types bench_matmul" \
-  BENCH_FILTER='GeluByType|Mlp|CopyReference' ROUNDS=3 timeout $(left 420) scripts/gpu-bench-compare.sh \
+  BENCH_FILTER='GeluByType|Mlp|CopyReference' ROUNDS=3 timeout $(left 340) scripts/gpu-bench-compare.sh \
   > $W/logs/compare.txt 2>&1
 r=$?; kill $SMI; stage compare $r
 rm -f $W/logs/compare/bench-compare.tar.gz
 cp build/bench-compare/head-bench_matmul-r1.json $W/logs/ 2>/dev/null
-if ((SECONDS - T0 < 440)); then
+if ((SECONDS - T0 < 350)); then
   nvcc -O2 -arch=sm_90 docs/results/2026-12-07b/epilogue_rounds.cu -lcublasLt -o /tmp/epilogue_rounds > $W/logs/nvcc.txt 2>&1
   sample rounds; timeout 60 /tmp/epilogue_rounds > $W/logs/epilogue_rounds.txt 2>&1; r=$?; kill $SMI
   stage epilogue_rounds $r
   timeout 40 ncu --clock-control none --csv --metrics $M /tmp/epilogue_rounds once > $W/logs/ncu-epilogue_rounds.csv 2>&1
   stage ncu-epilogue_rounds $?
 fi
-if ((SECONDS - T0 < 490)); then
+if ((SECONDS - T0 < 380)); then
   timeout 40 build/gpu/bench/bench_matmul --benchmark_filter='Batched' --benchmark_repetitions=5 \
     --benchmark_report_aggregates_only=true > $W/logs/bench-batched.txt 2>&1
   stage bench-batched $?
@@ -49,8 +50,8 @@ if ((SECONDS - T0 < 490)); then
     stage "ncu $f" $?
   done
 fi
-if ((SECONDS - T0 < 500)); then
-  timeout $(left 580) python3 bench/peers/run_matmul_peers.py --systems torch_compile,jax --timeout 35 \
+if ((SECONDS - T0 < 300)); then
+  timeout $(left 400) python3 bench/peers/run_matmul_peers.py --systems torch_compile,jax --timeout 35 \
     --workloads mlp-gelu-bf16,mlp-gelu-tf32 --lazyfuse-json build/bench-compare/head-bench_matmul-r1.json \
     --out-md $W/logs/matmul-peers.md --out-json $W/logs/matmul-peers.json > $W/logs/peers.txt 2>&1
   stage peers $?

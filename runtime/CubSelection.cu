@@ -118,46 +118,6 @@ cudaError_t unique_of_width(int width, UniqueEquality equality, const void* valu
   throw Error("cub_kernels: no unique of " + std::to_string(width) + "-byte elements in that format");
 }
 
-template <class T> struct ComparesTo {
-  Comparison comparison;
-  T threshold;
-  __host__ __device__ bool operator()(const T& v) const {
-    switch (comparison) {
-    case Comparison::Equal: return v == threshold;
-    case Comparison::NotEqual: return v != threshold;
-    case Comparison::Less: return v < threshold;
-    case Comparison::LessEqual: return v <= threshold;
-    case Comparison::Greater: return v > threshold;
-    case Comparison::GreaterEqual: return v >= threshold;
-    }
-    return false;
-  }
-};
-
-template <class T>
-cudaError_t compared(Comparison comparison, T threshold, const void* values, std::int64_t size, void* out,
-                     std::int64_t* selected, void* temp, std::size_t& bytes, cudaStream_t stream) {
-  return ::cub::DeviceSelect::If(temp, bytes, static_cast<const T*>(values), static_cast<T*>(out), selected, size,
-                                 ComparesTo<T>{comparison, threshold}, stream);
-}
-
-cudaError_t compared_of_type(ComparedType type, Comparison comparison, Threshold threshold, const void* values,
-                             std::int64_t size, void* out, std::int64_t* selected, void* temp, std::size_t& bytes,
-                             cudaStream_t stream) {
-  switch (type) {
-  case ComparedType::Float32:
-    return compared<float>(comparison, float(threshold.real), values, size, out, selected, temp, bytes, stream);
-  case ComparedType::Float64:
-    return compared<double>(comparison, threshold.real, values, size, out, selected, temp, bytes, stream);
-  case ComparedType::Int32:
-    return compared<std::int32_t>(comparison, std::int32_t(threshold.integer), values, size, out, selected, temp, bytes,
-                                  stream);
-  case ComparedType::Int64:
-    return compared<std::int64_t>(comparison, threshold.integer, values, size, out, selected, temp, bytes, stream);
-  }
-  throw Error("cub_kernels: no comparison of that type");
-}
-
 void check_size(std::int64_t size) {
   if (size < 1) throw Error("cub_kernels: a selection needs at least one flag, got " + std::to_string(size));
 }
@@ -220,25 +180,6 @@ void run_select_values(int width, const void* values, const void* flags, std::in
   check_size(size);
   std::size_t bytes = temp_bytes;
   LAZYFUSE_CUDA_CHECK(select_values_of_width(width, values, flags, size, out, selected, temp, bytes, stream));
-}
-
-Requirements select_compared_requirements(ComparedType type, std::int64_t size) {
-  check_size(size);
-  std::size_t bytes = 0;
-  LAZYFUSE_CUDA_CHECK(
-      compared_of_type(type, Comparison::Equal, Threshold{}, nullptr, size, nullptr, nullptr, nullptr, bytes, nullptr));
-  Requirements q;
-  q.temp_bytes = std::max<std::size_t>(bytes, 1);
-  q.kernels = select_kernels(size);
-  return q;
-}
-
-void run_select_compared(ComparedType type, Comparison comparison, Threshold threshold, const void* values,
-                         std::int64_t size, void* out, std::int64_t* selected, void* temp, std::size_t temp_bytes,
-                         cudaStream_t stream) {
-  check_size(size);
-  std::size_t bytes = temp_bytes;
-  LAZYFUSE_CUDA_CHECK(compared_of_type(type, comparison, threshold, values, size, out, selected, temp, bytes, stream));
 }
 
 Requirements unique_requirements(int width, UniqueEquality equality, std::int64_t size) {

@@ -46,27 +46,6 @@ Requirements select_values_requirements(int width, std::int64_t size);
 void run_select_values(int width, const void* values, const void* flags, std::int64_t size, void* out,
                        std::int64_t* selected, void* temp, std::size_t temp_bytes, cudaStream_t stream);
 
-/// x[x op s]: the comparisons and element types select_compared applies and reads (C++'s comparisons, NumPy's: a NaN
-/// compares false but for NotEqual).
-enum class Comparison { Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual };
-enum class ComparedType { Float32, Float64, Int32, Int64 };
-/// The scalar compared with: `real` for the float types, `integer` for the integer ones (converted to the type).
-struct Threshold {
-  double real = 0;
-  std::int64_t integer = 0;
-};
-
-/// What copying the values v among `size` of `type` with `v comparison threshold` takes: scratch bytes (at least 1)
-/// and kernels (as select_requirements). Needs size >= 1. Throws BackendError when CUB fails.
-Requirements select_compared_requirements(ComparedType type, std::int64_t size);
-
-/// Queues out[0, k) = the values v of values[0, size) with `v comparison threshold`, in order
-/// (cub::DeviceSelect::If: one pass, no mask), and *selected = k, on `stream`. `out` holds `size` elements (the count
-/// is known only after the pass). `temp` from select_compared_requirements. Throws BackendError when a launch fails.
-void run_select_compared(ComparedType type, Comparison comparison, Threshold threshold, const void* values,
-                         std::int64_t size, void* out, std::int64_t* selected, void* temp, std::size_t temp_bytes,
-                         cudaStream_t stream);
-
 /// How unique_sorted compares neighbours: as bits (integers, bool), or as values of an IEEE format of the width
 /// (equal bits, both zeros of either sign, or both NaN: NumPy's unique with equal_nan).
 enum class UniqueEquality { Bits, Float16, BFloat16, Float32, Float64 };

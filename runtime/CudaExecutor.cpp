@@ -80,10 +80,11 @@ private:
   std::vector<StreamTag> readers_;
 };
 
-// The tickets of split reductions (codegen/Schedule.h): one zeroed buffer per device and stream, kept between
-// launches. The last block of every split kernel sets its tickets back to zero (the CUDA printer's split_combine),
-// so the buffer stays zeroed and a launch needs no memset before it: that memset cost a float16 sum of 2^26
-// elements about 1.5 us of its 37. Kernels on one stream run in order, so they never share tickets at once.
+// The tickets of split reductions and tiled scans (codegen/Schedule.h) and of runtime/DeviceSelect.h: one zeroed
+// buffer per device and stream, kept between launches. The last block of every such kernel sets its tickets back to
+// zero (the CUDA printer's split_combine), so the buffer stays zeroed and a launch needs no memset before it: that
+// memset cost a float16 sum of 2^26 elements about 1.5 us of its 37. Kernels on one stream run in order, so they
+// never share tickets at once.
 class TicketBuffers {
 public:
   unsigned char* get(std::size_t bytes) {
@@ -305,6 +306,8 @@ public:
     std::call_once(unread_word_once_, [&] { unread_word_.emplace(); });
     run_with_error_word(k, outputs, unread_word_->as<std::uint32_t>());
   }
+
+  unsigned char* zeroed_tickets(std::size_t bytes) override { return tickets_.get(bytes); }
 
   void synchronize() override {
     cuda::require_context("synchronizing the device");

@@ -1,6 +1,7 @@
 // Which executor serves materializations (decided once per process), and the counters they share.
 #include "runtime/Executor.h"
 
+#include "graph/Assert.h"
 #include "graph/Config.h"
 
 #include <lazyfuse/error.hpp>
@@ -71,6 +72,11 @@ std::uint32_t Executor::run_checked(codegen::LoweredKernel& kernel, const std::v
 
 void Executor::run_replay(std::span<ReplayLaunch> launches, std::unique_ptr<ReplayState>&) {
   for (ReplayLaunch& l : launches) run(*l.kernel, l.outputs);
+}
+
+unsigned char* Executor::zeroed_tickets(std::size_t) {
+  LAZYFUSE_ASSERT(false, "zeroed_tickets on a backend without device kernels");
+  return nullptr;
 }
 
 void Executor::run_passing_checks(codegen::LoweredKernel& kernel, const std::vector<void*>& outputs) {

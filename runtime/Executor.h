@@ -50,6 +50,10 @@ public:
   /// the recipe replayed (null at first): the CUDA backend keeps graphs of the chain there and launches one instead
   /// of the kernels (LAZYFUSE_CUDA_GRAPH_KERNELS); the default runs them one by one.
   virtual void run_replay(std::span<ReplayLaunch> launches, std::unique_ptr<ReplayState>& state);
+  /// Device memory of at least `bytes` that is zero, for a kernel queued next on the current stream that leaves it
+  /// zero when it ends (the tickets of split reductions, tiled scans and runtime/DeviceSelect.h): one buffer per
+  /// device and stream, kept between launches. The CUDA backend's; the others have no such kernels.
+  virtual unsigned char* zeroed_tickets(std::size_t bytes);
   /// Waits for everything queued on the device.
   virtual void synchronize() = 0;
   /// Forgets the kernels seen in this process (the disk cache stays).

@@ -6,6 +6,7 @@
 #include "graph/Ops.h"
 #include "runtime/CubSelection.h"
 #include "runtime/CudaApi.h"
+#include "runtime/DeviceSelect.h"
 #include "runtime/Executor.h"
 #include "runtime/HostSlots.h"
 #include "runtime/Materialize.h"
@@ -172,15 +173,15 @@ std::shared_ptr<graph::Storage> right_sized(Executor& ex, std::shared_ptr<graph:
 }
 
 // x[x op s] where the mask is, unevaluated, a comparison of x with a scalar of x's type (NumPy's x[x > t]): what
-// cub::DeviceSelect::If needs to select in one pass over x, without writing the mask.
+// device_select needs to select in one pass over x, without writing the mask.
 struct ScalarComparison {
-  cub_kernels::Comparison comparison;
-  cub_kernels::ComparedType type;
-  cub_kernels::Threshold threshold;
+  device_select::Comparison comparison;
+  device_select::ComparedType type;
+  device_select::Threshold threshold;
 };
 
 std::optional<ScalarComparison> comparison_with_scalar(const graph::NodePtr& values, const graph::NodePtr& mask) {
-  using cub_kernels::Comparison;
+  using device_select::Comparison;
   if (mask->materialized() || mask->kind != graph::NodeKind::Binary) return std::nullopt;
   const std::vector<graph::NodePtr> operands = mask->sources();
   if (operands.size() != 2) return std::nullopt;
@@ -209,12 +210,12 @@ std::optional<ScalarComparison> comparison_with_scalar(const graph::NodePtr& val
     default: break;
     }
   }
-  ScalarComparison c{comparison, cub_kernels::ComparedType::Float32, {scalar->fvalue, scalar->ivalue}};
+  ScalarComparison c{comparison, device_select::ComparedType::Float32, {scalar->fvalue, scalar->ivalue}};
   switch (values->dtype) {
-  case DType::Float32: c.type = cub_kernels::ComparedType::Float32; break;
-  case DType::Float64: c.type = cub_kernels::ComparedType::Float64; break;
-  case DType::Int32: c.type = cub_kernels::ComparedType::Int32; break;
-  case DType::Int64: c.type = cub_kernels::ComparedType::Int64; break;
+  case DType::Float32: c.type = device_select::ComparedType::Float32; break;
+  case DType::Float64: c.type = device_select::ComparedType::Float64; break;
+  case DType::Int32: c.type = device_select::ComparedType::Int32; break;
+  case DType::Int64: c.type = device_select::ComparedType::Int64; break;
   default: return std::nullopt;
   }
   return c;
@@ -266,15 +267,32 @@ graph::NodePtr finish_selection(Executor& ex, QueuedSelection q) {
   return vector_node(right_sized(ex, std::move(q.out), count, q.n, width, current_stream()), q.dtype, count);
 }
 
+// One pass of lazyfuse's own kernel (runtime/DeviceSelect.h) into a buffer of the worst case's size; its last block
+// writes the count into host memory after everything else, so the host polls that word (the synchronization).
 graph::NodePtr compared_on_device(Executor& ex, const graph::BufferView& values, DType dtype, std::int64_t n,
                                   const ScalarComparison& c) {
-  const cub_kernels::Requirements need = cub_kernels::select_compared_requirements(c.type, n);
-  return finish_selection(
-      ex, queue_selection(ex, values, dtype, n, need, "cub::DeviceSelect::If (x[x op scalar])",
-                          [&](const void* in, void* out, std::int64_t* selected, void* temp, cudaStream_t stream) {
-                            cub_kernels::run_select_compared(c.type, c.comparison, c.threshold, in, n, out, selected,
-                                                             temp, need.temp_bytes, stream);
-                          }));
+  const int width = int(itemsize(dtype));
+  use_on_current_stream(*values.storage);
+  auto out = ex.allocate(std::size_t(n) * std::size_t(width));
+  const device_select::Compared selection{
+      c.type,
+      c.comparison,
+      c.threshold,
+      static_cast<const std::uint8_t*>(values.storage->data) + std::size_t(values.offset) * std::size_t(width),
+      n,
+      out->data};
+  const HostSlot count;
+  count.expect(std::uint64_t(0), sizeof(std::uint64_t));
+  device_select::select_compared(selection, ex.zeroed_tickets(device_select::ticket_bytes(selection)),
+                                 count.as<std::uint64_t>(), current_stream());
+  counters().kernels_launched += 1;
+  (void)count.wait_until_written(std::uint64_t(0), current_stream(), sizeof(std::uint64_t));
+  const auto k = count.read<std::int64_t>();
+  LAZYFUSE_ASSERT(k >= 0 && k <= n, "a selected count outside [0, size]");
+  if (config::log_enabled("launch"))
+    config::log("launch", "lf_select_compared (x[x op scalar], " + std::to_string(width) +
+                              " bytes each) n=" + std::to_string(n) + " selected=" + std::to_string(k) + " kernels=1");
+  return vector_node(right_sized(ex, std::move(out), k, n, width, current_stream()), dtype, k);
 }
 
 // How neighbours of `dtype` are compared (unique_sorted).
@@ -373,7 +391,7 @@ graph::NodePtr masked_values(const graph::NodePtr& values, const graph::NodePtr&
   if (n == 0) return vector_node(ex.allocate(0), values->dtype, 0);
   const std::shared_ptr<const graph::BufferView> data = contiguous_buffer(values);
   const bool cub = ex.kind() == Backend::Cuda && cub_kernels::usable_on_current_device();
-  // A mask that is a comparison of x with a scalar is never written: CUB's select tests the elements itself.
+  // A mask that is a comparison of x with a scalar is never written: the selection tests the elements itself.
   const std::optional<ScalarComparison> compared = cub ? comparison_with_scalar(values, mask) : std::nullopt;
   const std::shared_ptr<const graph::BufferView> flags = compared ? nullptr : contiguous_buffer(mask);
   if (!cub) return values_on_host(ex, *data, values->dtype, *flags, n);

@@ -80,14 +80,20 @@ private:
   std::vector<StreamTag> readers_;
 };
 
-// The tickets of split reductions and tiled scans (codegen/Schedule.h) and of runtime/DeviceSelect.h: one zeroed
-// buffer per device and stream, kept between launches. The last block of every such kernel sets its tickets back to
-// zero (the CUDA printer's split_combine), so the buffer stays zeroed and a launch needs no memset before it: that
-// memset cost a float16 sum of 2^26 elements about 1.5 us of its 37. Kernels on one stream run in order, so they
-// never share tickets at once.
+// Device memory that kernels leave ready for the next launch on their stream: one buffer per device and stream,
+// kept between launches, zeroed when it is made. Kernels on one stream run in order, so they never share one at once.
+// Two instances serve two kinds of kernels:
+//  - zeroed tickets (split reductions, tiled scans: codegen/Schedule.h): the last block of every such kernel sets its
+//    tickets back to zero (the CUDA printer's split_combine), so a launch needs no memset before it: that memset cost
+//    a float16 sum of 2^26 elements about 1.5 us of its 37;
+//  - tagged statuses (runtime/DeviceSelect.h): each launch tags the words it writes with its epoch, one more than
+//    the last launch's on the stream, so words of earlier launches read as unwritten and nothing is cleared; when
+//    the epochs run out the buffer is zeroed and they start again at 1.
 class TicketBuffers {
 public:
-  unsigned char* get(std::size_t bytes) {
+  /// `bytes` of the current stream's buffer and the epoch of the launch that takes it (the number of takes since
+  /// the buffer was zeroed, at most `epoch_limit`).
+  Executor::Tickets get(std::size_t bytes, std::uint32_t epoch_limit) {
     const int device = current_device();
     const cudaStream_t stream = current_stream();
     const StreamTag tag = tag_of(stream);
@@ -97,16 +103,22 @@ public:
     auto it = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) {
       return e.device == device && e.tag.stream == tag.stream && e.tag.generation == tag.generation;
     });
-    if (it != entries_.end() && it->buffer->bytes >= bytes) return static_cast<unsigned char*>(it->buffer->data);
-    // A larger buffer, zeroed once; the old one goes back to the pool after the kernels already queued here.
-    auto buffer = std::make_shared<DeviceStorage>(std::max<std::size_t>(bytes, 4096), stream);
-    LAZYFUSE_CUDA_CHECK(cudaMemsetAsync(buffer->data, 0, buffer->bytes, stream));
-    auto* data = static_cast<unsigned char*>(buffer->data);
-    if (it != entries_.end())
+    if (it == entries_.end() || it->buffer->bytes < bytes) {
+      // A larger buffer, zeroed; the old one goes back to the pool after the kernels already queued here.
+      auto buffer = std::make_shared<DeviceStorage>(std::max<std::size_t>(bytes, 4096), stream);
+      LAZYFUSE_CUDA_CHECK(cudaMemsetAsync(buffer->data, 0, buffer->bytes, stream));
+      if (it == entries_.end()) {
+        entries_.push_back(Entry{device, tag, nullptr, 0});
+        it = std::prev(entries_.end());
+      }
       it->buffer = std::move(buffer);
-    else
-      entries_.push_back({device, tag, std::move(buffer)});
-    return data;
+      it->epoch = 0;
+    } else if (epoch_limit > 0 && it->epoch == epoch_limit) {
+      LAZYFUSE_CUDA_CHECK(cudaMemsetAsync(it->buffer->data, 0, it->buffer->bytes, stream));
+      it->epoch = 0;
+    }
+    if (epoch_limit > 0) ++it->epoch;
+    return {static_cast<unsigned char*>(it->buffer->data), it->epoch};
   }
 
 private:
@@ -114,6 +126,7 @@ private:
     int device = 0;
     StreamTag tag;
     std::shared_ptr<DeviceStorage> buffer;
+    std::uint32_t epoch = 0;
   };
   std::mutex mutex_;
   std::vector<Entry> entries_;
@@ -307,7 +320,10 @@ public:
     run_with_error_word(k, outputs, unread_word_->as<std::uint32_t>());
   }
 
-  unsigned char* zeroed_tickets(std::size_t bytes) override { return tickets_.get(bytes); }
+  Tickets tagged_tickets(std::size_t bytes, std::uint32_t epoch_limit) override {
+    LAZYFUSE_ASSERT(epoch_limit > 0, "tagged tickets need at least one epoch");
+    return tagged_.get(bytes, epoch_limit);
+  }
 
   void synchronize() override {
     cuda::require_context("synchronizing the device");
@@ -326,14 +342,14 @@ private:
     codegen::SplitArgs split;
     if (codegen::has_block_scratch(k.ir.schedule)) {
       p.scratch = allocate(std::size_t(p.shape.partial_bytes));
-      split = {static_cast<unsigned char*>(p.scratch->data), tickets_.get(std::size_t(p.shape.ticket_bytes)),
+      split = {static_cast<unsigned char*>(p.scratch->data), tickets_.get(std::size_t(p.shape.ticket_bytes), 0).data,
                p.shape.splits};
     }
     p.args = codegen::pack_kernel_args(k.ir, k.args, outputs, &split);
     return p;
   }
 
-  TicketBuffers tickets_;
+  TicketBuffers tickets_, tagged_;
   std::once_flag unread_word_once_;
   std::optional<HostSlot> unread_word_;
 };

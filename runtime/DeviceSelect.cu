@@ -1,6 +1,7 @@
 // The one-pass selection of runtime/DeviceSelect.h, compiled by nvcc with the CUB kernels (runtime/CMakeLists.txt).
 #include "runtime/DeviceSelect.h"
 
+#include "graph/Assert.h"
 #include "runtime/CudaApi.h"
 
 #include <cstdint>
@@ -12,20 +13,25 @@ namespace lazyfuse::runtime::device_select {
 namespace {
 
 constexpr int kThreads = 256;
-// A thread's share of a tile: four 16-byte vectors, all loaded before any is used, so that a block has 16 KiB in
-// flight (as the generated scan's tiles, codegen/Schedule.h).
-constexpr int kVectors = 4;
+// A thread's share of a tile: eight 16-byte vectors, all loaded before any is used, so that a block has 32 KiB in
+// flight. Measured on an H100 for 2^25 float32 (docs/results/2026-12-07c/select_experiment.cu): 0.0936 ms with
+// eight, 0.1025 ms with four, 0.1265 ms with two; 128 x 8 as fast as 256 x 8 (cub::DeviceSelect::If: 0.0952 ms).
+constexpr int kVectors = 8;
 constexpr int kTileBytes = kThreads * kVectors * 16;
 template <class T> constexpr long long kTileElements = kTileBytes / (long long)sizeof(T);
 
-// The tickets: word 0 numbers the tiles in the order their blocks start (so a tile's predecessors have all started
-// and its look-back cannot wait for a block that is not resident), word 1 counts the finished blocks, then a status
-// word per tile: a flag in the top two bits (0: nothing yet, kAggregate: the tile's own count, kInclusive: the count
-// up to and including the tile) and the count below. One 64-bit store publishes both, one load reads both.
-constexpr int kCounterWords = 2;
-constexpr unsigned long long kAggregate = 1ull << 62, kInclusive = 2ull << 62, kCountMask = (1ull << 62) - 1;
+// A tile's status word: a flag in the top two bits (kAggregate: the tile's own count, kInclusive: the count up to
+// and including the tile), the launch's epoch in the next kEpochBits, the count in the low kCountBits. One 64-bit
+// store publishes all three, one load reads them. A word of another epoch is unwritten: the buffer keeps earlier
+// launches' words (Executor::tagged_tickets), so nothing needs clearing, which cost every block a fence, an atomic
+// and a barrier at its end (0.1175 against 0.1025 ms in the experiment). Tiles are numbered by blockIdx.x, as in
+// CUB's look-back: blocks start in that order, so a tile's predecessors have all started (an atomic ticket cost
+// 0.0111 ms more).
+constexpr int kCountBits = 40, kEpochBits = 22;
+constexpr unsigned long long kAggregate = 1ull << 62, kInclusive = 2ull << 62, kFlags = 3ull << 62;
+constexpr unsigned long long kCountMask = (1ull << kCountBits) - 1, kEpochMask = (1ull << kEpochBits) - 1;
 // Nanoseconds between two reads of a predecessor's status that was not published yet: polling without a pause loads
-// the L2 slices that hold the statuses, and with them every tile's publishing.
+// the L2 slices that hold the statuses, and with them every tile's publishing (100 to 400 ns measured alike).
 constexpr int kPollNs = 200;
 
 template <class T> struct ComparesTo {
@@ -50,21 +56,25 @@ __device__ __forceinline__ unsigned long long load_status(const unsigned long lo
 __device__ __forceinline__ void publish(unsigned long long* status, unsigned long long word) {
   *static_cast<volatile unsigned long long*>(status) = word;
 }
+__device__ __forceinline__ bool published(unsigned long long s, unsigned long long epoch) {
+  return (s & kFlags) != 0 && ((s >> kCountBits) & kEpochMask) == epoch;
+}
 
 // The count of the tiles before tile t > 0, by warp 0 (CUB's decoupled look-back, Merrill and Garland 2016): the warp
 // reads the statuses of the 32 tiles before a window's end, waits until each has published something, adds the
 // counts from the nearest tile back to the nearest inclusive one, and moves the window back when none was inclusive.
 // Counts are integers, so the order of the additions does not matter.
-__device__ long long preceding_count(const unsigned long long* status, long long t, int lane) {
+__device__ long long preceding_count(const unsigned long long* status, long long t, int lane,
+                                     unsigned long long epoch) {
   long long before = 0;
   for (long long end = t - 1;; end -= 32) {
     const long long q = end - lane;
-    unsigned long long s = q >= 0 ? load_status(status + q) : kInclusive;
-    while (__any_sync(0xFFFFFFFFu, s < kAggregate)) {
+    unsigned long long s = q >= 0 ? load_status(status + q) : (kInclusive | epoch << kCountBits);
+    while (__any_sync(0xFFFFFFFFu, !published(s, epoch))) {
       __nanosleep(kPollNs);
-      if (s < kAggregate) s = load_status(status + q);
+      if (!published(s, epoch)) s = load_status(status + q);
     }
-    const unsigned int inclusive = __ballot_sync(0xFFFFFFFFu, s >= kInclusive);
+    const unsigned int inclusive = __ballot_sync(0xFFFFFFFFu, (s & kFlags) == kInclusive);
     const int stop = inclusive != 0 ? __ffs(static_cast<int>(inclusive)) - 1 : 31;
     long long c = lane <= stop ? static_cast<long long>(s & kCountMask) : 0;
     for (int offset = 16; offset > 0; offset >>= 1) c += __shfl_xor_sync(0xFFFFFFFFu, c, offset);
@@ -73,27 +83,24 @@ __device__ long long preceding_count(const unsigned long long* status, long long
   }
 }
 
-// One tile of x[x op s]. Thread j holds vectors j, j + 256, j + 512, j + 768 of the tile (coalesced loads), so the
+// One tile of x[x op s]. Thread j holds vectors j, j + 256, ..., j + 7 * 256 of the tile (coalesced loads), so the
 // tile's order of its elements is (vector row k, thread j, element e of the vector): the selected ones are ranked in
-// that order by one block-wide scan of four 16-bit counts packed into a 64-bit word (a row's count is at most
-// 256 * 4), gathered in shared memory, and written from there as one contiguous run (coalesced stores).
-// kVectorLoads: x is 16-byte aligned (a tile that ends past n reads element by element).
+// that order by a block-wide scan of the rows' counts, four 16-bit counts packed in each 64-bit word (a row's count
+// is at most 256 * 4), gathered in shared memory, and written from there as one contiguous run (coalesced stores).
+// kVectorLoads: x is 16-byte aligned (a tile that ends past n reads element by element). The last tile hands the
+// total count to the host once its look-back has found it.
 template <class T, bool kVectorLoads>
 __global__ void __launch_bounds__(kThreads)
     lf_select_compared(const T* __restrict__ x, long long n, T* __restrict__ out, ComparesTo<T> keep,
-                       unsigned long long* tickets, long long tiles, unsigned long long* count_to_host) {
-  constexpr int E = 16 / int(sizeof(T)), I = kVectors * E;
+                       unsigned long long* status, unsigned long long epoch, unsigned long long* count_to_host) {
+  constexpr int E = 16 / int(sizeof(T)), I = kVectors * E, kWords = kVectors / 4, kWarps = kThreads / 32;
   constexpr long long kTile = kTileElements<T>;
+  static_assert(I <= 32 && kVectors % 4 == 0, "a thread's selection is one 32-bit word; rows pack four a word");
   __shared__ T staged[kTile];
-  __shared__ unsigned long long warp_counts[kThreads / 32];
-  __shared__ long long tile_sm, prefix_sm;
-  __shared__ bool last_sm;
+  __shared__ unsigned long long warp_counts[kWarps][kWords];
+  __shared__ long long prefix_sm;
   const int lane = int(threadIdx.x % 32), warp = int(threadIdx.x / 32);
-  unsigned long long* status = tickets + kCounterWords;
-
-  if (threadIdx.x == 0) tile_sm = static_cast<long long>(atomicAdd(tickets, 1ull));
-  __syncthreads();
-  const long long t = tile_sm, base = t * kTile;
+  const long long t = blockIdx.x, base = t * kTile;
 
   T v[I];
   unsigned int kept = 0; // bit k * E + e: element e of the thread's vector k is selected
@@ -120,83 +127,84 @@ __global__ void __launch_bounds__(kThreads)
       }
   }
 
-  // Four counts (a vector row each) in 16-bit fields, scanned across the block at once.
-  unsigned long long counts = 0;
+  unsigned long long counts[kWords], inclusive[kWords];
+#pragma unroll
+  for (int w = 0; w < kWords; ++w) counts[w] = 0;
 #pragma unroll
   for (int k = 0; k < kVectors; ++k)
-    counts += static_cast<unsigned long long>(__popc((kept >> (k * E)) & ((1u << E) - 1u))) << (16 * k);
-  unsigned long long inclusive = counts;
+    counts[k / 4] += static_cast<unsigned long long>(__popc((kept >> (k * E)) & ((1u << E) - 1u))) << (16 * (k % 4));
 #pragma unroll
-  for (int offset = 1; offset < 32; offset <<= 1) {
-    const unsigned long long y = __shfl_up_sync(0xFFFFFFFFu, inclusive, offset);
-    if (lane >= offset) inclusive += y;
+  for (int w = 0; w < kWords; ++w) {
+    inclusive[w] = counts[w];
+#pragma unroll
+    for (int offset = 1; offset < 32; offset <<= 1) {
+      const unsigned long long y = __shfl_up_sync(0xFFFFFFFFu, inclusive[w], offset);
+      if (lane >= offset) inclusive[w] += y;
+    }
+    if (lane == 31) warp_counts[warp][w] = inclusive[w];
   }
-  if (lane == 31) warp_counts[warp] = inclusive;
   __syncthreads();
-  unsigned long long before = 0, total = 0;
-#pragma unroll
-  for (int w = 0; w < kThreads / 32; ++w) {
-    const unsigned long long c = warp_counts[w];
-    before += w < warp ? c : 0;
-    total += c;
-  }
-  const unsigned long long exclusive = before + inclusive - counts;
   int row_start = 0; // selected elements of the tile's rows before row k
 #pragma unroll
-  for (int k = 0; k < kVectors; ++k) {
-    int p = row_start + int((exclusive >> (16 * k)) & 0xFFFFu);
+  for (int w = 0; w < kWords; ++w) {
+    unsigned long long before = 0, total = 0;
 #pragma unroll
-    for (int e = 0; e < E; ++e)
-      if ((kept >> (k * E + e)) & 1u) staged[p++] = v[k * E + e];
-    row_start += int((total >> (16 * k)) & 0xFFFFu);
+    for (int q = 0; q < kWarps; ++q) {
+      const unsigned long long c = warp_counts[q][w];
+      before += q < warp ? c : 0;
+      total += c;
+    }
+    const unsigned long long exclusive = before + inclusive[w] - counts[w];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const int k = 4 * w + r;
+      int p = row_start + int((exclusive >> (16 * r)) & 0xFFFFu);
+#pragma unroll
+      for (int e = 0; e < E; ++e)
+        if ((kept >> (k * E + e)) & 1u) staged[p++] = v[k * E + e];
+      row_start += int((total >> (16 * r)) & 0xFFFFu);
+    }
   }
   const int tile_count = row_start;
 
   if (warp == 0) {
+    const unsigned long long tag = epoch << kCountBits;
     long long prefix = 0;
     if (t == 0) {
-      if (lane == 0) publish(status, kInclusive | static_cast<unsigned long long>(tile_count));
+      if (lane == 0) publish(status, kInclusive | tag | static_cast<unsigned long long>(tile_count));
     } else {
-      if (lane == 0) publish(status + t, kAggregate | static_cast<unsigned long long>(tile_count));
-      prefix = preceding_count(status, t, lane);
-      if (lane == 0) publish(status + t, kInclusive | static_cast<unsigned long long>(prefix + tile_count));
+      if (lane == 0) publish(status + t, kAggregate | tag | static_cast<unsigned long long>(tile_count));
+      prefix = preceding_count(status, t, lane, epoch);
+      if (lane == 0) publish(status + t, kInclusive | tag | static_cast<unsigned long long>(prefix + tile_count));
     }
-    if (lane == 0) prefix_sm = prefix;
+    if (lane == 0) {
+      prefix_sm = prefix;
+      if (t == gridDim.x - 1) {
+        volatile unsigned long long* host = count_to_host;
+        host[0] = static_cast<unsigned long long>(prefix + tile_count);
+        __threadfence_system(); // the count before the word the host polls
+        host[1] = 1;
+      }
+    }
   }
   __syncthreads();
   const long long prefix = prefix_sm;
   for (int i = int(threadIdx.x); i < tile_count; i += kThreads) __stcs(out + prefix + i, staged[i]);
-
-  // The last block to finish: every look-back is over, so it may hand the count to the host and clear the tickets.
-  if (threadIdx.x == 0) {
-    __threadfence();
-    last_sm = atomicAdd(tickets + 1, 1ull) == static_cast<unsigned long long>(tiles - 1);
-  }
-  __syncthreads();
-  if (!last_sm) return;
-  if (threadIdx.x == 0) {
-    __threadfence();
-    volatile unsigned long long* host = count_to_host;
-    host[0] = load_status(status + tiles - 1) & kCountMask;
-    __threadfence_system(); // the count before the word the host polls
-    host[1] = 1;
-  }
-  __syncthreads(); // the last status read before it is cleared
-  for (long long q = threadIdx.x; q < tiles + kCounterWords; q += kThreads) tickets[q] = 0;
 }
 
 template <class T>
-void launch(const Compared& c, T threshold, unsigned char* tickets, std::uint64_t* count_to_host, cudaStream_t stream) {
+void launch(const Compared& c, T threshold, Statuses status, std::uint64_t* count_to_host, cudaStream_t stream) {
   const long long tiles = (c.n + kTileElements<T> - 1) / kTileElements<T>;
   const ComparesTo<T> keep{c.comparison, threshold};
   const auto* x = static_cast<const T*>(c.values);
   auto* out = static_cast<T*>(c.out);
-  auto* words = reinterpret_cast<unsigned long long*>(tickets);
+  auto* words = reinterpret_cast<unsigned long long*>(status.data);
   auto* host = reinterpret_cast<unsigned long long*>(count_to_host);
   if (reinterpret_cast<std::uintptr_t>(x) % 16 == 0)
-    lf_select_compared<T, true><<<unsigned(tiles), kThreads, 0, stream>>>(x, c.n, out, keep, words, tiles, host);
+    lf_select_compared<T, true><<<unsigned(tiles), kThreads, 0, stream>>>(x, c.n, out, keep, words, status.epoch, host);
   else
-    lf_select_compared<T, false><<<unsigned(tiles), kThreads, 0, stream>>>(x, c.n, out, keep, words, tiles, host);
+    lf_select_compared<T, false>
+        <<<unsigned(tiles), kThreads, 0, stream>>>(x, c.n, out, keep, words, status.epoch, host);
   LAZYFUSE_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -212,20 +220,27 @@ std::int64_t tile_elements_of(ComparedType type) {
 
 } // namespace
 
-std::size_t ticket_bytes(const Compared& c) {
+std::size_t status_bytes(const Compared& c) {
   if (c.n < 1) throw Error("device_select: a selection needs at least one element, got " + std::to_string(c.n));
+  if (c.n > (std::int64_t(1) << kCountBits))
+    throw Error("device_select: a selection counts at most 2^40 elements, got " + std::to_string(c.n));
   const std::int64_t tile = tile_elements_of(c.type);
-  return std::size_t(kCounterWords + (c.n + tile - 1) / tile) * sizeof(unsigned long long);
+  return std::size_t((c.n + tile - 1) / tile) * sizeof(unsigned long long);
 }
 
-void select_compared(const Compared& c, unsigned char* tickets, std::uint64_t* count_to_host, cudaStream_t stream) {
-  (void)ticket_bytes(c); // checks n and the type
+std::uint32_t epoch_limit() {
+  return std::uint32_t(kEpochMask);
+}
+
+void select_compared(const Compared& c, Statuses status, std::uint64_t* count_to_host, cudaStream_t stream) {
+  (void)status_bytes(c); // checks n and the type
+  LAZYFUSE_ASSERT(status.epoch >= 1 && status.epoch <= epoch_limit(), "a selection's epoch outside [1, limit]");
   switch (c.type) {
-  case ComparedType::Float32: return launch<float>(c, float(c.threshold.real), tickets, count_to_host, stream);
-  case ComparedType::Float64: return launch<double>(c, c.threshold.real, tickets, count_to_host, stream);
+  case ComparedType::Float32: return launch<float>(c, float(c.threshold.real), status, count_to_host, stream);
+  case ComparedType::Float64: return launch<double>(c, c.threshold.real, status, count_to_host, stream);
   case ComparedType::Int32:
-    return launch<std::int32_t>(c, std::int32_t(c.threshold.integer), tickets, count_to_host, stream);
-  case ComparedType::Int64: return launch<std::int64_t>(c, c.threshold.integer, tickets, count_to_host, stream);
+    return launch<std::int32_t>(c, std::int32_t(c.threshold.integer), status, count_to_host, stream);
+  case ComparedType::Int64: return launch<std::int64_t>(c, c.threshold.integer, status, count_to_host, stream);
   }
 }
 

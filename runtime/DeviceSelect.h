@@ -33,14 +33,23 @@ struct Compared {
   void* out = nullptr;
 };
 
-/// Bytes of tickets select_compared(c) uses: zero when it starts, left zero when it ends (the CUDA executor's
-/// per-stream tickets). Needs c.n >= 1.
-std::size_t ticket_bytes(const Compared& c);
+/// Bytes of status words select_compared(c) uses. Needs 1 <= c.n <= 2^40 (Error otherwise).
+std::size_t status_bytes(const Compared& c);
 
-/// Queues the selection on `stream`: one kernel of one block per tile of 16 KiB of x, chained by a decoupled
-/// look-back over the tiles' counts. Its last block writes k into count_to_host[0] and then 1 into count_to_host[1]
-/// (host memory every device maps, runtime/HostSlots.h), so that the host polls the second word.
-/// Throws BackendError when the launch fails.
-void select_compared(const Compared& c, unsigned char* tickets, std::uint64_t* count_to_host, cudaStream_t stream);
+/// The largest epoch a status word holds.
+std::uint32_t epoch_limit();
+
+/// The status words of a launch and its epoch, from Executor::tagged_tickets(status_bytes(c), epoch_limit()): every
+/// word is zero or written by an earlier launch on the stream, with a smaller epoch.
+struct Statuses {
+  unsigned char* data = nullptr;
+  std::uint32_t epoch = 0;
+};
+
+/// Queues the selection on `stream`: one kernel of one block per tile of 32 KiB of x, chained by a decoupled
+/// look-back over the tiles' counts. Its last tile writes k into count_to_host[0] and then 1 into count_to_host[1]
+/// (host memory every device maps, runtime/HostSlots.h), so that the host polls the second word. Throws
+/// BackendError when the launch fails.
+void select_compared(const Compared& c, Statuses status, std::uint64_t* count_to_host, cudaStream_t stream);
 
 } // namespace lazyfuse::runtime::device_select

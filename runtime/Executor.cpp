@@ -74,9 +74,9 @@ void Executor::run_replay(std::span<ReplayLaunch> launches, std::unique_ptr<Repl
   for (ReplayLaunch& l : launches) run(*l.kernel, l.outputs);
 }
 
-unsigned char* Executor::zeroed_tickets(std::size_t) {
-  LAZYFUSE_ASSERT(false, "zeroed_tickets on a backend without device kernels");
-  return nullptr;
+Executor::Tickets Executor::tagged_tickets(std::size_t, std::uint32_t) {
+  LAZYFUSE_ASSERT(false, "tagged_tickets on a backend without device kernels");
+  return {};
 }
 
 void Executor::run_passing_checks(codegen::LoweredKernel& kernel, const std::vector<void*>& outputs) {

@@ -7,6 +7,7 @@
 #include <lazyfuse/runtime.hpp>
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <vector>
@@ -50,10 +51,15 @@ public:
   /// the recipe replayed (null at first): the CUDA backend keeps graphs of the chain there and launches one instead
   /// of the kernels (LAZYFUSE_CUDA_GRAPH_KERNELS); the default runs them one by one.
   virtual void run_replay(std::span<ReplayLaunch> launches, std::unique_ptr<ReplayState>& state);
-  /// Device memory of at least `bytes` that is zero, for a kernel queued next on the current stream that leaves it
-  /// zero when it ends (the tickets of split reductions, tiled scans and runtime/DeviceSelect.h): one buffer per
-  /// device and stream, kept between launches. The CUDA backend's; the others have no such kernels.
-  virtual unsigned char* zeroed_tickets(std::size_t bytes);
+  /// Device memory of at least `bytes` for a kernel queued next on the current stream that tags every word it writes
+  /// there with `epoch` (runtime/DeviceSelect.h): each word is zero or was written by an earlier launch, with a
+  /// smaller epoch. Epochs run from 1 to `epoch_limit` (at least 1); then the buffer is zeroed and they start again.
+  /// One buffer per device and stream. The CUDA backend's; the others have no such kernels.
+  struct Tickets {
+    unsigned char* data = nullptr;
+    std::uint32_t epoch = 0;
+  };
+  virtual Tickets tagged_tickets(std::size_t bytes, std::uint32_t epoch_limit);
   /// Waits for everything queued on the device.
   virtual void synchronize() = 0;
   /// Forgets the kernels seen in this process (the disk cache stays).

@@ -283,8 +283,9 @@ graph::NodePtr compared_on_device(Executor& ex, const graph::BufferView& values,
       out->data};
   const HostSlot count;
   count.expect(std::uint64_t(0), sizeof(std::uint64_t));
-  device_select::select_compared(selection, ex.zeroed_tickets(device_select::ticket_bytes(selection)),
-                                 count.as<std::uint64_t>(), current_stream());
+  const Executor::Tickets status =
+      ex.tagged_tickets(device_select::status_bytes(selection), device_select::epoch_limit());
+  device_select::select_compared(selection, {status.data, status.epoch}, count.as<std::uint64_t>(), current_stream());
   counters().kernels_launched += 1;
   (void)count.wait_until_written(std::uint64_t(0), current_stream(), sizeof(std::uint64_t));
   const auto k = count.read<std::int64_t>();

@@ -7,9 +7,12 @@
 #include "tests/test_util.h"
 
 #include "runtime/CubSelection.h"
+#include "runtime/Executor.h"
+#include "runtime/Streams.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -411,6 +414,56 @@ TEST(CudaMaskSelection, ComparisonsWithAScalarSelectAsTheWrittenMask) {
     EXPECT_EQ(kernel_cache_stats().kernels_launched - before.kernels_launched, 1u) << dtype_name(t);
     ASSERT_TRUE(same(as_doubles(fused), as_doubles(tail(m.eval())))) << dtype_name(t) << " x[1:]";
   }
+}
+
+// x[x op s] after selections of other sizes and data on the same stream: the statuses they left in the buffer
+// (runtime/DeviceSelect.h: tagged with earlier epochs, never cleared) must read as unwritten. Each result against the
+// selection through the written mask.
+TEST(CudaMaskSelection, EarlierSelectionsStatusesAreNotThisOnes) {
+  LAZYFUSE_SKIP_WITHOUT_GPU();
+  std::int64_t seed = 1;
+  for (const std::int64_t n : {std::int64_t(3) << 20, std::int64_t(9000), std::int64_t(5) << 20, std::int64_t(1),
+                               std::int64_t(8192), std::int64_t(3) << 20}) {
+    for (const float t : {-0.5f, 0.0f, 0.9f}) {
+      const Array x = ((arange(n) * (7919 + 2 * seed++)) % 1999).astype(DType::Float32) / 999.0f - 1.0f;
+      const Array xe = x.eval();
+      const HostArray<float> fused = xe(xe > t).get<float>();
+      const HostArray<float> written = xe((xe > t).eval()).get<float>();
+      ASSERT_EQ(fused.size(), written.size()) << "n=" << n << " t=" << t;
+      for (std::size_t k = 0; k < fused.size(); ++k) ASSERT_EQ(fused[k], written[k]) << "n=" << n << " element " << k;
+    }
+  }
+}
+
+// The tagged tickets of a stream: epochs 1, 2, ... up to the limit, then the buffer zeroed and 1 again; a larger
+// request gets a new zeroed buffer at epoch 1.
+TEST(CudaTaggedTickets, EpochsCountUpAndTheBufferIsZeroedWhenTheyRunOut) {
+  LAZYFUSE_SKIP_WITHOUT_GPU();
+  lazyfuse::runtime::Executor& ex = lazyfuse::runtime::executor();
+  const cudaStream_t stream = lazyfuse::runtime::current_stream();
+  const auto zero_from_host = [&](const unsigned char* data, std::size_t bytes) {
+    std::vector<unsigned char> h(bytes, 0xAB);
+    EXPECT_EQ(cudaMemcpyAsync(h.data(), data, bytes, cudaMemcpyDeviceToHost, stream), cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    return std::all_of(h.begin(), h.end(), [](unsigned char b) { return b == 0; });
+  };
+  const std::size_t big = std::size_t(1) << 24; // larger than any earlier test's buffer
+  const auto first = ex.tagged_tickets(big, 3);
+  EXPECT_EQ(first.epoch, 1u);
+  EXPECT_TRUE(zero_from_host(first.data, big));
+  ASSERT_EQ(cudaMemsetAsync(first.data, 0x5A, big, stream), cudaSuccess);
+  EXPECT_EQ(ex.tagged_tickets(64, 3).epoch, 2u);
+  const auto third = ex.tagged_tickets(big, 3);
+  EXPECT_EQ(third.epoch, 3u);
+  EXPECT_EQ(third.data, first.data);
+  const auto wrapped = ex.tagged_tickets(big, 3);
+  EXPECT_EQ(wrapped.epoch, 1u);
+  EXPECT_EQ(wrapped.data, first.data);
+  EXPECT_TRUE(zero_from_host(wrapped.data, big)) << "the buffer is zeroed when the epochs run out";
+  ASSERT_EQ(cudaMemsetAsync(wrapped.data, 0x5A, big, stream), cudaSuccess);
+  const auto larger = ex.tagged_tickets(2 * big, 3);
+  EXPECT_EQ(larger.epoch, 1u);
+  EXPECT_TRUE(zero_from_host(larger.data, 2 * big));
 }
 
 // More than 2^31 mask elements: int64 counts, and CUB's select over two partitions of 32-bit offsets (4 kernels) in

@@ -1919,10 +1919,11 @@ private:
 
 // ---- Scan kernels (Schedule::Scan) ----
 // codegen/Schedule.h's scan order, as CUDA. Tiled (a contiguous scan axis of at least kScanTileMinLength): a block per
-// tile, numbered by a counter (lf_tickets[0]) in the order the blocks start, so that a tile waits only on tiles held by
-// running blocks; each tile publishes its aggregate (flag 1) and a group's last tile then its group's inclusive value
-// (flag 2), and the last block to finish (lf_tickets[1] counts them) zeroes the tickets again. Otherwise a thread per
-// line walks the scan axis.
+// tile, tile blockIdx.x (blocks start in that order, so a tile waits only on tiles held by blocks that started before
+// it, as in CUB's look-back); each tile publishes its aggregate (flag 1) and a group's last tile then its group's
+// inclusive value (flag 2), tagged with the launch's epoch (lf_epoch), so that the statuses earlier launches left in
+// the tickets read as unpublished and nothing clears them (Executor::tagged_tickets). Otherwise a thread per line
+// walks the scan axis.
 constexpr const char* kScanHelpers = R"(// Any type up to 16 bytes, 32 bits at a time.
 template <class T, class S> __device__ __forceinline__ T lf_scan_shuffle(T v, S shuffle_word) {
   unsigned int w[(sizeof(T) + 3) / 4] = {};
@@ -1973,41 +1974,48 @@ template <class T, class F> __device__ __forceinline__ T lf_scan_warp(T v, int l
   }
   return v;
 }
+// A flag word of a tiled scan's status: the launch's epoch above the flag's two bits. A word of another epoch (an
+// earlier launch's) reads as flag 0, unpublished.
+__device__ __forceinline__ unsigned int lf_scan_flag(unsigned int word, unsigned int epoch) {
+  return word >> 2 == epoch ? (word & 3u) : 0u;
+}
 // A tiled scan's tile status: flag 1 with the tile's aggregate, then (a group's last tile) flag 2 with the group's
 // inclusive value. Values of at most 4 bytes: one 64-bit word per tile in the tickets, flag and value stored and
 // loaded whole, so no fence orders the value before its flag.
 template <class T> struct lf_scan_words {
   volatile unsigned long long* words;
+  unsigned int epoch;
   typedef unsigned long long raw;
   __device__ raw load(long long t) const { return words[t]; }
-  static __device__ unsigned int flag(raw r) { return (unsigned int)(r >> 32); }
+  __device__ unsigned int flag(raw r) const { return lf_scan_flag((unsigned int)(r >> 32), epoch); }
   __device__ void acquire() const {}
   __device__ T value(long long, raw r) const { return lf_scan_value<T>(r); }
-  __device__ void publish(long long t, unsigned int f, T v) const { words[t] = lf_scan_word(f, v); }
+  __device__ void publish(long long t, unsigned int f, T v) const { words[t] = lf_scan_word(epoch << 2 | f, v); }
 };
 // Wider values: the flags in the tickets, the values in the partials (32 bytes a tile: the aggregate, then the
 // group's inclusive value), each written before its flag with a fence between, and read after one.
 template <class T> struct lf_scan_slots {
   volatile unsigned int* flags;
   unsigned char* values;
+  unsigned int epoch;
   typedef unsigned int raw;
   __device__ raw load(long long t) const { return flags[t]; }
-  static __device__ unsigned int flag(raw r) { return r; }
+  __device__ unsigned int flag(raw r) const { return lf_scan_flag(r, epoch); }
   __device__ void acquire() const { __threadfence(); }
   __device__ T value(long long t, raw r) const {
-    return lf_scan_read<T>(values + (size_t)t * 32 + (r == 2u ? 16 : 0));
+    return lf_scan_read<T>(values + (size_t)t * 32 + (flag(r) == 2u ? 16 : 0));
   }
   __device__ void publish(long long t, unsigned int f, T v) const {
     lf_scan_publish(values + (size_t)t * 32 + (f == 2u ? 16 : 0), v);
     __threadfence();
-    flags[t] = f;
+    flags[t] = epoch << 2 | f;
   }
 };
 // Waits until tile t has published, pausing between reads: polling without a pause loads the L2 slices that hold the
 // status, and with them every tile's publishing (CUB's scan waits likewise).
 template <class S> __device__ __forceinline__ typename S::raw lf_scan_wait(const S& s, long long t, int poll_ns) {
   typename S::raw r = s.load(t);
-  while (S::flag(r) == 0u) {
+  while (s.flag(r) == 0u) {
     __nanosleep(poll_ns);
     r = s.load(t);
   }
@@ -2022,7 +2030,7 @@ __device__ __forceinline__ T lf_scan_group(const S& s, long long first, int lane
   s.acquire();
   const T own = s.value(first + lane, r);
   const T sum = lf_scan_warp(own, lane, combine);
-  *inclusive = __shfl_sync(0xffffffffu, S::flag(r), 31) == 2u;
+  *inclusive = __shfl_sync(0xffffffffu, s.flag(r), 31) == 2u;
   return lf_scan_shfl_from(*inclusive ? own : sum, 31);
 }
 // The look-back of tile t, the tr-th of its row, by the tile's warp 0 once its aggregate is known (codegen/Schedule.h,
@@ -2163,16 +2171,11 @@ private:
     w_.line("__shared__ __align__(16) unsigned char lf_warp_sm[", kWarps, " * sizeof(", T, ")];");
     w_.line("__shared__ __align__(16) unsigned char lf_prefix_sm[sizeof(", T, ")];");
     w_.line("__shared__ __align__(16) unsigned char lf_saved_sm[", kSavedGroups, " * sizeof(", T, ")];");
-    w_.line("__shared__ unsigned int lf_tile_sm;");
-    w_.line("__shared__ int lf_last_sm;");
     w_.line(T, "* lf_incl = reinterpret_cast<", T, "*>(lf_incl_sm);");
     w_.line(T, "* lf_warps = reinterpret_cast<", T, "*>(lf_warp_sm);");
     w_.line(T, "* lf_prefix = reinterpret_cast<", T, "*>(lf_prefix_sm);");
     w_.line("const idx_t lf_tiles_per_row = (lf_len + ", kTile - 1, ") / ", kTile, ";");
-    w_.line("const idx_t lf_tiles = n / lf_len * lf_tiles_per_row;");
-    w_.line("if (threadIdx.x == 0) lf_tile_sm = atomicAdd(lf_tickets, 1u);");
-    w_.line("__syncthreads();");
-    w_.line("const idx_t lf_t = (idx_t)lf_tile_sm;");
+    w_.line("const idx_t lf_t = (idx_t)blockIdx.x;");
     w_.line("const idx_t lf_tr = lf_t % lf_tiles_per_row;");
     w_.line("const idx_t lf_base = lf_t / lf_tiles_per_row * lf_len + lf_tr * ", kTile, ";");
     w_.line("const int lf_count = (int)(lf_len - lf_tr * ", kTile, " < ", kTile, " ? lf_len - lf_tr * ", kTile, " : ",
@@ -2278,29 +2281,20 @@ private:
       w_.line("for (int lf_e = 0; lf_e < ", E, "; ++lf_e) lf_g.v[lf_e] = lf_xp[(lf_o + lf_e) + (lf_o + lf_e) / 32];");
       w_.line("*reinterpret_cast<lf_vec<", T, ">*>(out", st_.slot, " + lf_base + lf_o) = lf_g;");
     }
-    auto last = w_.block("if (lf_last_sm)");
-    // The tickets: the two counters, then a status word (two unsigned ints) or a flag (one) per tile.
-    w_.line("for (idx_t lf_q = threadIdx.x; lf_q < ", packed_ ? "2 * lf_tiles + 2" : "lf_tiles + 2",
-            "; lf_q += blockDim.x) lf_tickets[lf_q] = 0u;");
   }
 
-  // Warp 0 publishes the tile's status and finds its prefix (lf_scan_look_back), then counts the tile done: after its
-  // last read of the status and (the fence) after its own is visible, so the last block's zeroing comes after every
-  // other access.
+  // Warp 0 publishes the tile's status and finds its prefix (lf_scan_look_back).
   void look_back() {
     const std::string T = t_;
     auto lead = w_.block("if (lf_warp == 0)");
     w_.line("const ", T, " lf_agg = lf_incl[(lf_count - 1) / ", I, "];");
     const std::string status =
-        packed_ ? "lf_scan_words<" + T + ">{reinterpret_cast<volatile unsigned long long*>(lf_tickets + 2)}"
-                : "lf_scan_slots<" + T + ">{lf_tickets + 2, lf_partials}";
+        packed_ ? "lf_scan_words<" + T + ">{reinterpret_cast<volatile unsigned long long*>(lf_tickets), lf_epoch}"
+                : "lf_scan_slots<" + T + ">{lf_tickets, lf_partials, lf_epoch}";
     w_.line("const ", T, " lf_p = lf_scan_look_back<", kSavedGroups, ">(", status,
             ", (long long)lf_t, (long long)lf_tr, lf_agg, lf_lane, ", combiner(), ", reinterpret_cast<", T,
             "*>(lf_saved_sm), ", kFirstLookNs, ", ", kPollNs, ");");
-    auto lane0 = w_.block("if (lf_lane == 0)");
-    w_.line("*lf_prefix = lf_p;");
-    w_.line("__threadfence();");
-    w_.line("lf_last_sm = atomicAdd(lf_tickets + 1, 1u) == (unsigned int)(lf_tiles - 1);");
+    w_.line("if (lf_lane == 0) *lf_prefix = lf_p;");
   }
 
   void columns() {

@@ -84,6 +84,7 @@ std::string abi_name(const AbiParam& p) {
   case AbiRole::SplitPartials: return "lf_partials";
   case AbiRole::SplitTickets: return "lf_tickets";
   case AbiRole::SplitCount: return "lf_splits";
+  case AbiRole::ScanEpoch: return "lf_epoch";
   case AbiRole::ErrorWord: return "lf_error";
   case AbiRole::RepeatedParams: return "lf_steps";
   case AbiRole::ValueDivisor: return "lf_vd" + std::to_string(p.slot);
@@ -105,6 +106,7 @@ std::string abi_declaration(const KernelIR& ir, const AbiParam& p) {
     return std::string("const ") + (slot.is_index ? "idx_t" : cuda_type(slot.dtype)) + " " + name;
   }
   case AbiRole::Divisor: return "const lf_divisor " + name;
+  case AbiRole::ScanEpoch: return "const unsigned int " + name;
   case AbiRole::SplitPartials: return "unsigned char* __restrict__ " + name;
   case AbiRole::SplitTickets:
   case AbiRole::ErrorWord: return "unsigned int* __restrict__ " + name;
@@ -132,6 +134,7 @@ std::size_t abi_size(const KernelIR& ir, const AbiParam& p) {
     return slot.is_index ? index_bytes : itemsize(slot.dtype);
   }
   case AbiRole::Divisor: return ir.index32 ? sizeof(FastDivisor32) : sizeof(FastDivisor64);
+  case AbiRole::ScanEpoch: return sizeof(std::uint32_t);
   case AbiRole::RepeatedParams: return step_params_layout(ir).size;
   case AbiRole::ValueDivisor:
     return ir.params[std::size_t(p.slot)].dtype == DType::Int64 ? sizeof(FastDivisor64) : sizeof(FastDivisor32);
@@ -227,6 +230,7 @@ PackedArgs pack_kernel_args(const KernelIR& ir, const KernelArgs& args, const st
     case AbiRole::SplitPartials: packed.push(split->partials); break;
     case AbiRole::SplitTickets: packed.push(split->tickets); break;
     case AbiRole::SplitCount: push_index(split->splits); break;
+    case AbiRole::ScanEpoch: packed.push(split->epoch); break;
     case AbiRole::ErrorWord:
       LAZYFUSE_ASSERT(args.error_word != nullptr,
                       ("kernel " + ir.name + ": bounds checks without an error word").c_str());

@@ -23,7 +23,10 @@ enum class AbiRole : std::uint8_t {
   SplitPartials, ///< split schedules: `unsigned char* __restrict__ lf_partials`, the blocks' partial results
   SplitTickets,  ///< split schedules: `unsigned int* __restrict__ lf_tickets`, a counter per group (zeroed)
   SplitCount,    ///< split schedules: `const idx_t lf_splits`, blocks per group (LaunchShape::splits)
-  ErrorWord,     ///< kernels with bounds checks: `unsigned int* __restrict__ lf_error` (KernelArgs::error_word)
+  /// scans: `const unsigned int lf_epoch`, the launch's epoch, which tags the tiles' statuses in the tickets
+  /// (SplitArgs::epoch)
+  ScanEpoch,
+  ErrorWord, ///< kernels with bounds checks: `unsigned int* __restrict__ lf_error` (KernelArgs::error_word)
   /// Kernels with repeated steps (KernelIR::repeated_steps with parameters): `const __grid_constant__ lf_steps_t
   /// lf_steps`, the steps' parameters, in place of their Param slots (step_params_layout). Read in the kernel's
   /// parameter space, indexed by the loop's counter.
@@ -67,6 +70,7 @@ template <class F> void for_each_abi_param(const KernelIR& ir, F&& f) {
     f(AbiParam{AbiRole::SplitPartials, -1});
     f(AbiParam{AbiRole::SplitTickets, -1});
     f(AbiParam{AbiRole::SplitCount, -1});
+    if (ir.schedule == Schedule::Scan) f(AbiParam{AbiRole::ScanEpoch, -1});
   }
   if (has_bounds_checks(ir)) f(AbiParam{AbiRole::ErrorWord, -1});
 }
@@ -121,6 +125,8 @@ struct SplitArgs {
   void* partials = nullptr;
   void* tickets = nullptr;
   std::int64_t splits = 0;
+  /// Scans: the launch's epoch, 1 ... kScanEpochLimit, from the tickets' Executor::tagged_tickets.
+  std::uint32_t epoch = 0;
 };
 
 /// Kernel arguments laid out as cuLaunchKernel wants them: one pointer per parameter into a byte buffer, each value

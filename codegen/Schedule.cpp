@@ -196,11 +196,11 @@ LaunchShape launch_shape(const KernelIR& ir, const KernelArgs& args, const Devic
   case Schedule::Scan: {
     const ScanGeometry g = scan_geometry(ir, args);
     if (g.tiled) {
-      // A block per tile: tiles take their numbers from a counter in launch order, so a tile waits only for tiles
-      // that blocks already running hold.
+      // A block per tile, tile blockIdx.x: blocks start in that order, so a tile waits only for tiles that blocks
+      // already running hold.
       s.grid = g.tiles;
       s.partial_bytes = g.packed ? 0 : g.tiles * kScanStatusBytes;
-      s.ticket_bytes = 2 * std::int64_t(sizeof(unsigned)) + g.tiles * (g.packed ? 8 : std::int64_t(sizeof(unsigned)));
+      s.ticket_bytes = g.tiles * (g.packed ? 8 : std::int64_t(sizeof(unsigned)));
       s.splits = g.tiles_per_row;
     } else {
       s.grid = std::min(ceil_div(g.columns, kBlockSize), caps.max_grid_blocks);

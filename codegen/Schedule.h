@@ -127,6 +127,8 @@ inline constexpr int kScanGroupTiles = kWarpSize;
 /// inclusive value, 16 bytes each (scan values wider than kScanPackedBytes; narrower ones keep their status in the
 /// tickets, see ScanGeometry).
 inline constexpr std::int64_t kScanStatusBytes = 32;
+/// The largest epoch a tiled scan's status flag holds: a 32-bit flag word, the epoch above the flag's two bits.
+inline constexpr std::uint32_t kScanEpochLimit = (std::uint32_t(1) << 30) - 1;
 /// Widest scan value whose tile status is one 64-bit word: the value's bits and its flag, written with one store and
 /// read with one load, so the look-back finds and reads a predecessor's value in one round trip.
 inline constexpr std::size_t kScanPackedBytes = 4;
@@ -307,9 +309,10 @@ struct LaunchShape {
   std::int64_t splits = 0;        ///< split schedules: blocks per outer element (rows) or per column tile
   std::int64_t partial_bytes = 0; ///< split schedules: scratch for the partials
   /// Split schedules: one counter per group, zero when the launch starts; the kernel leaves them zero (the CUDA
-  /// executor keeps them in a zeroed buffer per stream). Tiled scans: a tile counter, a done counter, then per tile
-  /// a status word (ScanGeometry::packed: 8 bytes, its flag and value) or a status flag (4 bytes, the values in the
-  /// partials: kScanStatusBytes per tile), left zero by the last block to finish.
+  /// executor keeps them in a zeroed buffer per stream). Tiled scans: per tile a status word (ScanGeometry::packed: 8
+  /// bytes, its flag and value) or a status flag (4 bytes, the values in the partials: kScanStatusBytes per tile),
+  /// each flag tagged with the launch's epoch (SplitArgs::epoch, at most kScanEpochLimit), so that what earlier
+  /// launches left there reads as unpublished (the CUDA executor's Executor::tagged_tickets).
   std::int64_t ticket_bytes = 0;
   bool operator==(const LaunchShape&) const = default;
 };

@@ -86,7 +86,8 @@ private:
 //  - zeroed tickets (split reductions, tiled scans: codegen/Schedule.h): the last block of every such kernel sets its
 //    tickets back to zero (the CUDA printer's split_combine), so a launch needs no memset before it: that memset cost
 //    a float16 sum of 2^26 elements about 1.5 us of its 37;
-//  - tagged statuses (runtime/DeviceSelect.h): each launch tags the words it writes with its epoch, one more than
+//  - tagged statuses (tiled scans, runtime/DeviceSelect.h): each launch tags the words it writes with its epoch, one
+//  more than
 //    the last launch's on the stream, so words of earlier launches read as unwritten and nothing is cleared; when
 //    the epochs run out the buffer is zeroed and they start again at 1.
 class TicketBuffers {
@@ -342,8 +343,11 @@ private:
     codegen::SplitArgs split;
     if (codegen::has_block_scratch(k.ir.schedule)) {
       p.scratch = allocate(std::size_t(p.shape.partial_bytes));
-      split = {static_cast<unsigned char*>(p.scratch->data), tickets_.get(std::size_t(p.shape.ticket_bytes), 0).data,
-               p.shape.splits};
+      // Scans tag their statuses with the launch's epoch; split reductions leave their tickets zero.
+      const bool scan = k.ir.schedule == codegen::Schedule::Scan;
+      const Tickets tickets =
+          (scan ? tagged_ : tickets_).get(std::size_t(p.shape.ticket_bytes), scan ? codegen::kScanEpochLimit : 0);
+      split = {static_cast<unsigned char*>(p.scratch->data), tickets.data, p.shape.splits, tickets.epoch};
     }
     p.args = codegen::pack_kernel_args(k.ir, k.args, outputs, &split);
     return p;

@@ -45,9 +45,9 @@ struct AbiParam {
 /// Calls `f(AbiParam)` for every parameter of `ir`'s kernel, in order: inputs, outputs, n, the IR's parameters in
 /// slot order (the repeated steps' as one RepeatedParams where the first of them would be), the divisors' constants
 /// (is_divisor_param) in slot order, the value divisors' constants (KernelIR::value_divisors) in slot order, then for
-/// split and scan schedules the partials, the tickets and the split count, then for kernels with bounds checks
-/// (has_bounds_checks) the error word. Allocates nothing (the executor packs arguments on the host path of every
-/// launch).
+/// split and scan schedules the partials, the tickets and the split count (and for scans the epoch), then for kernels
+/// with bounds checks (has_bounds_checks) the error word. Allocates nothing (the executor packs arguments on the host
+/// path of every launch).
 template <class F> void for_each_abi_param(const KernelIR& ir, F&& f) {
   for (std::size_t k = 0; k < ir.inputs.size(); ++k) f(AbiParam{AbiRole::Input, int(k)});
   for (std::size_t k = 0; k < ir.outputs.size(); ++k) f(AbiParam{AbiRole::Output, int(k)});

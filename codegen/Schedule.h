@@ -110,7 +110,7 @@ inline constexpr std::int64_t kWidePartialBytes = 32;
 //  - Columns (any other scan): one element after another along the axis.
 
 /// Bytes of scan values each thread of a tiled scan owns: four 16-byte vectors of 4-byte values, all loaded before
-/// any is used, so that a tile's block has 16 KiB in flight and a tile's fixed costs (its ticket, the look-back)
+/// any is used, so that a tile's block has 16 KiB in flight and a tile's fixed costs (the look-back above all)
 /// are spread over 4,096 float32 elements.
 inline constexpr int kScanThreadBytes = 64;
 /// Elements each thread of a tiled scan owns for scan values of `itemsize` bytes: kScanThreadBytes of them, a whole
@@ -301,7 +301,7 @@ bool reads_broadcast_operand(const KernelIR& ir, std::size_t load);
 KernelLaunchFacts launch_facts(const KernelIR& ir);
 
 /// How to launch one kernel: grid and block, dynamic shared memory, and for split schedules the sizes of its
-/// partials and tickets (the three arguments after the IR's parameters, see codegen/KernelAbi.h).
+/// partials and tickets (the arguments after the IR's parameters, see codegen/KernelAbi.h: three, four for scans).
 struct LaunchShape {
   std::int64_t grid = 0; ///< blocks; may be 0 for an empty index space (launch at least one). Tiled scans: one per tile
   int block = kBlockSize;

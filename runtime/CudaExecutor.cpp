@@ -83,13 +83,12 @@ private:
 // Device memory that kernels leave ready for the next launch on their stream: one buffer per device and stream,
 // kept between launches, zeroed when it is made. Kernels on one stream run in order, so they never share one at once.
 // Two instances serve two kinds of kernels:
-//  - zeroed tickets (split reductions, tiled scans: codegen/Schedule.h): the last block of every such kernel sets its
-//    tickets back to zero (the CUDA printer's split_combine), so a launch needs no memset before it: that memset cost
-//    a float16 sum of 2^26 elements about 1.5 us of its 37;
+//  - zeroed tickets (split reductions: codegen/Schedule.h): the last block of every such kernel sets its tickets back
+//    to zero (the CUDA printer's split_combine), so a launch needs no memset before it: that memset cost a float16
+//    sum of 2^26 elements about 1.5 us of its 37;
 //  - tagged statuses (tiled scans, runtime/DeviceSelect.h): each launch tags the words it writes with its epoch, one
-//  more than
-//    the last launch's on the stream, so words of earlier launches read as unwritten and nothing is cleared; when
-//    the epochs run out the buffer is zeroed and they start again at 1.
+//    more than the last launch's on the stream, so words of earlier launches read as unwritten and nothing is
+//    cleared; when the epochs run out the buffer is zeroed and they start again at 1.
 class TicketBuffers {
 public:
   /// `bytes` of the current stream's buffer and the epoch of the launch that takes it (the number of takes since

@@ -1,7 +1,7 @@
 // NumPy's x[x op s] on the device in one pass over x (runtime/DeviceSelect.cu, compiled ahead of time by nvcc with
-// the CUB kernels): a kernel of lazyfuse's own rather than cub::DeviceSelect::If, because it writes its count into
-// host memory after everything else (so the host polls one word instead of waiting for the stream: CUB's first
-// kernel zeroes its count before its last writes it) and needs no tile-state kernel before it (docs/design.md,
+// the CUB kernels): a kernel of lazyfuse's own rather than cub::DeviceSelect::If, because its last tile writes the
+// count into host memory (so the host polls one word instead of waiting for the stream: CUB's first kernel zeroes its
+// count before its last writes it), it needs no tile-state kernel before it, and it is faster (docs/design.md,
 // "Selecting"). This header is plain C++ (no CUDA language) so that it can be included anywhere.
 #pragma once
 

@@ -52,9 +52,9 @@ public:
   /// of the kernels (LAZYFUSE_CUDA_GRAPH_KERNELS); the default runs them one by one.
   virtual void run_replay(std::span<ReplayLaunch> launches, std::unique_ptr<ReplayState>& state);
   /// Device memory of at least `bytes` for a kernel queued next on the current stream that tags every word it writes
-  /// there with `epoch` (runtime/DeviceSelect.h): each word is zero or was written by an earlier launch, with a
-  /// smaller epoch. Epochs run from 1 to `epoch_limit` (at least 1); then the buffer is zeroed and they start again.
-  /// One buffer per device and stream. The CUDA backend's; the others have no such kernels.
+  /// there with `epoch` (tiled scans, runtime/DeviceSelect.h): each word is zero or was written by an earlier launch,
+  /// with a smaller epoch. Epochs run from 1 to `epoch_limit` (at least 1); then the buffer is zeroed and they start
+  /// again. One buffer per device and stream. The CUDA backend's; the others have no such kernels.
   struct Tickets {
     unsigned char* data = nullptr;
     std::uint32_t epoch = 0;

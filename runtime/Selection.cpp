@@ -267,8 +267,8 @@ graph::NodePtr finish_selection(Executor& ex, QueuedSelection q) {
   return vector_node(right_sized(ex, std::move(q.out), count, q.n, width, current_stream()), q.dtype, count);
 }
 
-// One pass of lazyfuse's own kernel (runtime/DeviceSelect.h) into a buffer of the worst case's size; its last block
-// writes the count into host memory after everything else, so the host polls that word (the synchronization).
+// One pass of lazyfuse's own kernel (runtime/DeviceSelect.h) into a buffer of the worst case's size; its last tile
+// writes the count into host memory, then the word after it, which the host polls (the synchronization).
 graph::NodePtr compared_on_device(Executor& ex, const graph::BufferView& values, DType dtype, std::int64_t n,
                                   const ScalarComparison& c) {
   const int width = int(itemsize(dtype));

@@ -24,9 +24,10 @@ graph::NodePtr true_positions(const graph::NodePtr& mask);
 /// elements' bits. When the unevaluated mask compares `values` with a scalar of its type (x[x > t]: ==, !=, <, <=,
 /// >, >= of float32, float64, int32 or int64), the mask is never written: one kernel of lazyfuse's own
 /// (runtime/DeviceSelect.h) tests the elements in one pass into a buffer of the worst case's size, and the host polls
-/// the count it writes last (a result under a quarter of that size gets a buffer of its own). CPU backend, or a device the CUB kernels have no code for: copied on the host. Both nodes are
-/// materialized first (the mask but in that case), so for a lazy `values` a gather at true_positions (which computes
-/// only the selected elements) moves fewer bytes. Takes the evaluation lock.
+/// the count it writes last (a result under a quarter of that size gets a buffer of its own). CPU backend, or a device
+/// the CUB kernels have no code for: copied on the host. Both nodes are materialized first (the mask but in that case),
+/// so for a lazy `values` a gather at true_positions (which computes only the selected elements) moves fewer bytes.
+/// Takes the evaluation lock.
 graph::NodePtr masked_values(const graph::NodePtr& values, const graph::NodePtr& mask);
 
 /// NumPy's unique of sorted values: the first element of each run of equal neighbours of `sorted` (1-D, of a real

@@ -139,6 +139,35 @@ TEST(BinCount, TheLargestValueSizesTheResult) {
   EXPECT_EQ(w(lf::slice(20000, lf::none)).item<double>(), 2.0);
 }
 
+// The same over inputs long enough for every block's vector loads (the device's counters sit in shared memory; the
+// range of the values inside them is that of the nonzero counters): the largest value drawn, wherever it is, sizes
+// the result, and one negative element anywhere is refused.
+TEST(BinCount, TheRangeOfLongInputs) {
+  std::mt19937_64 rng(lazyfuse_test::seed() ^ 0x5eed);
+  const i64 n = i64(1) << 21;
+  for (const DType t : {DType::Int16, DType::Int32, DType::UInt32, DType::Int64}) {
+    const i64 limit = std::uniform_int_distribution<i64>(2, 16000)(rng);
+    std::vector<i64> v(static_cast<std::size_t>(n));
+    for (auto& e : v) e = i64(rng() % std::uint64_t(limit));
+    const std::string what =
+        std::string(lf::dtype_name(t)) + " values below " + std::to_string(limit) + ", " + seed_note();
+    const auto check_size = [&](const std::vector<i64>& values) {
+      const Array c = lf::bincount(lf::asarray(values, {n}).astype(t));
+      EXPECT_EQ(c.shape(), lf::Shape{*std::max_element(values.begin(), values.end()) + 1}) << what;
+    };
+    check_size(v);
+    const auto at = std::size_t(rng() % std::uint64_t(n));
+    const i64 kept = v[at];
+    v[at] = 30000; // beyond the provisional counters: counted again with the exact length
+    check_size(v);
+    v[at] = -1;
+    if (t != DType::UInt32) { // whose -1 is 2^32 - 1
+      EXPECT_THROW((void)lf::bincount(lf::asarray(v, {n}).astype(t)), lf::ValueError) << what;
+    }
+    v[at] = kept;
+  }
+}
+
 TEST(BinCount, EmptyInputsGiveMinlengthZeros) {
   EXPECT_EQ(counts_of(lf::bincount(lf::zeros({0}, DType::Int32), std::nullopt, 3)), (std::vector<i64>{0, 0, 0}));
   EXPECT_EQ(lf::bincount(lf::zeros({0}, DType::Int32)).shape(), lf::Shape{0});

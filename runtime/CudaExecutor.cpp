@@ -96,6 +96,7 @@ public:
   Executor::Tickets get(std::size_t bytes, std::uint32_t epoch_limit) {
     const int device = current_device();
     const cudaStream_t stream = current_stream();
+    if (epoch_limit > 0) refuse_capture(stream);
     const StreamTag tag = tag_of(stream);
     std::lock_guard lock(mutex_);
     // Buffers of destroyed streams go back to the pool (their work is complete).
@@ -122,6 +123,18 @@ public:
   }
 
 private:
+  // A graph the user captures would replay the one epoch this launch takes, and each replay would read the
+  // statuses of the replay before as its own: wrong sums, no error. So a launch with tagged statuses refuses capture.
+  static void refuse_capture(cudaStream_t stream) {
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    LAZYFUSE_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+    if (capture != cudaStreamCaptureStatusNone)
+      throw BackendError("a scan or a boolean-mask selection cannot be launched on a stream being captured into a "
+                         "CUDA graph: its tiles' statuses are tagged with the launch's epoch, which a replayed graph "
+                         "would repeat; evaluate it before cudaStreamBeginCapture or after cudaStreamEndCapture "
+                         "(lazyfuse replays its own plans as CUDA graphs, LAZYFUSE_CUDA_GRAPH_KERNELS)");
+  }
+
   struct Entry {
     int device = 0;
     StreamTag tag;

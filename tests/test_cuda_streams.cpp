@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <random>
 #include <regex>
@@ -178,6 +179,48 @@ TEST_F(CudaStreams, WrappedUserStream) {
   // The Stream handles are gone; the user's stream must still be valid (lazyfuse never destroys it).
   const cudaError_t q = cudaStreamQuery(user);
   EXPECT_TRUE(q == cudaSuccess || q == cudaErrorNotReady) << cudaGetErrorName(q);
+  CUDA_OK(cudaStreamSynchronize(user));
+  CUDA_OK(cudaStreamDestroy(user));
+}
+
+// A graph the user captures from a stream lazyfuse launches on would replay a scan's or a selection's one epoch and
+// read its own last replay's statuses: both refuse the capture with an error that says so, and once the capture
+// has ended the stream gives the results it gave before.
+TEST_F(CudaStreams, ScansAndSelectionsRefuseAUsersStreamCapture) {
+  std::mt19937_64 rng(seed() + 7);
+  cudaStream_t user = nullptr;
+  CUDA_OK(cudaStreamCreateWithFlags(&user, cudaStreamNonBlocking));
+  const auto h = random_floats(rng, std::size_t(1) << 18); // 64 tiles of the scan: two groups
+  std::vector<float> selected;
+  for (float v : h)
+    if (v > 0.25f) selected.push_back(v);
+  {
+    lf::Stream s = lf::Stream::wrap(user);
+    lf::StreamGuard g(s);
+    const Array x = lf::asarray(h, {std::int64_t(h.size())});
+    x.eval();
+    const auto before = lf::cumsum(x).get<float>();
+    EXPECT_TRUE(Matches(x(x > 0.25f), selected, 0.0f));
+    const std::vector<std::pair<const char*, std::function<void()>>> launches = {
+        {"cumsum", [&] { lf::cumsum(x).eval(); }}, {"x[x > t]", [&] { x(x > 0.25f).eval(); }}};
+    for (const auto& [name, launch] : launches) {
+      CUDA_OK(cudaStreamBeginCapture(user, cudaStreamCaptureModeRelaxed));
+      try {
+        launch();
+        ADD_FAILURE() << name << " was captured without an error";
+      } catch (const lf::BackendError& e) {
+        EXPECT_NE(std::string(e.what()).find("captured into a CUDA graph"), std::string::npos)
+            << name << ": " << e.what();
+      }
+      cudaGraph_t graph = nullptr;
+      CUDA_OK(cudaStreamEndCapture(user, &graph));
+      if (graph) CUDA_OK(cudaGraphDestroy(graph));
+    }
+    const auto after = lf::cumsum(x).get<float>();
+    ASSERT_EQ(after.size(), before.size());
+    EXPECT_EQ(std::memcmp(after.data(), before.data(), h.size() * sizeof(float)), 0) << "seed " << seed();
+    EXPECT_TRUE(Matches(x(x > 0.25f), selected, 0.0f));
+  }
   CUDA_OK(cudaStreamSynchronize(user));
   CUDA_OK(cudaStreamDestroy(user));
 }

@@ -105,13 +105,9 @@ __global__ void __launch_bounds__(kThreads)
     for (std::uint64_t b = threadIdx.x; b < bins; b += blockDim.x) local[b] = 0;
     __syncthreads();
   }
-  // With the counters in shared memory, the range of the elements inside [0, bins) is that of the block's nonzero
-  // counters, read when they are added up: only the elements outside go through `seen` one by one.
   Seen<U> seen;
   const auto count_one = [&](U v) {
-    if constexpr (kRange && !kShared) seen.add(v);
-    if constexpr (kRange && kShared)
-      if (std::uint64_t(v) >= bins) seen.add(v);
+    if constexpr (kRange) seen.add(v);
     count_element<U, kShared>(v, bins, local, counts);
   };
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
@@ -147,10 +143,7 @@ __global__ void __launch_bounds__(kThreads)
   if constexpr (kShared) {
     __syncthreads();
     for (std::uint64_t b = threadIdx.x; b < bins; b += blockDim.x)
-      if (const unsigned int c = local[b]; c != 0) {
-        atomicAdd(counts + b, static_cast<unsigned long long>(c));
-        if constexpr (kRange) seen.add(static_cast<U>(b));
-      }
+      if (const unsigned int c = local[b]; c != 0) atomicAdd(counts + b, static_cast<unsigned long long>(c));
   }
   if constexpr (kRange) {
     add_range(seen, range);

@@ -129,7 +129,7 @@ private:
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
     LAZYFUSE_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
     if (capture != cudaStreamCaptureStatusNone)
-      throw BackendError("a scan or a boolean-mask selection cannot be launched on a stream being captured into a "
+      throw BackendError("a scan or an x[x op s] selection cannot be launched on a stream being captured into a "
                          "CUDA graph: its tiles' statuses are tagged with the launch's epoch, which a replayed graph "
                          "would repeat; evaluate it before cudaStreamBeginCapture or after cudaStreamEndCapture "
                          "(lazyfuse replays its own plans as CUDA graphs, LAZYFUSE_CUDA_GRAPH_KERNELS)");

@@ -368,8 +368,8 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
   samples.push_back(nanstd(cols, 0) + nansum(cols, 0) + nanprod(cols, 0));
   // Scans of every type: a contiguous axis (the tiled path and a thread per line, picked at run time) with an
   // elementwise prologue, and a strided one.
-  for (DType t :
-       {DType::Bool, DType::Int8, DType::Int64, DType::Float16, DType::Float32, DType::Float64, DType::Complex128}) {
+  for (DType t : {DType::Bool, DType::Int8, DType::Int64, DType::Float16, DType::Float32, DType::Float64,
+                  DType::Complex128}) {
     auto s = random_array({4, 1000}, t);
     samples.push_back(cumsum(s * s, 1));
     samples.push_back(cumprod(s, 1));
@@ -390,15 +390,6 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
       ADD_FAILURE() << "sample " << k << " failed to compile:\n" << e.what() << "\n" << codegen::numbered_source(src);
     }
   }
-}
-
-// A tiled scan reads each contiguous input and writes each result once: streaming loads and stores (evict first),
-// measured faster (codegen/Schedule.h, streams_vector_loads).
-TEST(Codegen, TiledScansStreamTheirLoadsAndStores) {
-  const auto x = random_array({4, 1000}, DType::Float32);
-  const std::string src = codegen::render_cuda(lowered_last(cumsum(x * x + 1.0f, 1)).ir);
-  expect_in_order(src, {"lf_load_stream(reinterpret_cast<const lf_vec<float>*>(in", "lf_scan_look_back",
-                        "lf_store_stream(reinterpret_cast<lf_vec<float>*>(out"});
 }
 
 // The numerics policy (docs/semantics.md, "Numerics"): a generated kernel rounds every product and sum, as the CPU

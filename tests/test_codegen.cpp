@@ -366,10 +366,10 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
   samples.push_back(var(cols, 0));
   samples.push_back(nanvar(rows, 1) + nanmean(rows, 1));
   samples.push_back(nanstd(cols, 0) + nansum(cols, 0) + nanprod(cols, 0));
-  // Scans of every type: a contiguous axis (the tiled path and a thread per line, picked at run time) with an
-  // elementwise prologue, and a strided one.
-  for (DType t : {DType::Bool, DType::Int8, DType::Int64, DType::Float16, DType::Float32, DType::Float64,
-                  DType::Complex128}) {
+  // Scans of each width and kind of type: a contiguous axis (the tiled path and a thread per line, picked at run time)
+  // with an elementwise prologue, and a strided one.
+  for (DType t :
+       {DType::Bool, DType::Int8, DType::Int64, DType::Float16, DType::Float32, DType::Float64, DType::Complex128}) {
     auto s = random_array({4, 1000}, t);
     samples.push_back(cumsum(s * s, 1));
     samples.push_back(cumprod(s, 1));

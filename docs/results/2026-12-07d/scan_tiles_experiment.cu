@@ -8,6 +8,7 @@
 // its tile shape. CUB's InclusiveSum (not deterministic for floats) and a copy kernel are the references. CUDA
 // events, median of 5 trials of 20 launches.
 //   nvcc -O3 -std=c++17 -arch=sm_90 scan_tiles_experiment.cu -o scan_tiles && ./scan_tiles
+//   (call 3 of session 39: the same with -DSTREAMING_SWEEP, the streaming variants across pauses and shapes)
 #include <cub/cub.cuh>
 #include <cuda_runtime.h>
 #include <algorithm>
@@ -327,6 +328,7 @@ int main() {
     std::printf("%-46s %.4f ms  %5.1f%% of copy  regs %3d  %s\n", label, ms, 100.0 * copy / ms, attr.numRegs,      \
                 same ? "bits equal its order's" : "BITS DIFFER from its order");                                      \
   }
+#ifndef STREAMING_SWEEP // call 1
     TILED(256, 16, 5, 700, 300, false); // the library
     TILED(256, 16, 5, 700, 300, true);
     TILED(256, 16, 5, 400, 300, false);
@@ -347,6 +349,20 @@ int main() {
     TILED(512, 16, 1, 700, 300, false);
     TILED(512, 8, 1, 700, 300, false);
     TILED(256, 16, 5, 700, 300, false); // the library again: drift
+#else // call 3: -DSTREAMING_SWEEP
+    TILED(256, 16, 5, 700, 300, false); // the library
+    TILED(256, 16, 5, 700, 300, true);
+    TILED(256, 16, 5, 900, 300, true);
+    TILED(256, 16, 5, 1100, 300, true);
+    TILED(256, 16, 5, 1500, 300, true);
+    TILED(256, 16, 5, 1100, 700, true);
+    TILED(256, 16, 6, 1100, 300, true);
+    TILED(128, 24, 1, 700, 300, true);
+    TILED(128, 24, 1, 1100, 700, true);
+    TILED(256, 24, 1, 1100, 300, true);
+    TILED(256, 32, 1, 1100, 300, true);
+    TILED(256, 16, 5, 700, 300, false); // the library again: drift
+#endif
     if (len == n) {
       const float ms = time_ms([&] { cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, n); });
       std::printf("%-46s %.4f ms  %5.1f%% of copy\n", "CUB DeviceScan::InclusiveSum (not deterministic)", ms,

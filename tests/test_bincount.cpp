@@ -139,9 +139,9 @@ TEST(BinCount, TheLargestValueSizesTheResult) {
   EXPECT_EQ(w(lf::slice(20000, lf::none)).item<double>(), 2.0);
 }
 
-// The same over inputs long enough for every block's vector loads (the device's counters sit in shared memory; the
-// range of the values inside them is that of the nonzero counters): the largest value drawn, wherever it is, sizes
-// the result, and one negative element anywhere is refused.
+// The same over inputs long enough for every block's vector loads (the device folds the range into its counting
+// pass, each block's into one pair of atomics): the largest value drawn, wherever it is, sizes the result, and one
+// negative element anywhere is refused.
 TEST(BinCount, TheRangeOfLongInputs) {
   std::mt19937_64 rng(lazyfuse_test::seed() ^ 0x5eed);
   const i64 n = i64(1) << 21;

@@ -2119,9 +2119,10 @@ private:
   static constexpr int kWarps = kBlockSize / kWarpSize, E = kElementsPerThread;
   // Nanoseconds the look-back sleeps after publishing the tile's aggregate, before it first reads its predecessors'
   // status, and between two reads of a status not yet published. Measured on an H100 for 2^25 float32 in a replica
-  // of this kernel (docs/results/2026-12-06d, call 5): 0.1295 ms; first pause 400 ns 0.1396, 1000 ns 0.1316; polls of
-  // 150 ns 0.1315 (and, reading 4 groups a round trip, no first pause 0.191 against 0.154).
-  static constexpr int kFirstLookNs = 700, kPollNs = 300;
+  // of this kernel with streaming loads and stores (docs/results/2026-12-07d, call 3): first pause 700 ns 0.1085 ms,
+  // 900 0.1084, 1100 0.1045, 1500 0.1041; polls of 700 ns as 300 (0.1046). Without a first pause the tiles' reads of
+  // statuses not yet published load the L2 slices that hold them (0.191 against 0.154 ms in session 31).
+  static constexpr int kFirstLookNs = 1100, kPollNs = 300;
   // Group sums the look-back keeps in shared memory: a walk back over more groups (a lag of 2,048 tiles, more than
   // an H200 holds at once) reads the rest again.
   static constexpr int kSavedGroups = 64;
@@ -2205,7 +2206,8 @@ private:
       {
         auto loop = w_.block("for (int lf_u = 0; lf_u < ", V, "; ++lf_u)");
         w_.line("const int lf_o = lf_xw + (lf_u * 32 + lf_lane) * ", E, ";");
-        w_.line("const lf_vec<", t, "> lf_g = *reinterpret_cast<const lf_vec<", t, ">*>(in", k, " + lf_base + lf_o);");
+        w_.line("const lf_vec<", t, "> lf_g = lf_load_stream(reinterpret_cast<const lf_vec<", t, ">*>(in", k,
+                " + lf_base + lf_o));");
         w_.directive("#pragma unroll");
         w_.line("for (int lf_e = 0; lf_e < ", E, "; ++lf_e) lf_xp[(lf_o + lf_e) + (lf_o + lf_e) / 32] = lf_g.v[lf_e];");
       }
@@ -2279,7 +2281,7 @@ private:
       w_.line("lf_vec<", T, "> lf_g;");
       w_.directive("#pragma unroll");
       w_.line("for (int lf_e = 0; lf_e < ", E, "; ++lf_e) lf_g.v[lf_e] = lf_xp[(lf_o + lf_e) + (lf_o + lf_e) / 32];");
-      w_.line("*reinterpret_cast<lf_vec<", T, ">*>(out", st_.slot, " + lf_base + lf_o) = lf_g;");
+      w_.line("lf_store_stream(reinterpret_cast<lf_vec<", T, ">*>(out", st_.slot, " + lf_base + lf_o), lf_g);");
     }
   }
 

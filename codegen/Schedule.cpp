@@ -243,10 +243,12 @@ int vectors_per_thread(const KernelIR& ir) {
 }
 
 bool streams_stores(const KernelIR& ir) {
-  return ir.schedule == Schedule::Elementwise && !reads_memory(ir);
+  return (ir.schedule == Schedule::Elementwise && !reads_memory(ir)) || ir.schedule == Schedule::Scan;
 }
 
 bool streams_vector_loads(const KernelIR& ir) {
+  if (ir.schedule == Schedule::Scan)
+    return std::any_of(ir.code.begin(), ir.code.end(), [](const Instr& in) { return in.op == IrOp::LoadLinear; });
   if (ir.schedule != Schedule::Split) return false;
   for (const RowLoop& loop : ir.row_cache.loops)
     for (std::size_t b = loop.begin + 1; b < loop.end; ++b)

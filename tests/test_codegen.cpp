@@ -392,6 +392,15 @@ TEST(Codegen, SampleKernelsCompileWithNvrtc) {
   }
 }
 
+// A tiled scan reads each contiguous input and writes each result once: streaming loads and stores (evict first),
+// measured faster (codegen/Schedule.h, streams_vector_loads).
+TEST(Codegen, TiledScansStreamTheirLoadsAndStores) {
+  const auto x = random_array({4, 1000}, DType::Float32);
+  const std::string src = codegen::render_cuda(lowered_last(cumsum(x * x + 1.0f, 1)).ir);
+  expect_in_order(src, {"lf_load_stream(reinterpret_cast<const lf_vec<float>*>(in", "lf_scan_look_back",
+                        "lf_store_stream(reinterpret_cast<lf_vec<float>*>(out"});
+}
+
 // The numerics policy (docs/semantics.md, "Numerics"): a generated kernel rounds every product and sum, as the CPU
 // backend does, so x * y + z (and arange's start + i * step) compile to mul.rn and add.rn, never to fma.rn, which
 // NVRTC's default --fmad=true would make of them.

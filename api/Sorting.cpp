@@ -221,8 +221,8 @@ Array bincount(const Array& x, const std::optional<Array>& weights, std::int64_t
   constexpr std::int64_t kProvisionalBins = 16384;
   const std::int64_t provisional = std::max(minlength, kProvisionalBins);
   const runtime::CountsAndRange counted = runtime::count_with_range(detail::ApiAccess::node(x), provisional);
-  if (counted.largest_or_negative < 0) throw ValueError("bincount: x must have no negative elements");
-  const std::int64_t bins = std::max(minlength, counted.largest_or_negative + 1);
+  if (counted.smallest < 0) throw ValueError("bincount: x must have no negative elements");
+  const std::int64_t bins = std::max(minlength, counted.largest + 1);
   if (!weights)
     return bins <= provisional ? detail::wrap_node(counted.counts)(slice(0, bins)) : bincount_fixed(x, bins);
   return zeros({bins}, DType::Float64).at(x).add(weights->astype(DType::Float64));

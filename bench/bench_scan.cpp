@@ -74,7 +74,7 @@ void BM_Unique(benchmark::State& state) {
 }
 
 // bincount of 2^25 int32 uniform in [0, 4096) (runtime/Counting.h). NumPy's bincount needs the largest value to size
-// its result: one kernel counts into provisional bins and finds the range, read on the host (8 bytes); bincount_fixed,
+// its result: one kernel counts into provisional bins and finds the range, read on the host (16 bytes); bincount_fixed,
 // with the number of bins known, is the count alone. Minimal bytes: the values read once and the counts written.
 Array random_bins(std::uint64_t seed) {
   std::mt19937_64 g(seed);

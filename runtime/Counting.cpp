@@ -31,42 +31,50 @@ namespace {
 // Elements per chunk of the CPU backend's count.
 constexpr std::int64_t kCountGrain = std::int64_t(1) << 18;
 
-// A negative element converts to 2^64 + it: above any number of bins, not counted. With `range`, also raises *range
-// to the largest element as a 64-bit word (signed ones sign-extended): BinCount::range's key (DeviceCount.h).
+// A negative element converts to 2^64 + it: above any number of bins, not counted. With `range`, also the smallest
+// and largest element as int64 (range[0], range[1]), combined with what range holds.
 template <class U>
-void count_into(const U* x, std::int64_t n, std::int64_t bins, std::int64_t* counts, std::uint64_t* range) {
-  std::uint64_t largest = 0;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const auto v = std::uint64_t(x[i]);
-    if (v < std::uint64_t(bins)) ++counts[v];
-    largest = std::max(largest, v);
+void count_into(const U* x, std::int64_t n, std::int64_t bins, std::int64_t* counts, std::int64_t* range) {
+  for (std::int64_t i = 0; i < n; ++i)
+    if (const auto v = std::uint64_t(x[i]); v < std::uint64_t(bins)) ++counts[v];
+  if (range && n > 0) { // in an order that converts to int64's monotonically (DeviceCount.cu's Seen)
+    using T = std::conditional_t<std::is_same_v<U, std::uint64_t>, std::int64_t, U>;
+    const auto [lo, hi] = std::minmax_element(x, x + n, [](U a, U b) { return T(a) < T(b); });
+    range[0] = std::min(range[0], std::int64_t(*lo));
+    range[1] = std::max(range[1], std::int64_t(*hi));
   }
-  if (range) *range = std::max(*range, largest);
 }
 
 template <class U>
-void host_bincount(const U* x, std::int64_t n, std::int64_t bins, std::int64_t* counts, std::uint64_t* range) {
+void host_bincount(const U* x, std::int64_t n, std::int64_t bins, std::int64_t* counts, std::int64_t* range) {
   std::fill(counts, counts + bins, std::int64_t(0));
-  if (range) *range = 0;
+  if (range) {
+    range[0] = std::numeric_limits<std::int64_t>::max();
+    range[1] = std::numeric_limits<std::int64_t>::lowest();
+  }
   const std::int64_t chunks = (n + kCountGrain - 1) / kCountGrain;
   const int threads = ThreadPool::resolve_threads(config::snapshot().cpu_threads);
   // Counters of its own per chunk cost clearing and adding `bins` each: worth it when bins are few beside a chunk.
   if (chunks < 2 || threads < 2 || bins > kCountGrain / 4) return count_into(x, n, bins, counts, range);
   std::vector<std::vector<std::int64_t>> partial(static_cast<std::size_t>(chunks));
-  std::vector<std::uint64_t> ranges(static_cast<std::size_t>(chunks), 0);
+  std::vector<std::array<std::int64_t, 2>> ranges(static_cast<std::size_t>(chunks));
   ThreadPool::instance().parallel_for(chunks, 1, 0, [&](std::int64_t b, std::int64_t e) {
     for (std::int64_t c = b; c < e; ++c) {
       auto& mine = partial[std::size_t(c)];
       mine.assign(std::size_t(bins), 0);
+      auto& my_range = ranges[std::size_t(c)];
+      my_range = {std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::lowest()};
       const std::int64_t first = c * kCountGrain;
-      count_into(x + first, std::min(kCountGrain, n - first), bins, mine.data(),
-                 range ? &ranges[std::size_t(c)] : nullptr);
+      count_into(x + first, std::min(kCountGrain, n - first), bins, mine.data(), range ? my_range.data() : nullptr);
     }
   });
   for (const auto& mine : partial)
     for (std::int64_t b = 0; b < bins; ++b) counts[b] += mine[std::size_t(b)];
   if (range)
-    for (const std::uint64_t r : ranges) *range = std::max(*range, r);
+    for (const auto& r : ranges) {
+      range[0] = std::min(range[0], r[0]);
+      range[1] = std::max(range[1], r[1]);
+    }
 }
 
 // bool as an unsigned byte, every integer type as itself.
@@ -90,9 +98,9 @@ std::string bincount_paths() {
 namespace {
 
 // Counts the n elements of `dtype` of `input` into `bins` counters at `storage`'s start, on the backend in use.
-// Returns the storage, which a device without the CUB kernels' code replaces by an upload. With `range_keys` (two
-// words: host memory every device maps, runtime/HostSlots.h, on the CUDA backend), also the range's key
-// (DeviceCount.h) and then 1 in the second word, written by the device or here.
+// Returns the storage, which a device without the CUB kernels' code replaces by an upload. With `range_keys` (three
+// words: host memory every device maps, runtime/HostSlots.h, on the CUDA backend), also the range's two order keys
+// (DeviceCount.h) and then 1 in the third word, written by the device or here.
 std::shared_ptr<graph::Storage> count_elements(DType dtype, const graph::BufferView& input, std::int64_t n,
                                                std::int64_t bins, std::uint64_t* range_keys) {
   Executor& ex = executor();
@@ -103,9 +111,14 @@ std::shared_ptr<graph::Storage> count_elements(DType dtype, const graph::BufferV
   auto storage = ex.allocate(slots * sizeof(std::int64_t));
   const auto* x = static_cast<const std::byte*>(input.storage->data) + std::size_t(input.offset) * width;
   const auto count_on_host = [&](const std::byte* values, std::int64_t* counts) {
-    visit_countable(dtype,
-                    [&]<class U>() { host_bincount(reinterpret_cast<const U*>(values), n, bins, counts, range_keys); });
-    if (range_keys) range_keys[1] = 1;
+    std::int64_t range[2];
+    visit_countable(dtype, [&]<class U>() {
+      host_bincount(reinterpret_cast<const U*>(values), n, bins, counts, range_keys ? range : nullptr);
+    });
+    if (range_keys) {
+      device_count::encode_range(range[0], range[1], range_keys);
+      range_keys[2] = 1;
+    }
   };
   if (ex.kind() == Backend::Cpu) {
     count_on_host(x, static_cast<std::int64_t*>(storage->data));
@@ -273,18 +286,19 @@ CountsAndRange count_with_range(const graph::NodePtr& x, std::int64_t bins) {
   // The range is the one answer the host waits for: on the device it lands in mapped host memory, no copy queued,
   // and the host polls the word written after it.
   std::optional<HostSlot> slot;
-  std::uint64_t keys[device_count::kRangeWords];
+  std::uint64_t keys[3];
   if (on_device) {
     slot.emplace();
-    slot->expect(std::uint64_t(0), sizeof(std::uint64_t));
+    slot->expect(std::uint64_t(0), 2 * sizeof(std::uint64_t));
   }
   auto storage = count_elements(x->dtype, *input, x->size(), bins, slot ? slot->as<std::uint64_t>() : keys);
   if (slot) {
-    (void)slot->wait_until_written(std::uint64_t(0), current_stream(), sizeof(std::uint64_t));
-    std::memcpy(keys, slot->data(), sizeof(std::uint64_t));
+    (void)slot->wait_until_written(std::uint64_t(0), current_stream(), 2 * sizeof(std::uint64_t));
+    std::memcpy(keys, slot->data(), 2 * sizeof(std::uint64_t));
   }
   CountsAndRange out;
-  out.largest_or_negative = device_count::decode_largest(keys);
+  out.smallest = device_count::decode_smallest(keys);
+  out.largest = device_count::decode_largest(keys);
   out.counts = graph::make_buffer(std::move(storage), DType::Int64, {bins}, 0, {1});
   return out;
 }

@@ -23,14 +23,14 @@ std::shared_ptr<graph::BufferView> run_bincount(const graph::Node& count, const 
                                                 const graph::BufferView* weights);
 
 /// NumPy's bincount in one pass over `x` when its values turn out to be below `bins` (api/Sorting.cpp): the counts
-/// of x's elements in [0, bins) and, found in the same pass, x's largest element when none is negative, else a
-/// negative one (all the range that NumPy's bincount asks for: its length, or its error). x is 1-D, of bool or an
-/// integer type, with at least one element; uint64 elements above 2^63 - 1 count as negative. `counts` is a Buffer
-/// node of int64 and shape {bins} on the backend in use, materialized here, as run_bincount would give; reading the
-/// range (8 bytes) is the one synchronization. Takes the evaluation lock.
+/// of x's elements in [0, bins) and x's smallest and largest element, found in the same pass. x is 1-D, of bool or an
+/// integer type, with at least one element; uint64 elements above 2^63 - 1 wrap to negative numbers in the range.
+/// `counts` is a Buffer node of int64 and shape {bins} on the backend in use, materialized here, as run_bincount
+/// would give; reading the range (16 bytes) is the one synchronization. Takes the evaluation lock.
 struct CountsAndRange {
   graph::NodePtr counts;
-  std::int64_t largest_or_negative = 0;
+  std::int64_t smallest = 0;
+  std::int64_t largest = 0;
 };
 CountsAndRange count_with_range(const graph::NodePtr& x, std::int64_t bins);
 

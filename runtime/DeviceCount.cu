@@ -6,6 +6,7 @@
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
+#include <cuda/std/limits>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -27,81 +28,70 @@ constexpr std::int64_t kMaxChunk = std::int64_t(1) << 31;
 // Vector loads in flight per thread before their counts (latency hiding for a stream of loads).
 constexpr int kLoadsInFlight = 4;
 
-// An element as an unsigned word in which every negative element lies above every other: 32 bits for elements of up to
-// 4 bytes (sign-extended when signed), so that the count's comparison and the range's maximum are one 32-bit
-// instruction each; 64 bits for the wider ones (uint64's above 2^63 - 1 lie among the negatives).
-template <class U> using Word = std::conditional_t<sizeof(U) <= 4, std::uint32_t, std::uint64_t>;
-template <class U> __device__ __forceinline__ Word<U> as_word(U v) {
-  if constexpr (sizeof(U) <= 4)
-    return std::uint32_t(std::conditional_t<std::is_signed_v<U>, std::int32_t, std::uint32_t>(v));
-  else
-    return std::uint64_t(v);
-}
-
-// The elements a count keeps: words below `limit`, or every one (`every`: uint32 elements counted into 2^32 bins or
-// more, whose bound a 32-bit word cannot hold). Negative words lie at 2^31 and above, never below the limit.
-template <class U> struct Counted {
-  Word<U> limit;
-  bool every;
-  __device__ explicit Counted(std::uint64_t bins) {
-    constexpr std::uint64_t kWordEnd = sizeof(U) > 4         ? ~std::uint64_t(0)
-                                       : std::is_signed_v<U> ? std::uint64_t(1) << 31
-                                                             : std::uint64_t(0xFFFFFFFFu);
-    limit = Word<U>(bins < kWordEnd ? bins : kWordEnd);
-    every = sizeof(U) == 4 && !std::is_signed_v<U> && bins > kWordEnd;
-  }
-  __device__ __forceinline__ bool operator()(Word<U> w) const { return w < limit || every; }
-};
-
+// A negative v converts to 2^64 + v: above any number of bins, not counted.
 template <class U, bool kShared>
-__device__ __forceinline__ void count_element(Word<U> w, const Counted<U>& counted, unsigned int* local,
+__device__ __forceinline__ void count_element(U v, std::uint64_t bins, unsigned int* local,
                                               unsigned long long* counts) {
-  if (counted(w)) {
+  if (std::uint64_t(v) < bins) {
     if constexpr (kShared)
-      atomicAdd(local + w, 1u);
+      atomicAdd(local + v, 1u);
     else
-      atomicAdd(counts + w, 1ull);
+      atomicAdd(counts + v, 1ull);
   }
 }
 
-// The largest word a thread has seen (kRange). As an int64 (range_key), it is the largest element when none is
-// negative, else a negative one: all that NumPy's bincount asks of the range, for one maximum an element.
+// The smallest and largest element a thread has seen (kRange), in an order that converts to int64's monotonically:
+// U's own, but uint64's as int64 (its elements above 2^63 - 1 wrap to negative numbers, as the range reports them).
 template <class U> struct Seen {
-  Word<U> largest = 0;
-  __device__ __forceinline__ void add(Word<U> w) { largest = w > largest ? w : largest; }
-  __device__ __forceinline__ unsigned long long range_key() const {
-    if constexpr (sizeof(U) <= 4 && std::is_signed_v<U>)
-      return static_cast<unsigned long long>(static_cast<long long>(static_cast<std::int32_t>(largest)));
-    else
-      return largest;
+  using T = std::conditional_t<std::is_same_v<U, std::uint64_t>, long long, U>;
+  T lo = ::cuda::std::numeric_limits<T>::max(), hi = ::cuda::std::numeric_limits<T>::lowest();
+  __device__ __forceinline__ void add(U u) {
+    const T v = static_cast<T>(u);
+    lo = v < lo ? v : lo;
+    hi = v > hi ? v : hi;
   }
 };
 
-// Combines the threads' words of a block into `range` (BinCount::range): a warp's by shuffles, the warps' in shared
-// memory, the block's with one global atomic.
+__device__ __forceinline__ unsigned long long order_key(long long v) {
+  return static_cast<unsigned long long>(v) ^ (1ull << 63);
+}
+
+// Combines the threads' ranges of a block into `range` (BinCount::range): a warp's by shuffles, the warps' in
+// shared memory, the block's with one pair of global atomics.
 template <class U> __device__ void add_range(const Seen<U>& seen, unsigned long long* range) {
-  __shared__ unsigned long long block_key;
-  if (threadIdx.x == 0) block_key = 0;
-  unsigned long long key = seen.range_key();
-  for (int offset = 16; offset > 0; offset >>= 1) key = max(key, __shfl_xor_sync(0xFFFFFFFFu, key, offset));
+  __shared__ unsigned long long block_keys[2];
+  if (threadIdx.x == 0) block_keys[0] = block_keys[1] = 0;
+  unsigned long long low_key = ~order_key(static_cast<long long>(seen.lo)),
+                     high_key = order_key(static_cast<long long>(seen.hi));
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    low_key = max(low_key, __shfl_xor_sync(0xFFFFFFFFu, low_key, offset));
+    high_key = max(high_key, __shfl_xor_sync(0xFFFFFFFFu, high_key, offset));
+  }
   __syncthreads();
-  if (threadIdx.x % 32 == 0) atomicMax(&block_key, key);
+  if (threadIdx.x % 32 == 0) {
+    atomicMax(block_keys, low_key);
+    atomicMax(block_keys + 1, high_key);
+  }
   __syncthreads();
-  if (threadIdx.x == 0) atomicMax(range, block_key);
+  if (threadIdx.x == 0) {
+    atomicMax(range, block_keys[0]);
+    atomicMax(range + 1, block_keys[1]);
+  }
 }
 
 // The last block to finish copies the range into host memory (BinCount::range_to_host), then sets the word after it,
-// and clears the count of finished blocks (range[1]). The fence orders each block's atomicMax before its arrival; the
-// last block reads the range at L2, where the atomics were made.
+// and clears the count of finished blocks (range[2]). The fence orders each block's atomicMax before
+// its arrival; the last block reads the range at L2, where the atomics were made.
 __device__ void copy_range_to_host(unsigned long long* range, unsigned long long* to_host) {
   if (threadIdx.x != 0) return;
   __threadfence();
-  if (atomicAdd(range + 1, 1ull) != gridDim.x - 1) return;
-  range[1] = 0;
+  if (atomicAdd(range + 2, 1ull) != gridDim.x - 1) return;
+  range[2] = 0;
   volatile unsigned long long* host = to_host;
   host[0] = atomicAdd(range, 0ull);
-  __threadfence_system(); // the key before the word the host polls
-  host[1] = 1;
+  host[1] = atomicAdd(range + 1, 0ull);
+  __threadfence_system(); // the keys before the word the host polls
+  host[2] = 1;
 }
 
 // Counts x[0, n). kShared: per-block counters in dynamic shared memory, added into `counts` at the end; otherwise
@@ -116,11 +106,9 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
   }
   Seen<U> seen;
-  const Counted<U> counted(bins);
   const auto count_one = [&](U v) {
-    const Word<U> w = as_word(v);
-    if constexpr (kRange) seen.add(w);
-    count_element<U, kShared>(w, counted, local, counts);
+    if constexpr (kRange) seen.add(v);
+    count_element<U, kShared>(v, bins, local, counts);
   };
   const std::int64_t stride = std::int64_t(gridDim.x) * blockDim.x;
   const std::int64_t start = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x;

@@ -25,19 +25,19 @@ struct BinCount {
   std::int64_t n = 0;
   std::int64_t bins = 0;
   std::int64_t* counts = nullptr;
-  /// Optional: x's range key, found in the same pass: range[0] = the largest element as an unsigned 64-bit number
-  /// (signed ones sign-extended), so that a zeroed start is below every key and a negative element lies above every
-  /// other; decode_largest reads it. A second word after it counts the blocks that are done (kRangeWords in all,
-  /// cleared with the counts when they follow them).
+  /// Optional: two order keys of x's range, found in the same pass: range[0] = the largest ~key(e), range[1] = the
+  /// largest key(e) over the elements e as int64, key(v) = v ^ 2^63 (an unsigned number in v's order), so that a
+  /// zeroed start is below every key. decode_smallest and decode_largest read them. A third word after them counts
+  /// the blocks that are done (kRangeWords in all, cleared with the counts when they follow them).
   std::uint64_t* range = nullptr;
-  /// Optional, with `range`: two words of host memory every device maps (runtime/HostSlots.h). The last block of the
-  /// last launch copies range[0] into the first, then writes 1 into the second, so that the host polls that word and
-  /// reads the range with no copy queued.
+  /// Optional, with `range`: three words of host memory every device maps (runtime/HostSlots.h). The last block of
+  /// the last launch copies range[0] and range[1] into the first two, then writes 1 into the third, so that the host
+  /// polls that word and reads the range with no copy queued.
   std::uint64_t* range_to_host = nullptr;
 };
 
 /// The words of BinCount::range.
-inline constexpr int kRangeWords = 2;
+inline constexpr int kRangeWords = 3;
 
 /// sums[b] = the sum of weights[i] over the elements x[i] equal to b, for b in [0, bins) (the additive identity where
 /// none is: 0, or -0.0 for floats; graph/Count.h): x as in BinCount, `weights` n values of `weight_type`
@@ -59,10 +59,19 @@ struct WeightedBinCount {
 /// Device memory for one weighted count, as for a sort (runtime/CubSort.h).
 using cub_sort::Scratch;
 
-/// x's largest element from BinCount::range when no element is negative, else a negative one (uint64 elements above
-/// 2^63 - 1 count as negative). The CPU backend's count writes its key in the same layout.
+/// BinCount::range's keys of the smallest and largest element, written by the host (the CPU backend's count keeps the
+/// device's layout, so that one decoding serves both).
+inline void encode_range(std::int64_t smallest, std::int64_t largest, std::uint64_t* range) {
+  range[0] = ~(std::uint64_t(smallest) ^ (std::uint64_t(1) << 63));
+  range[1] = std::uint64_t(largest) ^ (std::uint64_t(1) << 63);
+}
+
+/// The smallest and largest element from BinCount::range (uint64 elements above 2^63 - 1 wrap to negative numbers).
+inline std::int64_t decode_smallest(const std::uint64_t* range) {
+  return std::int64_t(~range[0] ^ (std::uint64_t(1) << 63));
+}
 inline std::int64_t decode_largest(const std::uint64_t* range) {
-  return std::int64_t(range[0]);
+  return std::int64_t(range[1] ^ (std::uint64_t(1) << 63));
 }
 
 /// What a run did, for the counters and the logs.

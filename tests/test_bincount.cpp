@@ -140,7 +140,7 @@ TEST(BinCount, TheLargestValueSizesTheResult) {
 }
 
 // The same over inputs long enough for every block's vector loads (the device folds the range into its counting
-// pass, each block's into one atomic): the largest value drawn, wherever it is, sizes the result, and one
+// pass, each block's into one pair of atomics): the largest value drawn, wherever it is, sizes the result, and one
 // negative element anywhere is refused.
 TEST(BinCount, TheRangeOfLongInputs) {
   std::mt19937_64 rng(lazyfuse_test::seed() ^ 0x5eed);

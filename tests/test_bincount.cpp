@@ -145,7 +145,7 @@ TEST(BinCount, TheLargestValueSizesTheResult) {
 TEST(BinCount, TheRangeOfLongInputs) {
   std::mt19937_64 rng(lazyfuse_test::seed() ^ 0x5eed);
   const i64 n = i64(1) << 21;
-  // Elements of 1 and 2 bytes widen to the device's 32-bit words (sign-extended where signed).
+  // Every width, the narrow ones too: a negative int8 or int16 must not pass for a large unsigned value.
   for (const DType t : {DType::Int8, DType::UInt8, DType::Int16, DType::Int32, DType::UInt32, DType::Int64}) {
     const i64 limit = std::min(std::uniform_int_distribution<i64>(2, 16000)(rng), largest_value(t) + 1);
     std::vector<i64> v(static_cast<std::size_t>(n));

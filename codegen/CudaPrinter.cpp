@@ -2197,6 +2197,7 @@ private:
     w_.line("__shared__ __align__(16) unsigned char lf_xpose_sm[", (kTile + kTile / kWarpSize) * std::int64_t(widest),
             "];");
     w_.line("const int lf_xw = lf_warp * ", kWarpSize * I, ";");
+    const bool stream = streams_vector_loads(ir_);
     for (int k : linear_inputs()) {
       const char* t = cuda_type(ir_.inputs[std::size_t(k)].dtype);
       w_.line("lf_vec<", t, "> lf_l", k, "[", V, "];");
@@ -2206,8 +2207,8 @@ private:
       {
         auto loop = w_.block("for (int lf_u = 0; lf_u < ", V, "; ++lf_u)");
         w_.line("const int lf_o = lf_xw + (lf_u * 32 + lf_lane) * ", E, ";");
-        w_.line("const lf_vec<", t, "> lf_g = lf_load_stream(reinterpret_cast<const lf_vec<", t, ">*>(in", k,
-                " + lf_base + lf_o));");
+        w_.line("const lf_vec<", t, "> lf_g = ", stream ? "lf_load_stream(" : "*", "reinterpret_cast<const lf_vec<", t,
+                ">*>(in", k, " + lf_base + lf_o)", stream ? ")" : "", ";");
         w_.directive("#pragma unroll");
         w_.line("for (int lf_e = 0; lf_e < ", E, "; ++lf_e) lf_xp[(lf_o + lf_e) + (lf_o + lf_e) / 32] = lf_g.v[lf_e];");
       }
@@ -2281,7 +2282,10 @@ private:
       w_.line("lf_vec<", T, "> lf_g;");
       w_.directive("#pragma unroll");
       w_.line("for (int lf_e = 0; lf_e < ", E, "; ++lf_e) lf_g.v[lf_e] = lf_xp[(lf_o + lf_e) + (lf_o + lf_e) / 32];");
-      w_.line("lf_store_stream(reinterpret_cast<lf_vec<", T, ">*>(out", st_.slot, " + lf_base + lf_o), lf_g);");
+      if (streams_stores(ir_))
+        w_.line("lf_store_stream(reinterpret_cast<lf_vec<", T, ">*>(out", st_.slot, " + lf_base + lf_o), lf_g);");
+      else
+        w_.line("*reinterpret_cast<lf_vec<", T, ">*>(out", st_.slot, " + lf_base + lf_o) = lf_g;");
     }
   }
 

@@ -79,9 +79,9 @@ template <class U> __device__ void add_range(const Seen<U>& seen, unsigned long 
   }
 }
 
-// The last block to finish copies the range into host memory (BinCount::range_to_host), then sets the word after it,
-// and clears the count of finished blocks (range[2]). The fence orders each block's atomicMax before
-// its arrival; the last block reads the range at L2, where the atomics were made.
+// The last block to finish its elements copies the range into host memory (BinCount::range_to_host), then sets the word
+// after it, and clears the count of finished blocks (range[2]). The fence orders each block's atomicMax before its
+// arrival; the last block reads the range at L2, where the atomics were made.
 __device__ void copy_range_to_host(unsigned long long* range, unsigned long long* to_host) {
   if (threadIdx.x != 0) return;
   __threadfence();
@@ -140,14 +140,16 @@ __global__ void __launch_bounds__(kThreads)
     scalar_from = vectors * kPer;
   }
   for (std::int64_t i = scalar_from + start; i < n; i += stride) count_one(x[i]);
+  // The range before the counters: the host waits for the range alone and goes on while the blocks still add their
+  // counters (the stream orders every later use of the counts).
+  if constexpr (kRange) {
+    add_range(seen, range);
+    if (range_to_host) copy_range_to_host(range, range_to_host);
+  }
   if constexpr (kShared) {
     __syncthreads();
     for (std::uint64_t b = threadIdx.x; b < bins; b += blockDim.x)
       if (const unsigned int c = local[b]; c != 0) atomicAdd(counts + b, static_cast<unsigned long long>(c));
-  }
-  if constexpr (kRange) {
-    add_range(seen, range);
-    if (range_to_host) copy_range_to_host(range, range_to_host);
   }
 }
 

@@ -31,8 +31,9 @@ struct BinCount {
   /// the blocks that are done (kRangeWords in all, cleared with the counts when they follow them).
   std::uint64_t* range = nullptr;
   /// Optional, with `range`: three words of host memory every device maps (runtime/HostSlots.h). The last block of
-  /// the last launch copies range[0] and range[1] into the first two, then writes 1 into the third, so that the host
-  /// polls that word and reads the range with no copy queued.
+  /// the last launch to finish its elements copies range[0] and range[1] into the first two, then writes 1 into the
+  /// third, so that the host polls that word and reads the range with no copy queued; the blocks may still be adding
+  /// their counters then.
   std::uint64_t* range_to_host = nullptr;
 };
 

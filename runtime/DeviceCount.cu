@@ -14,6 +14,8 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -161,26 +163,51 @@ template <class U, bool kShared> auto kernel_for(bool vector, bool range) {
   return range ? kernel_for<U, kShared, true>(vector) : kernel_for<U, kShared, false>(vector);
 }
 
+// Blocks of kThreads of the counting `kernel` an SM of `device` holds with `shared_bytes` of dynamic shared memory,
+// asked of CUDA once per kernel, device and size; the kernel's dynamic shared memory limit only ever grows, so that a
+// size asked for earlier stays allowed. A bincount waits for its range, so the host's time from that wait to the next
+// count's launch leaves the GPU idle: CUDA's function attributes and occupancy calculator are kept off that path.
+int resident_blocks(const void* kernel, int device, std::size_t shared_bytes) {
+  struct Key {
+    const void* kernel;
+    int device;
+    std::size_t shared_bytes;
+    auto operator<=>(const Key&) const = default;
+  };
+  static std::mutex mutex;
+  static std::map<Key, int> blocks;
+  static std::map<std::pair<const void*, int>, std::size_t> allowed;
+  std::lock_guard lock(mutex);
+  if (const auto known = blocks.find({kernel, device, shared_bytes}); known != blocks.end()) return known->second;
+  if (std::size_t& most = allowed[{kernel, device}]; shared_bytes > most) {
+    LAZYFUSE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)));
+    most = shared_bytes;
+  }
+  int per_sm = 0;
+  LAZYFUSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, shared_bytes));
+  blocks.emplace(Key{kernel, device, shared_bytes}, per_sm);
+  return per_sm;
+}
+
 template <class U> Report run_typed(const BinCount& c, cudaStream_t stream) {
-  int device = 0, sms = 0, shared_optin = 0;
+  int device = 0;
   LAZYFUSE_CUDA_CHECK(cudaGetDevice(&device));
-  LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  const cuda::DeviceInfo& info = cuda::device_info(device);
+  const int sms = info.sm_count;
   const auto shared_bytes = std::size_t(c.bins) * sizeof(unsigned int);
   const bool vector = reinterpret_cast<std::uintptr_t>(c.x) % 16 == 0;
-  bool shared = shared_bytes <= std::size_t(shared_optin);
+  bool shared = shared_bytes <= info.shared_bytes_per_block_optin;
   const bool range = c.range != nullptr;
   auto kernel = shared ? kernel_for<U, true>(vector, range) : kernel_for<U, false>(vector, range);
   int per_sm = 0;
   if (shared) {
-    LAZYFUSE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)));
-    LAZYFUSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, shared_bytes));
+    per_sm = resident_blocks(reinterpret_cast<const void*>(kernel), device, shared_bytes);
     if (per_sm == 0) { // the counters fit a block, not next to a block of kThreads: count in global memory
       shared = false;
       kernel = kernel_for<U, false>(vector, range);
     }
   }
-  if (!shared) LAZYFUSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0));
+  if (!shared) per_sm = resident_blocks(reinterpret_cast<const void*>(kernel), device, 0);
   const std::int64_t per_thread = (vector ? 16 / std::int64_t(sizeof(U)) : 1) * kLoadsInFlight;
   const std::size_t dynamic_shared = shared ? shared_bytes : 0;
   auto* counts = reinterpret_cast<unsigned long long*>(c.counts);

@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
-# Session 41's second call: the rows of issues 17-19 last measured on an H100 only, measured again on whatever card
-# comes (the issues name the H200), each with its peers in the same call: bench_scan (sort, argsort, cumsum,
-# bincount, unique) with run_sort_peers.py; bench_gather (gathers, x[x > t], scatter-add) with run_gather_peers.py
-# (cupy, torch); bench_layout (permutes, layer norm) with run_layout_peers.py (torch, torch_compile). 5 repetitions,
-# medians. The call ends by 560 s. SWEEP_PATCHES: diffs (paths from the repository root) applied before the build.
-#   device: [SWEEP_PATCHES="a.diff b.diff"] docs/results/2026-12-07f/sweep.sh <commit>   (OUT: the device tool's folder)
+# The call for an H200 (written in session 41, not run: no H200 came): the rows of issues 17-19 last measured on an
+# H100 only, each with its peers in the same call: bench_scan (sort, argsort, cumsum, bincount, unique; issue 18's
+# rows) with run_sort_peers.py; bench_gather (gathers, x[x > t], scatter-add) with run_gather_peers.py (cupy, torch);
+# bench_layout (permutes, layer norm) with run_layout_peers.py (torch, torch_compile). 5 repetitions, medians. The
+# call ends by 560 s.
+#   device: docs/results/2026-12-07f/sweep.sh <commit>        (OUT: the device tool's folder)
 cd "$(dirname "$0")/../../.."
 export PATH=/usr/local/cuda/bin:$PATH
 O=${OUT:-/tmp/out}; W=/tmp/sweep; rm -rf $W; mkdir -p $O $W/logs; T0=$SECONDS
 pack() { tar czf $O/logs.tar.gz -C $W logs; }
 stage() { echo "$1 rc $2 $((SECONDS - T0)) s" >> $W/logs/times.txt; pack; }
 left() { echo $(($1 - SECONDS + T0)); }
-for p in ${SWEEP_PATCHES:-}; do git apply $p >> $W/logs/patches.txt 2>&1 || { echo "patch $p failed"; exit 3; }; done
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv,noheader > $W/logs/gpu.txt
 GPU_CHECK_BUDGET_S=200 LOG_DIR=$W/logs/build GPU_CHECK_COMMIT=$1 scripts/gpu-check.sh build > $W/logs/build.txt 2>&1
 stage build $?

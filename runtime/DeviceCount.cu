@@ -163,29 +163,32 @@ template <class U, bool kShared> auto kernel_for(bool vector, bool range) {
   return range ? kernel_for<U, kShared, true>(vector) : kernel_for<U, kShared, false>(vector);
 }
 
-// Blocks of kThreads of the counting `kernel` an SM of `device` holds with `shared_bytes` of dynamic shared memory,
-// asked of CUDA once per kernel, device and size; the kernel's dynamic shared memory limit only ever grows, so that a
-// size asked for earlier stays allowed. A bincount waits for its range, so the host's time from that wait to the next
-// count's launch leaves the GPU idle: CUDA's function attributes and occupancy calculator are kept off that path.
-int resident_blocks(const void* kernel, int device, std::size_t shared_bytes) {
+// Blocks of `threads` of `kernel` an SM of `device` holds with `shared_bytes` of dynamic shared memory, asked of CUDA
+// once per kernel, device and size; the kernel's dynamic shared memory limit only ever grows, so that a size asked for
+// earlier stays allowed. A bincount waits for its range, so the host's time from that wait to the next count's launch
+// leaves the GPU idle: CUDA's function attributes and occupancy calculator are kept off that path (and off every
+// scatter-add's).
+int resident_blocks(const void* kernel, int device, std::size_t shared_bytes, int threads = kThreads) {
   struct Key {
     const void* kernel;
     int device;
     std::size_t shared_bytes;
+    int threads;
     auto operator<=>(const Key&) const = default;
   };
   static std::mutex mutex;
   static std::map<Key, int> blocks;
   static std::map<std::pair<const void*, int>, std::size_t> allowed;
   std::lock_guard lock(mutex);
-  if (const auto known = blocks.find({kernel, device, shared_bytes}); known != blocks.end()) return known->second;
+  if (const auto known = blocks.find({kernel, device, shared_bytes, threads}); known != blocks.end())
+    return known->second;
   if (std::size_t& most = allowed[{kernel, device}]; shared_bytes > most) {
     LAZYFUSE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)));
     most = shared_bytes;
   }
   int per_sm = 0;
-  LAZYFUSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, shared_bytes));
-  blocks.emplace(Key{kernel, device, shared_bytes}, per_sm);
+  LAZYFUSE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, shared_bytes));
+  blocks.emplace(Key{kernel, device, shared_bytes, threads}, per_sm);
   return per_sm;
 }
 
@@ -268,10 +271,11 @@ struct AddWeights {
 
 // A grid of whole blocks over n threads, no more than the device holds at once.
 int grid_over(std::int64_t n, int threads) {
-  int device = 0, sms = 0;
+  int device = 0;
   LAZYFUSE_CUDA_CHECK(cudaGetDevice(&device));
-  LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  return int(std::clamp<std::int64_t>((n + threads - 1) / threads, 1, std::int64_t(sms) * 2048 / threads));
+  const cuda::DeviceInfo& info = cuda::device_info(device);
+  return int(std::clamp<std::int64_t>((n + threads - 1) / threads, 1,
+                                      std::int64_t(info.sm_count) * info.max_threads_per_sm / threads));
 }
 
 // float64 weights: in 53 digits, a fixed-point sum (below) would need integers of more than 64 bits. So a stable sort
@@ -679,24 +683,20 @@ std::optional<Report> run_bucketed(const WeightedBinCount& c, const Scratch& scr
   static_assert(sizeof(U) == sizeof(std::uint32_t), "bucketed bins are 4-byte keys");
   const int end = std::bit_width(std::uint64_t(c.bins - 1));
   if (end < kMinBucketedBits) return std::nullopt;
-  int device = 0, shared_optin = 0;
+  int device = 0;
   LAZYFUSE_CUDA_CHECK(cudaGetDevice(&device));
-  LAZYFUSE_CUDA_CHECK(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   int low = std::max(end - kRadixPassBits, kMinBucketBits);
   // The block's own static shared memory (the run's two ends) beside the bucket's.
-  const std::size_t shared_limit = std::size_t(shared_optin) - 64;
+  const std::size_t shared_limit = cuda::device_info(device).shared_bytes_per_block_optin - 64;
   while (low > kMinBucketBits && bucket_shared_bytes(low) > shared_limit) --low;
   const std::size_t shared_bytes = bucket_shared_bytes(low);
   if (shared_bytes > shared_limit) return std::nullopt;
   const auto buckets_kernel = lf_fixed_buckets<U, W>;
+  // Each of the three kernels is allowed the bucket's shared memory; all must fit beside a block.
   for (const void* kernel :
        {reinterpret_cast<const void*>(buckets_kernel), reinterpret_cast<const void*>(lf_fixed_long_scales<U, W>),
         reinterpret_cast<const void*>(lf_fixed_long_terms<U, W>)})
-    LAZYFUSE_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)));
-  int per_sm = 0;
-  LAZYFUSE_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, buckets_kernel, kBucketThreads, shared_bytes));
-  if (per_sm == 0) return std::nullopt;
+    if (resident_blocks(kernel, device, shared_bytes, kBucketThreads) == 0) return std::nullopt;
 
   const std::int64_t n = c.n;
   const std::uint64_t bins = std::uint64_t(c.bins), buckets = ((bins - 1) >> low) + 1;

@@ -120,9 +120,10 @@ public:
   /// whose wrapped sum is the narrow type's) and added to x once, converted to x's type: for floats NumPy's
   /// sequential in-place sums can differ in the last bits. For numbers other than bool and complex, `add` stays
   /// lazy and reads nothing on the host: the positions are a gather (an index out of range raises IndexError when
-  /// the result is materialized) and the sums a weighted bincount (graph/Count.h), each element's values added in an
-  /// order fixed by the input alone: one by one in C order of x(...) on the CPU backend; sorted stably by element and
-  /// combined by CUB's reduce-by-key on the GPU. `set`, `multiply`, `min`, `max` and a bool or complex `add` read the
+  /// the result is materialized) and the sums a weighted bincount (graph/Count.h): float16, bfloat16 and float32
+  /// values in fixed point, the same bits in any order and on every backend; integers exactly; float64 in an order
+  /// fixed by the input alone (one by one in C order of x(...) on the CPU backend; sorted stably by element and
+  /// combined by CUB's reduce-by-key on the GPU; docs/semantics.md, "at().add"). `set`, `multiply`, `min`, `max` and a bool or complex `add` read the
   /// index's positions on the host (a synchronization, as masks do); the writes are then lazy wheres and gathers,
   /// and the combining ones' order is set by the counts alone: an element's values in C order, in blocks of at least
   /// the mean count per written element, each block reduced in the order of `sum` along an axis (fixed for a

@@ -123,11 +123,12 @@ public:
   /// the result is materialized) and the sums a weighted bincount (graph/Count.h): float16, bfloat16 and float32
   /// values in fixed point, the same bits in any order and on every backend; integers exactly; float64 in an order
   /// fixed by the input alone (one by one in C order of x(...) on the CPU backend; sorted stably by element and
-  /// combined by CUB's reduce-by-key on the GPU; docs/semantics.md, "at().add"). `set`, `multiply`, `min`, `max` and a bool or complex `add` read the
-  /// index's positions on the host (a synchronization, as masks do); the writes are then lazy wheres and gathers,
-  /// and the combining ones' order is set by the counts alone: an element's values in C order, in blocks of at least
-  /// the mean count per written element, each block reduced in the order of `sum` along an axis (fixed for a
-  /// device), then the blocks' results the same way; memory stays linear in the writes however skewed the counts.
+  /// combined by CUB's reduce-by-key on the GPU; docs/semantics.md, "at().add"). `set`, `multiply`, `min`, `max` and a
+  /// bool or complex `add` read the index's positions on the host (a synchronization, as masks do); the writes are then
+  /// lazy wheres and gathers, and the combining ones' order is set by the counts alone: an element's values in C order,
+  /// in blocks of at least the mean count per written element, each block reduced in the order of `sum` along an axis
+  /// (fixed for a device), then the blocks' results the same way; memory stays linear in the writes however skewed the
+  /// counts.
   class At {
   public:
     Array set(Operand value) const;
